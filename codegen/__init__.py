@@ -1,0 +1,10 @@
+"""Strata's generator: YAML schema -> typed C for the Strata runtime.
+
+Layers, each its own module, never mixed: `load` reads YAML keeping the line
+and column of every node; `validate` checks it and builds the immutable
+`model`; `names` owns every C identifier; `render` fills the Jinja2
+templates. `__main__` is the command line.
+"""
+
+# Must equal STRATA_VERSION_STRING in runtime/include/strata.h; a test checks it.
+__version__ = "0.1.0"

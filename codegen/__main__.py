@@ -1,0 +1,168 @@
+"""The command line: `python3 -m codegen SCHEMA.yaml -o OUTDIR`.
+
+    python3 -m codegen SCHEMA.yaml -o OUTDIR [--check] [--depfile FILE]
+
+Validates the schema and writes the generated files into OUTDIR, each only
+when its bytes change (so Ninja's `restat` skips needless rebuilds). When
+the schema has errors it prints them all, in line order, to stderr, writes
+nothing and exits 1. `--check` writes nothing and exits 1 when a file in
+OUTDIR is missing or differs. `--depfile FILE` also writes a Make/Ninja
+depfile naming the schema and every template read.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from . import __version__
+from .errors import Diagnostic, has_errors, sorted_by_position
+from .model import Schema
+from .validate import validate_file
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the generator; returns the exit status (0 ok, 1 errors or stale files)."""
+    args = _parse_args(argv)
+    schema = _valid_schema(args.schema)
+    if schema is None:
+        return 1
+    from . import render  # imported late, like names: error reports never need it
+    outputs = render.render(schema)
+    if args.check:
+        return check_outputs(outputs, args.outdir)
+    try:
+        write_outputs(outputs, args.outdir)
+        if args.depfile and outputs:
+            target = os.path.join(args.outdir, next(iter(outputs)))
+            deps = [args.schema] + _spelled_like(args.schema, render.template_paths())
+            write_if_changed(args.depfile, depfile_text(target, deps).encode("utf-8"))
+    except OSError as e:
+        _say(f"{e.filename or args.outdir}: error: {e.strerror}")
+        return 1
+    return 0
+
+
+def _valid_schema(path: str) -> Optional[Schema]:
+    """The schema at `path` if it has no error, C name collisions included;
+    else None. Prints every diagnostic (warnings too) in line order."""
+    try:
+        schema, diagnostics = validate_file(path)
+    except OSError as e:
+        _say(f"{path}: error: cannot read the schema: {e.strerror}")
+        return None
+    if schema is not None:
+        # Imported only for a valid schema: error reports never need the C names.
+        from . import names
+        diagnostics = sorted_by_position(diagnostics + list(names.collisions(schema)))
+    _report(diagnostics)
+    if has_errors(diagnostics):
+        return None
+    return schema
+
+
+def _parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python3 -m codegen",
+        description="Strata's generator: turn a YAML schema into typed C for the Strata runtime.")
+    parser.add_argument("schema", metavar="SCHEMA.yaml", help="the schema to compile")
+    parser.add_argument("-o", dest="outdir", metavar="OUTDIR", required=True,
+                        help="the directory to write the generated files into (created if needed)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if a file in OUTDIR is missing or differs")
+    parser.add_argument("--depfile", metavar="FILE",
+                        help="also write a Make/Ninja depfile: the first output depends on the "
+                             "schema and every template")
+    parser.add_argument("--version", action="version", version=f"strata-gen {__version__}")
+    return parser.parse_args(argv)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _report(diagnostics: Iterable[Diagnostic]) -> None:
+    for diagnostic in diagnostics:
+        _say(str(diagnostic))
+
+
+def check_outputs(outputs: Dict[str, str], outdir: str) -> int:
+    """Print each output that is missing or differs in `outdir`; 1 if any."""
+    stale = False
+    for name, text in outputs.items():
+        path = os.path.join(outdir, name)
+        problem = _staleness(path, text.encode("utf-8"))
+        if problem:
+            _say(f"{path}: {problem}")
+            stale = True
+    return 1 if stale else 0
+
+
+def _staleness(path: str, data: bytes) -> Optional[str]:
+    """'missing' or 'out of date' when the file at `path` does not hold `data`."""
+    current = _read_or_none(path)
+    if current is None:
+        return "missing"
+    if current != data:
+        return "out of date"
+    return None
+
+
+def write_outputs(outputs: Dict[str, str], outdir: str) -> List[str]:
+    """Write each {filename: text} into `outdir` (created if needed), only
+    where the bytes differ. Returns the paths actually written."""
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    for name, text in outputs.items():
+        path = os.path.join(outdir, name)
+        if write_if_changed(path, text.encode("utf-8")):
+            written.append(path)
+    return written
+
+
+def write_if_changed(path: str, data: bytes) -> bool:
+    """Replace the file at `path` with `data` unless it already holds exactly
+    that; returns whether it wrote. The new file is renamed into place, so a
+    reader never sees half of it."""
+    if _read_or_none(path) == data:
+        return False
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    temporary = path + ".tmp"
+    with open(temporary, "wb") as f:
+        f.write(data)
+    os.replace(temporary, path)
+    return True
+
+
+def _read_or_none(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def depfile_text(target: str, deps: Iterable[str]) -> str:
+    """A Make/Ninja depfile: `target` depends on each of `deps`, one a line."""
+    lines = [f"{_escape(target)}:"] + [f"  {_escape(dep)}" for dep in deps]
+    return " \\\n".join(lines) + "\n"
+
+
+def _escape(path: str) -> str:
+    """A path as Make and Ninja's depfile parser read it back."""
+    return path.replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+
+
+def _spelled_like(schema: str, paths: Iterable[str]) -> List[str]:
+    """The template paths spelled like the schema's path: absolute if it is,
+    else relative to the current directory (as the build runs us)."""
+    if os.path.isabs(schema):
+        return [os.path.abspath(p) for p in paths]
+    return [os.path.relpath(p) for p in paths]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""The validated, immutable model of a schema.
+
+The validator builds it from the loaded YAML; the renderer and the naming
+module read it. Nothing here knows YAML or C spelling: C identifiers live in
+`names.py`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Tuple, Union
+
+# The scalar field types and their C spelling live in names.py; this is the set.
+SCALARS = ("bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64")
+INTEGER_RANGES = {
+    "i8": (-(2 ** 7), 2 ** 7 - 1),
+    "i16": (-(2 ** 15), 2 ** 15 - 1),
+    "i32": (-(2 ** 31), 2 ** 31 - 1),
+    "i64": (-(2 ** 63), 2 ** 63 - 1),
+    "u8": (0, 2 ** 8 - 1),
+    "u16": (0, 2 ** 16 - 1),
+    "u32": (0, 2 ** 32 - 1),
+    "u64": (0, 2 ** 64 - 1),
+}
+# Bytes and alignment of each scalar, as the C ABI of every target we build for.
+SCALAR_SIZES = {"bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4,
+                "i64": 8, "u64": 8, "f32": 4, "f64": 8, "entity": 8}
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where a node sits in the schema file (1-based line and column)."""
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """A field's type.
+
+    kind is one of:
+      'scalar'  name is one of SCALARS
+      'entity'  an entity handle
+      'struct'  name is a struct in Schema.types
+      'enum'    name is an enum in Schema.types
+      'array'   element is the element TypeRef, length its count (T[N])
+      'string'  a fixed char[length], NUL-terminated, so length-1 usable bytes
+    """
+    kind: str
+    name: str = ""
+    element: Optional["TypeRef"] = None
+    length: int = 0
+
+
+# A resolved default value, always complete (never None once validated):
+#   scalar int/float/bool   -> int / float / bool
+#   entity                  -> 0 (the null entity; the only allowed default)
+#   enum                    -> the member name (str)
+#   struct                  -> tuple of (field name, Value) in field order
+#   array                   -> tuple of Value, exactly `length` items
+#   string                  -> str (fits in length-1 bytes)
+Value = Union[int, float, bool, str, tuple]
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: TypeRef
+    default: Value
+    loc: Loc
+    explicit_default: bool = False  # the schema gave `= x` or `default:`
+
+
+@dataclass(frozen=True)
+class StructType:
+    name: str
+    fields: Tuple[Field, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class EnumType:
+    name: str
+    members: Tuple[str, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    index: int  # component id, declaration order from 0
+    fields: Tuple[Field, ...]
+    loc: Loc
+
+    @property
+    def is_tag(self) -> bool:
+        return not self.fields
+
+
+@dataclass(frozen=True)
+class Resource:
+    name: str
+    fields: Tuple[Field, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The component terms of a query or system, names in schema order."""
+    read: Tuple[str, ...] = ()
+    write: Tuple[str, ...] = ()
+    with_: Tuple[str, ...] = ()
+    without: Tuple[str, ...] = ()
+    optional: Tuple[str, ...] = ()
+    changed: Tuple[str, ...] = ()
+
+    @property
+    def required(self) -> Tuple[str, ...]:
+        """Components a matching entity must have (read, write, with)."""
+        return self.read + self.write + self.with_
+
+    @property
+    def empty(self) -> bool:
+        return not (self.read or self.write or self.with_ or self.without or self.optional)
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    index: int  # query id in the runtime: free queries first, then systems with terms
+    terms: Terms
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    phase: str
+    order: int  # position in the schedule, 0 first
+    terms: Terms
+    query_index: Optional[int]  # runtime query id; None when the system has no terms (runs once a step)
+    before: Tuple[str, ...]
+    after: Tuple[str, ...]
+    resources_read: Tuple[str, ...]
+    resources_write: Tuple[str, ...]
+    loc: Loc
+    # Later features; the loader already parses them.
+    aspect: Tuple[Field, ...] = ()
+    on_add: bool = False
+    on_remove: bool = False
+
+
+@dataclass(frozen=True)
+class Schema:
+    path: str  # the schema file as given on the command line
+    world: str
+    version: int
+    phases: Tuple[str, ...]
+    structs: Tuple[StructType, ...]  # in dependency order: a struct follows the structs it uses
+    enums: Tuple[EnumType, ...]
+    components: Tuple[Component, ...]  # by index
+    resources: Tuple[Resource, ...]
+    queries: Tuple[Query, ...]  # free-standing queries, declaration order
+    systems: Tuple[System, ...]  # in schedule order (phase, then before/after, then declaration)
+    source_hash: str  # sha256 hex of the schema file's bytes
+
+    def component(self, name: str) -> Component:
+        return next(c for c in self.components if c.name == name)
+
+    def struct(self, name: str) -> StructType:
+        return next(s for s in self.structs if s.name == name)
+
+    def enum(self, name: str) -> EnumType:
+        return next(e for e in self.enums if e.name == name)

@@ -1,0 +1,167 @@
+"""Every C identifier the generator emits is spelt here, and only here.
+
+Templates ask this module for names (through the `Names` object the renderer
+passes them); they never build an identifier out of pieces themselves. That
+keeps the spelling consistent and lets `collisions` find clashes before the
+C compiler does.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Tuple
+
+from . import model
+from .errors import Diagnostic
+
+C_SCALARS = {
+    "bool": "bool",
+    "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
+    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+    "f32": "float", "f64": "double",
+}
+
+
+def snake(name: str) -> str:
+    """CamelCase or mixedCase to snake_case: 'PlayerControlled' -> 'player_controlled'."""
+    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    s = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", s)
+    return s.lower()
+
+
+class Names:
+    """The C spelling of one world's identifiers."""
+
+    def __init__(self, schema: model.Schema):
+        self.schema = schema
+        self.world = snake(schema.world)
+        self.WORLD = self.world.upper()
+
+    # --- world-level names -------------------------------------------------
+    def p(self, noun: str) -> str:
+        """world-prefixed lower-case name: p('world_create') -> 'rect_world_create'."""
+        return f"{self.world}_{noun}"
+
+    def P(self, noun: str) -> str:
+        """world-prefixed upper-case name: P('ENTITY_NULL') -> 'RECT_ENTITY_NULL'."""
+        return f"{self.WORLD}_{noun}"
+
+    @property
+    def header(self) -> str:
+        return f"{self.world}.h"
+
+    @property
+    def source(self) -> str:
+        return f"{self.world}.c"
+
+    @property
+    def guard(self) -> str:
+        return f"{self.WORLD}_GENERATED_H"
+
+    # --- per element --------------------------------------------------------
+    def base(self, name: str) -> str:
+        """The snake_case stem of a schema name ('Position' -> 'position')."""
+        return snake(name)
+
+    def type(self, name: str) -> str:
+        """The C type of a component, resource, struct or enum: 'rect_position'."""
+        return self.p(snake(name))
+
+    def component_id(self, name: str) -> str:
+        """The enum constant of a component: 'RECT_POSITION'."""
+        return self.P(snake(name).upper())
+
+    def enum_member(self, enum: str, member: str) -> str:
+        return self.P(f"{snake(enum)}_{snake(member)}".upper())
+
+    def fn(self, element: str, verb: str) -> str:
+        """A function on an element: fn('Position', 'get') -> 'rect_position_get'."""
+        return self.p(f"{snake(element)}_{verb}")
+
+    def query_id(self, name: str) -> str:
+        return self.P(f"QUERY_{snake(name).upper()}")
+
+    def system_id(self, name: str) -> str:
+        return self.P(f"SYSTEM_{snake(name).upper()}")
+
+    def member(self, name: str) -> str:
+        """A struct member or pointer for a component term: 'Position' -> 'position'."""
+        return snake(name)
+
+    # --- types of fields ----------------------------------------------------
+    def ctype(self, t: model.TypeRef) -> str:
+        """The C type of a field, without array suffix."""
+        if t.kind == "scalar":
+            return C_SCALARS[t.name]
+        if t.kind == "entity":
+            return self.p("entity")
+        if t.kind in ("struct", "enum"):
+            return self.type(t.name)
+        if t.kind == "array":
+            return self.ctype(t.element)
+        if t.kind == "string":
+            return "char"
+        raise ValueError(t.kind)
+
+    def suffix(self, t: model.TypeRef) -> str:
+        """The declarator suffix of a field: '[4]' for arrays and strings."""
+        return f"[{t.length}]" if t.kind in ("array", "string") else ""
+
+    # --- every identifier, for collision checks --------------------------------
+    def declared(self) -> List[Tuple[str, model.Loc, str]]:
+        """(identifier, where, what) for every per-element identifier emitted."""
+        s = self.schema
+        out: List[Tuple[str, model.Loc, str]] = []
+        for t in s.structs:
+            out.append((self.type(t.name), t.loc, f"type '{t.name}'"))
+        for e in s.enums:
+            out.append((self.type(e.name), e.loc, f"type '{e.name}'"))
+            for m in e.members:
+                out.append((self.enum_member(e.name, m), e.loc, f"type '{e.name}' member '{m}'"))
+        for c in s.components:
+            what = f"component '{c.name}'"
+            out.append((self.type(c.name), c.loc, what))
+            out.append((self.component_id(c.name), c.loc, what))
+            for verb in COMPONENT_VERBS:
+                out.append((self.fn(c.name, verb), c.loc, what))
+        for r in s.resources:
+            out.append((self.type(r.name), r.loc, f"resource '{r.name}'"))
+            out.append((self.fn(r.name, "res"), r.loc, f"resource '{r.name}'"))
+        for q in s.queries:
+            what = f"query '{q.name}'"
+            out.append((self.query_id(q.name), q.loc, what))
+            for verb in QUERY_VERBS:
+                out.append((self.fn(q.name, verb), q.loc, what))
+        for y in s.systems:
+            what = f"system '{y.name}'"
+            out.append((self.system_id(y.name), y.loc, what))
+            for verb in SYSTEM_VERBS:
+                out.append((self.fn(y.name, verb), y.loc, what))
+        return out
+
+
+COMPONENT_VERBS = ("add", "get", "mut", "set", "has", "remove")
+QUERY_VERBS = ("iter", "begin", "next", "end", "count")
+SYSTEM_VERBS = ("ctx", "run", "begin", "next", "end", "count", "enable", "enabled")
+# Names the generator emits for the world itself; an element must not take them.
+WORLD_NOUNS = ("world", "world_create", "world_destroy", "world_step", "world_stats", "world_desc",
+               "world_core", "entity", "entity_create", "entity_destroy", "entity_alive",
+               "bundle", "entity_create_bundle", "entity_create_many", "entity_eq", "entity_add_bundle", "entity_remove_bundle",
+               "resources", "component_id", "query_id", "system_id", "schema")
+
+
+def collisions(schema: model.Schema) -> List[Diagnostic]:
+    """Errors for schema names whose C identifiers would clash."""
+    names = Names(schema)
+    seen: Dict[str, str] = {names.p(n): "the world's own API" for n in WORLD_NOUNS}
+    seen.update({names.P(n): "the world's own API" for n in ("ENTITY_NULL", "COMPONENT_COUNT",
+                                                              "QUERY_COUNT", "SYSTEM_COUNT")})
+    out: List[Diagnostic] = []
+    reported = set()  # one error per pair of elements, naming the first clash
+    for ident, loc, what in names.declared():
+        other = seen.get(ident)
+        if other is not None and other != what and (what, other) not in reported:
+            reported.add((what, other))
+            out.append(Diagnostic(loc, f"{what}: C name '{ident}' collides with {other}",
+                                  hint="rename one of them"))
+        seen.setdefault(ident, what)
+    return out

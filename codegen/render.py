@@ -1,0 +1,144 @@
+"""Fill the Jinja2 templates from the model.
+
+One environment, set up here. Templates see the model, the `Names` object and
+the few helpers below (C literals, masks): logic beyond a loop and an `if`
+lives here or in the model, never in a template.
+"""
+from __future__ import annotations
+
+import math
+import os
+from typing import Dict, List
+
+import jinja2
+
+from . import __version__, model
+from .names import Names
+
+TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2")
+MASK_WORDS = 4  # STRATA_MAX_COMPONENTS / 64
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def template_paths() -> List[str]:
+    """Absolute paths of every template a render reads (for --depfile)."""
+    return [os.path.join(TEMPLATE_DIR, t) for t in TEMPLATES]
+
+
+def _float_literal(value: float, suffix: str) -> str:
+    if math.isinf(value) or math.isnan(value):
+        raise ValueError("non-finite default")  # the validator rejects these
+    text = repr(float(value))
+    if "e" not in text and "." not in text:
+        text += ".0"
+    return text + suffix
+
+
+def _int_literal(value: int, scalar: str) -> str:
+    if scalar == "u64":
+        return f"UINT64_C({value})"
+    if scalar == "i64":
+        # INT64_MIN has no literal form: write it as an expression.
+        if value == -(2 ** 63):
+            return "INT64_MIN"
+        return f"INT64_C({value})"
+    if scalar == "u32":
+        return f"{value}u"
+    if scalar == "i32" and value == -(2 ** 31):
+        return "INT32_MIN"
+    return str(value)
+
+
+class Literals:
+    """C initializers for resolved default values."""
+
+    def __init__(self, schema: model.Schema, names: Names):
+        self.schema = schema
+        self.names = names
+
+    def value(self, t: model.TypeRef, v: model.Value) -> str:
+        """An initializer for a value of type t (usable in a brace initializer)."""
+        if t.kind == "scalar":
+            if t.name == "bool":
+                return "true" if v else "false"
+            if t.name in ("f32", "f64"):
+                return _float_literal(v, "f" if t.name == "f32" else "")
+            return _int_literal(int(v), t.name)
+        if t.kind == "entity":
+            return "{0}"
+        if t.kind == "enum":
+            return self.names.enum_member(t.name, v)
+        if t.kind == "struct":
+            return self.fields(self.schema.struct(t.name).fields, dict(v))
+        if t.kind == "array":
+            return "{" + ", ".join(self.value(t.element, x) for x in v) + "}"
+        if t.kind == "string":
+            return _string_literal(v)
+        raise ValueError(t.kind)
+
+    def fields(self, fields, values=None) -> str:
+        """A designated initializer for a struct of `fields` (values override defaults)."""
+        if not fields:
+            return "{0}"
+        parts = []
+        for f in fields:
+            v = f.default if values is None else values[f.name]
+            parts.append(f".{f.name} = {self.value(f.type, v)}")
+        return "{ " + ", ".join(parts) + " }"
+
+
+def _string_literal(s: str) -> str:
+    out = []
+    for b in s.encode("utf-8"):
+        ch = chr(b)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= b < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\{b:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def mask_words(schema: model.Schema, component_names) -> List[str]:
+    """The strata_mask_t words (hex literals) of a set of component names."""
+    words = [0] * MASK_WORDS
+    for name in component_names:
+        i = schema.component(name).index
+        words[i // 64] |= 1 << (i % 64)
+    return [f"UINT64_C(0x{w:x})" for w in words]
+
+
+def render(schema: model.Schema) -> Dict[str, str]:
+    """The generated files of one world: {file name: text}."""
+    env = _environment()
+    names = Names(schema)
+    context = {
+        "s": schema,
+        "n": names,
+        "lit": Literals(schema, names),
+        "mask": lambda terms: mask_words(schema, terms),
+        "version": __version__,
+        "source": os.path.basename(schema.path),
+        "runtime_version": _runtime_version_number(__version__),
+    }
+    return {
+        names.header: env.get_template("world.h.j2").render(context),
+        names.source: env.get_template("world.c.j2").render(context),
+    }
+
+
+def _runtime_version_number(version: str) -> int:
+    major, minor, patch = (int(x) for x in version.split("."))
+    return major * 10000 + minor * 100 + patch

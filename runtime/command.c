@@ -1,0 +1,218 @@
+/* command.c: the deferred command buffer, deferral scopes and steps. */
+#include "strata_internal.h"
+
+#include <stdint.h>
+
+/* Commands are padded to this, so every header is aligned. */
+#define COMMAND_ALIGN ((size_t)8)
+
+/* The entity handles that follow a command's header. */
+static strata_entity_t *command_entities(strata_cmd_t *cmd) {
+    return (strata_entity_t *)(void *)((unsigned char *)cmd + sizeof(strata_cmd_t));
+}
+
+/* The component ids that follow a command's handles. */
+static uint32_t *command_ids(strata_cmd_t *cmd) {
+    return (uint32_t *)(void *)(command_entities(cmd) + cmd->n);
+}
+
+/* Bytes of a command record (header, handles, ids, values, padding); 0 on overflow. */
+size_t strata_command_bytes(const strata_world_t *w, strata_cmd_kind_t kind, uint32_t n, uint32_t k,
+                            const uint32_t *ids) {
+    size_t values = 0;
+    if (kind == STRATA_CMD_ADD) {
+        for (uint32_t i = 0; i < k; i++) {
+            values += w->components[ids[i]].size;
+        }
+    }
+    size_t fixed = sizeof(strata_cmd_t) + sizeof(uint32_t) * (size_t)k + values + COMMAND_ALIGN;
+    if ((size_t)n > (SIZE_MAX - fixed) / sizeof(strata_entity_t)) {
+        return 0;
+    }
+    size_t bytes = fixed - COMMAND_ALIGN + sizeof(strata_entity_t) * (size_t)n;
+    return (bytes + COMMAND_ALIGN - 1) & ~(COMMAND_ALIGN - 1);
+}
+
+/* Room for `bytes` more bytes of commands, growing geometrically; NOMEM changes nothing. */
+strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
+    if (bytes == 0 || bytes > SIZE_MAX / 2 - w->cmd_size) {
+        return STRATA_ERR_NOMEM;
+    }
+    size_t need = w->cmd_size + bytes;
+    if (need <= w->cmd_capacity) {
+        return STRATA_OK;
+    }
+    size_t cap = w->cmd_capacity ? w->cmd_capacity * 2 : 512;
+    if (cap < need) {
+        cap = need;
+    }
+    unsigned char *cmds = strata_mem_realloc(w, w->cmds, w->cmd_capacity, cap);
+    if (cmds == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    w->cmds = cmds;
+    w->cmd_capacity = cap;
+    return STRATA_OK;
+}
+
+/* Append a command into reserved room, copying the values (NULL: defaults, else zeros). */
+void strata_command_write(strata_world_t *w, strata_cmd_kind_t kind, uint32_t n, const strata_entity_t *entities,
+                          uint32_t k, const uint32_t *ids, const void *const *values) {
+    size_t bytes = strata_command_bytes(w, kind, n, k, ids);
+    strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + w->cmd_size);
+    *cmd = (strata_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
+    memcpy(command_entities(cmd), entities, sizeof(strata_entity_t) * n);
+    if (k > 0) {
+        memcpy(command_ids(cmd), ids, sizeof(uint32_t) * k);
+    }
+    if (kind == STRATA_CMD_ADD) {
+        unsigned char *at = (unsigned char *)(command_ids(cmd) + k);
+        for (uint32_t i = 0; i < k; i++) {
+            if (w->components[ids[i]].size > 0) {
+                strata_value_write(w, at, ids[i], values != NULL ? values[i] : NULL);
+                at += w->components[ids[i]].size;
+            }
+        }
+    }
+    w->cmd_size += bytes;
+    w->cmd_count++;
+}
+
+/* Reserve and append one command for one entity; NOMEM records nothing. */
+strata_result_t strata_command_push(strata_world_t *w, strata_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
+                                    const uint32_t *ids, const void *const *values) {
+    strata_result_t r = strata_command_reserve(w, strata_command_bytes(w, kind, 1, k, ids));
+    if (r == STRATA_OK) {
+        strata_command_write(w, kind, 1, e, k, ids, values);
+    }
+    return r;
+}
+
+/* Apply an ADD to its entities still alive, resuming after those a failed
+ * flush already did. NOMEM stops (cmd->done says where); LIMIT skips that
+ * entity and is returned at the end. */
+static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
+    const void *values[STRATA_MAX_COMPONENTS];
+    const uint32_t *ids = command_ids(cmd);
+    const unsigned char *at = (const unsigned char *)(ids + cmd->k);
+    for (uint32_t i = 0; i < cmd->k; i++) {
+        values[i] = at;
+        at += w->components[ids[i]].size;
+    }
+    const strata_entity_t *entities = command_entities(cmd);
+    strata_result_t first = STRATA_OK;
+    for (; cmd->done < cmd->n; cmd->done++) {
+        strata_record_t *rec = strata_record_lookup(w, entities[cmd->done]);
+        if (rec == NULL) {
+            continue;
+        }
+        strata_result_t r = strata_component_add_now(w, rec, cmd->k, ids, values);
+        if (r == STRATA_ERR_NOMEM) {
+            return r;
+        }
+        if (first == STRATA_OK) {
+            first = r;
+        }
+    }
+    return first;
+}
+
+/* Apply one command; a dead entity or an absent component is skipped. */
+static strata_result_t command_apply(strata_world_t *w, strata_cmd_t *cmd) {
+    if (cmd->kind == STRATA_CMD_ADD) {
+        return command_apply_add(w, cmd);
+    }
+    strata_record_t *rec = strata_record_lookup(w, command_entities(cmd)[0]);
+    if (rec == NULL) {
+        return STRATA_OK;
+    }
+    if (cmd->kind == STRATA_CMD_REMOVE) {
+        strata_result_t r = strata_component_remove_now(w, rec, cmd->k, command_ids(cmd));
+        return r == STRATA_ERR_MISSING ? STRATA_OK : r;
+    }
+    strata_entity_destroy_now(w, rec);
+    return STRATA_OK;
+}
+
+/* Apply the recorded commands in order, then (outside a step) the scheduled
+ * destroys. NOMEM stops and keeps the rest; a command failing with LIMIT
+ * could never succeed, so it is dropped and the others still apply. */
+static strata_result_t command_flush(strata_world_t *w) {
+    strata_result_t first = STRATA_OK;
+    size_t at = 0;
+    while (at < w->cmd_size) {
+        strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + at);
+        strata_result_t r = command_apply(w, cmd);
+        if (r == STRATA_ERR_NOMEM) {
+            first = r;
+            break;
+        }
+        if (first == STRATA_OK) {
+            first = r;
+        }
+        at += cmd->size;
+        w->cmd_count--;
+    }
+    if (at > 0) {
+        memmove(w->cmds, w->cmds + at, w->cmd_size - at);
+        w->cmd_size -= at;
+    }
+    /* Scheduled destroys come after every command, as if at the end of the step. */
+    if (w->cmd_count == 0 && !w->in_step) {
+        for (uint32_t i = 0; i < w->doomed_count; i++) {
+            strata_record_t *rec = strata_record_lookup(w, w->doomed[i]);
+            if (rec != NULL) {
+                strata_entity_destroy_now(w, rec);
+            }
+        }
+        w->doomed_count = 0;
+    }
+    return first;
+}
+
+/* Flush if anything is waiting and no scope is open. */
+static strata_result_t command_settle(strata_world_t *w) {
+    if (w->defer_depth > 0 || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
+        return STRATA_OK;
+    }
+    return command_flush(w);
+}
+
+/* Open a deferral scope (scopes nest). */
+void strata_defer_begin(strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    w->defer_depth++;
+}
+
+/* Close a scope; the outermost one flushes. Returns the flush's first error. */
+strata_result_t strata_defer_end(strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(w->defer_depth > 0);
+    if (w->defer_depth == 0) {
+        return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
+    }
+    w->defer_depth--;
+    return command_settle(w);
+}
+
+/* True while a deferral scope is open. */
+bool strata_is_deferred(const strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    return w->defer_depth > 0;
+}
+
+/* Open a step: destroys are scheduled, not applied, until strata_step_end. */
+void strata_step_begin(strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(!w->in_step); /* steps do not nest */
+    w->in_step = true;
+}
+
+/* Close the step: flush the commands, then apply the scheduled destroys. */
+strata_result_t strata_step_end(strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(w->in_step);
+    /* Inside a scope still open, the destroys wait for its end (settle skips). */
+    w->in_step = false;
+    return command_settle(w);
+}

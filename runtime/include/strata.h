@@ -1,0 +1,261 @@
+/* strata.h: the Strata runtime, the C layer under every generated world.
+ *
+ * Games do not call this header directly: they include the header generated
+ * for their world (e.g. `rect.h`), which wraps these functions in typed ones.
+ * The runtime owns entity ids, archetype tables, the archetype graph, the
+ * query cache and the deferred command buffer. It knows components only by
+ * index, size and alignment; the generated code knows their types.
+ */
+#ifndef STRATA_H
+#define STRATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRATA_VERSION_MAJOR 0
+#define STRATA_VERSION_MINOR 1
+#define STRATA_VERSION_PATCH 0
+/* One integer to compare in generated headers: major*10000 + minor*100 + patch. */
+#define STRATA_VERSION 100
+#define STRATA_VERSION_STRING "0.1.0"
+
+/* Limits, enforced by the generator and checked by the runtime. */
+#define STRATA_MAX_COMPONENTS 256        /* component types per world */
+#define STRATA_MAX_QUERIES 1024          /* queries and systems per world */
+#define STRATA_MAX_ENTITIES 0x7fffffffu  /* entities alive at once */
+#define STRATA_MAX_TABLES 65535u         /* archetypes per world */
+
+/* Caller bugs (NULL world, out-of-range component index) trip this assert.
+ * Define STRATA_ASSERT before including to override; NDEBUG turns it off. */
+#ifndef STRATA_ASSERT
+#include <assert.h>
+#define STRATA_ASSERT(c) assert(c)
+#endif
+
+/* An entity handle: index in the low 32 bits, generation (never 0) in the
+ * high 32 bits. The value 0 is never a live entity. */
+typedef uint64_t strata_entity_t;
+#define STRATA_ENTITY_NULL ((strata_entity_t)0)
+
+/* What an operation that a correct program can see fail returns. */
+typedef enum strata_result_t {
+    STRATA_OK = 0,
+    STRATA_ERR_STALE = -1,   /* the entity is not alive (destroyed, never made, or already scheduled for destruction) */
+    STRATA_ERR_MISSING = -2, /* the entity lacks the component */
+    STRATA_ERR_NOMEM = -3,   /* an allocation failed; the world is as it was */
+    STRATA_ERR_LIMIT = -4,   /* a limit above was reached; the world is as it was */
+    STRATA_ERR_CORRUPT = -5, /* a save file is truncated, corrupt or foreign */
+    STRATA_ERR_IO = -6,      /* reading or writing a file failed */
+} strata_result_t;
+
+/* A constant English name for a result ("ok", "stale entity", ...). */
+const char *strata_result_str(strata_result_t r);
+
+/* Memory hooks: set all three or none (then libc is used). `realloc` gets
+ * the old size so pool allocators need not store it. */
+typedef struct strata_allocator_t {
+    void *(*alloc)(size_t size, void *user);
+    void *(*realloc)(void *ptr, size_t old_size, size_t new_size, void *user);
+    void (*free)(void *ptr, size_t size, void *user);
+    void *user;
+} strata_allocator_t;
+
+/* A set of component indices. */
+typedef struct strata_mask_t {
+    uint64_t bits[STRATA_MAX_COMPONENTS / 64];
+} strata_mask_t;
+
+/* One component type, as the generator describes it (static data). */
+typedef struct strata_component_desc_t {
+    const char *name;     /* the schema's name, e.g. "Position" */
+    uint32_t size;        /* sizeof the C struct; 0 for a tag (no column) */
+    uint32_t align;       /* _Alignof the C struct; 0 for a tag */
+    const void *defaults; /* `size` bytes of the default value; NULL means zeros */
+} strata_component_desc_t;
+
+/* One query or system query (static data). A table matches when it has
+ * every component of `all` and none of `none`. `all` must not be empty. */
+typedef struct strata_query_desc_t {
+    const char *name;
+    strata_mask_t all;  /* read, write and with terms */
+    strata_mask_t none; /* without terms */
+} strata_query_desc_t;
+
+/* Everything the runtime needs to know about a world's schema (static data
+ * emitted by the generator). */
+typedef struct strata_schema_t {
+    const char *name;                          /* the schema's `world:` */
+    uint32_t version;                          /* the schema's `version:` */
+    uint32_t component_count;                  /* <= STRATA_MAX_COMPONENTS */
+    const strata_component_desc_t *components; /* indexed by component id */
+    uint32_t query_count;                      /* <= STRATA_MAX_QUERIES */
+    const strata_query_desc_t *queries;        /* indexed by query id */
+    uint32_t resources_size;                   /* bytes of the resource block */
+    uint32_t resources_align;                  /* its alignment (<= 16) */
+    const void *resources_defaults;            /* its initial bytes; NULL means zeros */
+} strata_schema_t;
+
+/* Options for strata_world_create; zero means default for every field. */
+typedef struct strata_world_desc_t {
+    strata_allocator_t allocator; /* all hooks or none; none = malloc/realloc/free */
+    uint32_t initial_capacity;    /* entity records to reserve (default 1024) */
+} strata_world_desc_t;
+
+typedef struct strata_world_t strata_world_t;
+
+/* What a world holds, for tools and tests. */
+typedef struct strata_world_stats_t {
+    uint32_t entities;      /* alive */
+    uint32_t tables;        /* archetypes created, including the empty one */
+    uint32_t pending;       /* deferred commands not yet applied */
+    size_t bytes;           /* memory held through the allocator */
+} strata_world_stats_t;
+
+/* Create a world for `schema` (which must outlive it). `desc` may be NULL.
+ * Returns STRATA_OK and the world in *out, or STRATA_ERR_NOMEM (*out NULL). */
+strata_result_t strata_world_create(const strata_schema_t *schema, const strata_world_desc_t *desc,
+                                    strata_world_t **out);
+
+/* Free the world and everything in it. NULL is a no-op. */
+void strata_world_destroy(strata_world_t *w);
+
+/* The schema the world was made with. */
+const strata_schema_t *strata_world_schema(const strata_world_t *w);
+
+/* The resource block (schema->resources_size bytes, aligned), or NULL if empty. */
+void *strata_world_resources(strata_world_t *w);
+
+/* Fill *out with the world's counts. */
+void strata_world_stats(const strata_world_t *w, strata_world_stats_t *out);
+
+/* --- Entities ------------------------------------------------------------ */
+
+/* Create an entity with no components. Indices of destroyed entities are
+ * reused with a bumped generation. Returns STRATA_OK or STRATA_ERR_NOMEM /
+ * STRATA_ERR_LIMIT (world unchanged). Never deferred: the handle is usable at
+ * once, though an entity made while iterating has no components until the
+ * deferred adds are applied. */
+strata_result_t strata_entity_create(strata_world_t *w, strata_entity_t *out);
+
+/* Create `n` entities that have the components in `ids` (count `k`, no
+ * duplicates) with one archetype placement each; `values[i]` points at the
+ * value of component ids[i] (NULL: its defaults; ignored for tags). Handles
+ * go to out[0..n). All or nothing: on error no entity is created. While
+ * iterating, the entities are created at once and their components added
+ * when the deferral scope ends. */
+strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
+                                          const void *const *values, strata_entity_t *out);
+
+/* Destroy an entity. Returns STRATA_OK, or STRATA_ERR_STALE if it is not
+ * alive (so destroying twice fails the second time). Inside a step the
+ * entity stays alive until the step ends; inside an iterator, until the
+ * outermost iterator ends. */
+strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e);
+
+/* True if `e` is a live entity of this world (including one whose
+ * destruction is scheduled for the end of the current step). */
+bool strata_entity_alive(const strata_world_t *w, strata_entity_t e);
+
+/* --- Components ---------------------------------------------------------- */
+
+/* Add component `c` to `e` with `value` (NULL: defaults). If `e` already has
+ * it, the value is overwritten. Returns STRATA_OK, STRATA_ERR_STALE,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (world unchanged on error). Deferred
+ * while an iterator or system is open: the value is copied now. */
+strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
+
+/* Add `k` components with one archetype move; values as in
+ * strata_entity_create_many. Components already present are overwritten. */
+strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
+                                const void *const *values);
+
+/* Remove component `c`. Returns STRATA_OK, STRATA_ERR_STALE,
+ * STRATA_ERR_MISSING, STRATA_ERR_NOMEM. Deferred while iterating (then the
+ * MISSING check is made now and again when applied). */
+strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c);
+
+/* Remove `k` components with one archetype move; ids `e` lacks are skipped.
+ * Returns STRATA_ERR_MISSING only if it has none of them. */
+strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids);
+
+/* True if `e` is alive and has `c`. */
+bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c);
+
+/* Pointer to e's value of `c`, valid until the next structural change; NULL
+ * if `e` is stale, lacks `c`, or `c` is a tag. Does not mark anything. */
+const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c);
+
+/* Like strata_get, writable. */
+void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c);
+
+/* Copy `value` over e's `c`. Returns STRATA_OK, STRATA_ERR_STALE or
+ * STRATA_ERR_MISSING. Never deferred. */
+strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
+
+/* --- Deferral and steps -------------------------------------------------- */
+
+/* Open a deferral scope: until the matching strata_defer_end, structural
+ * changes (add, remove, destroy, components of created entities) are
+ * recorded and not applied. Scopes nest; iterators open one each. */
+void strata_defer_begin(strata_world_t *w);
+
+/* Close a deferral scope; the outermost one applies the recorded commands in
+ * the order they were made. Returns STRATA_OK or the first error met while
+ * applying (STRATA_ERR_NOMEM): commands that failed stay recorded and are
+ * retried by the next flush. */
+strata_result_t strata_defer_end(strata_world_t *w);
+
+/* True while a deferral scope is open. */
+bool strata_is_deferred(const strata_world_t *w);
+
+/* Open a step: destroys made until strata_step_end are applied then, after
+ * every system has run. Steps do not nest. */
+void strata_step_begin(strata_world_t *w);
+
+/* Close a step: apply scheduled destroys. Returns as strata_defer_end. */
+strata_result_t strata_step_end(strata_world_t *w);
+
+/* --- Queries ------------------------------------------------------------- */
+
+/* An iterator over the non-empty tables matching one query. Fields are read
+ * by generated code; treat them as read-only. */
+typedef struct strata_iter_t {
+    strata_world_t *world;
+    uint32_t query;                  /* query id */
+    uint32_t cursor;                 /* next position in the query's table list */
+    uint32_t count;                  /* rows in the current table */
+    const strata_entity_t *entities; /* their handles */
+    void *const *columns;            /* the current table's columns, indexed by component id (NULL if absent or a tag) */
+    bool open;                       /* holds a deferral scope */
+} strata_iter_t;
+
+/* Start iterating query `q`; opens a deferral scope. */
+strata_iter_t strata_iter(strata_world_t *w, uint32_t q);
+
+/* Advance to the next non-empty matching table. Returns false at the end,
+ * after closing the deferral scope (applying commands if outermost). */
+bool strata_iter_next(strata_iter_t *it);
+
+/* Stop early: close the deferral scope. Safe to call after the end. Returns
+ * as strata_defer_end. */
+strata_result_t strata_iter_end(strata_iter_t *it);
+
+/* Number of entities matching query `q` (sums its tables' counts). */
+uint32_t strata_query_count(const strata_world_t *w, uint32_t q);
+
+/* --- Masks --------------------------------------------------------------- */
+
+static inline void strata_mask_set(strata_mask_t *m, uint32_t c) { m->bits[c >> 6] |= (uint64_t)1 << (c & 63); }
+static inline void strata_mask_clear(strata_mask_t *m, uint32_t c) { m->bits[c >> 6] &= ~((uint64_t)1 << (c & 63)); }
+static inline bool strata_mask_test(const strata_mask_t *m, uint32_t c) { return (m->bits[c >> 6] >> (c & 63)) & 1u; }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STRATA_H */

@@ -1,0 +1,249 @@
+/* world.c: world creation and destruction, the allocator hooks, resources,
+ * stats and result names. */
+#include "strata_internal.h"
+
+#include <stdlib.h>
+
+/* malloc behind the alloc hook when the desc gives none. */
+static void *world_libc_alloc(size_t size, void *user) {
+    (void)user;
+    return malloc(size);
+}
+
+/* realloc behind the realloc hook when the desc gives none. */
+static void *world_libc_realloc(void *p, size_t old_size, size_t size, void *user) {
+    (void)old_size;
+    (void)user;
+    return realloc(p, size);
+}
+
+/* free behind the free hook when the desc gives none. */
+static void world_libc_free(void *p, size_t size, void *user) {
+    (void)size;
+    (void)user;
+    free(p);
+}
+
+/* The desc with every zero field replaced by its default (one place for all defaults). */
+static strata_world_desc_t world_desc_defaults(const strata_world_desc_t *desc) {
+    strata_world_desc_t d = {0};
+    if (desc != NULL) {
+        d = *desc;
+    }
+    const strata_allocator_t *a = &d.allocator;
+    bool any = a->alloc != NULL || a->realloc != NULL || a->free != NULL;
+    bool all = a->alloc != NULL && a->realloc != NULL && a->free != NULL;
+    STRATA_ASSERT(!any || all); /* all three hooks or none */
+    (void)all;
+    if (!any) {
+        d.allocator = (strata_allocator_t){world_libc_alloc, world_libc_realloc, world_libc_free, NULL};
+    }
+    if (d.initial_capacity == 0) {
+        d.initial_capacity = 1024;
+    }
+    return d;
+}
+
+/* True if x is a power of two (0 is not). */
+static bool world_pow2(uint32_t x) {
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+/* True if mask m names no component at or above count. */
+static bool world_mask_within(const strata_mask_t *m, uint32_t count) {
+    for (uint32_t c = count; c < STRATA_MAX_COMPONENTS; c++) {
+        if (strata_mask_test(m, c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* True if the schema is one the generator could have emitted: limits
+ * kept, alignments powers of two, queries with a non-empty `all`, masks
+ * naming only its components. */
+static bool world_schema_valid(const strata_schema_t *s) {
+    if (s->component_count > STRATA_MAX_COMPONENTS || (s->component_count > 0 && s->components == NULL)) {
+        return false;
+    }
+    for (uint32_t c = 0; c < s->component_count; c++) {
+        const strata_component_desc_t *d = &s->components[c];
+        if (d->size > 0 && (!world_pow2(d->align) || d->size % d->align != 0)) {
+            return false;
+        }
+    }
+    if (s->query_count > STRATA_MAX_QUERIES || (s->query_count > 0 && s->queries == NULL)) {
+        return false;
+    }
+    for (uint32_t q = 0; q < s->query_count; q++) {
+        const strata_query_desc_t *d = &s->queries[q];
+        bool empty = true;
+        for (uint32_t i = 0; i < STRATA_MAX_COMPONENTS / 64; i++) {
+            empty = empty && d->all.bits[i] == 0;
+        }
+        /* A query with no `all` would match the empty table. */
+        if (empty || !world_mask_within(&d->all, s->component_count) ||
+            !world_mask_within(&d->none, s->component_count)) {
+            return false;
+        }
+    }
+    return s->resources_size == 0 || (world_pow2(s->resources_align) && s->resources_align <= 16);
+}
+
+/* Allocate everything a new world holds; on failure the caller destroys
+ * the partial world. */
+static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_capacity) {
+    strata_result_t r = strata_records_reserve(w, initial_capacity);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    if (w->schema->query_count > 0) {
+        size_t size = sizeof(strata_query_cache_t) * w->schema->query_count;
+        w->queries = strata_mem_alloc(w, size);
+        if (w->queries == NULL) {
+            return STRATA_ERR_NOMEM;
+        }
+        memset(w->queries, 0, size);
+    }
+    const strata_schema_t *s = w->schema;
+    if (s->resources_size > 0) {
+        w->resources_block_size = (size_t)s->resources_size + s->resources_align - 1;
+        w->resources_block = strata_mem_alloc(w, w->resources_block_size);
+        if (w->resources_block == NULL) {
+            return STRATA_ERR_NOMEM;
+        }
+        uintptr_t p = ((uintptr_t)w->resources_block + s->resources_align - 1) & ~(uintptr_t)(s->resources_align - 1);
+        w->resources = (void *)p;
+        if (s->resources_defaults != NULL) {
+            memcpy(w->resources, s->resources_defaults, s->resources_size);
+        } else {
+            memset(w->resources, 0, s->resources_size);
+        }
+    }
+    strata_mask_t empty = {{0}};
+    strata_table_t *t = NULL;
+    return strata_table_ensure(w, &empty, &t);
+}
+
+/* A new world for schema (asserted valid), or NOMEM with *out NULL and nothing held. */
+strata_result_t strata_world_create(const strata_schema_t *schema, const strata_world_desc_t *desc,
+                                    strata_world_t **out) {
+    STRATA_ASSERT(schema != NULL);
+    STRATA_ASSERT(out != NULL);
+    *out = NULL;
+    /* Checked even when asserts are off: a few loops, once per world. */
+    bool valid = world_schema_valid(schema);
+    STRATA_ASSERT(valid);
+    (void)valid;
+    strata_world_desc_t d = world_desc_defaults(desc);
+    strata_world_t *w = d.allocator.alloc(sizeof *w, d.allocator.user);
+    if (w == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    memset(w, 0, sizeof *w);
+    w->schema = schema;
+    w->components = schema->components;
+    w->allocator = d.allocator;
+    w->bytes = sizeof *w;
+    w->component_count = schema->component_count;
+    w->mask_words = (schema->component_count + 63) / 64;
+    w->free_head = STRATA_NO_INDEX;
+    w->entity_limit = STRATA_MAX_ENTITIES;
+    w->table_limit = STRATA_MAX_TABLES;
+    strata_result_t r = world_alloc_parts(w, d.initial_capacity);
+    if (r != STRATA_OK) {
+        strata_world_destroy(w);
+        return r;
+    }
+    *out = w;
+    return STRATA_OK;
+}
+
+/* Free every allocation of the world, then the world; NULL is a no-op. */
+void strata_world_destroy(strata_world_t *w) {
+    if (w == NULL) {
+        return;
+    }
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        strata_table_free(w, w->tables[i]);
+    }
+    strata_mem_free(w, w->tables, sizeof(strata_table_t *) * w->table_capacity);
+    strata_mem_free(w, w->table_hash, sizeof(uint16_t) * w->hash_capacity);
+    if (w->queries != NULL) {
+        for (uint32_t q = 0; q < w->schema->query_count; q++) {
+            strata_mem_free(w, w->queries[q].tables, sizeof(strata_table_t *) * w->queries[q].capacity);
+        }
+        strata_mem_free(w, w->queries, sizeof(strata_query_cache_t) * w->schema->query_count);
+    }
+    strata_mem_free(w, w->records, sizeof(strata_record_t) * w->record_capacity);
+    strata_mem_free(w, w->cmds, w->cmd_capacity);
+    strata_mem_free(w, w->doomed, sizeof(strata_entity_t) * w->doomed_capacity);
+    strata_mem_free(w, w->resources_block, w->resources_block_size);
+    strata_allocator_t a = w->allocator;
+    a.free(w, sizeof *w, a.user);
+}
+
+/* The schema the world was made with. */
+const strata_schema_t *strata_world_schema(const strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    return w->schema;
+}
+
+/* The aligned resource block, or NULL if the schema has none. */
+void *strata_world_resources(strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    return w->resources;
+}
+
+/* Counts for tools and tests; pending = recorded commands + scheduled destroys. */
+void strata_world_stats(const strata_world_t *w, strata_world_stats_t *out) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(out != NULL);
+    out->entities = w->alive;
+    out->tables = w->table_count;
+    out->pending = w->cmd_count + w->doomed_count;
+    out->bytes = w->bytes;
+}
+
+/* A constant English name for r. */
+const char *strata_result_str(strata_result_t r) {
+    switch (r) {
+    case STRATA_OK: return "ok";
+    case STRATA_ERR_STALE: return "stale entity";
+    case STRATA_ERR_MISSING: return "missing component";
+    case STRATA_ERR_NOMEM: return "out of memory";
+    case STRATA_ERR_LIMIT: return "limit reached";
+    case STRATA_ERR_CORRUPT: return "corrupt or foreign save";
+    case STRATA_ERR_IO: return "i/o error";
+    }
+    return "unknown result";
+}
+
+/* Allocate through the hooks, counting the bytes; NULL on failure. */
+void *strata_mem_alloc(strata_world_t *w, size_t size) {
+    void *p = w->allocator.alloc(size, w->allocator.user);
+    if (p != NULL) {
+        w->bytes += size;
+    }
+    return p;
+}
+
+/* Resize through the hooks (alloc if p is NULL); NULL on failure, p kept. */
+void *strata_mem_realloc(strata_world_t *w, void *p, size_t old_size, size_t size) {
+    if (p == NULL) {
+        return strata_mem_alloc(w, size);
+    }
+    void *q = w->allocator.realloc(p, old_size, size, w->allocator.user);
+    if (q != NULL) {
+        w->bytes = w->bytes - old_size + size;
+    }
+    return q;
+}
+
+/* Free through the hooks, uncounting the bytes; NULL is a no-op. */
+void strata_mem_free(strata_world_t *w, void *p, size_t size) {
+    if (p != NULL) {
+        w->allocator.free(p, size, w->allocator.user);
+        w->bytes -= size;
+    }
+}

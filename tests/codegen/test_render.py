@@ -1,0 +1,184 @@
+"""The success path: golden output, determinism, restat-friendly writes, name
+collisions, and the generated C compiled with warnings as errors by gcc and
+clang (and run, for the world the runtime tests use)."""
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from codegen import names, render
+from codegen.validate import validate_file, validate_source
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = REPO / "tests" / "codegen" / "golden"
+SCHEMAS = sorted(REPO.glob("schema/*.yaml")) + sorted(REPO.glob("tests/schema/*.yaml")) + [REPO / "bench/bench.yaml"]
+CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", str(REPO / "runtime/include")]
+
+
+def generate(schema: Path, outdir: str, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "codegen", os.path.relpath(schema, REPO), "-o", outdir, *extra],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+def model(path: Path):
+    schema, diagnostics = validate_file(os.path.relpath(path, REPO))
+    assert schema is not None, "\n".join(map(str, diagnostics))
+    return schema
+
+
+class GoldenTest(unittest.TestCase):
+    """tests/codegen/golden/ holds the output for tests/schema/core.yaml; a
+    change to the templates shows up here as a readable diff. Regenerate with
+    `python3 -m codegen tests/schema/core.yaml -o tests/codegen/golden`."""
+
+    def test_core_world_matches_golden(self):
+        outputs = render.render(model(REPO / "tests/schema/core.yaml"))
+        for name, text in outputs.items():
+            expected = (GOLDEN / name).read_text(encoding="utf-8")
+            if text != expected:
+                diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
+                                                    f"golden/{name}", f"generated/{name}"))
+                self.fail(f"{name} differs from the golden file:\n{diff}")
+
+    def test_committed_generated_dir_is_current(self):
+        for schema in sorted(REPO.glob("schema/*.yaml")):
+            with self.subTest(schema=schema.name):
+                result = generate(schema, "generated", "--check")
+                self.assertEqual(result.returncode, 0, result.stderr)
+
+
+class DeterminismTest(unittest.TestCase):
+    def test_two_runs_give_the_same_bytes(self):
+        for schema in SCHEMAS:
+            with self.subTest(schema=schema.name), tempfile.TemporaryDirectory() as a, \
+                    tempfile.TemporaryDirectory() as b:
+                self.assertEqual(generate(schema, a).returncode, 0)
+                self.assertEqual(generate(schema, b).returncode, 0)
+                for name in sorted(os.listdir(a)):
+                    self.assertEqual(Path(a, name).read_bytes(), Path(b, name).read_bytes(), name)
+
+    def test_unchanged_output_is_not_rewritten(self):
+        schema = REPO / "tests/schema/core.yaml"
+        with tempfile.TemporaryDirectory() as out:
+            self.assertEqual(generate(schema, out).returncode, 0)
+            header = Path(out, "core.h")
+            os.utime(header, (1, 1))
+            self.assertEqual(generate(schema, out).returncode, 0)
+            self.assertEqual(header.stat().st_mtime, 1)  # so ninja's restat skips the rebuild
+
+    def test_check_fails_on_a_stale_file(self):
+        schema = REPO / "tests/schema/core.yaml"
+        with tempfile.TemporaryDirectory() as out:
+            self.assertEqual(generate(schema, out).returncode, 0)
+            self.assertEqual(generate(schema, out, "--check").returncode, 0)
+            with open(Path(out, "core.c"), "a", encoding="utf-8") as f:
+                f.write("/* edited */\n")
+            result = generate(schema, out, "--check")
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("core.c", result.stderr)
+
+    def test_header_names_generator_version_and_schema_hash(self):
+        schema = model(REPO / "tests/schema/core.yaml")
+        header = render.render(schema)["core.h"]
+        self.assertIn("strata-gen 0.1.0", header)
+        self.assertIn(schema.source_hash[:16], header)
+        self.assertIn("#if STRATA_VERSION != 100", header)
+
+
+class CollisionTest(unittest.TestCase):
+    def collisions(self, text: str):
+        schema, diagnostics = validate_source("t.yaml", text.encode())
+        self.assertIsNotNone(schema, diagnostics)
+        return [str(d) for d in names.collisions(schema)]
+
+    def test_camel_and_snake_spellings_collide(self):
+        found = self.collisions("world: w\nversion: 1\ncomponents:\n  PlayerInput: {x: f32}\n"
+                                "  Player_Input: {y: f32}\n")
+        self.assertEqual(found, ["t.yaml:5:3: error: component 'Player_Input': C name 'w_player_input' collides "
+                                 "with component 'PlayerInput' (rename one of them)"])
+
+    def test_component_function_collides_with_query_function(self):
+        found = self.collisions("world: w\nversion: 1\ncomponents:\n  A: {x: f32}\n  AGet: {}\n"
+                                "queries:\n  A: {with: [AGet]}\n")
+        self.assertTrue(any("'w_a_get'" in f for f in found), found)
+
+    def test_cli_reports_collisions_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            schema = Path(tmp, "w.yaml")
+            schema.write_text("world: w\nversion: 1\ncomponents:\n  Entity: {x: f32}\n", encoding="utf-8")
+            out = Path(tmp, "out")
+            result = subprocess.run([sys.executable, "-m", "codegen", str(schema), "-o", str(out)], cwd=REPO,
+                                    capture_output=True, text=True, timeout=60)
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("collides with the world's own API", result.stderr)
+            self.assertFalse(out.exists())
+
+
+@unittest.skipUnless(shutil.which("gcc") and shutil.which("clang"), "needs gcc and clang")
+class CompileTest(unittest.TestCase):
+    """Generated code compiles with -Werror under both compilers."""
+
+    def test_every_schema_compiles_with_gcc_and_clang(self):
+        for schema in SCHEMAS:
+            with tempfile.TemporaryDirectory() as out:
+                self.assertEqual(generate(schema, out).returncode, 0)
+                source = next(Path(out).glob("*.c"))
+                for cc in ("gcc", "clang"):
+                    with self.subTest(schema=schema.name, cc=cc):
+                        result = subprocess.run([cc, *CFLAGS, "-I", out, "-c", str(source), "-o",
+                                                 str(Path(out, f"{cc}.o"))], capture_output=True, text=True)
+                        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_header_rejects_another_runtime_version(self):
+        with tempfile.TemporaryDirectory() as out:
+            self.assertEqual(generate(REPO / "tests/schema/core.yaml", out).returncode, 0)
+            fake = Path(out, "include")
+            fake.mkdir()
+            text = (REPO / "runtime/include/strata.h").read_text(encoding="utf-8")
+            (fake / "strata.h").write_text(text.replace("#define STRATA_VERSION 100", "#define STRATA_VERSION 200"),
+                                           encoding="utf-8")
+            result = subprocess.run(["gcc", "-std=c11", "-I", str(fake), "-I", out, "-c", str(Path(out, "core.c")),
+                                     "-o", str(Path(out, "core.o"))], capture_output=True, text=True)
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn("regenerate", result.stderr)
+
+    def test_full_world_defaults_reach_c(self):
+        """Compile and run a program printing the defaults of tests/schema/full.yaml."""
+        with tempfile.TemporaryDirectory() as out:
+            self.assertEqual(generate(REPO / "tests/schema/full.yaml", out).returncode, 0)
+            Path(out, "main.c").write_text(r'''
+#include <inttypes.h>
+#include <stdio.h>
+#include "full.h"
+int main(void) {
+    full_appearance a = FULL_APPEARANCE_DEFAULT;
+    full_counters c = FULL_COUNTERS_DEFAULT;
+    full_name n = FULL_NAME_DEFAULT;
+    full_path p = FULL_PATH_DEFAULT;
+    printf("%d %d %d %d %g %d %d %d %d\n", a.color.a, a.sprite.tint.r, a.sprite.tint.g, a.sprite.frames[0],
+           (double)a.size, a.shape, a.sprite.shape, a.sprite.frames[1], a.sprite.frames[3]);
+    printf("%d %d %d %" PRIu64 " %d %u %" PRId64 " %u %u %g\n", c.flag, c.off, c.small, c.big, c.mid, c.word,
+           c.wide, c.byte, c.dword, c.ratio);
+    printf("[%s] [%s] %g %g %g\n", n.text, n.initials, (double)p.weights[0], (double)p.weights[1],
+           (double)p.weights[2]);
+    return 0;
+}
+''', encoding="utf-8")
+            exe = Path(out, "defaults")
+            build = subprocess.run(["gcc", *CFLAGS, "-I", out, str(Path(out, "main.c")), "-o", str(exe)],
+                                   capture_output=True, text=True)
+            self.assertEqual(build.returncode, 0, build.stderr)
+            run = subprocess.run([str(exe)], capture_output=True, text=True)
+            self.assertEqual(run.stdout.splitlines(), [
+                "255 10 7 9 5 0 1 0 0",
+                "1 0 -128 18446744073709551615 -16 65535 -9223372036854775808 127 4294967295 0.25",
+                "[nobody] [ A] 0.5 1 0",
+            ])
+
+
+if __name__ == "__main__":
+    unittest.main()

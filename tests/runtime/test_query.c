@@ -1,0 +1,318 @@
+/* test_query.c: the query cache (matching tables, kept up to date as
+ * tables appear), iteration (non-empty tables only, columns by id, scopes
+ * opened and closed exactly once), query counts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#define STRATA_ASSERT(c) mock_assert((int)(c), #c, __FILE__, __LINE__)
+#include "strata_unity.h"
+
+/* --- A schema ------------------------------------------------------------- */
+
+typedef struct vec2 { float x, y; } vec2;
+typedef struct health { int32_t hp; } health;
+
+enum { POSITION, VELOCITY, HEALTH, FROZEN, HIGH = 100, COMPONENT_COUNT = 130 };
+enum { Q_MOVING, Q_ALIVE, Q_FROZEN, Q_HIGH, QUERY_COUNT };
+
+#define BIT(c) ((uint64_t)1 << (c))
+
+static const strata_component_desc_t components[COMPONENT_COUNT] = {
+    [POSITION] = {"Position", sizeof(vec2), _Alignof(vec2), NULL},
+    [VELOCITY] = {"Velocity", sizeof(vec2), _Alignof(vec2), NULL},
+    [HEALTH] = {"Health", sizeof(health), _Alignof(health), NULL},
+    [FROZEN] = {"Frozen", 0, 0, NULL},
+    /* The others are unnamed tags; HIGH sits in the mask's second word. */
+};
+
+static const strata_query_desc_t queries[QUERY_COUNT] = {
+    [Q_MOVING] = {"Moving", {{BIT(POSITION) | BIT(VELOCITY)}}, {{BIT(FROZEN)}}},
+    [Q_ALIVE] = {"Alive", {{BIT(HEALTH)}}, {{0}}},
+    [Q_FROZEN] = {"Frozen", {{BIT(FROZEN)}}, {{0}}},
+    [Q_HIGH] = {"High", {{BIT(POSITION), BIT(HIGH - 64)}}, {{0}}},
+};
+
+static const strata_schema_t schema = {
+    .name = "test",
+    .version = 1,
+    .component_count = COMPONENT_COUNT,
+    .components = components,
+    .query_count = QUERY_COUNT,
+    .queries = queries,
+};
+
+/* --- A checking allocator over cmocka's (leaks fail the test) ------------- */
+
+typedef struct heap_t {
+    size_t bytes;
+} heap_t;
+
+#define HEAP_HEADER 16
+
+static void *heap_alloc(size_t size, void *user) {
+    heap_t *h = user;
+    unsigned char *p = test_malloc(size + HEAP_HEADER);
+    memcpy(p, &size, sizeof size);
+    h->bytes += size;
+    return p + HEAP_HEADER;
+}
+
+static void *heap_realloc(void *ptr, size_t old_size, size_t size, void *user) {
+    heap_t *h = user;
+    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
+    size_t stored;
+    memcpy(&stored, p, sizeof stored);
+    assert_int_equal(stored, old_size);
+    p = test_realloc(p, size + HEAP_HEADER);
+    memcpy(p, &size, sizeof size);
+    h->bytes = h->bytes - old_size + size;
+    return p + HEAP_HEADER;
+}
+
+static void heap_free(void *ptr, size_t size, void *user) {
+    heap_t *h = user;
+    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
+    size_t stored;
+    memcpy(&stored, p, sizeof stored);
+    assert_int_equal(stored, size);
+    h->bytes -= size;
+    test_free(p);
+}
+
+/* --- Fixture: the world lives inside each test body (cmocka checks bodies
+ * for leaks on their own). ---------------------------------------------- */
+
+typedef struct fixture_t {
+    heap_t heap;
+    strata_world_t *w;
+} fixture_t;
+
+static int setup(void **state) {
+    *state = test_calloc(1, sizeof(fixture_t));
+    return 0;
+}
+
+static int teardown(void **state) {
+    test_free(*state);
+    return 0;
+}
+
+static fixture_t *world_open(void **state) {
+    fixture_t *f = *state;
+    strata_world_desc_t d = {{heap_alloc, heap_realloc, heap_free, &f->heap}, 0};
+    assert_int_equal(strata_world_create(&schema, &d, &f->w), STRATA_OK);
+    return f;
+}
+
+static void world_close(fixture_t *f) {
+    strata_world_destroy(f->w);
+    f->w = NULL;
+    assert_int_equal(f->heap.bytes, 0);
+}
+
+/* n new entities with the components in ids (defaults). */
+static void spawn(fixture_t *f, uint32_t n, uint32_t k, const uint32_t *ids, strata_entity_t *out) {
+    assert_int_equal(strata_entity_create_many(f->w, n, k, ids, NULL, out), STRATA_OK);
+}
+
+/* --- Tests ---------------------------------------------------------------- */
+
+static void test_query_matches_all_and_none(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[10];
+    uint32_t pv[] = {POSITION, VELOCITY};
+    uint32_t pvf[] = {POSITION, VELOCITY, FROZEN};
+    uint32_t p[] = {POSITION};
+    uint32_t pvh[] = {POSITION, VELOCITY, HEALTH};
+    spawn(f, 3, 2, pv, e);
+    spawn(f, 2, 3, pvf, e);
+    spawn(f, 4, 1, p, e);
+    spawn(f, 1, 3, pvh, e);
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), 4);
+    assert_int_equal(strata_query_count(f->w, Q_FROZEN), 2);
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), 1);
+    assert_int_equal(f->w->queries[Q_MOVING].count, 2);
+    assert_int_equal(f->w->queries[Q_FROZEN].count, 1);
+    world_close(f);
+}
+
+static void test_query_cache_follows_new_tables_and_second_mask_word(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e;
+    assert_int_equal(strata_entity_create(f->w, &e), STRATA_OK);
+    assert_int_equal(strata_query_count(f->w, Q_HIGH), 0);
+    assert_int_equal(strata_add(f->w, e, HIGH, NULL), STRATA_OK);
+    assert_int_equal(strata_query_count(f->w, Q_HIGH), 0);
+    assert_int_equal(strata_add(f->w, e, POSITION, NULL), STRATA_OK);
+    assert_int_equal(strata_query_count(f->w, Q_HIGH), 1);
+    assert_int_equal(strata_add(f->w, e, VELOCITY, NULL), STRATA_OK);
+    assert_int_equal(strata_query_count(f->w, Q_HIGH), 1);
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), 1);
+    assert_int_equal(f->w->queries[Q_HIGH].count, 2); /* both tables stay listed */
+    world_close(f);
+}
+
+static void test_query_iteration_skips_empty_tables(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t a[3], b[2];
+    uint32_t pv[] = {POSITION, VELOCITY};
+    uint32_t pvh[] = {POSITION, VELOCITY, HEALTH};
+    spawn(f, 3, 2, pv, a);
+    spawn(f, 2, 3, pvh, b);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(strata_entity_destroy(f->w, a[i]), STRATA_OK);
+    }
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    int tables = 0;
+    while (strata_iter_next(&it)) {
+        tables++;
+        assert_int_equal(it.count, 2);
+        assert_int_equal(it.entities[0], b[0]);
+        assert_int_equal(it.entities[1], b[1]);
+        assert_non_null(it.columns[POSITION]);
+        assert_non_null(it.columns[HEALTH]);
+        assert_null(it.columns[FROZEN]);
+    }
+    assert_int_equal(tables, 1);
+    assert_false(it.open);
+    assert_false(strata_is_deferred(f->w));
+    world_close(f);
+}
+
+static void test_query_iteration_exposes_columns_by_id(void **state) {
+    fixture_t *f = world_open(state);
+    enum { N = 50 };
+    strata_entity_t e[N];
+    for (int i = 0; i < N; i++) {
+        vec2 p = {(float)i, 0.0f}, v = {1.0f, (float)i};
+        uint32_t ids[] = {POSITION, VELOCITY};
+        const void *values[] = {&p, &v};
+        assert_int_equal(strata_entity_create_many(f->w, 1, 2, ids, values, &e[i]), STRATA_OK);
+        if (i % 2) {
+            assert_int_equal(strata_add(f->w, e[i], HEALTH, NULL), STRATA_OK);
+        }
+    }
+    /* p += v through the columns, then read back through get. */
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    uint32_t seen = 0;
+    while (strata_iter_next(&it)) {
+        vec2 *pos = it.columns[POSITION];
+        const vec2 *vel = it.columns[VELOCITY];
+        for (uint32_t i = 0; i < it.count; i++) {
+            pos[i].x += vel[i].x;
+            pos[i].y += vel[i].y;
+        }
+        seen += it.count;
+    }
+    assert_int_equal(seen, N);
+    for (int i = 0; i < N; i++) {
+        const vec2 *p = strata_get(f->w, e[i], POSITION);
+        assert_true(p->x == (float)i + 1.0f && p->y == (float)i);
+    }
+    world_close(f);
+}
+
+static void test_query_iter_end_is_idempotent_and_stops(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[4];
+    uint32_t pv[] = {POSITION, VELOCITY};
+    uint32_t pvh[] = {POSITION, VELOCITY, HEALTH};
+    spawn(f, 2, 2, pv, e);
+    spawn(f, 2, 3, pvh, e + 2);
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    assert_true(strata_is_deferred(f->w));
+    assert_true(strata_iter_next(&it));
+    assert_int_equal(strata_entity_destroy(f->w, e[0]), STRATA_OK); /* deferred */
+    assert_true(strata_entity_alive(f->w, e[0]));
+    assert_int_equal(strata_iter_end(&it), STRATA_OK);
+    assert_false(strata_is_deferred(f->w));
+    assert_false(strata_entity_alive(f->w, e[0]));
+    assert_int_equal(strata_iter_end(&it), STRATA_OK);
+    assert_false(strata_iter_next(&it)); /* ended: nothing more, no second close */
+    assert_false(strata_is_deferred(f->w));
+    /* After the natural end too. */
+    it = strata_iter(f->w, Q_MOVING);
+    while (strata_iter_next(&it)) {
+    }
+    assert_false(strata_is_deferred(f->w));
+    assert_int_equal(strata_iter_end(&it), STRATA_OK);
+    assert_false(strata_iter_next(&it));
+    assert_false(strata_is_deferred(f->w));
+    world_close(f);
+}
+
+static void test_query_finished_iterator_ignores_tables_made_by_its_flush(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e;
+    uint32_t pv[] = {POSITION, VELOCITY};
+    spawn(f, 1, 2, pv, &e);
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    while (strata_iter_next(&it)) {
+        assert_int_equal(strata_add(f->w, e, HEALTH, NULL), STRATA_OK); /* a new matching table at the end */
+    }
+    assert_int_equal(f->w->queries[Q_MOVING].count, 2);
+    assert_false(strata_iter_next(&it));
+    assert_false(strata_is_deferred(f->w));
+    world_close(f);
+}
+
+static void test_query_nested_iterators_flush_at_outermost_end(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[3];
+    uint32_t pv[] = {POSITION, VELOCITY};
+    spawn(f, 3, 2, pv, e);
+    strata_iter_t outer = strata_iter(f->w, Q_MOVING);
+    while (strata_iter_next(&outer)) {
+        strata_iter_t inner = strata_iter(f->w, Q_MOVING);
+        while (strata_iter_next(&inner)) {
+            for (uint32_t i = 0; i < inner.count; i++) {
+                assert_int_equal(strata_add(f->w, inner.entities[i], HEALTH, NULL), STRATA_OK);
+            }
+        }
+        /* The inner end closed its scope only. */
+        assert_true(strata_is_deferred(f->w));
+        assert_int_equal(strata_query_count(f->w, Q_ALIVE), 0);
+    }
+    assert_false(strata_is_deferred(f->w));
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), 3);
+    world_close(f);
+}
+
+static void test_query_empty_world_iterates_nothing(void **state) {
+    fixture_t *f = world_open(state);
+    strata_iter_t it = strata_iter(f->w, Q_ALIVE);
+    assert_false(strata_iter_next(&it));
+    assert_int_equal(it.count, 0);
+    assert_null(it.entities);
+    assert_false(strata_is_deferred(f->w));
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), 0);
+    world_close(f);
+}
+
+static void test_query_assert_query_out_of_range(void **state) {
+    fixture_t *f = world_open(state);
+    expect_assert_failure(strata_iter(f->w, QUERY_COUNT));
+    expect_assert_failure(strata_query_count(f->w, QUERY_COUNT));
+    assert_false(strata_is_deferred(f->w));
+    world_close(f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_query_matches_all_and_none, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_cache_follows_new_tables_and_second_mask_word, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_iteration_skips_empty_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_iteration_exposes_columns_by_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_iter_end_is_idempotent_and_stops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_finished_iterator_ignores_tables_made_by_its_flush, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_nested_iterators_flush_at_outermost_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_empty_world_iterates_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_assert_query_out_of_range, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,318 @@
+/* test_table.c: archetype tables: the empty table, lookup by mask (the
+ * hash and its growth), columns by id, growth (geometric, aligned, values
+ * kept, all or nothing), the table limit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#define STRATA_ASSERT(c) mock_assert((int)(c), #c, __FILE__, __LINE__)
+#include "strata_unity.h"
+
+/* --- A schema ------------------------------------------------------------- */
+
+typedef struct vec2 { float x, y; } vec2;
+typedef struct wide { _Alignas(32) float v[8]; } wide;
+
+enum { POSITION, VELOCITY, WIDE, T0, T1, T2, T3, T4, T5, T6, COMPONENT_COUNT };
+enum { Q_POSITIONED, QUERY_COUNT };
+
+static const strata_component_desc_t components[COMPONENT_COUNT] = {
+    [POSITION] = {"Position", sizeof(vec2), _Alignof(vec2), NULL},
+    [VELOCITY] = {"Velocity", sizeof(vec2), _Alignof(vec2), NULL},
+    [WIDE] = {"Wide", sizeof(wide), _Alignof(wide), NULL},
+    [T0] = {"T0", 0, 0, NULL}, [T1] = {"T1", 0, 0, NULL}, [T2] = {"T2", 0, 0, NULL}, [T3] = {"T3", 0, 0, NULL},
+    [T4] = {"T4", 0, 0, NULL}, [T5] = {"T5", 0, 0, NULL}, [T6] = {"T6", 0, 0, NULL},
+};
+
+static const strata_query_desc_t queries[QUERY_COUNT] = {
+    [Q_POSITIONED] = {"Positioned", {{(uint64_t)1 << POSITION}}, {{0}}},
+};
+
+static const strata_schema_t schema = {
+    .name = "test",
+    .version = 1,
+    .component_count = COMPONENT_COUNT,
+    .components = components,
+    .query_count = QUERY_COUNT,
+    .queries = queries,
+};
+
+/* --- A checking allocator over cmocka's that moves blocks around: each
+ * block starts 16, 24 or 32 bytes into its cmocka block, so a realloc can
+ * change a block's alignment. ------------------------------------------- */
+
+typedef struct heap_t {
+    long calls;
+    long fail_at; /* this call fails (0: none) */
+    size_t bytes;
+} heap_t;
+
+#define HEAP_SLACK 32
+
+/* The header in front of a block: its size and where it starts. */
+typedef struct heap_header_t {
+    size_t size;
+    size_t offset;
+} heap_header_t;
+
+/* The offset the next block of h starts at. */
+static size_t heap_offset(const heap_t *h) {
+    return 16 + 8 * (size_t)(h->calls % 3);
+}
+
+static void *heap_alloc(size_t size, void *user) {
+    heap_t *h = user;
+    if (++h->calls == h->fail_at) {
+        return NULL;
+    }
+    unsigned char *base = test_malloc(size + HEAP_SLACK);
+    heap_header_t hd = {size, heap_offset(h)};
+    memcpy(base + hd.offset - sizeof hd, &hd, sizeof hd);
+    h->bytes += size;
+    return base + hd.offset;
+}
+
+/* The cmocka block of p, and its header. */
+static unsigned char *heap_base(void *p, heap_header_t *hd) {
+    memcpy(hd, (unsigned char *)p - sizeof *hd, sizeof *hd);
+    return (unsigned char *)p - hd->offset;
+}
+
+static void *heap_realloc(void *ptr, size_t old_size, size_t size, void *user) {
+    heap_t *h = user;
+    if (++h->calls == h->fail_at) {
+        return NULL;
+    }
+    heap_header_t hd;
+    unsigned char *base = heap_base(ptr, &hd);
+    assert_int_equal(hd.size, old_size);
+    base = test_realloc(base, size + HEAP_SLACK);
+    size_t offset = heap_offset(h);
+    memmove(base + offset, base + hd.offset, old_size < size ? old_size : size);
+    hd = (heap_header_t){size, offset};
+    memcpy(base + offset - sizeof hd, &hd, sizeof hd);
+    h->bytes = h->bytes - old_size + size;
+    return base + offset;
+}
+
+static void heap_free(void *ptr, size_t size, void *user) {
+    heap_t *h = user;
+    heap_header_t hd;
+    unsigned char *base = heap_base(ptr, &hd);
+    assert_int_equal(hd.size, size);
+    h->bytes -= size;
+    test_free(base);
+}
+
+/* --- Fixture: the world lives inside each test body (cmocka checks bodies
+ * for leaks on their own). ---------------------------------------------- */
+
+typedef struct fixture_t {
+    heap_t heap;
+    strata_world_t *w;
+} fixture_t;
+
+static int setup(void **state) {
+    *state = test_calloc(1, sizeof(fixture_t));
+    return 0;
+}
+
+static int teardown(void **state) {
+    test_free(*state);
+    return 0;
+}
+
+static fixture_t *world_open(void **state) {
+    fixture_t *f = *state;
+    strata_world_desc_t d = {{heap_alloc, heap_realloc, heap_free, &f->heap}, 0};
+    assert_int_equal(strata_world_create(&schema, &d, &f->w), STRATA_OK);
+    return f;
+}
+
+static void world_close(fixture_t *f) {
+    strata_world_destroy(f->w);
+    f->w = NULL;
+    assert_int_equal(f->heap.bytes, 0);
+}
+
+/* The mask of the components in ids. */
+static strata_mask_t mask_of(uint32_t k, const uint32_t *ids) {
+    strata_mask_t m = {{0}};
+    for (uint32_t i = 0; i < k; i++) {
+        strata_mask_set(&m, ids[i]);
+    }
+    return m;
+}
+
+/* --- Tests ---------------------------------------------------------------- */
+
+static void test_table_empty_table_exists_from_creation(void **state) {
+    fixture_t *f = world_open(state);
+    assert_int_equal(f->w->table_count, 1);
+    const strata_table_t *t = f->w->tables[0];
+    assert_int_equal(t->id, 0);
+    assert_int_equal(t->column_count, 0);
+    for (uint32_t c = 0; c < COMPONENT_COUNT; c++) {
+        assert_false(strata_mask_test(&t->mask, c));
+        assert_null(t->columns[c]);
+    }
+    strata_entity_t e;
+    assert_int_equal(strata_entity_create(f->w, &e), STRATA_OK);
+    assert_int_equal(strata_record_lookup(f->w, e)->table, 0);
+    assert_int_equal(t->count, 1);
+    world_close(f);
+}
+
+static void test_table_ensure_finds_the_same_table_by_mask(void **state) {
+    fixture_t *f = world_open(state);
+    uint32_t a[] = {VELOCITY, POSITION, T3};
+    uint32_t b[] = {T3, POSITION, VELOCITY};
+    strata_mask_t ma = mask_of(3, a), mb = mask_of(3, b), mc = mask_of(2, a);
+    strata_table_t *ta = NULL, *tb = NULL, *tc = NULL;
+    assert_int_equal(strata_table_ensure(f->w, &ma, &ta), STRATA_OK);
+    assert_int_equal(strata_table_ensure(f->w, &mb, &tb), STRATA_OK);
+    assert_int_equal(strata_table_ensure(f->w, &mc, &tc), STRATA_OK);
+    assert_ptr_equal(ta, tb);
+    assert_ptr_not_equal(ta, tc);
+    assert_int_equal(f->w->table_count, 3);
+    /* Columns by id, in ascending order; tags and absent components have none. */
+    assert_int_equal(ta->column_count, 2);
+    assert_int_equal(ta->dense[0].id, POSITION);
+    assert_int_equal(ta->dense[1].id, VELOCITY);
+    assert_null(ta->columns[T3]);
+    assert_null(ta->columns[WIDE]);
+    world_close(f);
+}
+
+static void test_table_hash_grows_and_keeps_every_table(void **state) {
+    fixture_t *f = world_open(state);
+    /* Every set of the seven tags with Position: 128 tables. */
+    strata_table_t *made[128];
+    for (uint32_t bits = 0; bits < 128; bits++) {
+        strata_mask_t m = {{0}};
+        strata_mask_set(&m, POSITION);
+        for (uint32_t i = 0; i < 7; i++) {
+            if (bits & (1u << i)) {
+                strata_mask_set(&m, T0 + i);
+            }
+        }
+        assert_int_equal(strata_table_ensure(f->w, &m, &made[bits]), STRATA_OK);
+    }
+    assert_int_equal(f->w->table_count, 129);
+    assert_true(f->w->hash_capacity >= 2 * 129);
+    for (uint32_t bits = 0; bits < 128; bits++) {
+        strata_table_t *again = NULL;
+        assert_int_equal(strata_table_ensure(f->w, &made[bits]->mask, &again), STRATA_OK);
+        assert_ptr_equal(again, made[bits]);
+    }
+    assert_int_equal(f->w->table_count, 129);
+    assert_int_equal(f->w->queries[Q_POSITIONED].count, 128);
+    world_close(f);
+}
+
+static void test_table_grows_geometrically_keeping_values_aligned(void **state) {
+    fixture_t *f = world_open(state);
+    enum { N = 1000 };
+    static strata_entity_t e[N];
+    uint32_t growths = 0, capacity = 0;
+    for (int i = 0; i < N; i++) {
+        wide wd = {{(float)i, 0, 0, 0, 0, 0, 0, (float)-i}};
+        vec2 p = {(float)i, 1.0f};
+        uint32_t ids[] = {WIDE, POSITION};
+        const void *values[] = {&wd, &p};
+        assert_int_equal(strata_entity_create_many(f->w, 1, 2, ids, values, &e[i]), STRATA_OK);
+        const strata_table_t *t = f->w->tables[strata_record_lookup(f->w, e[i])->table];
+        if (t->capacity != capacity) {
+            growths++;
+            capacity = t->capacity;
+        }
+        assert_int_equal((uintptr_t)t->columns[WIDE] % 32, 0);
+    }
+    assert_true(growths <= 10); /* 8, 16, ..., 1024 */
+    for (int i = 0; i < N; i++) {
+        const wide *wd = strata_get(f->w, e[i], WIDE);
+        const vec2 *p = strata_get(f->w, e[i], POSITION);
+        assert_true(wd->v[0] == (float)i && wd->v[7] == (float)-i);
+        assert_true(p->x == (float)i && p->y == 1.0f);
+    }
+    world_close(f);
+}
+
+static void test_table_failed_growth_leaves_table_as_it_was(void **state) {
+    fixture_t *f = world_open(state);
+    uint32_t ids[] = {POSITION, WIDE};
+    strata_mask_t m = mask_of(2, ids);
+    strata_table_t *t = NULL;
+    assert_int_equal(strata_table_ensure(f->w, &m, &t), STRATA_OK);
+    strata_entity_t e[8];
+    assert_int_equal(strata_entity_create_many(f->w, 8, 2, ids, NULL, e), STRATA_OK);
+    assert_int_equal(t->capacity, 8);
+    for (long k = 1;; k++) {
+        f->heap.fail_at = f->heap.calls + k;
+        strata_result_t r = strata_table_reserve(f->w, t, 1);
+        if (r == STRATA_OK) {
+            break;
+        }
+        assert_int_equal(r, STRATA_ERR_NOMEM);
+        assert_int_equal(t->capacity, 8);
+        assert_int_equal(t->count, 8);
+        assert_int_equal((uintptr_t)t->columns[WIDE] % 32, 0);
+        for (int i = 0; i < 8; i++) {
+            assert_int_equal(t->entities[i], e[i]);
+        }
+    }
+    assert_int_equal(t->capacity, 16);
+    world_close(f);
+}
+
+static void test_table_limit_stops_creation(void **state) {
+    fixture_t *f = world_open(state);
+    f->w->table_limit = 2;
+    uint32_t a[] = {POSITION}, b[] = {VELOCITY};
+    strata_mask_t ma = mask_of(1, a), mb = mask_of(1, b);
+    strata_table_t *t = NULL;
+    assert_int_equal(strata_table_ensure(f->w, &ma, &t), STRATA_OK);
+    strata_table_t *untouched = t;
+    assert_int_equal(strata_table_ensure(f->w, &mb, &t), STRATA_ERR_LIMIT);
+    assert_ptr_equal(t, untouched);
+    assert_int_equal(f->w->table_count, 2);
+    assert_int_equal(strata_table_ensure(f->w, &ma, &t), STRATA_OK); /* existing ones still found */
+    world_close(f);
+}
+
+static void test_table_nomem_on_creation_changes_nothing_visible(void **state) {
+    fixture_t *f = world_open(state);
+    uint32_t a[] = {POSITION, VELOCITY, T1};
+    strata_mask_t m = mask_of(3, a);
+    strata_table_t *t = NULL;
+    for (long k = 1;; k++) {
+        f->heap.fail_at = f->heap.calls + k;
+        strata_result_t r = strata_table_ensure(f->w, &m, &t);
+        if (r == STRATA_OK) {
+            break;
+        }
+        assert_int_equal(r, STRATA_ERR_NOMEM);
+        assert_int_equal(f->w->table_count, 1);
+        assert_int_equal(f->w->queries[Q_POSITIONED].count, 0);
+    }
+    assert_int_equal(f->w->table_count, 2);
+    assert_int_equal(f->w->queries[Q_POSITIONED].count, 1);
+    world_close(f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_table_empty_table_exists_from_creation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_ensure_finds_the_same_table_by_mask, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_hash_grows_and_keeps_every_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_grows_geometrically_keeping_values_aligned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_failed_growth_leaves_table_as_it_was, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_limit_stops_creation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_nomem_on_creation_changes_nothing_visible, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Check the build's dependencies on this machine; install the missing ones
+# with apt when running as root, otherwise print the one command that would.
+# Usage: tools/deps.sh [STAMP]   (touches STAMP when everything is present)
+set -u
+
+missing=""
+need() { missing="$missing $1"; }
+
+command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || need gcc
+command -v clang >/dev/null 2>&1 || need clang
+command -v ninja >/dev/null 2>&1 || need ninja-build
+command -v python3 >/dev/null 2>&1 || need python3
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import jinja2' >/dev/null 2>&1 || need python3-jinja2
+    python3 -c 'import yaml' >/dev/null 2>&1 || need python3-yaml
+fi
+[ -f /usr/include/cmocka.h ] || need libcmocka-dev
+
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "strata: installing missing packages:$missing"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null || {
+            echo "strata: apt-get install failed; run: apt-get install$missing" >&2
+            exit 1
+        }
+        # A python3 that is not Debian's (pyenv, venv) does not see python3-* packages.
+        if ! python3 -c 'import jinja2, yaml' >/dev/null 2>&1; then
+            echo "strata: $(command -v python3) cannot import jinja2 and yaml; put /usr/bin first on PATH or install them for that python" >&2
+            exit 1
+        fi
+    else
+        echo "strata: missing dependencies; run: sudo apt-get install$missing" >&2
+        exit 1
+    fi
+fi
+[ $# -ge 1 ] && touch "$1"
+exit 0
