@@ -116,7 +116,8 @@ def main(argv):
     def generate(schema, outdir):
         world = world_of(schema)
         h, c = f"{outdir}/{world}.h", f"{outdir}/{world}.c"
-        n.build([h], "gen", inputs=[schema], implicit_outputs=[c], implicit=codegen_py,
+        schedule = [f"{outdir}/{world}_schedule.txt", f"{outdir}/{world}_schedule.dot"]
+        n.build([h], "gen", inputs=[schema], implicit_outputs=[c] + schedule, implicit=codegen_py,
                 order_only=[deps], variables={"outdir": outdir, "depfile": f"{h}.d"})
         return h, c
 
@@ -125,6 +126,7 @@ def main(argv):
     generated = {stem(s): generate(s, "generated") for s in sources("schema/*.yaml")}
     test_worlds = {stem(s): generate(s, "build/gen") for s in sources("tests/schema/*.yaml")}
     bench_world = generate("bench/bench.yaml", "build/gen")
+    changed_world = generate("bench/changed/changed.yaml", "build/gen")
     n.build("generate", "phony", inputs=[h for pair in generated.values() for h in pair])
     n.line()
 
@@ -184,7 +186,9 @@ def main(argv):
     demo = program("gcc", "particles", demo_src + [generated["particles"][1]], gen_headers=generated["particles"])
     n.build("demo", "run", inputs=[demo], variables={"cmd": demo})
     bench = program("gcc", "strata-bench", sources("bench/*.c") + [bench_world[1]], gen_headers=bench_world)
-    n.build("bench", "run", inputs=[bench], variables={"cmd": bench})
+    changed = program("gcc", "strata-bench-changed", ["bench/changed/changed.c", changed_world[1]],
+                      gen_headers=changed_world)
+    n.build("bench", "run", inputs=[bench, changed], variables={"cmd": f"{bench} && {changed}"})
     n.build("all", "phony", inputs=["generate"] + exes)
     n.line()
     n.line("default all")

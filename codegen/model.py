@@ -94,6 +94,8 @@ class Component:
     index: int  # component id, declaration order from 0
     fields: Tuple[Field, ...]
     loc: Loc
+    on_add: bool = False  # the game defines <world>_<component>_on_add
+    on_remove: bool = False
 
     @property
     def is_tag(self) -> bool:
@@ -147,10 +149,14 @@ class System:
     resources_read: Tuple[str, ...]
     resources_write: Tuple[str, ...]
     loc: Loc
-    # Later features; the loader already parses them.
-    aspect: Tuple[Field, ...] = ()
-    on_add: bool = False
+    aspect: Tuple[Field, ...] = ()  # per-entity state while it matches
+    on_add: bool = False  # the game defines <world>_<system>_on_add
     on_remove: bool = False
+
+    @property
+    def monitored(self) -> bool:
+        """The runtime watches which entities start and stop matching it."""
+        return bool(self.aspect) or self.on_add or self.on_remove
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,14 @@ class Names:
         return f"{self.world}.c"
 
     @property
+    def schedule_text(self) -> str:
+        return f"{self.world}_schedule.txt"
+
+    @property
+    def schedule_dot(self) -> str:
+        return f"{self.world}_schedule.dot"
+
+    @property
     def guard(self) -> str:
         return f"{self.WORLD}_GENERATED_H"
 
@@ -82,6 +90,14 @@ class Names:
 
     def system_id(self, name: str) -> str:
         return self.P(f"SYSTEM_{snake(name).upper()}")
+
+    def aspect_type(self, system: str) -> str:
+        """The C type of a system's aspect: 'rect_render_aspect'."""
+        return self.p(f"{snake(system)}_aspect")
+
+    def aspect_id(self, system: str) -> str:
+        """The column id constant of a system's aspect: 'RECT_ASPECT_RENDER'."""
+        return self.P(f"ASPECT_{snake(system).upper()}")
 
     def member(self, name: str) -> str:
         """A struct member or pointer for a component term: 'Position' -> 'position'."""
@@ -134,14 +150,16 @@ class Names:
         for y in s.systems:
             what = f"system '{y.name}'"
             out.append((self.system_id(y.name), y.loc, what))
+            out.append((self.aspect_id(y.name), y.loc, what))
             for verb in SYSTEM_VERBS:
                 out.append((self.fn(y.name, verb), y.loc, what))
         return out
 
 
-COMPONENT_VERBS = ("add", "get", "mut", "set", "has", "remove")
-QUERY_VERBS = ("iter", "begin", "next", "end", "count")
-SYSTEM_VERBS = ("ctx", "run", "begin", "next", "end", "count", "enable", "enabled")
+COMPONENT_VERBS = ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove")
+QUERY_VERBS = ("iter", "begin", "next", "end", "count", "each", "fn", "changed_count")
+SYSTEM_VERBS = ("ctx", "run", "begin", "next", "end", "count", "enable", "enabled", "aspect", "on_add", "on_remove",
+                "changed_count")
 # Names the generator emits for the world itself; an element must not take them.
 WORLD_NOUNS = ("world", "world_create", "world_destroy", "world_step", "world_stats", "world_desc",
                "world_core", "entity", "entity_create", "entity_destroy", "entity_alive",

@@ -16,12 +16,12 @@ from . import __version__, model
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
-TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2")
+TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2")
 MASK_WORDS = 4  # STRATA_MAX_COMPONENTS / 64
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -29,6 +29,9 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # Consecutive pairs (a, b), (b, c), ...: the run order's arrows.
+    env.filters["zip_pairs"] = lambda items: list(zip(list(items), list(items)[1:]))
+    return env
 
 
 def template_paths() -> List[str]:
@@ -120,11 +123,52 @@ def mask_words(schema: model.Schema, component_names) -> List[str]:
     return [f"UINT64_C(0x{w:x})" for w in words]
 
 
+class QueryEntry:
+    """One runtime query, by id: a free query, or a system's (then `system` is set)."""
+
+    def __init__(self, name: str, terms: model.Terms, system=None):
+        self.name = name
+        self.terms = terms
+        self.system = system
+
+
+def query_table(schema: model.Schema) -> List[QueryEntry]:
+    """The runtime's queries by id: free queries, then systems that have terms."""
+    table = [QueryEntry(q.name, q.terms) for q in schema.queries]
+    table += [QueryEntry(y.name, y.terms, y) for y in schema.systems if y.query_index is not None]
+    return table
+
+
+def aspect_ids(schema: model.Schema) -> Dict[str, int]:
+    """The column id of each system aspect: after the components, in query id order."""
+    with_aspect = [y.name for y in schema.systems if y.query_index is not None and y.aspect]
+    return {name: len(schema.components) + k for k, name in enumerate(with_aspect)}
+
+
+class ScheduleRow:
+    """One system as the schedule listing shows it (texts joined here, not in the template)."""
+
+    def __init__(self, y: model.System):
+        self.system = y
+        self.reads = ", ".join(list(y.terms.read) + [f"{c}?" for c in y.terms.optional] +
+                               [f"res {r}" for r in y.resources_read]) or "-"
+        self.writes = ", ".join(list(y.terms.write) + [f"res {r}" for r in y.resources_write]) or "-"
+        self.order = ", ".join([f"after {a}" for a in y.after] + [f"before {b}" for b in y.before])
+        self.filter = ", ".join([f"with {c}" for c in y.terms.with_] + [f"without {c}" for c in y.terms.without])
+        self.changed = ", ".join(y.terms.changed)
+        tracks = [f"aspect {{ {', '.join(f.name for f in y.aspect)} }}"] if y.aspect else []
+        tracks += [h for h in ("on_add", "on_remove") if getattr(y, h)]
+        self.tracks = ", ".join(tracks)
+
+
 def render(schema: model.Schema) -> Dict[str, str]:
     """The generated files of one world: {file name: text}."""
     env = _environment()
     names = Names(schema)
     context = {
+        "queries": query_table(schema),
+        "aspect_ids": aspect_ids(schema),
+        "schedule": [ScheduleRow(y) for y in schema.systems],
         "s": schema,
         "n": names,
         "lit": Literals(schema, names),
@@ -136,6 +180,8 @@ def render(schema: model.Schema) -> Dict[str, str]:
     return {
         names.header: env.get_template("world.h.j2").render(context),
         names.source: env.get_template("world.c.j2").render(context),
+        names.schedule_text: env.get_template("schedule.txt.j2").render(context),
+        names.schedule_dot: env.get_template("schedule.dot.j2").render(context),
     }
 
 

@@ -41,6 +41,8 @@ from .model import (INTEGER_RANGES, SCALARS, Component, EnumType, Field, Loc, Qu
 # Limits of the runtime (runtime/include/strata.h) and of the generator.
 MAX_COMPONENTS = 256  # STRATA_MAX_COMPONENTS
 MAX_QUERIES = 1024  # STRATA_MAX_QUERIES: free queries plus systems
+MAX_MONITORS = 64  # STRATA_MAX_MONITORS: systems with an aspect, on_add or on_remove
+MAX_CHANGED = 15  # STRATA_MAX_CHANGED: queries and systems with `changed` terms
 MAX_NAME_LENGTH = 63
 MAX_ARRAY_LENGTH = 65535  # keeps defaults (one Python value per element) and structs sane
 MAX_VERSION = 2 ** 32 - 1  # strata_schema_t.version is a uint32_t
@@ -65,7 +67,8 @@ REQUIRED_TERMS = ("read", "write", "with")
 QUERY_KEYS = TERM_KEYS + ("changed",)
 SYSTEM_KEYS = ("phase",) + TERM_KEYS + ("before", "after", "resources", "changed", "aspect",
                                         "on_add", "on_remove")
-NOT_SUPPORTED_YET = ("assemblages", "changed", "aspect", "on_add", "on_remove")
+NOT_SUPPORTED_YET = ("assemblages",)
+HOOK_KEYS = ("on_add", "on_remove")  # in a component body: hooks, not fields
 LONG_FIELD_KEYS = ("type", "default")
 RESOURCE_ACCESS_KEYS = ("read", "write")
 
@@ -140,6 +143,9 @@ class _SystemSpec:
     after: Tuple[Node, ...]
     resources_read: Tuple[str, ...]
     resources_write: Tuple[str, ...]
+    aspect: Tuple[Field, ...]
+    on_add: bool
+    on_remove: bool
 
 
 class _Checker:
@@ -161,11 +167,15 @@ class _Checker:
         self.component_names: List[str] = []
         self.tag_names: Set[str] = set()
         self.resource_names: List[str] = []
+        self.free_queries: Tuple[Query, ...] = ()
 
     # --- reporting ---------------------------------------------------------
 
     def error(self, loc: Loc, message: str, hint: Optional[str] = None) -> None:
         self.diagnostics.append(Diagnostic(loc, message, hint))
+
+    def warn(self, loc: Loc, message: str, hint: Optional[str] = None) -> None:
+        self.diagnostics.append(Diagnostic(loc, message, hint, severity="warning"))
 
     # --- the whole file ----------------------------------------------------
 
@@ -662,11 +672,23 @@ class _Checker:
                 self.error(key.loc, f"too many components: at most {MAX_COMPONENTS}", "STRATA_MAX_COMPONENTS")
             owner = f"component '{key.text}'"
             self.component_names.append(key.text)
-            if _is_empty_body(value):
+            entries = self.field_entries(value, owner)
+            hooks = {k.text: self.flag((k, v), f"{owner}: '{k.text}'") for k, v in entries if k.text in HOOK_KEYS}
+            entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS)
+            if not entries:
                 self.tag_names.add(key.text)
-            fields = self.fields_from_specs(self.field_specs(self.field_entries(value, owner), owner))
-            components.append(Component(key.text, index, fields, key.loc))
+            fields = self.fields_from_specs(self.field_specs(entries, owner))
+            components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
+                                        on_remove=hooks.get("on_remove", False)))
         return tuple(components)
+
+    def flag(self, entry: Entry, what: str) -> bool:
+        """A `true` / `false` value (hooks are switched on with `on_add: true`)."""
+        node = entry[1]
+        if isinstance(node, Scalar) and not node.quoted and node.text in ("true", "false"):
+            return node.text == "true"
+        self.error(node.loc, f"{what}: expected true or false", f"e.g. '{entry[0].text}: true'")
+        return False
 
     def resources(self, entries: Tuple[Entry, ...]) -> Tuple[Resource, ...]:
         resources = []
@@ -693,7 +715,8 @@ class _Checker:
             if not _lists_something(keys, REQUIRED_TERMS):
                 self.error(key.loc, f"{owner}: needs at least one 'read', 'write' or 'with' term")
             queries.append(Query(key.text, index, terms, key.loc))
-        return tuple(queries)
+        self.free_queries = tuple(queries)
+        return self.free_queries
 
     def check_query_limit(self, count_before: int, key: Scalar) -> None:
         """Report the first query or system past STRATA_MAX_QUERIES."""
@@ -724,8 +747,21 @@ class _Checker:
                     self.error(item.loc, f"{owner}: tag '{name}' has no data; use 'with'")
                     continue
                 lists[term].append(name)
+        changed: List[str] = []
+        if "changed" in keys:
+            for item in self.items(keys["changed"][1], f"{owner}: 'changed'"):
+                name = self.component_ref(item, owner)
+                if name is None:
+                    continue
+                if name in changed:
+                    self.error(item.loc, f"{owner}: component '{name}' is listed twice in 'changed'")
+                elif name not in lists["read"] and name not in lists["write"]:
+                    self.error(item.loc, f"{owner}: 'changed' lists '{name}', which is not read or written",
+                               f"add '{name}' to 'read' or 'write'")
+                else:
+                    changed.append(name)
         return Terms(read=tuple(lists["read"]), write=tuple(lists["write"]), with_=tuple(lists["with"]),
-                     without=tuple(lists["without"]), optional=tuple(lists["optional"]))
+                     without=tuple(lists["without"]), optional=tuple(lists["optional"]), changed=tuple(changed))
 
     def component_ref(self, item: Node, owner: str) -> Optional[str]:
         """The component `item` names, or None after reporting it is not one."""
@@ -757,8 +793,30 @@ class _Checker:
             systems.append(System(
                 name=spec.name, phase=spec.phase, order=order, terms=spec.terms, query_index=query_index,
                 before=_texts(spec.before), after=_texts(spec.after), resources_read=spec.resources_read,
-                resources_write=spec.resources_write, loc=spec.loc))
+                resources_write=spec.resources_write, loc=spec.loc, aspect=spec.aspect, on_add=spec.on_add,
+                on_remove=spec.on_remove))
+        self.write_conflicts(systems, self.ordering_closure(specs))
+        self.check_tracking_limits(systems)
         return tuple(systems)
+
+    def check_tracking_limits(self, systems: Tuple[System, ...]) -> None:
+        """The runtime's limits on what it tracks per world: reported at the first element past each."""
+        monitored = [y for y in systems if y.monitored]
+        if len(monitored) > MAX_MONITORS:
+            self.error(monitored[MAX_MONITORS].loc, f"too many systems with an aspect or hooks: at most {MAX_MONITORS}",
+                       "STRATA_MAX_MONITORS")
+        with_aspect = [y for y in systems if y.aspect]
+        room = max(MAX_COMPONENTS - len(self.component_names), 0)
+        if len(with_aspect) > room:
+            self.error(with_aspect[room].loc,
+                       f"too many aspects: components and aspects share {MAX_COMPONENTS} column ids",
+                       "STRATA_MAX_COMPONENTS")
+        changed = [(q.name, q.loc) for q in self.free_queries if q.terms.changed]
+        changed += [(y.name, y.loc) for y in systems if y.terms.changed]
+        if len(changed) > MAX_CHANGED:
+            name, loc = changed[MAX_CHANGED]
+            self.error(loc, f"too many queries and systems with 'changed': at most {MAX_CHANGED}",
+                       "STRATA_MAX_CHANGED")
 
     def system_spec(self, key: Scalar, value: Node) -> _SystemSpec:
         owner = f"system '{key.text}'"
@@ -769,11 +827,26 @@ class _Checker:
             self.error(key.loc, f"{owner}: needs at least one 'read', 'write' or 'with' term",
                        "a system with no terms at all runs once a step")
         reads, writes = self.resource_access(keys.get("resources"), owner)
+        aspect: Tuple[Field, ...] = ()
+        if "aspect" in keys:
+            aspect_owner = f"{owner}: aspect"
+            aspect_entries = self.field_entries(keys["aspect"][1], aspect_owner)
+            if not aspect_entries:
+                self.error(keys["aspect"][0].loc, f"{aspect_owner}: needs at least one field",
+                           "e.g. aspect: { sprite: u32 }")
+            aspect = self.fields_from_specs(self.field_specs(aspect_entries, aspect_owner))
+        hooks = {name: self.flag(keys[name], f"{owner}: '{name}'") for name in HOOK_KEYS if name in keys}
+        if terms.empty:
+            for name in ("aspect", "changed") + HOOK_KEYS:
+                if name in keys:
+                    self.error(keys[name][0].loc, f"{owner}: '{name}' needs query terms",
+                               "a system with no terms matches no entity")
         return _SystemSpec(
             name=key.text, loc=key.loc, phase=self.phase_of(keys.get("phase"), owner), terms=terms,
             before=self.items(_value(keys.get("before")), f"{owner}: 'before'"),
             after=self.items(_value(keys.get("after")), f"{owner}: 'after'"),
-            resources_read=reads, resources_write=writes)
+            resources_read=reads, resources_write=writes, aspect=aspect, on_add=hooks.get("on_add", False),
+            on_remove=hooks.get("on_remove", False))
 
     def phase_of(self, entry: Optional[Entry], owner: str) -> str:
         """The system's phase: as given, else 'update' if there is one, else the first."""
@@ -855,6 +928,49 @@ class _Checker:
                     elif first.phase == then.phase:
                         runs_after[then.name].add(first.name)
         return runs_after
+
+    def ordering_closure(self, specs: List[_SystemSpec]) -> Dict[str, Set[str]]:
+        """For each system, every system of its phase ordered before it,
+        directly or through others (before/after only, not declaration)."""
+        direct = self.quiet_ordering(specs)
+        closure: Dict[str, Set[str]] = {}
+
+        def before(name: str, seen: Set[str]) -> Set[str]:
+            if name in closure:
+                return closure[name]
+            found: Set[str] = set()
+            for first in direct.get(name, ()):
+                if first not in seen:
+                    found |= {first} | before(first, seen | {first})
+            closure[name] = found
+            return found
+
+        for spec in specs:
+            before(spec.name, {spec.name})
+        return closure
+
+    def quiet_ordering(self, specs: List[_SystemSpec]) -> Dict[str, Set[str]]:
+        """ordering() without its reports (they were made once already)."""
+        saved = list(self.diagnostics)
+        result = self.ordering(specs)
+        self.diagnostics = saved
+        return result
+
+    def write_conflicts(self, systems: Tuple[System, ...], ordered: Dict[str, Set[str]]) -> None:
+        """Warn about two systems of one phase that write the same component
+        or resource with no before/after between them: they run in
+        declaration order, which is easy to break by moving a line."""
+        for i, a in enumerate(systems):
+            for b in systems[i + 1:]:
+                if a.phase != b.phase or a.name in ordered.get(b.name, ()) or b.name in ordered.get(a.name, ()):
+                    continue
+                shared = [c for c in a.terms.write if c in b.terms.write]
+                shared += [r for r in a.resources_write if r in b.resources_write]
+                if shared:
+                    names = ", ".join(f"'{n}'" for n in shared)
+                    self.warn(b.loc, f"systems '{a.name}' and '{b.name}' both write {names} in phase '{a.phase}' "
+                                     f"with no order between them",
+                              f"give '{b.name}' 'after: [{a.name}]' to make the order explicit")
 
     def system_ref(self, item: Node, by_name: Dict[str, _SystemSpec], owner: str) -> Optional[_SystemSpec]:
         if not isinstance(item, Scalar):

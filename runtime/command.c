@@ -33,10 +33,33 @@ size_t strata_command_bytes(const strata_world_t *w, strata_cmd_kind_t kind, uin
     return (bytes + COMMAND_ALIGN - 1) & ~(COMMAND_ALIGN - 1);
 }
 
+/* Room for a copy of a command of `bytes` bytes. */
+static strata_result_t command_scratch_reserve(strata_world_t *w, size_t bytes) {
+    if (bytes <= w->scratch_capacity) {
+        return STRATA_OK;
+    }
+    unsigned char *scratch = strata_mem_realloc(w, w->scratch, w->scratch_capacity, bytes);
+    if (scratch == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    w->scratch = scratch;
+    w->scratch_capacity = bytes;
+    return STRATA_OK;
+}
+
 /* Room for `bytes` more bytes of commands, growing geometrically; NOMEM changes nothing. */
 strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
     if (bytes == 0 || bytes > SIZE_MAX / 2 - w->cmd_size) {
         return STRATA_ERR_NOMEM;
+    }
+    /* The flush applies a copy of each command (hooks may move the buffer);
+     * during a flush the copy in use must stay put, so it grows between
+     * commands instead (command_apply_all). */
+    if (bytes > w->scratch_capacity && !w->flushing) {
+        strata_result_t r = command_scratch_reserve(w, bytes);
+        if (r != STRATA_OK) {
+            return r;
+        }
     }
     size_t need = w->cmd_size + bytes;
     if (need <= w->cmd_capacity) {
@@ -110,6 +133,9 @@ static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
         if (r == STRATA_ERR_NOMEM) {
             return r;
         }
+        if (r == STRATA_OK) {
+            strata_mark_ids(w, entities[cmd->done], cmd->k, ids);
+        }
         if (first == STRATA_OK) {
             first = r;
         }
@@ -134,15 +160,24 @@ static strata_result_t command_apply(strata_world_t *w, strata_cmd_t *cmd) {
     return STRATA_OK;
 }
 
-/* Apply the recorded commands in order, then (outside a step) the scheduled
- * destroys. NOMEM stops and keeps the rest; a command failing with LIMIT
- * could never succeed, so it is dropped and the others still apply. */
-static strata_result_t command_flush(strata_world_t *w) {
+/* Apply the recorded commands in order, those recorded meanwhile (by hooks)
+ * included. Each is applied from a copy, since hooks may grow the buffer.
+ * NOMEM stops and keeps the rest; a command failing with LIMIT could never
+ * succeed, so it is dropped and the others still apply. */
+static strata_result_t command_apply_all(strata_world_t *w) {
     strata_result_t first = STRATA_OK;
     size_t at = 0;
     while (at < w->cmd_size) {
-        strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + at);
-        strata_result_t r = command_apply(w, cmd);
+        size_t size = ((strata_cmd_t *)(void *)(w->cmds + at))->size;
+        if (command_scratch_reserve(w, size) != STRATA_OK) {
+            first = STRATA_ERR_NOMEM;
+            break;
+        }
+        memcpy(w->scratch, w->cmds + at, size);
+        strata_cmd_t *copy = (strata_cmd_t *)(void *)w->scratch;
+        strata_result_t r = command_apply(w, copy);
+        /* Progress of a partly applied batch, for the retry. */
+        ((strata_cmd_t *)(void *)(w->cmds + at))->done = copy->done;
         if (r == STRATA_ERR_NOMEM) {
             first = r;
             break;
@@ -150,15 +185,30 @@ static strata_result_t command_flush(strata_world_t *w) {
         if (first == STRATA_OK) {
             first = r;
         }
-        at += cmd->size;
+        at += size;
         w->cmd_count--;
     }
     if (at > 0) {
         memmove(w->cmds, w->cmds + at, w->cmd_size - at);
         w->cmd_size -= at;
     }
-    /* Scheduled destroys come after every command, as if at the end of the step. */
-    if (w->cmd_count == 0 && !w->in_step) {
+    return first;
+}
+
+/* Apply the commands, then (outside a step) the scheduled destroys, until
+ * neither the commands nor the hooks they run leave anything behind. */
+static strata_result_t command_flush(strata_world_t *w) {
+    strata_result_t first = STRATA_OK;
+    w->flushing = true;
+    for (;;) {
+        strata_result_t r = command_apply_all(w);
+        if (first == STRATA_OK) {
+            first = r;
+        }
+        if (r == STRATA_ERR_NOMEM || w->in_step || w->doomed_count == 0) {
+            break;
+        }
+        /* Scheduled destroys come after every command, as if at the end of the step. */
         for (uint32_t i = 0; i < w->doomed_count; i++) {
             strata_record_t *rec = strata_record_lookup(w, w->doomed[i]);
             if (rec != NULL) {
@@ -166,13 +216,18 @@ static strata_result_t command_flush(strata_world_t *w) {
             }
         }
         w->doomed_count = 0;
+        if (w->cmd_count == 0) {
+            break;
+        }
     }
+    w->flushing = false;
     return first;
 }
 
-/* Flush if anything is waiting and no scope is open. */
-static strata_result_t command_settle(strata_world_t *w) {
-    if (w->defer_depth > 0 || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
+/* Flush if anything is waiting, no scope is open and no flush is running
+ * (hooks called by a flush record into it; it applies what they record). */
+strata_result_t strata_command_settle(strata_world_t *w) {
+    if (w->defer_depth > 0 || w->flushing || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
         return STRATA_OK;
     }
     return command_flush(w);
@@ -192,7 +247,7 @@ strata_result_t strata_defer_end(strata_world_t *w) {
         return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
     }
     w->defer_depth--;
-    return command_settle(w);
+    return strata_command_settle(w);
 }
 
 /* True while a deferral scope is open. */
@@ -214,5 +269,5 @@ strata_result_t strata_step_end(strata_world_t *w) {
     STRATA_ASSERT(w->in_step);
     /* Inside a scope still open, the destroys wait for its end (settle skips). */
     w->in_step = false;
-    return command_settle(w);
+    return strata_command_settle(w);
 }

@@ -46,6 +46,10 @@ STRATA_COLD static strata_result_t component_add_slow(strata_world_t *w, strata_
     if (r != STRATA_OK) {
         return r;
     }
+    if (edge->general) {
+        strata_move_general(w, rec, src, dst, 1, &c, &value);
+        return STRATA_OK;
+    }
     /* The value first, in the row the entity is about to take. */
     if (hole != STRATA_NO_HOLE) {
         const strata_column_t *col = &dst->dense[hole];
@@ -64,7 +68,8 @@ STRATA_HOT strata_result_t component_add_one(strata_world_t *w, strata_record_t 
     strata_table_t *dst = edge->table;
     /* A NULL edge also covers "already present": add edges of present
      * components are never filled. */
-    if (STRATA_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STRATA_SMALL_SIZE)) {
+    if (STRATA_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STRATA_SMALL_SIZE ||
+                        edge->general)) {
         return component_add_slow(w, rec, c, value);
     }
     uint32_t hole = edge->hole;
@@ -99,6 +104,10 @@ STRATA_COLD static strata_result_t component_remove_slow(strata_world_t *w, stra
     if (r != STRATA_OK) {
         return r;
     }
+    if (edge->general) {
+        strata_move_general(w, rec, src, dst, 0, NULL, NULL);
+        return STRATA_OK;
+    }
     strata_table_move_remove(w, rec, src, dst, edge->hole);
     return STRATA_OK;
 }
@@ -109,7 +118,8 @@ STRATA_HOT strata_result_t component_remove_one(strata_world_t *w, strata_record
     const strata_edge_t *edge = &src->edges[w->component_count + c];
     strata_table_t *dst = edge->table;
     /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
-    if (STRATA_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STRATA_SMALL_SIZE)) {
+    if (STRATA_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STRATA_SMALL_SIZE ||
+                        edge->general)) {
         return component_remove_slow(w, rec, c);
     }
     strata_table_move_remove(w, rec, src, dst, edge->hole);
@@ -138,6 +148,10 @@ strata_result_t strata_component_add_now(strata_world_t *w, strata_record_t *rec
         if (r != STRATA_OK) {
             return r;
         }
+        if (strata_move_is_general(w, src, dst)) {
+            strata_move_general(w, rec, src, dst, k, ids, values);
+            return STRATA_OK;
+        }
         strata_table_move(w, rec, src, dst);
     }
     component_write(w, dst, rec->row, k, ids, values);
@@ -163,7 +177,9 @@ strata_result_t strata_component_remove_now(strata_world_t *w, strata_record_t *
     if (r == STRATA_OK) {
         r = component_room(w, dst);
     }
-    if (r == STRATA_OK) {
+    if (r == STRATA_OK && strata_move_is_general(w, src, dst)) {
+        strata_move_general(w, rec, src, dst, 0, NULL, NULL);
+    } else if (r == STRATA_OK) {
         strata_table_move(w, rec, src, dst);
     }
     return r;
@@ -199,7 +215,11 @@ strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, con
     if (w->defer_depth > 0) {
         return component_defer_one(w, STRATA_CMD_ADD, e, c, value);
     }
-    return component_add_one(w, rec, c, value);
+    strata_result_t r = component_add_one(w, rec, c, value);
+    if (r == STRATA_OK) {
+        strata_mark_ids(w, e, 1, &c);
+    }
+    return r;
 }
 
 /* Add (or overwrite) k components with one move, or record them while deferred. */
@@ -217,7 +237,11 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
     if (w->defer_depth > 0) {
         return strata_command_push(w, STRATA_CMD_ADD, &e, k, ids, values);
     }
-    return strata_component_add_now(w, rec, k, ids, values);
+    strata_result_t r = strata_component_add_now(w, rec, k, ids, values);
+    if (r == STRATA_OK) {
+        strata_mark_ids(w, e, k, ids);
+    }
+    return r;
 }
 
 /* Remove one component now, or record it while deferred (MISSING checked now). */
@@ -287,11 +311,24 @@ const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     return component_address(w, e, c);
 }
 
-/* e's value of c to write in place, or NULL (stale, absent, tag). */
+/* e's value of c to write in place (marked changed), or NULL (stale, absent, tag). */
 void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
-    return component_address(w, e, c);
+    void *at = component_address(w, e, c);
+    if (at != NULL) {
+        strata_mark_ids(w, e, 1, &c);
+    }
+    return at;
+}
+
+/* Mark e's c written for the dirty sets that track it. */
+void strata_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(c < w->component_count);
+    if (strata_record_lookup(w, e) != NULL) {
+        strata_mark_ids(w, e, 1, &c);
+    }
 }
 
 /* Copy value over e's c now (never deferred): STALE, MISSING or OK. */
@@ -314,5 +351,6 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
             strata_copy(at, value, w->components[c].size);
         }
     }
+    strata_mark_ids(w, e, 1, &c);
     return STRATA_OK;
 }

@@ -37,6 +37,11 @@ strata_result_t strata_records_reserve(strata_world_t *w, uint32_t fresh) {
     if (cap > SIZE_MAX / sizeof(strata_record_t) || cap > UINT32_MAX) {
         return STRATA_ERR_NOMEM;
     }
+    /* Dirty sets hold an entry per index: they grow first, so marking never allocates. */
+    strata_result_t r = strata_dirty_reserve(w, (uint32_t)cap);
+    if (r != STRATA_OK) {
+        return r;
+    }
     strata_record_t *records = strata_mem_realloc(w, w->records, sizeof(strata_record_t) * w->record_capacity,
                                                   sizeof(strata_record_t) * (size_t)cap);
     if (records == NULL) {
@@ -196,14 +201,24 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     entity_place(w, t, n, out);
     if (deferred) {
         strata_command_write(w, STRATA_CMD_ADD, n, out, k, ids, values);
-    } else {
-        entity_fill_columns(w, t, row, n, k, ids, values);
+        return STRATA_OK;
+    }
+    entity_fill_columns(w, t, row, n, k, ids, values);
+    for (uint32_t i = 0; w->dirty_count > 0 && i < n; i++) {
+        strata_mark_ids(w, out[i], k, ids);
+    }
+    if (t->hooked) {
+        strata_hooks_created(w, t, row, n);
     }
     return STRATA_OK;
 }
 
 /* Swap-remove a live entity's row and free its index (generation bumped, never 0). */
 void strata_entity_destroy_now(strata_world_t *w, strata_record_t *rec) {
+    if (w->tables[rec->table]->hooked) {
+        /* Hooks cannot move it: their structural changes are deferred. */
+        strata_hooks_destroy(w, rec);
+    }
     strata_table_remove_row(w, w->tables[rec->table], rec->row);
     uint32_t generation = rec->generation + 1;
     rec->generation = generation != 0 ? generation : 1;
@@ -250,6 +265,7 @@ strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e) {
         return r;
     }
     strata_entity_destroy_now(w, rec);
+    (void)strata_command_settle(w); /* what its hooks recorded; a failure keeps it for the next flush */
     return STRATA_OK;
 }
 

@@ -40,53 +40,80 @@ void strata_query_register(strata_world_t *w, strata_table_t *t) {
     }
 }
 
-/* An iterator over query q's tables; opens a deferral scope. */
+/* The dirty set of query q, or NULL. */
+static strata_dirty_t *query_dirty(const strata_world_t *w, uint32_t q) {
+    return w->dirty_count > 0 && w->query_dirty[q] != UINT32_MAX ? &w->dirty[w->query_dirty[q]] : NULL;
+}
+
+/* An iterator over query q's tables (or its changed set); opens a deferral scope. */
 strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
     strata_defer_begin(w);
-    return (strata_iter_t){.world = w, .query = q, .open = true};
+    strata_iter_t it = {.world = w, .query = q, .open = true};
+    strata_dirty_t *d = query_dirty(w, q);
+    if (d != NULL) {
+        STRATA_ASSERT(!d->busy); /* one iteration of a changed set at a time */
+        d->busy = true;
+        d->cursor = 0;
+        d->end = d->count;
+    }
+    return it;
 }
 
-/* The next non-empty table, or false after closing the iterator's scope (once). */
+/* Close the iteration: the changed set keeps what is left, the deferral scope ends. */
+static strata_result_t query_close(strata_iter_t *it) {
+    bool open = it->open;
+    if (open && query_dirty(it->world, it->query) != NULL) {
+        strata_dirty_close(it); /* reads the cursor: before it is reset */
+    }
+    it->open = false;
+    it->cursor = UINT32_MAX;
+    it->count = 0;
+    it->row = 0;
+    it->entities = NULL;
+    it->columns = NULL;
+    return open ? strata_defer_end(it->world) : STRATA_OK;
+}
+
+/* The next batch, or false after closing the iterator (once). Rows of a
+ * batch are marked in the dirty sets the query's write terms feed. */
 bool strata_iter_next(strata_iter_t *it) {
     STRATA_ASSERT(it != NULL && it->world != NULL);
-    const strata_query_cache_t *cache = &it->world->queries[it->query];
+    strata_world_t *w = it->world;
+    if (!it->open) {
+        return false;
+    }
+    if (query_dirty(w, it->query) != NULL) {
+        if (strata_dirty_next(it)) {
+            return true;
+        }
+        (void)query_close(it); /* nowhere to return a flush error: see strata_iter_end */
+        return false;
+    }
+    const strata_query_cache_t *cache = &w->queries[it->query];
     while (it->cursor < cache->count) {
         const strata_table_t *t = cache->tables[it->cursor++];
         if (t->count > 0) {
             it->count = t->count;
             it->entities = t->entities;
             it->columns = t->columns;
+            if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
+                strata_dirty_mark_rows(w, it->query, t, 0, t->count);
+            }
             return true;
         }
     }
-    /* Tables the flush below creates must not extend a finished iteration. */
-    it->cursor = UINT32_MAX;
-    it->count = 0;
-    it->entities = NULL;
-    it->columns = NULL;
-    if (it->open) {
-        /* The result has nowhere to go; a failed flush keeps its commands
-         * (stats.pending) and the next flush retries them. */
-        it->open = false;
-        (void)strata_defer_end(it->world);
-    }
+    /* The result has nowhere to go; a failed flush keeps its commands
+     * (stats.pending) and the next flush retries them. */
+    (void)query_close(it);
     return false;
 }
 
-/* Close the iterator's scope early; a no-op once closed. */
+/* Close the iterator early; a no-op once closed. */
 strata_result_t strata_iter_end(strata_iter_t *it) {
     STRATA_ASSERT(it != NULL && it->world != NULL);
-    if (!it->open) {
-        return STRATA_OK;
-    }
-    it->open = false;
-    it->cursor = UINT32_MAX;
-    it->count = 0;
-    it->entities = NULL;
-    it->columns = NULL;
-    return strata_defer_end(it->world);
+    return query_close(it);
 }
 
 /* Entities matching query q: the sum of its tables' counts. */
@@ -99,4 +126,24 @@ uint32_t strata_query_count(const strata_world_t *w, uint32_t q) {
         n += cache->tables[i]->count;
     }
     return n;
+}
+
+/* Entries waiting in query q's changed set. */
+uint32_t strata_query_changed_count(const strata_world_t *w, uint32_t q) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(q < w->schema->query_count);
+    const strata_dirty_t *d = query_dirty(w, q);
+    return d != NULL ? d->count : 0;
+}
+
+/* The column id of q's aspect, or UINT32_MAX. */
+uint32_t strata_query_aspect_id(const strata_world_t *w, uint32_t q) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(q < w->schema->query_count);
+    for (uint32_t k = 0; k < w->monitor_count; k++) {
+        if (w->monitor_query[k] == q) {
+            return w->monitor_aspect[k];
+        }
+    }
+    return UINT32_MAX;
 }

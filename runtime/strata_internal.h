@@ -38,6 +38,8 @@
 #define STRATA_NO_INDEX 0xffffffffu
 /* record.flags: a destroy is scheduled (step end or deferred command). */
 #define STRATA_FLAG_DOOMED 1u
+/* record.flags: the entity is in dirty set k (bits 1..15, so at most 15 sets). */
+#define STRATA_FLAG_DIRTY(k) (2u << (k))
 /* edge.hole of an edge whose component is a tag (both tables have the same columns). */
 #define STRATA_NO_HOLE 0xffffu
 
@@ -64,6 +66,7 @@ typedef struct strata_column_t {
 typedef struct strata_edge_t {
     struct strata_table_t *table; /* the neighbour; NULL until first used */
     uint32_t hole; /* index of the component's column in the larger table's dense list, or STRATA_NO_HOLE */
+    bool general;  /* the move runs hooks or changes aspects: take strata_move_general */
 } strata_edge_t;
 
 /* One archetype. The struct with its edges, the dense list and the columns
@@ -81,6 +84,9 @@ typedef struct strata_table_t {
     void **columns;          /* by component id; NULL if absent or a tag (what iterators expose) */
     strata_column_t *dense;  /* the non-tag columns by ascending id, so moves never scan all ids */
     size_t alloc_size;       /* bytes of this struct's own allocation */
+    uint64_t monitors;       /* bit k: matches monitored query k (so has its aspect column) */
+    uint64_t tracked_by;     /* bit k: matches the query of dirty set k */
+    bool hooked;             /* monitors != 0 or a component with a hook: destroy runs hooks */
     /* By component id c: [c] leads to the table with c added, [component_count + c]
      * to the one with c removed. Inline, so the hot path saves a load. */
     strata_edge_t edges[];
@@ -111,13 +117,47 @@ typedef struct strata_cmd_t {
     uint32_t k;    /* component ids */
 } strata_cmd_t;
 
+/* The set of entities written since a `changed` query last ran. Membership
+ * is a flag bit in each entity's record (loaded anyway by whoever marks or
+ * visits), so marking is a bit test and an append, and an entity shows up
+ * once however often it is written. */
+typedef struct strata_dirty_t {
+    uint32_t query;        /* the query it belongs to */
+    bool busy;             /* an iteration over it is open */
+    strata_entity_t *list; /* the entries in marking order; stale ones are skipped */
+    uint32_t count;
+    uint32_t capacity;     /* at least record_capacity: a compaction always makes room */
+    uint32_t cursor;       /* while busy: the next entry to visit */
+    uint32_t end;          /* while busy: the entries this iteration visits */
+} strata_dirty_t;
+
 struct strata_world_t {
     const strata_schema_t *schema;
-    const strata_component_desc_t *components; /* schema->components, one load nearer */
+    /* By column id: the schema's components, then one per aspect (its size,
+     * alignment and defaults). schema->components when there is no aspect. */
+    const strata_component_desc_t *components;
     strata_allocator_t allocator;
     size_t bytes;              /* held through the allocator, for stats */
     uint32_t component_count;
-    uint32_t mask_words;       /* mask words the schema can use: all that hashing compares */
+    uint32_t column_id_count;  /* component_count + aspects */
+    uint32_t mask_words;       /* mask words column ids can use: all that hashing compares */
+
+    /* Hooks and aspects. */
+    strata_component_desc_t *column_descs; /* owned copy behind `components` when there are aspects */
+    strata_mask_t hooked;      /* components with an on_add or on_remove hook */
+    uint32_t monitor_count;    /* queries with an aspect or hooks */
+    uint32_t monitor_query[STRATA_MAX_MONITORS];  /* their query ids */
+    uint32_t monitor_aspect[STRATA_MAX_MONITORS]; /* their aspect column ids, or UINT32_MAX */
+    bool flushing;             /* applying commands: hooks' commands join the running flush */
+    unsigned char *scratch;    /* a copy of the command being applied (hooks may move the buffer) */
+    size_t scratch_capacity;
+
+    /* Dirty sets. */
+    strata_dirty_t *dirty;
+    uint32_t dirty_count;
+    uint32_t *query_dirty;     /* by query id: its dirty set, or UINT32_MAX */
+    uint64_t *query_marks;     /* by query id: the sets its write terms feed (its own excluded) */
+    uint64_t *trackers;        /* by component id: the sets tracking it */
 
     /* Entities. */
     strata_record_t *records;
@@ -217,6 +257,40 @@ strata_result_t strata_query_reserve(strata_world_t *w, const strata_mask_t *mas
 /* Append a new table to the queries it matches (room reserved before). */
 void strata_query_register(strata_world_t *w, strata_table_t *t);
 
+/* --- Hooks, aspects and dirty sets (hook.c) ----------------------------- */
+
+/* Set up aspects, monitors and dirty sets from the schema (at creation, before any table). */
+strata_result_t strata_hooks_init(strata_world_t *w);
+/* Free what strata_hooks_init and the dirty sets hold. */
+void strata_hooks_free(strata_world_t *w);
+/* Make a table mask canonical: its aspect bits are those of the monitored queries it matches. */
+void strata_mask_normalize(const strata_world_t *w, strata_mask_t *mask);
+/* Fill a new table's monitors / tracked_by / hooked. */
+void strata_table_classify(const strata_world_t *w, strata_table_t *t);
+/* True if moving between src and dst must run hooks or change aspects. */
+bool strata_move_is_general(const strata_world_t *w, const strata_table_t *src, const strata_table_t *dst);
+/* Move a live entity from src to dst (room reserved) running hooks: on_remove
+ * for what it stops matching or loses, the move, the values of ids (k; tags
+ * and NULL values as for adds), new aspects at their defaults, on_add for
+ * what it starts matching or gains. Then settles deferred commands. */
+void strata_move_general(strata_world_t *w, strata_record_t *rec, strata_table_t *src, strata_table_t *dst,
+                         uint32_t k, const uint32_t *ids, const void *const *values);
+/* Run the on_remove hooks of a live entity about to be destroyed. */
+void strata_hooks_destroy(strata_world_t *w, strata_record_t *rec);
+/* New rows [row, row + n) of t are in place: make their aspects, run on_add hooks. */
+void strata_hooks_created(strata_world_t *w, strata_table_t *t, uint32_t row, uint32_t n);
+/* Grow the dirty sets with the records (to `capacity` indices); NOMEM changes nothing visible. */
+strata_result_t strata_dirty_reserve(strata_world_t *w, uint32_t capacity);
+/* Mark e (index valid) in the sets of `slots`. */
+void strata_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e);
+/* Mark rows [row, row + n) of t in the sets query q's writes feed. */
+void strata_dirty_mark_rows(strata_world_t *w, uint32_t q, const strata_table_t *t, uint32_t row, uint32_t n);
+/* The next changed row of it's query (marked in the sets its writes feed),
+ * or false when the set's entries are visited. */
+bool strata_dirty_next(strata_iter_t *it);
+/* Close an iteration over a dirty set: keep what it did not visit and what was marked meanwhile. */
+void strata_dirty_close(strata_iter_t *it);
+
 /* --- Commands (command.c) ------------------------------------------------ */
 
 /* Bytes a command needs in the buffer; 0 if that does not fit in size_t. */
@@ -230,6 +304,8 @@ void strata_command_write(strata_world_t *w, strata_cmd_kind_t kind, uint32_t n,
 /* Reserve and append in one go. STRATA_ERR_NOMEM records nothing. */
 strata_result_t strata_command_push(strata_world_t *w, strata_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
                                     const uint32_t *ids, const void *const *values);
+/* Apply what waits if no scope is open and no flush is running. */
+strata_result_t strata_command_settle(strata_world_t *w);
 
 /* --- Small lookups on the hot paths -------------------------------------- */
 
@@ -316,6 +392,21 @@ static inline void strata_value_write(const strata_world_t *w, void *dst, uint32
         strata_copy(dst, value, desc->size);
     } else {
         memset(dst, 0, desc->size);
+    }
+}
+
+/* Mark e in the dirty sets tracking any of ids; nothing to do (one load and
+ * a branch) when no query tracks changes. */
+STRATA_HOT void strata_mark_ids(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids) {
+    if (w->dirty_count == 0) {
+        return;
+    }
+    uint64_t slots = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        slots |= w->trackers[ids[i]];
+    }
+    if (slots != 0) {
+        strata_dirty_mark(w, slots, e);
     }
 }
 

@@ -97,15 +97,16 @@ static strata_result_t table_create(strata_world_t *w, const strata_mask_t *mask
         return r;
     }
     uint32_t cc = w->component_count;
+    uint32_t ids = w->column_id_count; /* components, then aspects */
     uint32_t ncols = 0;
-    for (uint32_t c = 0; c < cc; c++) {
+    for (uint32_t c = 0; c < ids; c++) {
         ncols += strata_mask_test(mask, c) && w->components[c].size > 0;
     }
     /* One allocation: the struct and its edges, the dense list, the columns by id. */
     size_t at_dense =
         table_align_up(sizeof(strata_table_t) + sizeof(strata_edge_t) * 2 * cc, _Alignof(strata_column_t));
     size_t at_columns = table_align_up(at_dense + sizeof(strata_column_t) * ncols, _Alignof(void *));
-    size_t size = at_columns + sizeof(void *) * cc;
+    size_t size = at_columns + sizeof(void *) * ids;
     unsigned char *mem = strata_mem_alloc(w, size);
     if (mem == NULL) {
         return STRATA_ERR_NOMEM;
@@ -118,7 +119,7 @@ static strata_result_t table_create(strata_world_t *w, const strata_mask_t *mask
     t->alloc_size = size;
     t->columns = (void **)(void *)(mem + at_columns);
     t->dense = (strata_column_t *)(void *)(mem + at_dense);
-    for (uint32_t c = 0, i = 0; c < cc; c++) {
+    for (uint32_t c = 0, i = 0; c < ids; c++) {
         t->columns[c] = NULL;
         if (strata_mask_test(mask, c) && w->components[c].size > 0) {
             t->dense[i++] = (strata_column_t){NULL, w->components[c].size, c, NULL, 0};
@@ -128,8 +129,9 @@ static strata_result_t table_create(strata_world_t *w, const strata_mask_t *mask
         }
     }
     for (uint32_t c = 0; c < 2 * cc; c++) {
-        t->edges[c] = (strata_edge_t){NULL, STRATA_NO_HOLE};
+        t->edges[c] = (strata_edge_t){NULL, STRATA_NO_HOLE, false};
     }
+    strata_table_classify(w, t);
     w->tables[w->table_count++] = t;
     w->table_hash[table_hash_slot(w, w->table_hash, w->hash_capacity, mask)] = (uint16_t)t->id;
     strata_query_register(w, t);
@@ -137,8 +139,12 @@ static strata_result_t table_create(strata_world_t *w, const strata_mask_t *mask
     return STRATA_OK;
 }
 
-/* The table of mask: the last one found, else the hash, else a new one. */
-strata_result_t strata_table_ensure(strata_world_t *w, const strata_mask_t *mask, strata_table_t **out) {
+/* The table of mask (its aspect bits made to follow its components): the
+ * last one found, else the hash, else a new one. */
+strata_result_t strata_table_ensure(strata_world_t *w, const strata_mask_t *components, strata_table_t **out) {
+    strata_mask_t canonical = *components;
+    strata_mask_normalize(w, &canonical);
+    const strata_mask_t *mask = &canonical;
     strata_table_t *t = w->last_found;
     if (t != NULL && table_mask_equal(&t->mask, mask, w->mask_words)) {
         *out = t;
@@ -184,15 +190,17 @@ strata_result_t strata_table_edge(strata_world_t *w, strata_table_t *src, uint32
     /* The hole is an index in the larger table of the two, so one value serves both directions. */
     uint32_t hole = table_dense_index(add ? dst : src, c);
     uint32_t cc = w->component_count;
+    /* Hooks or aspects on the way make both directions general. */
+    bool general = strata_move_is_general(w, src, dst);
     if (add) {
-        src->edges[c] = (strata_edge_t){dst, hole};
-        dst->edges[cc + c] = (strata_edge_t){src, hole};
+        src->edges[c] = (strata_edge_t){dst, hole, general};
+        dst->edges[cc + c] = (strata_edge_t){src, hole, general};
     } else {
-        src->edges[cc + c] = (strata_edge_t){dst, hole};
-        dst->edges[c] = (strata_edge_t){src, hole};
+        src->edges[cc + c] = (strata_edge_t){dst, hole, general};
+        dst->edges[c] = (strata_edge_t){src, hole, general};
     }
     if (out != NULL) {
-        *out = (strata_edge_t){dst, hole};
+        *out = (strata_edge_t){dst, hole, general};
     }
     return STRATA_OK;
 }

@@ -83,7 +83,11 @@ static bool world_schema_valid(const strata_schema_t *s) {
         }
         /* A query with no `all` would match the empty table. */
         if (empty || !world_mask_within(&d->all, s->component_count) ||
-            !world_mask_within(&d->none, s->component_count)) {
+            !world_mask_within(&d->none, s->component_count) || !world_mask_within(&d->write, s->component_count) ||
+            !world_mask_within(&d->changed, s->component_count)) {
+            return false;
+        }
+        if (d->aspect_size > 0 && !(world_pow2(d->aspect_align) && d->aspect_size % d->aspect_align == 0)) {
             return false;
         }
     }
@@ -93,7 +97,10 @@ static bool world_schema_valid(const strata_schema_t *s) {
 /* Allocate everything a new world holds; on failure the caller destroys
  * the partial world. */
 static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_capacity) {
-    strata_result_t r = strata_records_reserve(w, initial_capacity);
+    strata_result_t r = strata_hooks_init(w);
+    if (r == STRATA_OK) {
+        r = strata_records_reserve(w, initial_capacity);
+    }
     if (r != STRATA_OK) {
         return r;
     }
@@ -146,6 +153,7 @@ strata_result_t strata_world_create(const strata_schema_t *schema, const strata_
     w->allocator = d.allocator;
     w->bytes = sizeof *w;
     w->component_count = schema->component_count;
+    w->column_id_count = schema->component_count;
     w->mask_words = (schema->component_count + 63) / 64;
     w->free_head = STRATA_NO_INDEX;
     w->entity_limit = STRATA_MAX_ENTITIES;
@@ -164,6 +172,16 @@ void strata_world_destroy(strata_world_t *w) {
     if (w == NULL) {
         return;
     }
+    /* Entities die with the world: their on_remove hooks run (resources
+     * held outside the world are freed there). What the hooks record is
+     * dropped with the rest. */
+    w->defer_depth++;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        strata_table_t *t = w->tables[i];
+        for (uint32_t row = 0; t->hooked && row < t->count; row++) {
+            strata_hooks_destroy(w, &w->records[(uint32_t)t->entities[row]]);
+        }
+    }
     for (uint32_t i = 0; i < w->table_count; i++) {
         strata_table_free(w, w->tables[i]);
     }
@@ -179,6 +197,8 @@ void strata_world_destroy(strata_world_t *w) {
     strata_mem_free(w, w->cmds, w->cmd_capacity);
     strata_mem_free(w, w->doomed, sizeof(strata_entity_t) * w->doomed_capacity);
     strata_mem_free(w, w->resources_block, w->resources_block_size);
+    strata_mem_free(w, w->scratch, w->scratch_capacity);
+    strata_hooks_free(w);
     strata_allocator_t a = w->allocator;
     a.free(w, sizeof *w, a.user);
 }

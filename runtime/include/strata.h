@@ -25,10 +25,12 @@ extern "C" {
 #define STRATA_VERSION_STRING "0.1.0"
 
 /* Limits, enforced by the generator and checked by the runtime. */
-#define STRATA_MAX_COMPONENTS 256        /* component types per world */
+#define STRATA_MAX_COMPONENTS 256        /* component types plus aspects per world */
 #define STRATA_MAX_QUERIES 1024          /* queries and systems per world */
 #define STRATA_MAX_ENTITIES 0x7fffffffu  /* entities alive at once */
 #define STRATA_MAX_TABLES 65535u         /* archetypes per world */
+#define STRATA_MAX_MONITORS 64           /* queries with an aspect or hooks, per world */
+#define STRATA_MAX_CHANGED 15            /* queries with `changed` terms, per world */
 
 /* Caller bugs (NULL world, out-of-range component index) trip this assert.
  * Define STRATA_ASSERT before including to override; NDEBUG turns it off. */
@@ -70,20 +72,44 @@ typedef struct strata_mask_t {
     uint64_t bits[STRATA_MAX_COMPONENTS / 64];
 } strata_mask_t;
 
+typedef struct strata_world_t strata_world_t;
+
+/* A component hook: called with the entity and its value (NULL for a tag)
+ * once per add (after the value is in place) and once per remove or destroy
+ * (before the value goes). Structural changes it makes are deferred. */
+typedef void (*strata_component_hook_t)(strata_world_t *w, strata_entity_t e, void *value);
+
 /* One component type, as the generator describes it (static data). */
 typedef struct strata_component_desc_t {
     const char *name;     /* the schema's name, e.g. "Position" */
     uint32_t size;        /* sizeof the C struct; 0 for a tag (no column) */
     uint32_t align;       /* _Alignof the C struct; 0 for a tag */
     const void *defaults; /* `size` bytes of the default value; NULL means zeros */
+    strata_component_hook_t on_add;    /* NULL: none */
+    strata_component_hook_t on_remove; /* NULL: none */
 } strata_component_desc_t;
+
+/* A query hook: called when an entity starts to match the query (after its
+ * aspect is made at its defaults) and when it stops matching or is
+ * destroyed (before its aspect is dropped). `aspect` is NULL for a query
+ * without one. Structural changes it makes are deferred. */
+typedef void (*strata_query_hook_t)(strata_world_t *w, strata_entity_t e, void *aspect);
 
 /* One query or system query (static data). A table matches when it has
  * every component of `all` and none of `none`. `all` must not be empty. */
 typedef struct strata_query_desc_t {
     const char *name;
-    strata_mask_t all;  /* read, write and with terms */
-    strata_mask_t none; /* without terms */
+    strata_mask_t all;     /* read, write and with terms */
+    strata_mask_t none;    /* without terms */
+    strata_mask_t write;   /* write terms: rows its iterators yield are marked changed */
+    strata_mask_t changed; /* non-empty: iterators visit only the entities whose
+                            * components in this mask were written since the
+                            * query's set was last emptied (by its iteration) */
+    uint32_t aspect_size;  /* per-entity state while it matches; 0 for none */
+    uint32_t aspect_align;
+    const void *aspect_defaults; /* NULL means zeros */
+    strata_query_hook_t on_add;    /* NULL: none */
+    strata_query_hook_t on_remove; /* NULL: none */
 } strata_query_desc_t;
 
 /* Everything the runtime needs to know about a world's schema (static data
@@ -105,8 +131,6 @@ typedef struct strata_world_desc_t {
     strata_allocator_t allocator; /* all hooks or none; none = malloc/realloc/free */
     uint32_t initial_capacity;    /* entity records to reserve (default 1024) */
 } strata_world_desc_t;
-
-typedef struct strata_world_t strata_world_t;
 
 /* What a world holds, for tools and tests. */
 typedef struct strata_world_stats_t {
@@ -190,11 +214,11 @@ bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c);
  * if `e` is stale, lacks `c`, or `c` is a tag. Does not mark anything. */
 const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c);
 
-/* Like strata_get, writable. */
+/* Like strata_get, writable; marks c changed (see strata_mark). */
 void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c);
 
-/* Copy `value` over e's `c`. Returns STRATA_OK, STRATA_ERR_STALE or
- * STRATA_ERR_MISSING. Never deferred. */
+/* Copy `value` over e's `c` and mark it changed. Returns STRATA_OK,
+ * STRATA_ERR_STALE or STRATA_ERR_MISSING. Never deferred. */
 strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
 
 /* --- Deferral and steps -------------------------------------------------- */
@@ -222,28 +246,46 @@ strata_result_t strata_step_end(strata_world_t *w);
 
 /* --- Queries ------------------------------------------------------------- */
 
-/* An iterator over the non-empty tables matching one query. Fields are read
- * by generated code; treat them as read-only. */
+/* An iterator over the rows matching one query, a batch at a time: a whole
+ * non-empty table, or (for a query with `changed` terms) one changed row.
+ * Fields are read by generated code; treat them as read-only. */
 typedef struct strata_iter_t {
     strata_world_t *world;
     uint32_t query;                  /* query id */
-    uint32_t cursor;                 /* next position in the query's table list */
-    uint32_t count;                  /* rows in the current table */
+    uint32_t cursor;                 /* next position in the query's table list or changed set */
+    uint32_t count;                  /* rows in this batch */
     const strata_entity_t *entities; /* their handles */
-    void *const *columns;            /* the current table's columns, indexed by component id (NULL if absent or a tag) */
+    void *const *columns;            /* the table's columns by component id (NULL if absent or a tag) */
+    uint32_t row;                    /* the batch starts at this row of `columns` (0 unless `changed`) */
     bool open;                       /* holds a deferral scope */
 } strata_iter_t;
 
-/* Start iterating query `q`; opens a deferral scope. */
+/* Start iterating query `q`; opens a deferral scope. A query with `changed`
+ * terms visits each entity written since its set was last emptied, once,
+ * and empties the set as it goes (writes made during the iteration to rows
+ * already visited count for the next one). */
 strata_iter_t strata_iter(strata_world_t *w, uint32_t q);
 
-/* Advance to the next non-empty matching table. Returns false at the end,
- * after closing the deferral scope (applying commands if outermost). */
+/* Advance to the next batch. Returns false at the end, after closing the
+ * deferral scope (applying commands if outermost). */
 bool strata_iter_next(strata_iter_t *it);
 
-/* Stop early: close the deferral scope. Safe to call after the end. Returns
- * as strata_defer_end. */
+/* Stop early: close the deferral scope; for a `changed` query the entries
+ * not visited stay in its set. Safe to call after the end. Returns as
+ * strata_defer_end. */
 strata_result_t strata_iter_end(strata_iter_t *it);
+
+/* Mark e's component c as written, for the queries that track it under
+ * `changed` (set, get_mut, add and write iterators mark by themselves).
+ * No-op for a stale entity or a component no query tracks. */
+void strata_mark(strata_world_t *w, strata_entity_t e, uint32_t c);
+
+/* Entries waiting in query q's changed set (0 for a query without one). */
+uint32_t strata_query_changed_count(const strata_world_t *w, uint32_t q);
+
+/* The column id of query q's aspect (component_count + the number of
+ * queries with an aspect before q), or UINT32_MAX if q has none. */
+uint32_t strata_query_aspect_id(const strata_world_t *w, uint32_t q);
 
 /* Number of entities matching query `q` (sums its tables' counts). */
 uint32_t strata_query_count(const strata_world_t *w, uint32_t q);

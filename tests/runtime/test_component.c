@@ -11,6 +11,7 @@
 
 #define STRATA_ASSERT(c) mock_assert((int)(c), #c, __FILE__, __LINE__)
 #include "strata_unity.h"
+#include "fixture.h"
 
 /* --- A schema: several sizes, alignments and tags -------------------------- */
 
@@ -29,21 +30,19 @@ static const health health_defaults = {100};
 static const name name_defaults = {"nobody"};
 
 static const strata_component_desc_t components[COMPONENT_COUNT] = {
-    [POSITION] = {"Position", sizeof(vec2), _Alignof(vec2), &position_defaults},
-    [VELOCITY] = {"Velocity", sizeof(vec2), _Alignof(vec2), NULL},
-    [HEALTH] = {"Health", sizeof(health), _Alignof(health), &health_defaults},
-    [FROZEN] = {"Frozen", 0, 0, NULL},
-    [NAME] = {"Name", sizeof(name), _Alignof(name), &name_defaults},
-    [BIG] = {"Big", sizeof(big), _Alignof(big), NULL},
-    [WIDE] = {"Wide", sizeof(wide), _Alignof(wide), NULL},
-    [TINY] = {"Tiny", sizeof(tiny), _Alignof(tiny), NULL},
-    [MARKED] = {"Marked", 0, 0, NULL},
+    [POSITION] = COMPONENT("Position", vec2, &position_defaults),
+    [VELOCITY] = COMPONENT("Velocity", vec2, NULL),
+    [HEALTH] = COMPONENT("Health", health, &health_defaults),
+    [FROZEN] = TAG("Frozen"),
+    [NAME] = COMPONENT("Name", name, &name_defaults),
+    [BIG] = COMPONENT("Big", big, NULL),
+    [WIDE] = COMPONENT("Wide", wide, NULL),
+    [TINY] = COMPONENT("Tiny", tiny, NULL),
+    [MARKED] = TAG("Marked"),
 };
 
-#define BIT(c) ((uint64_t)1 << (c))
-
 static const strata_query_desc_t queries[QUERY_COUNT] = {
-    [Q_POSITIONED] = {"Positioned", {{BIT(POSITION)}}, {{0}}},
+    [Q_POSITIONED] = QUERY("Positioned", BIT(POSITION), 0),
 };
 
 static const strata_schema_t schema = {
@@ -55,82 +54,6 @@ static const strata_schema_t schema = {
     .queries = queries,
 };
 
-/* --- A checking allocator over cmocka's (leaks fail the test) ------------- */
-
-typedef struct heap_t {
-    long calls;
-    long fail_at; /* this call fails (0: none) */
-    size_t bytes;
-} heap_t;
-
-#define HEAP_HEADER 8 /* only 8-byte aligned blocks: the runtime must align the rest */
-
-static void *heap_alloc(size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        return NULL;
-    }
-    unsigned char *p = test_malloc(size + HEAP_HEADER);
-    memcpy(p, &size, sizeof size);
-    h->bytes += size;
-    return p + HEAP_HEADER;
-}
-
-static void *heap_realloc(void *ptr, size_t old_size, size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        return NULL;
-    }
-    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, old_size);
-    p = test_realloc(p, size + HEAP_HEADER);
-    memcpy(p, &size, sizeof size);
-    h->bytes = h->bytes - old_size + size;
-    return p + HEAP_HEADER;
-}
-
-static void heap_free(void *ptr, size_t size, void *user) {
-    heap_t *h = user;
-    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, size);
-    h->bytes -= size;
-    test_free(p);
-}
-
-/* --- Fixture: the world lives inside each test body (cmocka checks bodies
- * for leaks on their own). ---------------------------------------------- */
-
-typedef struct fixture_t {
-    heap_t heap;
-    strata_world_t *w;
-} fixture_t;
-
-static int setup(void **state) {
-    *state = test_calloc(1, sizeof(fixture_t));
-    return 0;
-}
-
-static int teardown(void **state) {
-    test_free(*state);
-    return 0;
-}
-
-static fixture_t *world_open(void **state) {
-    fixture_t *f = *state;
-    strata_world_desc_t d = {{heap_alloc, heap_realloc, heap_free, &f->heap}, 0};
-    assert_int_equal(strata_world_create(&schema, &d, &f->w), STRATA_OK);
-    return f;
-}
-
-static void world_close(fixture_t *f) {
-    strata_world_destroy(f->w);
-    f->w = NULL;
-    assert_int_equal(f->heap.bytes, 0);
-}
 
 /* A new entity with no components. */
 static strata_entity_t spawn(fixture_t *f) {

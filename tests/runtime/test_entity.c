@@ -11,6 +11,7 @@
 
 #define STRATA_ASSERT(c) mock_assert((int)(c), #c, __FILE__, __LINE__)
 #include "strata_unity.h"
+#include "fixture.h"
 
 /* --- A schema ------------------------------------------------------------- */
 
@@ -24,17 +25,15 @@ static const vec2 position_defaults = {1.0f, 2.0f};
 static const health health_defaults = {100};
 
 static const strata_component_desc_t components[COMPONENT_COUNT] = {
-    [POSITION] = {"Position", sizeof(vec2), _Alignof(vec2), &position_defaults},
-    [VELOCITY] = {"Velocity", sizeof(vec2), _Alignof(vec2), NULL},
-    [HEALTH] = {"Health", sizeof(health), _Alignof(health), &health_defaults},
-    [FROZEN] = {"Frozen", 0, 0, NULL},
+    [POSITION] = COMPONENT("Position", vec2, &position_defaults),
+    [VELOCITY] = COMPONENT("Velocity", vec2, NULL),
+    [HEALTH] = COMPONENT("Health", health, &health_defaults),
+    [FROZEN] = TAG("Frozen"),
 };
 
-#define BIT(c) ((uint64_t)1 << (c))
-
 static const strata_query_desc_t queries[QUERY_COUNT] = {
-    [Q_MOVING] = {"Moving", {{BIT(POSITION) | BIT(VELOCITY)}}, {{BIT(FROZEN)}}},
-    [Q_ALIVE] = {"Alive", {{BIT(HEALTH)}}, {{0}}},
+    [Q_MOVING] = QUERY("Moving", BIT(POSITION) | BIT(VELOCITY), BIT(FROZEN)),
+    [Q_ALIVE] = QUERY("Alive", BIT(HEALTH), 0),
 };
 
 static const strata_schema_t schema = {
@@ -46,82 +45,6 @@ static const strata_schema_t schema = {
     .queries = queries,
 };
 
-/* --- A checking allocator over cmocka's (leaks fail the test) ------------- */
-
-typedef struct heap_t {
-    long calls;
-    long fail_at; /* this call fails (0: none) */
-    size_t bytes;
-} heap_t;
-
-#define HEAP_HEADER 16
-
-static void *heap_alloc(size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        return NULL;
-    }
-    unsigned char *p = test_malloc(size + HEAP_HEADER);
-    memcpy(p, &size, sizeof size);
-    h->bytes += size;
-    return p + HEAP_HEADER;
-}
-
-static void *heap_realloc(void *ptr, size_t old_size, size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        return NULL;
-    }
-    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, old_size);
-    p = test_realloc(p, size + HEAP_HEADER);
-    memcpy(p, &size, sizeof size);
-    h->bytes = h->bytes - old_size + size;
-    return p + HEAP_HEADER;
-}
-
-static void heap_free(void *ptr, size_t size, void *user) {
-    heap_t *h = user;
-    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, size);
-    h->bytes -= size;
-    test_free(p);
-}
-
-/* --- Fixture: the world lives inside each test body (cmocka checks bodies
- * for leaks on their own). ---------------------------------------------- */
-
-typedef struct fixture_t {
-    heap_t heap;
-    strata_world_t *w;
-} fixture_t;
-
-static int setup(void **state) {
-    *state = test_calloc(1, sizeof(fixture_t));
-    return 0;
-}
-
-static int teardown(void **state) {
-    test_free(*state);
-    return 0;
-}
-
-static fixture_t *world_open(void **state) {
-    fixture_t *f = *state;
-    strata_world_desc_t d = {{heap_alloc, heap_realloc, heap_free, &f->heap}, 0};
-    assert_int_equal(strata_world_create(&schema, &d, &f->w), STRATA_OK);
-    return f;
-}
-
-static void world_close(fixture_t *f) {
-    strata_world_destroy(f->w);
-    f->w = NULL;
-    assert_int_equal(f->heap.bytes, 0);
-}
 
 /* --- Tests ---------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 
 #define STRATA_ASSERT(c) mock_assert((int)(c), #c, __FILE__, __LINE__)
 #include "strata_unity.h"
+#include "fixture.h"
 
 /* --- A schema ------------------------------------------------------------- */
 
@@ -21,15 +22,15 @@ enum { POSITION, VELOCITY, WIDE, T0, T1, T2, T3, T4, T5, T6, COMPONENT_COUNT };
 enum { Q_POSITIONED, QUERY_COUNT };
 
 static const strata_component_desc_t components[COMPONENT_COUNT] = {
-    [POSITION] = {"Position", sizeof(vec2), _Alignof(vec2), NULL},
-    [VELOCITY] = {"Velocity", sizeof(vec2), _Alignof(vec2), NULL},
-    [WIDE] = {"Wide", sizeof(wide), _Alignof(wide), NULL},
-    [T0] = {"T0", 0, 0, NULL}, [T1] = {"T1", 0, 0, NULL}, [T2] = {"T2", 0, 0, NULL}, [T3] = {"T3", 0, 0, NULL},
-    [T4] = {"T4", 0, 0, NULL}, [T5] = {"T5", 0, 0, NULL}, [T6] = {"T6", 0, 0, NULL},
+    [POSITION] = COMPONENT("Position", vec2, NULL),
+    [VELOCITY] = COMPONENT("Velocity", vec2, NULL),
+    [WIDE] = COMPONENT("Wide", wide, NULL),
+    [T0] = TAG("T0"), [T1] = TAG("T1"), [T2] = TAG("T2"), [T3] = TAG("T3"),
+    [T4] = TAG("T4"), [T5] = TAG("T5"), [T6] = TAG("T6"),
 };
 
 static const strata_query_desc_t queries[QUERY_COUNT] = {
-    [Q_POSITIONED] = {"Positioned", {{(uint64_t)1 << POSITION}}, {{0}}},
+    [Q_POSITIONED] = QUERY("Positioned", (uint64_t)1 << POSITION, 0),
 };
 
 static const strata_schema_t schema = {
@@ -41,103 +42,6 @@ static const strata_schema_t schema = {
     .queries = queries,
 };
 
-/* --- A checking allocator over cmocka's that moves blocks around: each
- * block starts 16, 24 or 32 bytes into its cmocka block, so a realloc can
- * change a block's alignment. ------------------------------------------- */
-
-typedef struct heap_t {
-    long calls;
-    long fail_at; /* this call fails (0: none) */
-    size_t bytes;
-} heap_t;
-
-#define HEAP_SLACK 32
-
-/* The header in front of a block: its size and where it starts. */
-typedef struct heap_header_t {
-    size_t size;
-    size_t offset;
-} heap_header_t;
-
-/* The offset the next block of h starts at. */
-static size_t heap_offset(const heap_t *h) {
-    return 16 + 8 * (size_t)(h->calls % 3);
-}
-
-static void *heap_alloc(size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        return NULL;
-    }
-    unsigned char *base = test_malloc(size + HEAP_SLACK);
-    heap_header_t hd = {size, heap_offset(h)};
-    memcpy(base + hd.offset - sizeof hd, &hd, sizeof hd);
-    h->bytes += size;
-    return base + hd.offset;
-}
-
-/* The cmocka block of p, and its header. */
-static unsigned char *heap_base(void *p, heap_header_t *hd) {
-    memcpy(hd, (unsigned char *)p - sizeof *hd, sizeof *hd);
-    return (unsigned char *)p - hd->offset;
-}
-
-static void *heap_realloc(void *ptr, size_t old_size, size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        return NULL;
-    }
-    heap_header_t hd;
-    unsigned char *base = heap_base(ptr, &hd);
-    assert_int_equal(hd.size, old_size);
-    base = test_realloc(base, size + HEAP_SLACK);
-    size_t offset = heap_offset(h);
-    memmove(base + offset, base + hd.offset, old_size < size ? old_size : size);
-    hd = (heap_header_t){size, offset};
-    memcpy(base + offset - sizeof hd, &hd, sizeof hd);
-    h->bytes = h->bytes - old_size + size;
-    return base + offset;
-}
-
-static void heap_free(void *ptr, size_t size, void *user) {
-    heap_t *h = user;
-    heap_header_t hd;
-    unsigned char *base = heap_base(ptr, &hd);
-    assert_int_equal(hd.size, size);
-    h->bytes -= size;
-    test_free(base);
-}
-
-/* --- Fixture: the world lives inside each test body (cmocka checks bodies
- * for leaks on their own). ---------------------------------------------- */
-
-typedef struct fixture_t {
-    heap_t heap;
-    strata_world_t *w;
-} fixture_t;
-
-static int setup(void **state) {
-    *state = test_calloc(1, sizeof(fixture_t));
-    return 0;
-}
-
-static int teardown(void **state) {
-    test_free(*state);
-    return 0;
-}
-
-static fixture_t *world_open(void **state) {
-    fixture_t *f = *state;
-    strata_world_desc_t d = {{heap_alloc, heap_realloc, heap_free, &f->heap}, 0};
-    assert_int_equal(strata_world_create(&schema, &d, &f->w), STRATA_OK);
-    return f;
-}
-
-static void world_close(fixture_t *f) {
-    strata_world_destroy(f->w);
-    f->w = NULL;
-    assert_int_equal(f->heap.bytes, 0);
-}
 
 /* The mask of the components in ids. */
 static strata_mask_t mask_of(uint32_t k, const uint32_t *ids) {

@@ -11,6 +11,7 @@
 
 #define STRATA_ASSERT(c) mock_assert((int)(c), #c, __FILE__, __LINE__)
 #include "strata_unity.h"
+#include "fixture.h"
 
 /* --- A schema ------------------------------------------------------------- */
 
@@ -26,21 +27,19 @@ static const vec2 position_defaults = {1.0f, 2.0f};
 static const health health_defaults = {100};
 
 static const strata_component_desc_t components[COMPONENT_COUNT] = {
-    [POSITION] = {"Position", sizeof(vec2), _Alignof(vec2), &position_defaults},
-    [VELOCITY] = {"Velocity", sizeof(vec2), _Alignof(vec2), NULL},
-    [HEALTH] = {"Health", sizeof(health), _Alignof(health), &health_defaults},
-    [FROZEN] = {"Frozen", 0, 0, NULL},
-    [NAME] = {"Name", sizeof(name), _Alignof(name), NULL},
-    [BIG] = {"Big", sizeof(big), _Alignof(big), NULL},
+    [POSITION] = COMPONENT("Position", vec2, &position_defaults),
+    [VELOCITY] = COMPONENT("Velocity", vec2, NULL),
+    [HEALTH] = COMPONENT("Health", health, &health_defaults),
+    [FROZEN] = TAG("Frozen"),
+    [NAME] = COMPONENT("Name", name, NULL),
+    [BIG] = COMPONENT("Big", big, NULL),
 };
 
-#define BIT(c) ((uint64_t)1 << (c))
-
 static const strata_query_desc_t queries[QUERY_COUNT] = {
-    [Q_MOVING] = {"Moving", {{BIT(POSITION) | BIT(VELOCITY)}}, {{BIT(FROZEN)}}},
-    [Q_ALIVE] = {"Alive", {{BIT(HEALTH)}}, {{0}}},
-    [Q_FROZEN] = {"Frozen", {{BIT(FROZEN)}}, {{0}}},
-    [Q_NAMED] = {"Named", {{BIT(NAME)}}, {{0}}},
+    [Q_MOVING] = QUERY("Moving", BIT(POSITION) | BIT(VELOCITY), BIT(FROZEN)),
+    [Q_ALIVE] = QUERY("Alive", BIT(HEALTH), 0),
+    [Q_FROZEN] = QUERY("Frozen", BIT(FROZEN), 0),
+    [Q_NAMED] = QUERY("Named", BIT(NAME), 0),
 };
 
 /* A resource block that wants 16-byte alignment. */
@@ -63,96 +62,6 @@ static const strata_schema_t schema = {
     .resources_defaults = &resources_defaults,
 };
 
-/* --- A checking allocator over cmocka's (leaks fail the test) ------------- */
-
-/* Its state: calls so far, which call fails (0: none), bytes held. */
-typedef struct heap_t {
-    long calls;
-    long fail_at;
-    long failures;
-    size_t bytes;
-} heap_t;
-
-/* Each block starts with its size, so free and realloc can check theirs. */
-#define HEAP_HEADER 16
-
-static void *heap_alloc(size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        h->failures++;
-        return NULL;
-    }
-    unsigned char *p = test_malloc(size + HEAP_HEADER);
-    memcpy(p, &size, sizeof size);
-    h->bytes += size;
-    return p + HEAP_HEADER;
-}
-
-static void *heap_realloc(void *ptr, size_t old_size, size_t size, void *user) {
-    heap_t *h = user;
-    if (++h->calls == h->fail_at) {
-        h->failures++;
-        return NULL;
-    }
-    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, old_size);
-    p = test_realloc(p, size + HEAP_HEADER);
-    memcpy(p, &size, sizeof size);
-    h->bytes = h->bytes - old_size + size;
-    return p + HEAP_HEADER;
-}
-
-static void heap_free(void *ptr, size_t size, void *user) {
-    heap_t *h = user;
-    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
-    size_t stored;
-    memcpy(&stored, p, sizeof stored);
-    assert_int_equal(stored, size);
-    h->bytes -= size;
-    test_free(p);
-}
-
-/* A desc whose hooks go to h. */
-static strata_world_desc_t heap_desc(heap_t *h, uint32_t initial_capacity) {
-    return (strata_world_desc_t){{heap_alloc, heap_realloc, heap_free, h}, initial_capacity};
-}
-
-/* --- Fixture -------------------------------------------------------------- */
-
-/* cmocka checks each test body for leaks on its own, so the world is made
- * and destroyed inside the body (world_open / world_close); the fixture
- * holds the allocator's state around it. */
-typedef struct fixture_t {
-    heap_t heap;
-    strata_world_t *w;
-} fixture_t;
-
-static int setup(void **state) {
-    *state = test_calloc(1, sizeof(fixture_t));
-    return 0;
-}
-
-static int teardown(void **state) {
-    test_free(*state);
-    return 0;
-}
-
-/* Start a test body: a fresh world on the checking allocator. */
-static fixture_t *world_open(void **state) {
-    fixture_t *f = *state;
-    strata_world_desc_t d = heap_desc(&f->heap, 0);
-    assert_int_equal(strata_world_create(&schema, &d, &f->w), STRATA_OK);
-    return f;
-}
-
-/* End a test body: the world gives back every byte it took. */
-static void world_close(fixture_t *f) {
-    strata_world_destroy(f->w);
-    f->w = NULL;
-    assert_int_equal(f->heap.bytes, 0);
-}
 
 /* --- Basics --------------------------------------------------------------- */
 
@@ -335,7 +244,7 @@ static void test_world_assert_partial_allocator(void **state) {
 
 static void test_world_assert_query_with_empty_all(void **state) {
     (void)state;
-    strata_query_desc_t q = {"Empty", {{0}}, {{BIT(FROZEN)}}};
+    strata_query_desc_t q = QUERY("Empty", 0, BIT(FROZEN));
     strata_schema_t s = schema;
     s.query_count = 1;
     s.queries = &q;

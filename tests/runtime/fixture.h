@@ -1,0 +1,115 @@
+/* fixture.h: what every runtime test file shares: desc macros, a checking
+ * allocator over cmocka's, and the fixture that holds it. Include it after
+ * strata_unity.h (the runtime, with STRATA_ASSERT routed to cmocka so tests
+ * can expect assert failures); world_open(state) makes a world of the
+ * file's `schema`. */
+#ifndef STRATA_TEST_FIXTURE_H
+#define STRATA_TEST_FIXTURE_H
+
+/* A bit of a mask word. */
+#define BIT(c) ((uint64_t)1 << (c))
+/* A component desc for C type T (defaults: a pointer to a T, or NULL). */
+#define COMPONENT(label, T, defaults_) \
+    { .name = (label), .size = sizeof(T), .align = _Alignof(T), .defaults = (defaults_) }
+/* A tag's desc: no column. */
+#define TAG(label) { .name = (label) }
+/* A query desc; `all` and `none` give the first mask word, e.g. BIT(A) | BIT(B). */
+#define QUERY(label, all_, none_) { .name = (label), .all = {{all_}}, .none = {{none_}} }
+
+/* --- A checking allocator over cmocka's (leaks fail the test) ------------- */
+
+/* Its state: calls so far, which call fails (0: none), bytes held. */
+typedef struct heap_t {
+    long calls;
+    long fail_at;
+    long failures;
+    size_t bytes;
+} heap_t;
+
+/* Each block starts with its size, so free and realloc can check theirs.
+ * Only 8 bytes, so blocks are only 8-byte aligned: the runtime must align
+ * what needs more. */
+#define HEAP_HEADER 8
+
+static void *heap_alloc(size_t size, void *user) {
+    heap_t *h = user;
+    if (++h->calls == h->fail_at) {
+        h->failures++;
+        return NULL;
+    }
+    unsigned char *p = test_malloc(size + HEAP_HEADER);
+    memcpy(p, &size, sizeof size);
+    h->bytes += size;
+    return p + HEAP_HEADER;
+}
+
+static void *heap_realloc(void *ptr, size_t old_size, size_t size, void *user) {
+    heap_t *h = user;
+    if (++h->calls == h->fail_at) {
+        h->failures++;
+        return NULL;
+    }
+    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
+    size_t stored;
+    memcpy(&stored, p, sizeof stored);
+    assert_int_equal(stored, old_size);
+    p = test_realloc(p, size + HEAP_HEADER);
+    memcpy(p, &size, sizeof size);
+    h->bytes = h->bytes - old_size + size;
+    return p + HEAP_HEADER;
+}
+
+static void heap_free(void *ptr, size_t size, void *user) {
+    heap_t *h = user;
+    unsigned char *p = (unsigned char *)ptr - HEAP_HEADER;
+    size_t stored;
+    memcpy(&stored, p, sizeof stored);
+    assert_int_equal(stored, size);
+    h->bytes -= size;
+    test_free(p);
+}
+
+/* A desc whose hooks go to h. */
+static inline strata_world_desc_t heap_desc(heap_t *h, uint32_t initial_capacity) {
+    return (strata_world_desc_t){{heap_alloc, heap_realloc, heap_free, h}, initial_capacity};
+}
+
+/* --- Fixture -------------------------------------------------------------- */
+
+/* cmocka checks each test body for leaks on its own, so the world is made
+ * and destroyed inside the body (world_open / world_close); the fixture
+ * holds the allocator's state around it. */
+typedef struct fixture_t {
+    heap_t heap;
+    strata_world_t *w;
+} fixture_t;
+
+static int setup(void **state) {
+    *state = test_calloc(1, sizeof(fixture_t));
+    return 0;
+}
+
+static int teardown(void **state) {
+    test_free(*state);
+    return 0;
+}
+
+/* A world of `schema` on the fixture's heap. */
+static inline fixture_t *fixture_open(void **state, const strata_schema_t *schema) {
+    fixture_t *f = *state;
+    strata_world_desc_t d = heap_desc(&f->heap, 0);
+    assert_int_equal(strata_world_create(schema, &d, &f->w), STRATA_OK);
+    return f;
+}
+
+/* A world of the test file's `schema`. */
+#define world_open(state) fixture_open((state), &schema)
+
+/* Destroy the world; every byte must be back. */
+static inline void world_close(fixture_t *f) {
+    strata_world_destroy(f->w);
+    f->w = NULL;
+    assert_int_equal(f->heap.bytes, 0);
+}
+
+#endif /* STRATA_TEST_FIXTURE_H */

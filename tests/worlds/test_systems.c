@@ -1,0 +1,509 @@
+/* Tests of systems as the seeds describe them (tests/schema/systems.yaml):
+ * aspects with on_add / on_remove, component hooks, dirty sets, disabled
+ * systems, and the callback form of queries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "systems.h"
+
+/* --- What the game's functions saw --------------------------------------- */
+
+enum { MAX_SEEN = 256 };
+
+static struct {
+    uint32_t mover_added, mover_removed;     /* Mover's on_add / on_remove calls */
+    float removed_distance;                  /* the aspect on_remove was given */
+    uint32_t render_added;
+    uint32_t render_seen[MAX_SEEN];          /* Render visits by entity index */
+    uint32_t healer_rows;
+    uint32_t texture_added, texture_removed, glow_added, glow_removed;
+    uint32_t last_texture_handle;            /* the value on_remove was given */
+    bool texture_adds_glow;                  /* Texture's on_add adds Glow (a structural change in a hook) */
+} seen;
+
+void systems_once_run(systems_once_ctx *ctx) {
+    ctx->calls->once_runs++;
+}
+
+void systems_mover_run(systems_mover_ctx *ctx) {
+    ctx->calls->mover_runs++;
+    while (systems_mover_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            ctx->position[i].x += ctx->velocity[i].x * ctx->dt;
+            ctx->aspect[i].distance += ctx->velocity[i].x * ctx->dt;
+            ctx->aspect[i].steps++;
+        }
+    }
+}
+
+void systems_mover_on_add(systems_world *w, systems_entity e, systems_mover_aspect *aspect) {
+    (void)w;
+    (void)e;
+    assert_int_equal(aspect->steps, 100); /* made at its defaults */
+    assert_true(aspect->distance == 0.0f);
+    seen.mover_added++;
+}
+
+void systems_mover_on_remove(systems_world *w, systems_entity e, systems_mover_aspect *aspect) {
+    (void)w;
+    (void)e;
+    seen.removed_distance = aspect->distance;
+    seen.mover_removed++;
+}
+
+void systems_render_run(systems_render_ctx *ctx) {
+    ctx->calls->render_runs++;
+    while (systems_render_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            uint32_t index = (uint32_t)ctx->entities[i].id;
+            assert_true(index < MAX_SEEN);
+            seen.render_seen[index]++;
+            assert_int_equal(ctx->aspect[i].sprite, 7);
+            ctx->calls->render_rows++;
+        }
+    }
+}
+
+void systems_render_on_add(systems_world *w, systems_entity e, systems_render_aspect *aspect) {
+    (void)w;
+    (void)e;
+    assert_int_equal(aspect->sprite, 7);
+    seen.render_added++;
+}
+
+void systems_healer_run(systems_healer_ctx *ctx) {
+    while (systems_healer_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            ctx->health[i].value += 1; /* its own writes are not its changes */
+            seen.healer_rows++;
+        }
+    }
+}
+
+void systems_texture_on_add(systems_world *w, systems_entity e, systems_texture *value) {
+    assert_true(systems_texture_has(w, e));
+    seen.last_texture_handle = value->handle;
+    seen.texture_added++;
+    if (seen.texture_adds_glow) {
+        assert_int_equal(systems_glow_add(w, e), STRATA_OK);
+        assert_false(systems_glow_has(w, e)); /* deferred until the hook's change is done */
+    }
+}
+
+void systems_texture_on_remove(systems_world *w, systems_entity e, systems_texture *value) {
+    (void)w;
+    (void)e;
+    seen.last_texture_handle = value->handle;
+    seen.texture_removed++;
+}
+
+void systems_glow_on_add(systems_world *w, systems_entity e) {
+    assert_true(systems_glow_has(w, e));
+    seen.glow_added++;
+}
+
+void systems_glow_on_remove(systems_world *w, systems_entity e) {
+    (void)w;
+    (void)e;
+    seen.glow_removed++;
+}
+
+/* --- Fixtures ------------------------------------------------------------ */
+
+static int setup(void **state) {
+    memset(&seen, 0, sizeof seen);
+    systems_world *w = systems_world_create(NULL);
+    assert_non_null(w);
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state) {
+    systems_world_destroy(*state);
+    return 0;
+}
+
+/* An entity with Position (x) and, if moving, Velocity (1, 0). */
+static systems_entity spawn(systems_world *w, float x, bool moving) {
+    systems_entity e = systems_entity_create_bundle(w, &(systems_bundle){
+        .position = &(systems_position){x, 0}, .velocity = moving ? &SYSTEMS_VELOCITY_DEFAULT : NULL});
+    assert_false(systems_entity_eq(e, SYSTEMS_ENTITY_NULL));
+    return e;
+}
+
+/* The Mover aspect of e, found through Mover's iterator, or NULL. */
+static systems_mover_aspect mover_aspect_of(systems_world *w, systems_entity e, bool *found) {
+    systems_mover_aspect a = {0};
+    *found = false;
+    systems_mover_ctx ctx = systems_mover_begin(w, 0.0f);
+    while (systems_mover_next(&ctx)) {
+        for (uint32_t i = 0; i < ctx.count; i++) {
+            if (systems_entity_eq(ctx.entities[i], e)) {
+                a = ctx.aspect[i];
+                *found = true;
+            }
+        }
+    }
+    return a;
+}
+
+/* --- Aspects -------------------------------------------------------------- */
+
+static void test_aspect_made_at_defaults_and_kept_across_steps(void **state) {
+    systems_world *w = *state;
+    systems_entity e = spawn(w, 0, true);
+    assert_int_equal(seen.mover_added, 1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(systems_world_step(w, 0.5f), STRATA_OK);
+    }
+    bool found;
+    systems_mover_aspect a = mover_aspect_of(w, e, &found);
+    assert_true(found);
+    assert_int_equal(a.steps, 103);
+    assert_true(a.distance == 1.5f);
+    assert_int_equal(seen.mover_added, 1); /* once, however long it matches */
+}
+
+static void test_aspect_dropped_once_when_entity_loses_a_required_component(void **state) {
+    systems_world *w = *state;
+    systems_entity e = spawn(w, 0, true);
+    assert_int_equal(systems_world_step(w, 2.0f), STRATA_OK);
+    assert_int_equal(systems_velocity_remove(w, e), STRATA_OK);
+    assert_int_equal(seen.mover_removed, 1);
+    assert_true(seen.removed_distance == 2.0f); /* on_remove sees the aspect before it goes */
+    bool found;
+    mover_aspect_of(w, e, &found);
+    assert_false(found);
+    /* Matching again makes a new aspect at its defaults. */
+    assert_int_equal(systems_velocity_add(w, e, SYSTEMS_VELOCITY_DEFAULT), STRATA_OK);
+    assert_int_equal(seen.mover_added, 2);
+    systems_mover_aspect a = mover_aspect_of(w, e, &found);
+    assert_true(found && a.steps == 100 && a.distance == 0.0f);
+    assert_int_equal(seen.mover_removed, 1);
+}
+
+static void test_aspect_dropped_when_an_excluded_component_arrives(void **state) {
+    systems_world *w = *state;
+    systems_entity e = spawn(w, 0, true);
+    assert_int_equal(systems_frozen_add(w, e), STRATA_OK);
+    assert_int_equal(seen.mover_removed, 1);
+    assert_int_equal(systems_frozen_remove(w, e), STRATA_OK);
+    assert_int_equal(seen.mover_added, 2);
+}
+
+static void test_aspect_on_remove_runs_once_on_destroy(void **state) {
+    systems_world *w = *state;
+    systems_entity a = spawn(w, 0, true), b = spawn(w, 1, false);
+    assert_int_equal(systems_entity_destroy(w, a), STRATA_OK);
+    assert_int_equal(seen.mover_removed, 1);
+    assert_int_equal(systems_entity_destroy(w, a), STRATA_ERR_STALE);
+    assert_int_equal(seen.mover_removed, 1);
+    assert_int_equal(systems_entity_destroy(w, b), STRATA_OK); /* never matched Mover */
+    assert_int_equal(seen.mover_removed, 1);
+}
+
+static void test_aspect_survives_moves_between_matching_tables(void **state) {
+    systems_world *w = *state;
+    systems_entity e = spawn(w, 0, true);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    /* Health moves it to another table that still matches Mover. */
+    assert_int_equal(systems_health_add(w, e, (systems_health){5}), STRATA_OK);
+    bool found;
+    systems_mover_aspect a = mover_aspect_of(w, e, &found);
+    assert_true(found && a.steps == 101 && a.distance == 1.0f);
+    assert_int_equal(seen.mover_added, 1);
+    assert_int_equal(seen.mover_removed, 0);
+}
+
+static void test_disabled_system_does_not_run_and_keeps_its_aspects(void **state) {
+    systems_world *w = *state;
+    systems_entity e = spawn(w, 0, true);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    systems_mover_enable(w, false);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    }
+    assert_int_equal(systems_calls_res(w)->mover_runs, 1);
+    assert_int_equal(systems_calls_res(w)->once_runs, 4);
+    bool found;
+    systems_mover_aspect a = mover_aspect_of(w, e, &found);
+    assert_true(found && a.steps == 101);
+    assert_true(systems_position_get(w, e)->x == 1.0f);
+    /* Tracking goes on while disabled: the aspect set is always the matching set. */
+    spawn(w, 5, true);
+    assert_int_equal(seen.mover_added, 2);
+    systems_mover_enable(w, true);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(systems_calls_res(w)->mover_runs, 2);
+    a = mover_aspect_of(w, e, &found);
+    assert_true(found && a.steps == 102);
+}
+
+/* --- Dirty sets ------------------------------------------------------------ */
+
+static void test_changed_system_sees_exactly_the_written_entities_once(void **state) {
+    systems_world *w = *state;
+    enum { N = 12 };
+    systems_entity e[N];
+    for (uint32_t i = 0; i < N; i++) {
+        e[i] = spawn(w, (float)i, false); /* no Velocity: Mover never writes them */
+    }
+    /* Added components count as written: the first run sees everyone. */
+    assert_int_equal(systems_render_changed_count(w), N);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(systems_calls_res(w)->render_rows, N);
+    memset(seen.render_seen, 0, sizeof seen.render_seen);
+
+    /* Some written twice, some once (each write path), the rest never. */
+    systems_position_set(w, e[1], (systems_position){10, 0});
+    systems_position_set(w, e[1], (systems_position){11, 0});
+    systems_position_mut(w, e[2])->x = 20;
+    systems_position_mut(w, e[2])->x = 21;
+    systems_position_add(w, e[3], (systems_position){30, 0}); /* add over a present one writes it */
+    systems_position_set(w, e[4], (systems_position){40, 0});
+    systems_velocity_set(w, e[5], SYSTEMS_VELOCITY_DEFAULT); /* not tracked: e[5] has no Velocity */
+    systems_health_add(w, e[6], SYSTEMS_HEALTH_DEFAULT);    /* another component */
+    assert_int_equal(systems_render_changed_count(w), 4);
+    uint32_t before = systems_calls_res(w)->render_rows;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(systems_calls_res(w)->render_rows - before, 4);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t expect = (i >= 1 && i <= 4) ? 1 : 0;
+        assert_int_equal(seen.render_seen[(uint32_t)e[i].id], expect);
+    }
+    /* Emptied by the run: the next sees nothing. */
+    before = systems_calls_res(w)->render_rows;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(systems_calls_res(w)->render_rows, before);
+}
+
+static void test_changed_write_terms_mark_the_rows_they_yield(void **state) {
+    systems_world *w = *state;
+    spawn(w, 0, true);
+    spawn(w, 1, true);
+    spawn(w, 2, false);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK); /* everything new */
+    uint32_t before = systems_calls_res(w)->render_rows;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    /* Mover (earlier in the step) wrote Position of the two movers. */
+    assert_int_equal(systems_calls_res(w)->render_rows - before, 2);
+}
+
+static void test_changed_skips_destroyed_and_no_longer_matching_entities(void **state) {
+    systems_world *w = *state;
+    systems_entity a = spawn(w, 0, false), b = spawn(w, 1, false), c = spawn(w, 2, false);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    systems_position_set(w, a, (systems_position){5, 5});
+    systems_position_set(w, b, (systems_position){5, 5});
+    systems_position_set(w, c, (systems_position){5, 5});
+    systems_entity_destroy(w, a);
+    systems_position_remove(w, b);
+    systems_entity d = spawn(w, 9, false); /* may reuse a's index: counts once, as itself */
+    uint32_t before = systems_calls_res(w)->render_rows;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(systems_calls_res(w)->render_rows - before, 2); /* c and d */
+    (void)d;
+}
+
+static void test_changed_own_writes_are_not_changes(void **state) {
+    systems_world *w = *state;
+    systems_entity e[5];
+    for (int i = 0; i < 5; i++) {
+        e[i] = systems_entity_create(w);
+        systems_health_add(w, e[i], SYSTEMS_HEALTH_DEFAULT);
+    }
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(seen.healer_rows, 5);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(seen.healer_rows, 5); /* Healer wrote them; nobody else did */
+    systems_health_mut(w, e[2])->value = 0;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(seen.healer_rows, 6);
+    assert_int_equal(systems_health_get(w, e[2])->value, 1);
+}
+
+static void test_changed_free_query_has_its_own_set(void **state) {
+    systems_world *w = *state;
+    systems_entity e[5];
+    for (int i = 0; i < 5; i++) {
+        e[i] = systems_entity_create(w);
+        systems_health_add(w, e[i], SYSTEMS_HEALTH_DEFAULT);
+    }
+    /* Healer's run empties its own set, not Damaged's. */
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(systems_damaged_changed_count(w), 5);
+    uint32_t rows = 0;
+    for (systems_damaged_iter it = systems_damaged_begin(w); systems_damaged_next(&it);) {
+        rows += it.count;
+    }
+    /* Healer's writes during the step count for Damaged: all 5 once. */
+    assert_int_equal(rows, 5);
+    assert_int_equal(systems_damaged_changed_count(w), 0);
+    systems_health_set(w, e[0], (systems_health){3});
+    systems_health_set(w, e[0], (systems_health){4});
+    rows = 0;
+    for (systems_damaged_iter it = systems_damaged_begin(w); systems_damaged_next(&it);) {
+        assert_int_equal(it.health[0].value, 4);
+        rows += it.count;
+    }
+    assert_int_equal(rows, 1);
+}
+
+static void test_changed_break_keeps_what_was_not_visited(void **state) {
+    systems_world *w = *state;
+    for (int i = 0; i < 4; i++) {
+        systems_entity e = systems_entity_create(w);
+        systems_health_add(w, e, SYSTEMS_HEALTH_DEFAULT);
+    }
+    systems_damaged_iter it = systems_damaged_begin(w);
+    assert_true(systems_damaged_next(&it));
+    assert_int_equal(systems_damaged_end(&it), STRATA_OK);
+    assert_int_equal(systems_damaged_changed_count(w), 3);
+}
+
+/* --- Component hooks --------------------------------------------------- */
+
+static void test_component_hooks_run_once_per_add_remove_and_destroy(void **state) {
+    systems_world *w = *state;
+    systems_entity e = systems_entity_create(w);
+    assert_int_equal(systems_texture_add(w, e, (systems_texture){42}), STRATA_OK);
+    assert_int_equal(seen.texture_added, 1);
+    assert_int_equal(seen.last_texture_handle, 42);
+    assert_int_equal(systems_texture_add(w, e, (systems_texture){43}), STRATA_OK); /* overwrite: no new add */
+    assert_int_equal(seen.texture_added, 1);
+    assert_int_equal(systems_texture_remove(w, e), STRATA_OK);
+    assert_int_equal(seen.texture_removed, 1);
+    assert_int_equal(seen.last_texture_handle, 43);
+    assert_int_equal(systems_texture_remove(w, e), STRATA_ERR_MISSING);
+    assert_int_equal(seen.texture_removed, 1);
+
+    assert_int_equal(systems_entity_add_bundle(w, e, &(systems_bundle){.texture = &(systems_texture){7},
+                                                                          .glow = true}),
+                     STRATA_OK);
+    assert_int_equal(seen.texture_added, 2);
+    assert_int_equal(seen.glow_added, 1);
+    /* Unrelated moves run no hook. */
+    systems_position_add(w, e, (systems_position){0, 0});
+    systems_position_remove(w, e);
+    assert_int_equal(seen.texture_added + seen.texture_removed + seen.glow_added + seen.glow_removed, 4);
+    assert_int_equal(systems_entity_destroy(w, e), STRATA_OK);
+    assert_int_equal(seen.texture_removed, 2);
+    assert_int_equal(seen.last_texture_handle, 7);
+    assert_int_equal(seen.glow_removed, 1);
+}
+
+static void test_component_hooks_wait_for_deferred_changes(void **state) {
+    systems_world *w = *state;
+    systems_entity e[4];
+    for (int i = 0; i < 4; i++) {
+        e[i] = spawn(w, (float)i, true);
+    }
+    for (systems_moving_iter it = systems_moving_begin(w); systems_moving_next(&it);) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            systems_texture_add(w, it.entities[i], (systems_texture){(uint32_t)i});
+        }
+        assert_int_equal(seen.texture_added, 0); /* recorded, not applied */
+    }
+    assert_int_equal(seen.texture_added, 4);
+    /* Inside a step, a destroy's hooks run when the step ends. */
+    strata_world_t *core = systems_world_core(w);
+    strata_step_begin(core);
+    assert_int_equal(systems_entity_destroy(w, e[0]), STRATA_OK);
+    assert_int_equal(seen.texture_removed, 0);
+    assert_int_equal(strata_step_end(core), STRATA_OK);
+    assert_int_equal(seen.texture_removed, 1);
+}
+
+static void test_component_hook_structural_change_is_applied_after_it(void **state) {
+    systems_world *w = *state;
+    seen.texture_adds_glow = true;
+    systems_entity e = systems_entity_create(w);
+    assert_int_equal(systems_texture_add(w, e, (systems_texture){1}), STRATA_OK);
+    assert_true(systems_glow_has(w, e));
+    assert_int_equal(seen.glow_added, 1);
+    /* From inside a flush: the hook's own command joins the running flush. */
+    systems_entity f = systems_entity_create(w);
+    strata_world_t *core = systems_world_core(w);
+    strata_defer_begin(core);
+    assert_int_equal(systems_texture_add(w, f, (systems_texture){2}), STRATA_OK);
+    assert_false(systems_texture_has(w, f));
+    assert_int_equal(strata_defer_end(core), STRATA_OK);
+    assert_true(systems_texture_has(w, f) && systems_glow_has(w, f));
+    assert_int_equal(seen.glow_added, 2);
+}
+
+static void test_component_hooks_run_when_the_world_is_destroyed(void **state) {
+    (void)state;
+    systems_world *w = systems_world_create(NULL);
+    assert_non_null(w);
+    for (uint32_t i = 0; i < 3; i++) {
+        systems_entity e = systems_entity_create(w);
+        systems_texture_add(w, e, (systems_texture){i});
+    }
+    systems_world_destroy(w);
+    assert_int_equal(seen.texture_removed, 3); /* textures held outside the world are released */
+}
+
+/* --- ECState's query(components, callback) -------------------------------- */
+
+static uint32_t each_rows, each_batches;
+
+static void count_rows(uint32_t count, const systems_entity *entities, const systems_position *position,
+                       const systems_velocity *velocity, void *user) {
+    assert_int_equal(*(int *)user, 99);
+    assert_non_null(entities);
+    for (uint32_t i = 0; i < count; i++) {
+        assert_int_not_equal(entities[i].id, 0);
+        assert_true(velocity[i].x == 1.0f);
+        assert_true(position[i].x >= 0.0f);
+    }
+    each_rows += count;
+    each_batches++;
+}
+
+static void test_each_calls_back_once_per_non_empty_table(void **state) {
+    systems_world *w = *state;
+    for (int i = 0; i < 6; i++) {
+        systems_entity e = spawn(w, (float)i, true);
+        if (i % 2) {
+            systems_health_add(w, e, SYSTEMS_HEALTH_DEFAULT); /* a second table */
+        }
+    }
+    systems_entity still = spawn(w, 0, true);
+    systems_frozen_add(w, still); /* excluded */
+    int user = 99;
+    each_rows = each_batches = 0;
+    systems_moving_each(w, count_rows, &user);
+    assert_int_equal(each_rows, 6);
+    assert_int_equal(each_batches, 2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_aspect_made_at_defaults_and_kept_across_steps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_aspect_dropped_once_when_entity_loses_a_required_component, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_aspect_dropped_when_an_excluded_component_arrives, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_aspect_on_remove_runs_once_on_destroy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_aspect_survives_moves_between_matching_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_disabled_system_does_not_run_and_keeps_its_aspects, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_system_sees_exactly_the_written_entities_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_write_terms_mark_the_rows_they_yield, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_skips_destroyed_and_no_longer_matching_entities, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_changed_own_writes_are_not_changes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_free_query_has_its_own_set, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_break_keeps_what_was_not_visited, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_component_hooks_run_once_per_add_remove_and_destroy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_component_hooks_wait_for_deferred_changes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_component_hook_structural_change_is_applied_after_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_component_hooks_run_when_the_world_is_destroyed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_each_calls_back_once_per_non_empty_table, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
