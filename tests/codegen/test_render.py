@@ -70,6 +70,23 @@ class DeterminismTest(unittest.TestCase):
             self.assertEqual(generate(schema, out).returncode, 0)
             self.assertEqual(header.stat().st_mtime, 1)  # so ninja's restat skips the rebuild
 
+    def test_stamp_is_touched_every_run_and_is_the_depfile_target(self):
+        """--stamp: for Make, which has no restat, the stamp is the target the
+        schema is older than, while the outputs keep their mtime."""
+        schema = REPO / "tests/schema/core.yaml"
+        with tempfile.TemporaryDirectory() as out:
+            stamp, depfile = Path(out, "gen", "core.stamp"), Path(out, "core.d")
+            self.assertEqual(generate(schema, out, "--stamp", str(stamp), "--depfile", str(depfile)).returncode, 0)
+            self.assertTrue(depfile.read_text(encoding="utf-8").startswith(f"{stamp}: \\\n  tests/schema/core.yaml"))
+            for path in (stamp, Path(out, "core.h"), Path(out, "core.c")):
+                os.utime(path, (1, 1))
+            self.assertEqual(generate(schema, out, "--stamp", str(stamp)).returncode, 0)
+            self.assertGreater(stamp.stat().st_mtime, 1)
+            self.assertEqual((Path(out, "core.h").stat().st_mtime, Path(out, "core.c").stat().st_mtime), (1, 1))
+            os.utime(stamp, (1, 1))
+            self.assertEqual(generate(schema, out, "--check", "--stamp", str(stamp)).returncode, 0)
+            self.assertEqual(stamp.stat().st_mtime, 1)  # --check writes nothing, not even the stamp
+
     def test_check_fails_on_a_stale_file(self):
         schema = REPO / "tests/schema/core.yaml"
         with tempfile.TemporaryDirectory() as out:
