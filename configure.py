@@ -180,6 +180,10 @@ def main(argv):
     codegen_tests = sources("tests/codegen/*.py") + sources("tests/codegen/bad/*") + sources("tests/schema/*.yaml")
     run_test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
              implicit=codegen_py + codegen_tests + ["generate"], order_only=[deps])
+    # A game outside the tree, built with Make, CMake and Ninja against a staged install.
+    outside = [f for f in sources("tests/outside/*") if os.path.isfile(os.path.join(ROOT, f))]
+    run_test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
+             implicit=[libs["gcc"], "docs/using.md"] + install_scripts + installed + outside, order_only=[deps])
     logs = [f"{s}.log" for s in stamps]
     n.build("build/test-summary", "summary", inputs=logs, implicit=stamps)
     n.build("test", "phony", inputs=["build/test-summary"])
