@@ -1,13 +1,18 @@
-"""The command line: `python3 -m codegen SCHEMA.yaml -o OUTDIR`.
+"""The command line: `python3 -m codegen SCHEMA.yaml -o OUTDIR`, installed
+as `strata-gen` by `ninja install`.
 
-    python3 -m codegen SCHEMA.yaml -o OUTDIR [--check] [--depfile FILE]
+    python3 -m codegen SCHEMA.yaml -o OUTDIR [--check] [--depfile FILE] [--stamp FILE]
 
 Validates the schema and writes the generated files into OUTDIR, each only
 when its bytes change (so Ninja's `restat` skips needless rebuilds). When
 the schema has errors it prints them all, in line order, to stderr, writes
 nothing and exits 1. `--check` writes nothing and exits 1 when a file in
 OUTDIR is missing or differs. `--depfile FILE` also writes a Make/Ninja
-depfile naming the schema and every template read.
+depfile naming the schema and every template read. `--stamp FILE` touches
+FILE after every successful run, for build tools without Ninja's `restat`
+(Make, CMake's Makefile generators): the stamp is their target, so a schema
+that was touched but whose output did not change is not regenerated again
+and again; the depfile then names the stamp as its target.
 """
 from __future__ import annotations
 
@@ -22,9 +27,10 @@ from .model import Schema
 from .validate import validate_file
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the generator; returns the exit status (0 ok, 1 errors or stale files)."""
-    args = _parse_args(argv)
+def main(argv: Optional[Sequence[str]] = None, prog: str = "python3 -m codegen") -> int:
+    """Run the generator; returns the exit status (0 ok, 1 errors or stale files).
+    `prog` is the command's name in --help (the installed launcher passes 'strata-gen')."""
+    args = _parse_args(argv, prog)
     schema = _valid_schema(args.schema)
     if schema is None:
         return 1
@@ -35,9 +41,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         write_outputs(outputs, args.outdir)
         if args.depfile and outputs:
-            target = os.path.join(args.outdir, next(iter(outputs)))
+            target = args.stamp or os.path.join(args.outdir, next(iter(outputs)))
             deps = [args.schema] + _spelled_like(args.schema, render.template_paths())
             write_if_changed(args.depfile, depfile_text(target, deps).encode("utf-8"))
+        if args.stamp:
+            touch(args.stamp)
     except OSError as e:
         _say(f"{e.filename or args.outdir}: error: {e.strerror}")
         return 1
@@ -62,9 +70,9 @@ def _valid_schema(path: str) -> Optional[Schema]:
     return schema
 
 
-def _parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+def _parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python3 -m codegen",
+        prog=prog,
         description="Strata's generator: turn a YAML schema into typed C for the Strata runtime.")
     parser.add_argument("schema", metavar="SCHEMA.yaml", help="the schema to compile")
     parser.add_argument("-o", dest="outdir", metavar="OUTDIR", required=True,
@@ -74,6 +82,10 @@ def _parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--depfile", metavar="FILE",
                         help="also write a Make/Ninja depfile: the first output depends on the "
                              "schema and every template")
+    parser.add_argument("--stamp", metavar="FILE",
+                        help="touch FILE after every successful run, even when no output changed: the "
+                             "target for Make and CMake's Makefile generators (with --depfile, the "
+                             "depfile names FILE as its target)")
     parser.add_argument("--version", action="version", version=f"strata-gen {__version__}")
     return parser.parse_args(argv)
 
@@ -135,6 +147,17 @@ def write_if_changed(path: str, data: bytes) -> bool:
         f.write(data)
     os.replace(temporary, path)
     return True
+
+
+def touch(path: str) -> None:
+    """Set the modification time of the file at `path` to now, creating it
+    (and its directory) if needed."""
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    with open(path, "ab"):
+        pass
+    os.utime(path, None)
 
 
 def _read_or_none(path: str) -> Optional[bytes]:

@@ -165,14 +165,16 @@ WORLD_NOUNS = ("world", "world_create", "world_destroy", "world_step", "world_st
                "world_core", "entity", "entity_create", "entity_destroy", "entity_alive",
                "bundle", "entity_create_bundle", "entity_create_many", "entity_eq", "entity_add_bundle", "entity_remove_bundle",
                "resources", "component_id", "query_id", "system_id", "schema")
+# The world's own upper-case names (macros and constants).
+WORLD_MACROS = ("ENTITY_NULL", "COMPONENT_COUNT", "QUERY_COUNT", "SYSTEM_COUNT",
+                "STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH")
 
 
 def collisions(schema: model.Schema) -> List[Diagnostic]:
     """Errors for schema names whose C identifiers would clash."""
     names = Names(schema)
     seen: Dict[str, str] = {names.p(n): "the world's own API" for n in WORLD_NOUNS}
-    seen.update({names.P(n): "the world's own API" for n in ("ENTITY_NULL", "COMPONENT_COUNT",
-                                                              "QUERY_COUNT", "SYSTEM_COUNT")})
+    seen.update({names.P(n): "the world's own API" for n in WORLD_MACROS})
     out: List[Diagnostic] = []
     reported = set()  # one error per pair of elements, naming the first clash
     for ident, loc, what in names.declared():

@@ -16,6 +16,10 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import yaml' >/dev/null 2>&1 || need python3-yaml
 fi
 [ -f /usr/include/cmocka.h ] || need libcmocka-dev
+# The out-of-tree tests (tests/outside) build a game with each of these.
+command -v make >/dev/null 2>&1 || need make
+command -v cmake >/dev/null 2>&1 || need cmake
+command -v pkg-config >/dev/null 2>&1 || need pkg-config
 
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

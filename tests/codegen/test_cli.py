@@ -41,6 +41,14 @@ class CommandLineTest(unittest.TestCase):
         for option in ("-o OUTDIR", "--check", "--depfile", "--version"):
             self.assertIn(option, result.stdout)
 
+    def test_help_names_the_installed_command(self):
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit) as exit:
+            cli.main(["--help"], prog="strata-gen")
+        self.assertEqual(exit.exception.code, 0)
+        self.assertTrue(stdout.getvalue().startswith("usage: strata-gen "), stdout.getvalue())
+        self.assertIn("--stamp FILE", stdout.getvalue())
+
     def test_output_directory_is_required(self):
         result = run("tests/schema/full.yaml")
         self.assertEqual(result.returncode, 2)
@@ -61,6 +69,12 @@ class CommandLineTest(unittest.TestCase):
             result = run(BAD_SCHEMA, "-o", outdir, "--depfile", depfile)
             self.assertEqual(result.returncode, 1)
             self.assertIn("unknown component 'Positon'", result.stderr)
+            self.assertEqual(os.listdir(tmp), [])
+
+    def test_errors_do_not_touch_the_stamp(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = run(BAD_SCHEMA, "-o", os.path.join(tmp, "out"), "--stamp", os.path.join(tmp, "w.stamp"))
+            self.assertEqual(result.returncode, 1)
             self.assertEqual(os.listdir(tmp), [])
 
     def test_check_reports_schema_errors_and_writes_nothing(self):

@@ -1,0 +1,295 @@
+"""Strata used from another project, as a game programmer uses it.
+
+Installs Strata into a staging directory under build/outside/ (the install
+edge's own script, with DESTDIR), then builds the tiny game in this directory
+(its own schema, Makefile, CMakeLists.txt and build.ninja) with Make, with
+CMake (its Makefile and its Ninja generator) and with Ninja, finding
+strata-gen on PATH and the runtime through pkg-config only. Each build is run
+and its output checked; then touching the schema must run the generator and
+nothing else, editing it must regenerate and rebuild, and a build with
+nothing changed must do nothing. Uninstall must remove exactly what install
+wrote. docs/using.md shows the three build files verbatim: checked here too.
+
+Run by `ninja test` from the top of the tree:
+    python3 tests/outside/test_outside.py
+"""
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = REPO / "tests" / "outside"
+WORK = REPO / "build" / "outside"
+LIBSTRATA = REPO / "build" / "gcc" / "libstrata.a"
+PROJECT = ("game.yaml", "main.c", "systems.c", "Makefile", "CMakeLists.txt", "build.ninja")
+STAGE = WORK / "stage"               # DESTDIR
+ROOT = STAGE / "usr" / "local"       # DESTDIR + the default PREFIX
+OUTPUT = "game: 3 entities, 4 steps, x sum {x}, y sum 7; strata-gen {v}, strata.h {v}\n"
+EDIT = ("x: f32 = 1,", "x: f32 = 2,")  # the schema edit: Velocity's default x; x sum 19 -> 23
+
+
+def strata_version() -> str:
+    header = (REPO / "runtime" / "include" / "strata.h").read_text(encoding="utf-8")
+    return re.search(r'#define STRATA_VERSION_STRING "([^"]+)"', header).group(1)
+
+
+def script_env(**extra: str) -> dict:
+    """The environment for tools/install.sh and uninstall.sh: only what is given."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFIX", "DESTDIR")}
+    env.update(extra)
+    return env
+
+
+def user_env() -> dict:
+    """What a game programmer sets for a prefix of their own: PATH and PKG_CONFIG_PATH."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CMAKE_GENERATOR", "PKG_CONFIG_LIBDIR")}
+    env["PATH"] = f"{ROOT / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PKG_CONFIG_PATH"] = str(ROOT / "lib" / "pkgconfig")
+    return env
+
+
+def run(command, cwd=REPO, env=None, check=True) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, cwd=cwd, env=env if env is not None else user_env(),
+                            capture_output=True, text=True, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, command))} failed ({result.returncode}):\n"
+                             f"{result.stdout}{result.stderr}")
+    return result
+
+
+def install(prefix_env: dict) -> subprocess.CompletedProcess:
+    return run(["sh", "tools/install.sh", str(LIBSTRATA)], env=script_env(**prefix_env))
+
+
+def uninstall(prefix_env: dict) -> subprocess.CompletedProcess:
+    return run(["sh", "tools/uninstall.sh"], env=script_env(**prefix_env))
+
+
+def tree(root: Path) -> dict:
+    """Every file and directory under root: {relative path: 'file' | 'dir'}."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        out[path.relative_to(root).as_posix()] = "dir" if path.is_dir() and not path.is_symlink() else "file"
+    return out
+
+
+def setUpModule():
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    install({"DESTDIR": str(STAGE)})
+
+
+class InstallTest(unittest.TestCase):
+    def test_installs_exactly_the_runtime_the_generator_and_strata_pc(self):
+        run(["strata-gen", "--version"])  # running the generator writes nothing into the install
+        expected = {"bin/strata-gen", "include/strata.h", "lib/libstrata.a", "lib/pkgconfig/strata.pc",
+                    "share/strata/install-manifest.txt"}
+        expected |= {f"share/strata/codegen/{p.name}" for p in (REPO / "codegen").glob("*.py")}
+        expected |= {f"share/strata/codegen/templates/{p.name}" for p in (REPO / "codegen/templates").glob("*.j2")}
+        files = {path for path, kind in tree(ROOT).items() if kind == "file"}
+        self.assertEqual(files, expected)
+        self.assertTrue(os.access(ROOT / "bin/strata-gen", os.X_OK))
+        self.assertEqual((ROOT / "include/strata.h").read_bytes(), (REPO / "runtime/include/strata.h").read_bytes())
+
+    def test_manifest_lists_every_file_and_every_directory_created(self):
+        manifest = (ROOT / "share/strata/install-manifest.txt").read_text(encoding="utf-8").splitlines()
+        listed = {line.split(" ", 1)[1] for line in manifest}
+        everything = {"/usr", "/usr/local"} | {f"/usr/local/{p}" for p in tree(ROOT)}
+        self.assertEqual(listed, everything - {"/usr/local/share/strata/install-manifest.txt"})
+
+    def test_versions_agree(self):
+        version = strata_version()
+        self.assertEqual(run(["strata-gen", "--version"]).stdout, f"strata-gen {version}\n")
+        self.assertEqual(run(["pkg-config", "--modversion", "strata"]).stdout, f"{version}\n")
+        generator = run(["pkg-config", "--variable=strata_gen", "strata"]).stdout.strip()
+        self.assertEqual(run([generator, "--version"]).stdout, f"strata-gen {version}\n")
+
+    def test_help_names_the_command(self):
+        self.assertTrue(run(["strata-gen", "--help"]).stdout.startswith("usage: strata-gen "))
+
+    def test_pkg_config_flags_point_into_the_staged_install(self):
+        """DESTDIR=... ninja install, then PKG_CONFIG_PATH=... pkg-config gives working flags."""
+        cflags = run(["pkg-config", "--cflags", "strata"]).stdout.split()
+        libs = run(["pkg-config", "--libs", "strata"]).stdout.split()
+        self.assertEqual([Path(f[2:]).resolve() for f in cflags], [ROOT / "include"])
+        self.assertEqual(libs[1:], ["-lstrata"])
+        self.assertEqual(Path(libs[0][2:]).resolve(), ROOT / "lib")
+        source = WORK / "flags.c"
+        source.write_text('#include <stdio.h>\n#include "strata.h"\n'
+                          'int main(void) { puts(strata_result_str(STRATA_OK) ? STRATA_VERSION_STRING : "?"); }\n',
+                          encoding="utf-8")
+        run(["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *cflags, str(source), *libs,
+             "-o", str(WORK / "flags")])
+        self.assertEqual(run([str(WORK / "flags")]).stdout, f"{strata_version()}\n")
+
+
+class UninstallTest(unittest.TestCase):
+    def test_uninstall_removes_exactly_what_install_wrote(self):
+        stage = WORK / "stage-uninstall"
+        prefix = {"DESTDIR": os.path.relpath(stage, REPO), "PREFIX": "/opt/strata/"}  # relative, trailing slash
+        (stage / "opt/strata/lib").mkdir(parents=True)
+        (stage / "opt/strata/lib/other.a").write_text("someone else's\n", encoding="utf-8")
+        (stage / "opt/strata/share").mkdir()
+        before = tree(stage)
+        install(prefix)
+        install(prefix)  # a second install replaces the first
+        self.assertTrue((stage / "opt/strata/bin/strata-gen").is_file())
+        (stage / "opt/strata/share/strata/codegen/templates/mine.j2").write_text("not Strata's\n", encoding="utf-8")
+        result = uninstall(prefix)
+        self.assertIn("kept", result.stdout)
+        self.assertEqual(tree(stage), {**before, "opt/strata/share/strata": "dir",
+                                       "opt/strata/share/strata/codegen": "dir",
+                                       "opt/strata/share/strata/codegen/templates": "dir",
+                                       "opt/strata/share/strata/codegen/templates/mine.j2": "file"})
+        (stage / "opt/strata/share/strata/codegen/templates/mine.j2").unlink()
+        self.assertIn("nothing to uninstall", uninstall(prefix).stdout)
+
+    def test_uninstall_removes_the_directories_it_created(self):
+        stage = WORK / "stage-empty"
+        install({"DESTDIR": str(stage), "PREFIX": "/opt/strata"})
+        uninstall({"DESTDIR": str(stage), "PREFIX": "/opt/strata"})
+        self.assertEqual(tree(stage), {})  # DESTDIR itself is not part of the install
+
+    def test_relative_prefix_is_refused(self):
+        result = run(["sh", "tools/install.sh", str(LIBSTRATA)], env=script_env(PREFIX="opt"), check=False)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("PREFIX must be an absolute path", result.stderr)
+
+
+class Build:
+    """One way of building the game: subclasses say how, and where things land."""
+    tool = ""
+    generator_ran = ""  # a regular expression matching the build log when strata-gen ran
+
+    def setUp(self):
+        self.src = WORK / self.tool / "src"
+        shutil.rmtree(WORK / self.tool, ignore_errors=True)
+        self.src.mkdir(parents=True)
+        for name in PROJECT:
+            shutil.copy2(HERE / name, self.src / name)
+
+    def build(self) -> str:
+        raise NotImplementedError
+
+    def outputs(self) -> dict:
+        """The generated header, the objects and the game: {name: path}."""
+        raise NotImplementedError
+
+    def mtimes(self) -> dict:
+        return {name: path.stat().st_mtime_ns for name, path in self.outputs().items()}
+
+    def game(self) -> str:
+        return run([str(self.outputs()["game"])]).stdout
+
+    def change_schema(self, edit=None):
+        """Touch (or edit) the schema so that it is newer than every file built."""
+        schema = self.src / "game.yaml"
+        if edit:
+            schema.write_text(schema.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
+        newest = max(self.mtimes().values())
+        while True:
+            os.utime(schema)
+            if schema.stat().st_mtime_ns > newest:
+                return
+            time.sleep(0.01)  # a file system with coarse timestamps
+
+    def test_builds_and_runs(self):
+        self.build()
+        self.assertEqual(self.game(), OUTPUT.format(x=19, v=strata_version()))
+        before = self.mtimes()
+        self.assertNotRegex(self.build(), self.generator_ran)
+        self.assertEqual(self.mtimes(), before, "a second build with nothing changed rebuilt something")
+
+    def test_schema_changes_regenerate_and_rebuild_only_what_they_must(self):
+        self.build()
+        before = self.mtimes()
+        self.change_schema()
+        self.assertRegex(self.build(), self.generator_ran, "touching the schema did not run strata-gen")
+        self.assertEqual(self.mtimes(), before, "an unchanged generated header rebuilt the game")
+        self.assertNotRegex(self.build(), self.generator_ran, "strata-gen ran again with nothing changed")
+        self.assertEqual(self.mtimes(), before)
+
+        self.change_schema(EDIT)
+        self.assertRegex(self.build(), self.generator_ran, "editing the schema did not run strata-gen")
+        after = self.mtimes()
+        rebuilt = sorted(name for name in after if after[name] != before[name])
+        self.assertEqual(rebuilt, sorted(after), "a changed header must rebuild every object and the game")
+        self.assertEqual(self.game(), OUTPUT.format(x=23, v=strata_version()))
+        self.assertNotRegex(self.build(), self.generator_ran)
+        self.assertEqual(self.mtimes(), after, "a build after the edit with nothing changed rebuilt something")
+
+
+class MakeTest(Build, unittest.TestCase):
+    tool = "make"
+    generator_ran = r"(?m)^strata-gen game\.yaml"
+
+    def build(self):
+        return run(["make", "--no-print-directory"], cwd=self.src).stdout
+
+    def outputs(self):
+        b = self.src / "build"
+        return {"header": b / "gen/game.h", "main": b / "main.o", "systems": b / "systems.o",
+                "world": b / "game.o", "game": b / "game"}
+
+
+class NinjaTest(Build, unittest.TestCase):
+    tool = "ninja"
+    generator_ran = r"STRATA-GEN game\.yaml"
+
+    def build(self):
+        return run(["ninja"], cwd=self.src).stdout
+
+    def outputs(self):
+        return MakeTest.outputs(self)
+
+
+class CMakeTest(Build, unittest.TestCase):
+    """CMake's default generator (Unix Makefiles), building out of the source tree."""
+    tool = "cmake"
+    generator = "Unix Makefiles"
+    generator_ran = r"strata-gen game\.yaml"
+
+    def setUp(self):
+        super().setUp()
+        self.bin = WORK / self.tool / "build"
+        run(["cmake", "-G", self.generator, "-S", str(self.src), "-B", str(self.bin)])
+
+    def build(self):
+        return run(["cmake", "--build", str(self.bin)]).stdout
+
+    def outputs(self):
+        o = self.bin / "CMakeFiles/game.dir"
+        return {"header": self.bin / "gen/game.h", "main": o / "main.c.o", "systems": o / "systems.c.o",
+                "world": o / "gen/game.c.o", "game": self.bin / "game"}
+
+
+class CMakeNinjaTest(CMakeTest):
+    """The same CMakeLists.txt with CMake's Ninja generator."""
+    tool = "cmake-ninja"
+    generator = "Ninja"
+
+
+class DocsTest(unittest.TestCase):
+    def test_using_md_shows_the_tested_build_files(self):
+        text = (REPO / "docs" / "using.md").read_text(encoding="utf-8")
+        blocks = re.findall(r"(?ms)^```(\w*)\n(.*?)^```$", text)
+        for language, name in (("ninja", "build.ninja"), ("make", "Makefile"), ("cmake", "CMakeLists.txt")):
+            with self.subTest(file=name):
+                expected = (HERE / name).read_text(encoding="utf-8")
+                shown = [body for lang, body in blocks if lang == language]
+                self.assertEqual(len(shown), 1, f"docs/using.md needs exactly one ```{language} block")
+                shown = shown[0]
+                diff = "".join(difflib.unified_diff(expected.splitlines(True), shown.splitlines(True),
+                                                    f"tests/outside/{name}", f"docs/using.md ```{language}"))
+                self.assertEqual(shown, expected, f"docs/using.md differs from tests/outside/{name}:\n{diff}")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,86 @@
+#!/bin/sh
+# Install Strata under $DESTDIR$PREFIX (PREFIX defaults to /usr/local):
+#   bin/strata-gen                       the generator's command
+#   share/strata/codegen/                the generator's package and templates
+#   include/strata.h, lib/libstrata.a    the runtime
+#   lib/pkgconfig/strata.pc              its flags, for pkg-config
+#   share/strata/install-manifest.txt    every file written and every
+#                                        directory created, for uninstall.sh
+# An earlier install with a manifest in the same place is uninstalled first,
+# so that files a newer version no longer ships do not stay behind.
+# Usage: [PREFIX=/usr/local] [DESTDIR=] sh tools/install.sh LIBSTRATA.a
+set -eu
+
+lib=${1:?usage: tools/install.sh LIBSTRATA.a}
+tools=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$tools")
+. "$tools/install-common.sh"
+
+version=$(sed -n 's/^#define STRATA_VERSION_STRING "\(.*\)"$/\1/p' "$top/runtime/include/strata.h")
+if [ -z "$version" ]; then
+    echo "strata: no STRATA_VERSION_STRING in runtime/include/strata.h" >&2
+    exit 1
+fi
+# strata-gen runs with the Python the build checked for Jinja2 and PyYAML:
+# the interpreter itself, not a wrapper on PATH that may pick another one.
+python=$(python3 -c 'import sys; print(sys.executable)') && [ -n "$python" ] || {
+    echo "strata: python3 not found, or it cannot name its executable" >&2
+    exit 1
+}
+
+if [ -f "$DESTDIR$MANIFEST" ]; then
+    sh "$tools/uninstall.sh" >/dev/null
+fi
+if [ -n "$DESTDIR" ]; then
+    mkdir -p "$DESTDIR" # the staging root itself is not part of the install
+fi
+
+early="" # records made before the manifest's directory exists
+
+# record KIND PATH: add a line to the manifest (PATH without DESTDIR).
+record() {
+    if [ -f "$DESTDIR$MANIFEST" ]; then
+        printf '%s %s\n' "$1" "$2" >>"$DESTDIR$MANIFEST"
+    else
+        early="$early$1 $2
+"
+    fi
+}
+
+# make_dir DIR: create DIR (under PREFIX) one level at a time, recording each
+# level created, so that uninstall removes those and only those.
+make_dir() {
+    if [ -d "$DESTDIR$1" ]; then
+        return 0
+    fi
+    make_dir "$(dirname "$1")"
+    mkdir "$DESTDIR$1"
+    record dir "$1"
+}
+
+# put MODE FILE: install standard input as FILE (under PREFIX), replacing
+# what is there in one rename.
+put() {
+    make_dir "$(dirname "$2")"
+    cat >"$DESTDIR$2.tmp"
+    chmod "$1" "$DESTDIR$2.tmp"
+    mv -f "$DESTDIR$2.tmp" "$DESTDIR$2"
+    record file "$2"
+    echo "strata: installed $DESTDIR$2"
+}
+
+make_dir "$PREFIX/share/strata"
+printf '%s' "$early" >"$DESTDIR$MANIFEST"
+
+put 644 "$PREFIX/lib/libstrata.a" <"$lib"
+put 644 "$PREFIX/include/strata.h" <"$top/runtime/include/strata.h"
+sed "s|@VERSION@|$version|" "$tools/strata.pc.in" | put 644 "$PREFIX/lib/pkgconfig/strata.pc"
+for f in "$top"/codegen/*.py; do
+    put 644 "$PREFIX/share/strata/codegen/${f##*/}" <"$f"
+done
+for f in "$top"/codegen/templates/*.j2; do
+    put 644 "$PREFIX/share/strata/codegen/templates/${f##*/}" <"$f"
+done
+sed "1s|@PYTHON@|$python|" "$tools/strata-gen.in" | put 755 "$PREFIX/bin/strata-gen"
+
+echo "strata: installed Strata $version into $DESTDIR$PREFIX; manifest $DESTDIR$MANIFEST"
