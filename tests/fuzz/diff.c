@@ -1,0 +1,1489 @@
+/* diff.c: the differential test. A stream of operations runs on a generated
+ * world (tests/schema/fuzz.yaml) and on the reference model (model.c); after
+ * every operation the two must agree: the alive set, every component value,
+ * query results as sets, the system counts, the `changed` sets, the hooks'
+ * and aspects' counts, the pending work.
+ *
+ * One file, three programs:
+ *  - the cmocka test (default): a fixed-seed PRNG makes the stream;
+ *    `test_fuzz_diff [--ops N] [--seed S]` runs a longer one (ninja fuzz-long);
+ *  - with -DFUZZ_LIBFUZZER, a libFuzzer target reading the stream from the
+ *    fuzz input (ninja fuzz);
+ *  - in both, a failing allocator: the Nth allocation fails, and every
+ *    operation that then fails must leave the world equal to the model.
+ *
+ * The systems below log what they visit and what each call returned; the
+ * model replays that log in the same order (so it never has to predict
+ * table or row order) after checking that the visited set is exactly the
+ * one it predicts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FUZZ_LIBFUZZER
+#include <setjmp.h>
+#include <cmocka.h>
+#endif
+
+#include "fz.h"
+#include "model.h"
+#include "strata_internal.h" /* the dirty flags, to compare `changed` sets without consuming them */
+
+_Static_assert((int)FZ_POS == M_POS && (int)FZ_VEL == M_VEL && (int)FZ_HP == M_HP && (int)FZ_TINY == M_TINY &&
+                   (int)FZ_BIG == M_BIG && (int)FZ_NAME == M_NAME && (int)FZ_LINK == M_LINK &&
+                   (int)FZ_ARMOR == M_ARMOR && (int)FZ_FROZEN == M_FROZEN && (int)FZ_MARK == M_MARK &&
+                   (int)FZ_COMPONENT_COUNT == M_NC,
+               "the model numbers components as the schema does");
+_Static_assert(sizeof(fz_pos) == 8 && sizeof(fz_vel) == 8 && sizeof(fz_hp) == 4 && sizeof(fz_tiny) == 1 &&
+                   sizeof(fz_big) == 48 && sizeof(fz_name) == 13 && sizeof(fz_link) == 16 && sizeof(fz_armor) == 4,
+               "no padding: values compare byte for byte");
+_Static_assert((int)FZ_SYSTEM_TICK == M_SYS_TICK && (int)FZ_SYSTEM_GROW == M_SYS_GROW &&
+                   (int)FZ_SYSTEM_MOVE == M_SYS_MOVE && (int)FZ_SYSTEM_HUNT == M_SYS_HUNT &&
+                   (int)FZ_SYSTEM_HEAL == M_SYS_HEAL && (int)FZ_SYSTEM_THAW == M_SYS_THAW,
+               "the model's schedule is the generated one");
+
+/* --- Failing -------------------------------------------------------------- */
+
+/* The allocation made to fail in this run (0: none), for the report. */
+static long failing_allocation;
+
+/* Report a difference and stop: a cmocka failure, or an abort libFuzzer records. */
+static void fuzz_fail(const char *fmt, ...) {
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (failing_allocation > 0) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, " (allocation %ld failing)", failing_allocation);
+    }
+#ifdef FUZZ_LIBFUZZER
+    fprintf(stderr, "fuzz: %s\n", text);
+    abort();
+#else
+    fail_msg("%s", text);
+#endif
+}
+
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fuzz_fail(__VA_ARGS__);                                                                                         \
+        }                                                                                                              \
+    } while (0)
+
+/* --- The operation stream: fuzz input or a PRNG ---------------------------- */
+
+typedef struct source_t {
+    const uint8_t *data; /* NULL: the PRNG */
+    size_t size, pos;
+    uint64_t state;
+} source_t;
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* True while the stream has bytes left (a PRNG never runs out). */
+static bool source_more(const source_t *s) {
+    return s->data == NULL || s->pos < s->size;
+}
+
+/* A number below bound (at most 2^16): one or two bytes of input; zeros past its end. */
+static uint32_t take(source_t *s, uint32_t bound) {
+    uint32_t x;
+    if (s->data == NULL) {
+        x = (uint32_t)(splitmix(&s->state) >> 32);
+    } else {
+        x = s->pos < s->size ? s->data[s->pos++] : 0;
+        if (bound > 256) {
+            x = x << 8 | (s->pos < s->size ? s->data[s->pos++] : 0);
+        }
+    }
+    return bound > 0 ? x % bound : 0;
+}
+
+/* --- A counting allocator that fails its Nth call ------------------------- */
+
+#ifdef FUZZ_LIBFUZZER
+#define HEAP_MALLOC malloc
+#define HEAP_REALLOC realloc
+#define HEAP_FREE free
+#else
+#define HEAP_MALLOC test_malloc
+#define HEAP_REALLOC test_realloc
+#define HEAP_FREE test_free
+#endif
+
+typedef struct heap_t {
+    long calls, fail_at, failures;
+    size_t bytes;
+} heap_t;
+
+static void *heap_alloc(size_t size, void *user) {
+    heap_t *h = user;
+    if (++h->calls == h->fail_at) {
+        h->failures++;
+        return NULL;
+    }
+    h->bytes += size;
+    return HEAP_MALLOC(size);
+}
+
+static void *heap_realloc(void *p, size_t old_size, size_t size, void *user) {
+    heap_t *h = user;
+    if (++h->calls == h->fail_at) {
+        h->failures++;
+        return NULL;
+    }
+    h->bytes = h->bytes - old_size + size;
+    return HEAP_REALLOC(p, size);
+}
+
+static void heap_free(void *p, size_t size, void *user) {
+    heap_t *h = user;
+    h->bytes -= size;
+    HEAP_FREE(p);
+}
+
+/* --- The harness: the world, the model, what the game's code logged -------- */
+
+enum { EV_VISIT, EV_RESULT, EV_CREATED };
+
+typedef struct event_t {
+    int kind;
+    int64_t value; /* a result, or a handle */
+} event_t;
+
+/* Children a system makes stop at this many entities (and the operations' creates near it). */
+#define ENTITY_CAP 160
+
+static struct harness_t {
+    fz_world *w;
+    model m;
+    heap_t heap;
+    bool alloc_mode;    /* allocations may fail: flushes are matched, not predicted */
+    uint32_t set_slot[M_NSETS]; /* the runtime's dirty set of each model set */
+    event_t *log;
+    uint32_t log_count, log_capacity, log_read;
+    int running;        /* the system whose body ran and awaits the model, or -1 */
+    bool stepping;      /* inside fz_world_step (else a system run on its own) */
+    int last_in_step;   /* the last system the step ran */
+    uint32_t move_added, move_removed, armor_added, armor_removed, mark_added, mark_removed;
+    long ops;
+    uint64_t population; /* entities alive, summed over the operations */
+    uint64_t visits;     /* rows the systems and iterations visited */
+} H;
+
+static void log_event(int kind, int64_t value) {
+    if (H.log_count == H.log_capacity) {
+        H.log_capacity = H.log_capacity ? H.log_capacity * 2 : 256;
+        H.log = realloc(H.log, sizeof(event_t) * H.log_capacity);
+        CHECK(H.log != NULL, "out of memory for the log");
+    }
+    H.log[H.log_count++] = (event_t){kind, value};
+}
+
+/* The next logged event, which must be of `kind`. */
+static int64_t log_next(int kind) {
+    CHECK(H.log_read < H.log_count, "op %ld: the game's code logged less than the model expects", H.ops);
+    event_t ev = H.log[H.log_read++];
+    CHECK(ev.kind == kind, "op %ld: logged event %d where the model expects %d", H.ops, ev.kind, kind);
+    return ev.value;
+}
+
+/* The next logged result, which must be the model's. */
+static void log_expect(int predicted, const char *what) {
+    int64_t got = log_next(EV_RESULT);
+    CHECK(got == predicted, "op %ld: %s returned %lld, the model says %d", H.ops, what, (long long)got, predicted);
+}
+
+/* Evaluate a call until it stops failing for lack of memory (only the Nth
+ * allocation fails, so the second try gets through; the model checks that
+ * the failed one changed nothing). */
+#define LOG_RETRY(call)                                                                                                \
+    do {                                                                                                               \
+        strata_result_t r_;                                                                                            \
+        while ((r_ = (call)) == STRATA_ERR_NOMEM) {                                                                   \
+        }                                                                                                              \
+        log_event(EV_RESULT, r_);                                                                                      \
+    } while (0)
+
+/* A child entity (Pos, Link to parent); retried like LOG_RETRY. */
+static fz_entity make_child(fz_world *w, fz_entity parent, int32_t x) {
+    fz_entity c;
+    do {
+        c = fz_entity_create_bundle(w, &(fz_bundle){.pos = &(fz_pos){x, 0}, .link = &(fz_link){.to = parent}});
+    } while (fz_entity_eq(c, FZ_ENTITY_NULL));
+    return c;
+}
+
+static uint32_t world_entities(const fz_world *w) {
+    strata_world_stats_t s;
+    fz_world_stats(w, &s);
+    return s.entities;
+}
+
+/* i32 arithmetic that wraps instead of overflowing. */
+static int32_t wrap_add(int32_t a, int32_t b) {
+    return (int32_t)(uint32_t)((uint32_t)a + (uint32_t)b);
+}
+
+static void sync_system(int sys);
+
+/* --- The game's code: systems and hooks ------------------------------------ */
+
+void fz_tick_run(fz_tick_ctx *ctx) {
+    sync_system(M_SYS_TICK);
+    ctx->stats->steps++;
+}
+
+/* Grow's decisions for one row, whose Hp is now v (mirrored by grow_model). */
+static void grow_row(fz_world *w, fz_entity e, int32_t v) {
+    if (v % 3 == 0) {
+        fz_tiny *t = fz_tiny_mut(w, e);
+        log_event(EV_RESULT, t != NULL);
+        if (t != NULL) {
+            t->b ^= 1;
+        }
+    }
+    if (v % 5 == 0) {
+        LOG_RETRY(fz_tiny_add(w, e, (fz_tiny){(uint8_t)v}));
+    }
+    if (v % 7 == 0) {
+        LOG_RETRY(fz_vel_remove(w, e));
+    }
+    if (v % 17 == 0) {
+        LOG_RETRY(fz_armor_add(w, e, (fz_armor){(uint16_t)v, 0}));
+    }
+    if (v % 19 == 0) {
+        LOG_RETRY(fz_armor_remove(w, e));
+    }
+    if (v % 13 == 0 && world_entities(w) < ENTITY_CAP) {
+        log_event(EV_CREATED, (int64_t)make_child(w, e, v).id);
+    }
+    if (v % 11 == 0) {
+        LOG_RETRY(fz_entity_destroy(w, e));
+    }
+}
+
+void fz_grow_run(fz_grow_ctx *ctx) {
+    sync_system(M_SYS_GROW);
+    while (fz_grow_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            log_event(EV_VISIT, (int64_t)ctx->entities[i].id);
+            ctx->hp[i].value = wrap_add(ctx->hp[i].value, 1);
+            grow_row(ctx->world, ctx->entities[i], ctx->hp[i].value);
+        }
+    }
+}
+
+void fz_move_run(fz_move_ctx *ctx) {
+    sync_system(M_SYS_MOVE);
+    while (fz_move_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            fz_entity e = ctx->entities[i];
+            log_event(EV_VISIT, (int64_t)e.id);
+            ctx->pos[i].x = wrap_add(ctx->pos[i].x, ctx->vel[i].dx);
+            ctx->pos[i].y = wrap_add(ctx->pos[i].y, ctx->vel[i].dy);
+            ctx->aspect[i].steps++;
+            if (ctx->pos[i].x > 40 || ctx->pos[i].x < -40) {
+                LOG_RETRY(fz_frozen_add(ctx->world, e));
+            }
+        }
+    }
+}
+
+void fz_move_on_add(fz_world *w, fz_entity e, fz_move_aspect *aspect) {
+    (void)w;
+    (void)e;
+    CHECK(aspect->steps == 0, "Move's aspect was not made at its defaults");
+    H.move_added++;
+}
+
+void fz_move_on_remove(fz_world *w, fz_entity e, fz_move_aspect *aspect) {
+    (void)w;
+    (void)e;
+    (void)aspect;
+    H.move_removed++;
+}
+
+void fz_hunt_run(fz_hunt_ctx *ctx) {
+    sync_system(M_SYS_HUNT);
+    fz_world *w = ctx->world;
+    while (fz_hunt_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            fz_entity e = ctx->entities[i];
+            log_event(EV_VISIT, (int64_t)e.id);
+            uint32_t hits = ++ctx->link[i].hits;
+            fz_entity t = ctx->link[i].to;
+            bool alive = fz_entity_alive(w, t);
+            log_event(EV_RESULT, alive);
+            if (alive) {
+                fz_hp *hp = fz_hp_mut(w, t);
+                log_event(EV_RESULT, hp != NULL);
+                if (hp != NULL) {
+                    hp->value = wrap_add(hp->value, -1);
+                }
+                if (hits % 3 == 0) {
+                    LOG_RETRY(fz_entity_destroy(w, t));
+                }
+            } else {
+                LOG_RETRY(fz_link_remove(w, e));
+            }
+        }
+    }
+}
+
+void fz_heal_run(fz_heal_ctx *ctx) {
+    sync_system(M_SYS_HEAL);
+    while (fz_heal_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            log_event(EV_VISIT, (int64_t)ctx->entities[i].id);
+            if (ctx->hp[i].value < 5) {
+                ctx->hp[i].value += 2;
+            }
+        }
+    }
+}
+
+void fz_thaw_run(fz_thaw_ctx *ctx) {
+    sync_system(M_SYS_THAW);
+    while (fz_thaw_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            fz_entity e = ctx->entities[i];
+            log_event(EV_VISIT, (int64_t)e.id);
+            fz_pos p = ctx->pos[i];
+            if (p.x > 40 || p.x < -40) {
+                log_event(EV_RESULT, fz_pos_set(ctx->world, e, (fz_pos){0, p.y}));
+                LOG_RETRY(fz_frozen_remove(ctx->world, e));
+            }
+        }
+    }
+}
+
+void fz_armor_on_add(fz_world *w, fz_entity e, fz_armor *value) {
+    (void)value;
+    H.armor_added++;
+    strata_result_t r;
+    while ((r = fz_mark_add(w, e)) == STRATA_ERR_NOMEM) {
+    }
+    CHECK(r == STRATA_OK, "a hook's add failed");
+}
+
+void fz_armor_on_remove(fz_world *w, fz_entity e, fz_armor *value) {
+    (void)value;
+    H.armor_removed++;
+    if (fz_mark_has(w, e)) {
+        strata_result_t r;
+        while ((r = fz_mark_remove(w, e)) == STRATA_ERR_NOMEM) {
+        }
+        CHECK(r == STRATA_OK, "a hook's remove failed");
+    }
+}
+
+void fz_mark_on_add(fz_world *w, fz_entity e) {
+    (void)w;
+    (void)e;
+    H.mark_added++;
+}
+
+void fz_mark_on_remove(fz_world *w, fz_entity e) {
+    (void)w;
+    (void)e;
+    H.mark_removed++;
+}
+
+/* --- Typed calls by component id ------------------------------------------ */
+
+/* A value of any component, so that typed pointers need no cast of bytes. */
+typedef union value_t {
+    fz_pos pos;
+    fz_vel vel;
+    fz_hp hp;
+    fz_tiny tiny;
+    fz_big big;
+    fz_name name;
+    fz_link link;
+    fz_armor armor;
+    unsigned char bytes[M_MAX_SIZE];
+} value_t;
+
+#define VALUE_COMPONENTS(X) X(M_POS, pos) X(M_VEL, vel) X(M_HP, hp) X(M_TINY, tiny) X(M_BIG, big) \
+    X(M_NAME, name) X(M_LINK, link) X(M_ARMOR, armor)
+#define TAG_COMPONENTS(X) X(M_FROZEN, frozen) X(M_MARK, mark)
+
+static strata_result_t real_add(fz_world *w, fz_entity e, int c, const value_t *v) {
+    switch (c) {
+#define ADD(C, n) case C: return fz_##n##_add(w, e, v->n);
+        VALUE_COMPONENTS(ADD)
+#undef ADD
+#define ADD(C, n) case C: return fz_##n##_add(w, e);
+        TAG_COMPONENTS(ADD)
+#undef ADD
+    }
+    return STRATA_ERR_MISSING;
+}
+
+static strata_result_t real_remove(fz_world *w, fz_entity e, int c) {
+    switch (c) {
+#define REMOVE(C, n) case C: return fz_##n##_remove(w, e);
+        VALUE_COMPONENTS(REMOVE) TAG_COMPONENTS(REMOVE)
+#undef REMOVE
+    }
+    return STRATA_ERR_MISSING;
+}
+
+static bool real_has(const fz_world *w, fz_entity e, int c) {
+    switch (c) {
+#define HAS(C, n) case C: return fz_##n##_has(w, e);
+        VALUE_COMPONENTS(HAS) TAG_COMPONENTS(HAS)
+#undef HAS
+    }
+    return false;
+}
+
+static const void *real_get(const fz_world *w, fz_entity e, int c) {
+    switch (c) {
+#define GET(C, n) case C: return fz_##n##_get(w, e);
+        VALUE_COMPONENTS(GET)
+#undef GET
+    }
+    return NULL;
+}
+
+static void *real_mut(fz_world *w, fz_entity e, int c) {
+    switch (c) {
+#define MUT(C, n) case C: return fz_##n##_mut(w, e);
+        VALUE_COMPONENTS(MUT)
+#undef MUT
+    }
+    return NULL;
+}
+
+static strata_result_t real_set(fz_world *w, fz_entity e, int c, const value_t *v) {
+    switch (c) {
+#define SET(C, n) case C: return fz_##n##_set(w, e, v->n);
+        VALUE_COMPONENTS(SET)
+#undef SET
+    }
+    return STRATA_ERR_MISSING;
+}
+
+/* The bundle of the components in mask, values from vals. */
+static fz_bundle make_bundle(uint16_t mask, const value_t *vals) {
+    fz_bundle b = {0};
+#define PUT(C, n) b.n = (mask & M_BIT(C)) ? &vals[C].n : NULL;
+    VALUE_COMPONENTS(PUT)
+#undef PUT
+#define PUT(C, n) b.n = (mask & M_BIT(C)) != 0;
+    TAG_COMPONENTS(PUT)
+#undef PUT
+    return b;
+}
+
+/* The model's view of vals. */
+static void model_vals(const value_t *vals, const void *out[M_NC]) {
+    for (int c = 0; c < M_NC; c++) {
+        out[c] = vals[c].bytes;
+    }
+}
+
+/* --- Comparing the world with the model ------------------------------------ */
+
+#define DIFFER(...)                                                                                                    \
+    do {                                                                                                               \
+        snprintf(why, why_size, __VA_ARGS__);                                                                          \
+        return false;                                                                                                  \
+    } while (0)
+
+static const char *component_names[M_NC] = {"Pos", "Vel", "Hp", "Tiny", "Big", "Name", "Link", "Armor", "Frozen",
+                                            "Mark"};
+
+/* The model entity of a row an iterator yielded, checked against the query
+ * and not seen before in this pass (seen: by model slot). */
+static m_entity *row_entity(fz_entity e, uint8_t *seen, int q, bool system) {
+    m_entity *me = m_find(&H.m, e.id);
+    if (me == NULL || seen[me - H.m.ents]++ || !(system ? m_system_matches(me, q) : m_query_matches(me, q))) {
+        return NULL;
+    }
+    return me;
+}
+
+/* Rows of one free query as a set, with their values; false and why on a difference. */
+static bool compare_queries(char *why, size_t why_size) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    uint8_t *seen = calloc(M_MAX_ENTITIES, 1);
+    CHECK(seen != NULL, "out of memory");
+    bool ok = true;
+    uint32_t n = 0;
+    for (fz_movers_iter it = fz_movers_begin(w); ok && fz_movers_next(&it);) {
+        for (uint32_t i = 0; i < it.count; i++, n++) {
+            m_entity *me = row_entity(it.entities[i], seen, M_Q_MOVERS, false);
+            bool tiny = me != NULL && (me->mask & M_BIT(M_TINY));
+            if (me == NULL || memcmp(&it.pos[i], me->val[M_POS], 8) || memcmp(&it.vel[i], me->val[M_VEL], 8) ||
+                (it.tiny != NULL) != tiny || (tiny && it.tiny[i].b != me->val[M_TINY][0]) ||
+                it.mark != ((me->mask & M_BIT(M_MARK)) != 0)) {
+                snprintf(why, why_size, "Movers yielded %#llx wrongly", (unsigned long long)it.entities[i].id);
+                ok = false;
+                fz_movers_end(&it);
+                break;
+            }
+        }
+    }
+    memset(seen, 0, M_MAX_ENTITIES);
+    for (fz_named_iter it = fz_named_begin(w); ok && fz_named_next(&it);) {
+        for (uint32_t i = 0; i < it.count; i++, n++) {
+            m_entity *me = row_entity(it.entities[i], seen, M_Q_NAMED, false);
+            bool link = me != NULL && (me->mask & M_BIT(M_LINK));
+            if (me == NULL || memcmp(&it.name[i], me->val[M_NAME], 13) || (it.link != NULL) != link ||
+                (link && memcmp(&it.link[i], me->val[M_LINK], 16))) {
+                snprintf(why, why_size, "Named yielded %#llx wrongly", (unsigned long long)it.entities[i].id);
+                ok = false;
+                fz_named_end(&it);
+                break;
+            }
+        }
+    }
+    memset(seen, 0, M_MAX_ENTITIES);
+    for (fz_heavy_iter it = fz_heavy_begin(w); ok && fz_heavy_next(&it);) {
+        for (uint32_t i = 0; i < it.count; i++, n++) {
+            if (row_entity(it.entities[i], seen, M_Q_HEAVY, false) == NULL) {
+                snprintf(why, why_size, "Heavy yielded %#llx wrongly", (unsigned long long)it.entities[i].id);
+                ok = false;
+                fz_heavy_end(&it);
+                break;
+            }
+        }
+    }
+    /* Move's aspects, through its context (its writes feed no `changed` set). */
+    memset(seen, 0, M_MAX_ENTITIES);
+    fz_move_ctx ctx = fz_move_begin(w, 0.0f);
+    while (ok && fz_move_next(&ctx)) {
+        for (uint32_t i = 0; i < ctx.count; i++) {
+            m_entity *me = row_entity(ctx.entities[i], seen, M_SYS_MOVE, true);
+            if (me == NULL || ctx.aspect[i].steps != me->steps) {
+                snprintf(why, why_size, "Move's aspect of %#llx is %u, the model's %u",
+                         (unsigned long long)ctx.entities[i].id, ctx.aspect[i].steps, me ? me->steps : 0);
+                ok = false;
+                break;
+            }
+        }
+    }
+    fz_move_end(&ctx);
+    free(seen);
+    (void)n;
+    (void)m;
+    return ok;
+}
+
+/* True if the world shows exactly what the model holds; else why not. */
+static bool world_matches(char *why, size_t why_size) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    strata_world_t *core = fz_world_core(w);
+    strata_world_stats_t s;
+    fz_world_stats(w, &s);
+    if (s.entities != m->n) {
+        DIFFER("%u entities alive, the model has %u", s.entities, m->n);
+    }
+    if (s.pending != m_pending(m)) {
+        DIFFER("%u changes pending, the model has %u", s.pending, m_pending(m));
+    }
+    uint32_t counts[M_NQ] = {0}, system_counts[M_NSYS] = {0}, set_sizes[M_NSETS] = {0};
+    for (uint32_t i = 0; i < m->n; i++) {
+        const m_entity *me = &m->ents[i];
+        fz_entity e = {me->h};
+        if (!fz_entity_alive(w, e)) {
+            DIFFER("%#llx is dead, the model has it alive", (unsigned long long)me->h);
+        }
+        for (int c = 0; c < M_NC; c++) {
+            bool has = (me->mask & M_BIT(c)) != 0;
+            if (real_has(w, e, c) != has) {
+                DIFFER("%#llx %s %s", (unsigned long long)me->h, has ? "lacks" : "has", component_names[c]);
+            }
+            const void *v = real_get(w, e, c);
+            if (m_size[c] > 0 && ((v != NULL) != has || (has && memcmp(v, me->val[c], m_size[c]) != 0))) {
+                DIFFER("%#llx: %s differs from the model's", (unsigned long long)me->h, component_names[c]);
+            }
+        }
+        for (int q = 0; q < M_NQ; q++) {
+            counts[q] += m_query_matches(me, q);
+        }
+        for (int k = 0; k < M_NSYS; k++) {
+            system_counts[k] += m_system_matches(me, k);
+        }
+        const strata_record_t *rec = &core->records[(uint32_t)me->h];
+        for (int k = 0; k < M_NSETS; k++) {
+            bool in = (me->dirty >> k) & 1u, real = (rec->flags & STRATA_FLAG_DIRTY(H.set_slot[k])) != 0;
+            set_sizes[k] += in;
+            if (in != real) {
+                DIFFER("%#llx is %s changed set %d, the model says otherwise", (unsigned long long)me->h,
+                       real ? "in" : "not in", k);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < M_DEAD_RING && i < m->dead_count; i++) {
+        fz_entity e = {m->dead[i]};
+        if (fz_entity_alive(w, e) || fz_hp_get(w, e) != NULL || fz_frozen_has(w, e) || fz_pos_mut(w, e) != NULL) {
+            DIFFER("destroyed %#llx still answers", (unsigned long long)e.id);
+        }
+    }
+    if (fz_entity_alive(w, FZ_ENTITY_NULL)) {
+        DIFFER("the null entity is alive");
+    }
+    const uint32_t got[M_NQ] = {fz_movers_count(w), fz_named_count(w), fz_heavy_count(w), fz_hurt_count(w),
+                                fz_touched_count(w)};
+    for (int q = 0; q < M_NQ; q++) {
+        if (got[q] != counts[q]) {
+            DIFFER("free query %d counts %u, the model %u", q, got[q], counts[q]);
+        }
+    }
+    const uint32_t sys_got[M_NSYS] = {0, fz_grow_count(w), fz_move_count(w), fz_hunt_count(w), fz_heal_count(w),
+                                      fz_thaw_count(w)};
+    for (int k = 1; k < M_NSYS; k++) {
+        if (sys_got[k] != system_counts[k]) {
+            DIFFER("system %d counts %u, the model %u", k, sys_got[k], system_counts[k]);
+        }
+    }
+    const uint32_t changed[M_NSETS] = {fz_hurt_changed_count(w), fz_touched_changed_count(w),
+                                       fz_heal_changed_count(w)};
+    for (int k = 0; k < M_NSETS; k++) {
+        if (changed[k] < set_sizes[k]) { /* the count includes entries of destroyed entities */
+            DIFFER("changed set %d holds %u, fewer than the model's %u", k, changed[k], set_sizes[k]);
+        }
+    }
+    const uint32_t hooks[6] = {H.move_added, H.move_removed, H.armor_added, H.armor_removed, H.mark_added,
+                               H.mark_removed};
+    const uint32_t model_hooks[6] = {m->move_added, m->move_removed, m->armor_added, m->armor_removed, m->mark_added,
+                                     m->mark_removed};
+    for (int i = 0; i < 6; i++) {
+        if (hooks[i] != model_hooks[i]) {
+            DIFFER("hook counter %d is %u, the model's %u", i, hooks[i], model_hooks[i]);
+        }
+    }
+    if (fz_stats_res(w)->steps != m->steps) {
+        DIFFER("Stats.steps is %u, the model's %u", fz_stats_res(w)->steps, m->steps);
+    }
+    const bool enabled[M_NSYS] = {fz_tick_enabled(w), fz_grow_enabled(w), fz_move_enabled(w),
+                                  fz_hunt_enabled(w), fz_heal_enabled(w), fz_thaw_enabled(w)};
+    for (int k = 0; k < M_NSYS; k++) {
+        if (enabled[k] != m->enabled[k]) {
+            DIFFER("system %d enabled %d, the model %d", k, enabled[k], m->enabled[k]);
+        }
+    }
+    /* Iterating opens a scope: with nothing open and work pending (a flush
+     * that failed), closing it would apply that work. */
+    if (!(m->depth == 0 && m_pending(m) > 0)) {
+        return compare_queries(why, why_size);
+    }
+    return true;
+}
+
+/* The world must equal the model now. */
+static void check_world(const char *where) {
+    char why[256];
+    CHECK(world_matches(why, sizeof why), "op %ld (%s): %s", H.ops, where, why);
+}
+
+/* The model applies what a flush applies. No allocation has failed: all
+ * of it. One has: the runtime may have stopped there, keeping the rest,
+ * so the model applies units until the world matches it (and it must,
+ * at some point: a flush applies whole commands, in order). */
+static void flush_model(const char *where) {
+    model *m = &H.m;
+    if (!m_flush_due(m)) {
+        return;
+    }
+    if (H.heap.failures == 0) { /* (none yet: the flush applied everything) */
+        while (m_flush_unit(m)) {
+        }
+        return;
+    }
+    char why[256];
+    while (!world_matches(why, sizeof why)) {
+        CHECK(m_flush_unit(m), "op %ld (%s): after a flush the world is no prefix of the model's: %s", H.ops, where,
+              why);
+    }
+}
+
+/* --- The model's side of the systems --------------------------------------- */
+
+/* Which model entities a system or query will visit; false for the others. */
+typedef struct visits_t {
+    uint8_t will[M_MAX_ENTITIES];
+    uint8_t done[M_MAX_ENTITIES];
+    uint32_t expected, seen;
+} visits_t;
+
+static visits_t visits;
+
+/* Predict: the entities matching (system s, query q or `changed` set k). */
+static void visits_predict(int kind, int which) {
+    model *m = &H.m;
+    memset(&visits, 0, sizeof visits);
+    for (uint32_t i = 0; i < m->n; i++) {
+        const m_entity *me = &m->ents[i];
+        bool yes = kind == 0 ? m_system_matches(me, which)
+                 : kind == 1 ? m_query_matches(me, which)
+                             : ((me->dirty >> which) & 1u) && m_set_matches(me, which);
+        visits.will[i] = yes;
+        visits.expected += yes;
+    }
+}
+
+/* The next logged visit: one the model predicted, not seen before. */
+static m_entity *visit_next(void) {
+    uint64_t h = (uint64_t)log_next(EV_VISIT);
+    m_entity *me = m_find(&H.m, h);
+    CHECK(me != NULL, "op %ld: visited %#llx, which the model has dead", H.ops, (unsigned long long)h);
+    uint32_t i = (uint32_t)(me - H.m.ents);
+    CHECK(visits.will[i], "op %ld: visited %#llx, which does not match", H.ops, (unsigned long long)h);
+    CHECK(!visits.done[i]++, "op %ld: visited %#llx twice", H.ops, (unsigned long long)h);
+    visits.seen++;
+    H.visits++;
+    return me;
+}
+
+/* A created entity the game's code logged: fresh, then the model's. */
+static uint64_t adopt_logged(void) {
+    uint64_t h = (uint64_t)log_next(EV_CREATED);
+    CHECK(m_adopt(&H.m, h), "op %ld: new handle %#llx was issued before", H.ops, (unsigned long long)h);
+    return h;
+}
+
+static int32_t model_i32(const m_entity *me, int c, int field) {
+    int32_t v;
+    memcpy(&v, me->val[c] + 4 * field, 4);
+    return v;
+}
+
+static void model_set_i32(m_entity *me, int c, int field, int32_t v) {
+    memcpy(me->val[c] + 4 * field, &v, 4);
+}
+
+/* Grow on one visited entity: grow_row, on the model. */
+static void grow_model(m_entity *me) {
+    model *m = &H.m;
+    uint64_t h = me->h;
+    int32_t v = wrap_add(model_i32(me, M_HP, 0), 1);
+    model_set_i32(me, M_HP, 0, v);
+    if (v % 3 == 0) {
+        unsigned char *t = m_mut(m, h, M_TINY);
+        log_expect(t != NULL, "Grow's Tiny mut");
+        if (t != NULL) {
+            t[0] ^= 1;
+        }
+    }
+    value_t vals[M_NC];
+    const void *mv[M_NC];
+    model_vals(vals, mv);
+    if (v % 5 == 0) {
+        vals[M_TINY].tiny.b = (uint8_t)v;
+        log_expect(m_add(m, h, M_BIT(M_TINY), mv), "Grow's Tiny add");
+    }
+    if (v % 7 == 0) {
+        log_expect(m_remove(m, h, M_BIT(M_VEL)), "Grow's Vel remove");
+    }
+    if (v % 17 == 0) {
+        vals[M_ARMOR].armor = (fz_armor){(uint16_t)v, 0};
+        log_expect(m_add(m, h, M_BIT(M_ARMOR), mv), "Grow's Armor add");
+    }
+    if (v % 19 == 0) {
+        log_expect(m_remove(m, h, M_BIT(M_ARMOR)), "Grow's Armor remove");
+    }
+    if (v % 13 == 0 && m->n < ENTITY_CAP) {
+        uint64_t child = adopt_logged();
+        vals[M_POS].pos = (fz_pos){v, 0};
+        vals[M_LINK].link = (fz_link){.to = {h}};
+        m_create(m, &child, 1, M_BIT(M_POS) | M_BIT(M_LINK), mv);
+    }
+    if (v % 11 == 0) {
+        log_expect(m_destroy(m, h), "Grow's destroy");
+    }
+}
+
+/* A system's body, on the model, from its log. */
+static void system_model(int sys) {
+    model *m = &H.m;
+    if (sys == M_SYS_TICK) {
+        m->steps++;
+        return;
+    }
+    if (sys == M_SYS_HEAL) {
+        visits_predict(2, M_SET_HEAL);
+        /* A full pass empties the set; its own writes do not refill it. */
+        for (uint32_t i = 0; i < m->n; i++) {
+            m->ents[i].dirty &= (uint8_t)~(1u << M_SET_HEAL);
+        }
+    } else {
+        visits_predict(0, sys);
+    }
+    if (sys == M_SYS_GROW) {
+        /* "rows yielded by an iterator that has the component under `write`" */
+        for (uint32_t i = 0; i < m->n; i++) {
+            if (visits.will[i]) {
+                m_mark(m, &m->ents[i], M_HP);
+            }
+        }
+    }
+    while (H.log_read < H.log_count) {
+        m_entity *me = visit_next();
+        uint64_t h = me->h;
+        switch (sys) {
+        case M_SYS_GROW: grow_model(me); break;
+        case M_SYS_MOVE: {
+            int32_t x = wrap_add(model_i32(me, M_POS, 0), model_i32(me, M_VEL, 0));
+            model_set_i32(me, M_POS, 0, x);
+            model_set_i32(me, M_POS, 1, wrap_add(model_i32(me, M_POS, 1), model_i32(me, M_VEL, 1)));
+            me->steps++;
+            if (x > 40 || x < -40) {
+                log_expect(m_add(m, h, M_BIT(M_FROZEN), NULL), "Move's Frozen add");
+            }
+            break;
+        }
+        case M_SYS_HUNT: {
+            fz_link link;
+            memcpy(&link, me->val[M_LINK], sizeof link);
+            link.hits++;
+            memcpy(me->val[M_LINK], &link, sizeof link);
+            bool alive = m_alive(m, link.to.id);
+            log_expect(alive, "Hunt's alive");
+            if (alive) {
+                unsigned char *hp = m_mut(m, link.to.id, M_HP);
+                log_expect(hp != NULL, "Hunt's Hp mut");
+                if (hp != NULL) {
+                    int32_t v;
+                    memcpy(&v, hp, 4);
+                    v = wrap_add(v, -1);
+                    memcpy(hp, &v, 4);
+                }
+                if (link.hits % 3 == 0) {
+                    log_expect(m_destroy(m, link.to.id), "Hunt's destroy");
+                }
+            } else {
+                log_expect(m_remove(m, h, M_BIT(M_LINK)), "Hunt's Link remove");
+            }
+            break;
+        }
+        case M_SYS_HEAL: {
+            me->dirty |= 1u << M_SET_HURT; /* its write term feeds Hurt's set */
+            int32_t v = model_i32(me, M_HP, 0);
+            if (v < 5) {
+                model_set_i32(me, M_HP, 0, v + 2);
+            }
+            break;
+        }
+        case M_SYS_THAW: {
+            int32_t x = model_i32(me, M_POS, 0);
+            if (x > 40 || x < -40) {
+                value_t p = {.pos = {0, model_i32(me, M_POS, 1)}};
+                log_expect(m_set(m, h, M_POS, p.bytes), "Thaw's Pos set");
+                log_expect(m_remove(m, h, M_BIT(M_FROZEN)), "Thaw's Frozen remove");
+            }
+            break;
+        }
+        }
+    }
+    CHECK(visits.seen == visits.expected, "op %ld: system %d visited %u entities, the model expects %u", H.ops, sys,
+          visits.seen, visits.expected);
+}
+
+/* Scopes a system holds while it runs: the step's own (in a step) and its iterator's (if it has terms). */
+static uint32_t system_scopes(int sys) {
+    return (H.stepping ? 1u : 0u) + (sys != M_SYS_TICK ? 1u : 0u);
+}
+
+/* The model catches up with the system that ran last: its body, then
+ * (if `flush`) what closing it applies. */
+static void finish_system(bool flush) {
+    if (H.running < 0) {
+        return;
+    }
+    int sys = H.running;
+    H.running = -1;
+    system_model(sys);
+    CHECK(H.log_read == H.log_count, "op %ld: system %d logged more than the model expects", H.ops, sys);
+    H.log_count = H.log_read = 0;
+    H.m.depth -= system_scopes(sys);
+    if (flush) {
+        flush_model("a system's end");
+    }
+}
+
+/* Called first thing by every system body: the model catches up with the
+ * previous system, checks the schedule, and (allocations failing) that
+ * the world is what it says. */
+static void sync_system(int sys) {
+    finish_system(true);
+    if (H.stepping) {
+        int next = H.last_in_step + 1;
+        while (next < M_NSYS && !H.m.enabled[next]) {
+            next++;
+        }
+        CHECK(sys == next, "op %ld: the step ran system %d where the model expects %d", H.ops, sys, next);
+        H.last_in_step = sys;
+    }
+    if (H.heap.failures > 0) {
+        check_world("a system's start");
+    }
+    H.m.depth += system_scopes(sys);
+    H.running = sys;
+    H.log_count = H.log_read = 0;
+}
+
+/* --- Operations ------------------------------------------------------------ */
+
+/* A handle to operate on: mostly live, else destroyed, null or forged. */
+static fz_entity pick(source_t *src) {
+    model *m = &H.m;
+    uint32_t r = take(src, 16);
+    if (r < 12 && m->n > 0) {
+        return (fz_entity){m->ents[take(src, m->n)].h};
+    }
+    if (r < 14 && m->dead_count > 0) {
+        uint32_t n = m->dead_count < M_DEAD_RING ? m->dead_count : M_DEAD_RING;
+        return (fz_entity){m->dead[take(src, n)]};
+    }
+    if (r == 14) {
+        return FZ_ENTITY_NULL;
+    }
+    return (fz_entity){(uint64_t)take(src, 4) << 32 | take(src, 64)};
+}
+
+/* Values for every component, in ranges that keep the systems busy. */
+static void pick_values(source_t *src, value_t *vals) {
+    memset(vals, 0, sizeof(value_t) * M_NC);
+    vals[M_POS].pos = (fz_pos){(int32_t)take(src, 91) - 45, (int32_t)take(src, 21) - 10};
+    vals[M_VEL].vel = (fz_vel){(int32_t)take(src, 7) - 3, (int32_t)take(src, 7) - 3};
+    vals[M_HP].hp.value = (int32_t)take(src, 101) - 20;
+    vals[M_TINY].tiny.b = (uint8_t)take(src, 256);
+    for (int i = 0; i < 5; i++) {
+        vals[M_BIG].big.data[i] = (uint64_t)take(src, 65536) * 0x9e3779b97f4a7c15u;
+    }
+    vals[M_BIG].big.tag = take(src, 65536);
+    for (int i = 0; i < 13; i++) {
+        vals[M_NAME].name.text[i] = (char)take(src, 256);
+    }
+    vals[M_LINK].link = (fz_link){pick(src), take(src, 8), take(src, 256)};
+    vals[M_ARMOR].armor = (fz_armor){(uint16_t)take(src, 65536), (uint16_t)take(src, 65536)};
+}
+
+/* Run `call` (one runtime call returning a result); a NOMEM result must
+ * have left the world equal to the model, and the call is made again.
+ * Then the result must be `predicted`, the model's, evaluated after. */
+#define EXPECT_OP(call, predicted, what)                                                                               \
+    do {                                                                                                               \
+        strata_result_t r_;                                                                                            \
+        while ((r_ = (call)) == STRATA_ERR_NOMEM) {                                                                   \
+            CHECK(H.alloc_mode, "op %ld: out of memory with no allocation failing", H.ops);                          \
+            check_world("a failed call");                                                                              \
+        }                                                                                                              \
+        expect(r_, (predicted), (what));                                                                               \
+    } while (0)
+
+/* The result must be the model's. */
+static void expect(strata_result_t got, int predicted, const char *what) {
+    CHECK((int)got == predicted, "op %ld: %s returned %d (%s), the model says %d", H.ops, what, (int)got,
+          strata_result_str(got), predicted);
+}
+
+/* Close a deferral scope in both; a flush that failed is retried until done. */
+static void close_scope(strata_result_t r, const char *where) {
+    flush_model(where);
+    while (r == STRATA_ERR_NOMEM) {
+        CHECK(H.alloc_mode, "op %ld: %s: out of memory with no allocation failing", H.ops, where);
+        strata_defer_begin(fz_world_core(H.w));
+        r = strata_defer_end(fz_world_core(H.w));
+        flush_model(where);
+    }
+    CHECK(r == STRATA_OK, "op %ld: %s returned %s", H.ops, where, strata_result_str(r));
+}
+
+/* Create one or more entities (their handles adopted by the model). */
+static void op_create(source_t *src, int how) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    value_t vals[M_NC];
+    pick_values(src, vals);
+    uint16_t mask = (uint16_t)take(src, 1u << M_NC);
+    const void *mv[M_NC];
+    model_vals(vals, mv);
+    if (how == 0) {
+        fz_entity e;
+        while (fz_entity_eq(e = fz_entity_create(w), FZ_ENTITY_NULL)) {
+            CHECK(H.alloc_mode, "op %ld: create failed", H.ops);
+            check_world("a failed create");
+        }
+        CHECK(m_adopt(m, e.id), "op %ld: create issued %#llx again", H.ops, (unsigned long long)e.id);
+        m_create(m, &e.id, 1, 0, NULL);
+    } else if (how == 1) {
+        fz_bundle b = make_bundle(mask, vals);
+        fz_entity e;
+        while (fz_entity_eq(e = fz_entity_create_bundle(w, &b), FZ_ENTITY_NULL)) {
+            CHECK(H.alloc_mode, "op %ld: create_bundle failed", H.ops);
+            check_world("a failed create_bundle");
+        }
+        CHECK(m_adopt(m, e.id), "op %ld: create_bundle issued %#llx again", H.ops, (unsigned long long)e.id);
+        m_create(m, &e.id, 1, mask, mv);
+    } else {
+        uint32_t n = 1 + take(src, 8);
+        fz_bundle b = make_bundle(mask, vals);
+        fz_entity out[8];
+        EXPECT_OP(fz_entity_create_many(w, &b, n, out), M_OK, "create_many");
+        uint64_t hs[8];
+        for (uint32_t i = 0; i < n; i++) {
+            CHECK(m_adopt(m, out[i].id), "op %ld: create_many issued %#llx again", H.ops,
+                  (unsigned long long)out[i].id);
+            hs[i] = out[i].id;
+        }
+        m_create(m, hs, n, mask, mv);
+    }
+    flush_model("a create");
+}
+
+/* Iterate Movers outside a step, changing what it visits (applied at the
+ * end), stopping after `limit` rows. */
+static void op_iterate(source_t *src) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    uint32_t limit = take(src, 24), salt = take(src, 256);
+    visits_predict(1, M_Q_MOVERS);
+    H.log_count = H.log_read = 0;
+    uint32_t seen = 0;
+    bool stop = false;
+    fz_movers_iter it = fz_movers_begin(w);
+    m_defer_begin(m);
+    while (!stop && fz_movers_next(&it)) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            if (seen == limit) {
+                stop = true;
+                break;
+            }
+            seen++;
+            fz_entity e = it.entities[i];
+            log_event(EV_VISIT, (int64_t)e.id);
+            switch ((uint32_t)(e.id * 0x9e3779b97f4a7c15u >> 40 ^ salt) % 8) {
+            case 0: LOG_RETRY(fz_entity_destroy(w, e)); break;
+            case 1: LOG_RETRY(fz_frozen_add(w, e)); break;
+            case 2: LOG_RETRY(fz_vel_remove(w, e)); break;
+            case 3: LOG_RETRY(fz_hp_add(w, e, (fz_hp){(int32_t)salt})); break;
+            case 4:
+                if (world_entities(w) < ENTITY_CAP) {
+                    fz_entity c;
+                    do {
+                        c = fz_entity_create_bundle(w, &(fz_bundle){.pos = &(fz_pos){1, 2},
+                                                                     .vel = &FZ_VEL_DEFAULT,
+                                                                     .tiny = &(fz_tiny){(uint8_t)salt}});
+                    } while (fz_entity_eq(c, FZ_ENTITY_NULL));
+                    log_event(EV_CREATED, (int64_t)c.id);
+                }
+                break;
+            case 5: log_event(EV_RESULT, fz_pos_set(w, e, (fz_pos){wrap_add(it.pos[i].x, 1), it.pos[i].y})); break;
+            case 6: LOG_RETRY(fz_armor_add(w, e, (fz_armor){(uint16_t)salt, 0})); break;
+            default:
+                LOG_RETRY(fz_entity_remove_bundle(w, e, &(fz_bundle){.vel = &FZ_VEL_DEFAULT, .mark = true}));
+                break;
+            }
+        }
+    }
+    strata_result_t r = fz_movers_end(&it);
+    /* The model: the same calls on the same entities, in the logged order. */
+    while (H.log_read < H.log_count) {
+        m_entity *me = visit_next();
+        uint64_t h = me->h;
+        value_t vals[M_NC];
+        const void *mv[M_NC];
+        memset(vals, 0, sizeof vals);
+        model_vals(vals, mv);
+        switch ((uint32_t)(h * 0x9e3779b97f4a7c15u >> 40 ^ salt) % 8) {
+        case 0: log_expect(m_destroy(m, h), "destroy while iterating"); break;
+        case 1: log_expect(m_add(m, h, M_BIT(M_FROZEN), NULL), "Frozen add while iterating"); break;
+        case 2: log_expect(m_remove(m, h, M_BIT(M_VEL)), "Vel remove while iterating"); break;
+        case 3:
+            vals[M_HP].hp.value = (int32_t)salt;
+            log_expect(m_add(m, h, M_BIT(M_HP), mv), "Hp add while iterating");
+            break;
+        case 4:
+            if (m->n < ENTITY_CAP) {
+                uint64_t c = adopt_logged();
+                vals[M_POS].pos = (fz_pos){1, 2};
+                vals[M_TINY].tiny.b = (uint8_t)salt;
+                mv[M_VEL] = NULL;
+                m_create(m, &c, 1, M_BIT(M_POS) | M_BIT(M_VEL) | M_BIT(M_TINY), mv);
+            }
+            break;
+        case 5:
+            vals[M_POS].pos = (fz_pos){wrap_add(model_i32(me, M_POS, 0), 1), model_i32(me, M_POS, 1)};
+            log_expect(m_set(m, h, M_POS, vals[M_POS].bytes), "Pos set while iterating");
+            break;
+        case 6:
+            vals[M_ARMOR].armor = (fz_armor){(uint16_t)salt, 0};
+            log_expect(m_add(m, h, M_BIT(M_ARMOR), mv), "Armor add while iterating");
+            break;
+        default:
+            log_expect(m_remove(m, h, M_BIT(M_VEL) | M_BIT(M_MARK)), "remove_bundle while iterating");
+            break;
+        }
+    }
+    uint32_t want = visits.expected < limit ? visits.expected : limit;
+    CHECK(visits.seen == want, "op %ld: Movers visited %u rows, the model expects %u", H.ops, visits.seen, want);
+    H.log_count = H.log_read = 0;
+    m_defer_end(m);
+    close_scope(r, "the end of an iteration");
+}
+
+/* A full pass over a free query's `changed` set (Hurt or Touched). */
+static void op_changed(source_t *src) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    int k = take(src, 2) ? M_SET_TOUCHED : M_SET_HURT;
+    visits_predict(2, k);
+    for (uint32_t i = 0; i < m->n; i++) {
+        m->ents[i].dirty &= (uint8_t)~(1u << k);
+    }
+    H.log_count = H.log_read = 0;
+    if (k == M_SET_HURT) {
+        for (fz_hurt_iter it = fz_hurt_begin(w); fz_hurt_next(&it);) {
+            CHECK(it.count == 1, "a changed iterator yields one row at a time");
+            log_event(EV_VISIT, (int64_t)it.entities[0].id);
+            if (it.hp[0].value % 4 == 0) {
+                LOG_RETRY(fz_big_add(w, it.entities[0], (fz_big){.tag = (uint32_t)it.hp[0].value}));
+            }
+        }
+    } else {
+        for (fz_touched_iter it = fz_touched_begin(w); fz_touched_next(&it);) {
+            CHECK(it.count == 1, "a changed iterator yields one row at a time");
+            log_event(EV_VISIT, (int64_t)it.entities[0].id);
+            uint8_t b = it.tiny[0].b;
+            if (b & 1) {
+                log_event(EV_RESULT, fz_tiny_set(w, it.entities[0], (fz_tiny){(uint8_t)(b + 1)}));
+            }
+        }
+    }
+    m_defer_begin(m);
+    while (H.log_read < H.log_count) {
+        m_entity *me = visit_next();
+        value_t vals[M_NC];
+        const void *mv[M_NC];
+        memset(vals, 0, sizeof vals);
+        model_vals(vals, mv);
+        if (k == M_SET_HURT) {
+            int32_t v = model_i32(me, M_HP, 0);
+            if (v % 4 == 0) {
+                vals[M_BIG].big.tag = (uint32_t)v;
+                log_expect(m_add(m, me->h, M_BIT(M_BIG), mv), "Big add in Hurt");
+            }
+        } else if (me->val[M_TINY][0] & 1) {
+            vals[M_TINY].tiny.b = (uint8_t)(me->val[M_TINY][0] + 1);
+            log_expect(m_set(m, me->h, M_TINY, vals[M_TINY].bytes), "Tiny set in Touched"); /* counts for the next pass */
+        }
+    }
+    CHECK(visits.seen == visits.expected, "op %ld: changed set %d visited %u, the model expects %u", H.ops, k,
+          visits.seen, visits.expected);
+    H.log_count = H.log_read = 0;
+    m_defer_end(m);
+    /* next() returning false closed the iterator: a failed flush is seen here. */
+    close_scope(STRATA_OK, "the end of a changed pass");
+}
+
+/* One step, the model following system by system. */
+static void op_step(void) {
+    model *m = &H.m;
+    m->in_step = true;
+    H.stepping = true;
+    H.last_in_step = -1;
+    strata_result_t r = fz_world_step(H.w, 0.25f);
+    /* The step has ended: the last system's flush and the step's are one
+     * for the model (the same queue, then the scheduled destroys). */
+    finish_system(false);
+    int next = H.last_in_step + 1;
+    while (next < M_NSYS && !m->enabled[next]) {
+        next++;
+    }
+    CHECK(next == M_NSYS, "op %ld: the step skipped system %d", H.ops, next);
+    H.stepping = false;
+    m->in_step = false;
+    close_scope(r, "a step");
+}
+
+/* One system run on its own, outside a step: its destroys are deferred to its end. */
+static void op_system(source_t *src) {
+    fz_world *w = H.w;
+    strata_result_t r = STRATA_OK;
+    switch (take(src, M_NSYS)) {
+    case M_SYS_TICK: { fz_tick_ctx c = fz_tick_begin(w, 0.5f); fz_tick_run(&c); r = fz_tick_end(&c); break; }
+    case M_SYS_GROW: { fz_grow_ctx c = fz_grow_begin(w, 0.5f); fz_grow_run(&c); r = fz_grow_end(&c); break; }
+    case M_SYS_MOVE: { fz_move_ctx c = fz_move_begin(w, 0.5f); fz_move_run(&c); r = fz_move_end(&c); break; }
+    case M_SYS_HUNT: { fz_hunt_ctx c = fz_hunt_begin(w, 0.5f); fz_hunt_run(&c); r = fz_hunt_end(&c); break; }
+    case M_SYS_HEAL: { fz_heal_ctx c = fz_heal_begin(w, 0.5f); fz_heal_run(&c); r = fz_heal_end(&c); break; }
+    default: { fz_thaw_ctx c = fz_thaw_begin(w, 0.5f); fz_thaw_run(&c); r = fz_thaw_end(&c); break; }
+    }
+    finish_system(true);
+    close_scope(r, "a system run alone");
+}
+
+static void op_enable(source_t *src) {
+    fz_world *w = H.w;
+    int s = (int)take(src, M_NSYS);
+    bool on = take(src, 3) != 0;
+    switch (s) {
+    case M_SYS_TICK: fz_tick_enable(w, on); break;
+    case M_SYS_GROW: fz_grow_enable(w, on); break;
+    case M_SYS_MOVE: fz_move_enable(w, on); break;
+    case M_SYS_HUNT: fz_hunt_enable(w, on); break;
+    case M_SYS_HEAL: fz_heal_enable(w, on); break;
+    default: fz_thaw_enable(w, on); break;
+    }
+    H.m.enabled[s] = on;
+}
+
+/* One operation from the stream. */
+static void op_one(source_t *src) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    uint32_t op = take(src, 26);
+    bool crowded = m->n + 8 >= ENTITY_CAP;
+    if (crowded && op <= 4) {
+        op = 14; /* destroy instead */
+    }
+    if (m->depth > 0 && (op == 16 || op == 17)) {
+        op = 19; /* no step inside a scope: close it instead */
+    }
+    value_t vals[M_NC];
+    const void *mv[M_NC];
+    switch (op) {
+    case 0:
+    case 1:
+    case 2: op_create(src, 1); break;
+    case 3: op_create(src, 0); break;
+    case 4: op_create(src, 2); break;
+    case 5:
+    case 6: {
+        fz_entity e = pick(src);
+        int c = (int)take(src, M_NC);
+        pick_values(src, vals);
+        model_vals(vals, mv);
+        EXPECT_OP(real_add(w, e, c, &vals[c]), m_add(m, e.id, M_BIT(c), mv), "add");
+        break;
+    }
+    case 7: {
+        fz_entity e = pick(src);
+        uint16_t mask = (uint16_t)take(src, 1u << M_NC);
+        pick_values(src, vals);
+        model_vals(vals, mv);
+        fz_bundle b = make_bundle(mask, vals);
+        EXPECT_OP(fz_entity_add_bundle(w, e, &b), m_add(m, e.id, mask, mv), "add_bundle");
+        break;
+    }
+    case 8:
+    case 9: {
+        fz_entity e = pick(src);
+        int c = (int)take(src, M_NC);
+        EXPECT_OP(real_remove(w, e, c), m_remove(m, e.id, M_BIT(c)), "remove");
+        break;
+    }
+    case 10: {
+        fz_entity e = pick(src);
+        uint16_t mask = (uint16_t)take(src, 1u << M_NC);
+        pick_values(src, vals);
+        fz_bundle b = make_bundle(mask, vals);
+        EXPECT_OP(fz_entity_remove_bundle(w, e, &b), m_remove(m, e.id, mask), "remove_bundle");
+        break;
+    }
+    case 11:
+    case 12: {
+        fz_entity e = pick(src);
+        int c = (int)take(src, M_FROZEN); /* value components only */
+        pick_values(src, vals);
+        expect(real_set(w, e, c, &vals[c]), m_set(m, e.id, c, vals[c].bytes), "set");
+        break;
+    }
+    case 13: {
+        fz_entity e = pick(src);
+        int c = (int)take(src, M_FROZEN);
+        pick_values(src, vals);
+        unsigned char *want = m_mut(m, e.id, c);
+        unsigned char *got = real_mut(w, e, c);
+        CHECK((got != NULL) == (want != NULL), "op %ld: mut of %s gave %p, the model %p", H.ops, component_names[c],
+              (void *)got, (void *)want);
+        if (got != NULL) {
+            CHECK(memcmp(got, want, m_size[c]) == 0, "op %ld: mut of %s shows another value", H.ops,
+                  component_names[c]);
+            memcpy(got, vals[c].bytes, m_size[c]);
+            memcpy(want, vals[c].bytes, m_size[c]);
+        }
+        break;
+    }
+    case 14:
+    case 15: {
+        fz_entity e = pick(src);
+        EXPECT_OP(fz_entity_destroy(w, e), m_destroy(m, e.id), "destroy");
+        break;
+    }
+    case 16:
+    case 17: op_step(); break;
+    case 18: op_enable(src); break;
+    case 19:
+        if (m->depth < 3 && (m->depth == 0 || take(src, 2))) {
+            strata_defer_begin(fz_world_core(w));
+            m_defer_begin(m);
+        } else {
+            strata_result_t r = strata_defer_end(fz_world_core(w));
+            m_defer_end(m);
+            close_scope(r, "defer_end");
+        }
+        break;
+    case 20:
+    case 21: op_iterate(src); break;
+    case 22: op_changed(src); break;
+    case 23: op_system(src); break;
+    default: {
+        /* Reads of any handle: the comparison covers live ones; these, any. */
+        fz_entity e = pick(src);
+        int c = (int)take(src, M_NC);
+        const m_entity *me = m_find(m, e.id);
+        CHECK(fz_entity_alive(w, e) == (me != NULL), "op %ld: alive(%#llx) differs", H.ops,
+              (unsigned long long)e.id);
+        CHECK(real_has(w, e, c) == (me != NULL && (me->mask & M_BIT(c))), "op %ld: has differs", H.ops);
+        break;
+    }
+    }
+    flush_model("an operation's end");
+}
+
+/* --- Runs ------------------------------------------------------------------ */
+
+/* Find the runtime's dirty set of each model set, by query name. */
+static void find_sets(void) {
+    strata_world_t *core = fz_world_core(H.w);
+    const strata_schema_t *s = strata_world_schema(core);
+    const char *names[M_NSETS] = {"Hurt", "Touched", "Heal"};
+    for (int k = 0; k < M_NSETS; k++) {
+        uint32_t q = 0;
+        while (q < s->query_count && strcmp(s->queries[q].name, names[k]) != 0) {
+            q++;
+        }
+        CHECK(q < s->query_count && core->query_dirty[q] != UINT32_MAX, "no changed set for %s", names[k]);
+        H.set_slot[k] = core->query_dirty[q];
+    }
+}
+
+/* Run up to `ops` operations from src on a new world whose allocator fails
+ * its fail_at-th call (0: never); returns how many allocations failed. */
+static long run(source_t *src, long ops, long fail_at) {
+    memset(&H.heap, 0, sizeof H.heap);
+    H.heap.fail_at = fail_at;
+    failing_allocation = fail_at;
+    H.alloc_mode = fail_at > 0;
+    H.running = -1;
+    H.stepping = false;
+    H.move_added = H.move_removed = H.armor_added = H.armor_removed = H.mark_added = H.mark_removed = 0;
+    H.log_count = H.log_read = 0;
+    m_init(&H.m);
+    strata_world_desc_t desc = {{heap_alloc, heap_realloc, heap_free, &H.heap}, 16};
+    while ((H.w = fz_world_create(&desc)) == NULL) {
+        CHECK(H.alloc_mode && H.heap.bytes == 0, "world creation failed, or leaked");
+    }
+    find_sets();
+    long stop = ops;
+    for (H.ops = 0; H.ops < stop && source_more(src); H.ops++) {
+        op_one(src);
+        /* Until its allocation fails, a sweep's run is the reference run;
+         * from then on, a few dozen operations show the world intact. */
+        if (!H.alloc_mode || H.heap.failures > 0) {
+            check_world("after the operation");
+            if (H.alloc_mode && stop == ops) {
+                stop = H.ops + 32 < ops ? H.ops + 32 : ops;
+            }
+        }
+        H.population += H.m.n;
+    }
+    while (H.m.depth > 0) {
+        strata_result_t r = strata_defer_end(fz_world_core(H.w));
+        m_defer_end(&H.m);
+        close_scope(r, "the last defer_end");
+    }
+    check_world("the end");
+    fz_world_destroy(H.w);
+    CHECK(H.heap.bytes == 0, "%zu bytes not freed", H.heap.bytes);
+    H.w = NULL;
+    m_free(&H.m);
+    free(H.log);
+    H.log = NULL;
+    H.log_capacity = 0;
+    return H.heap.failures;
+}
+
+#ifdef FUZZ_LIBFUZZER
+
+/* The fuzz input is the stream; its first byte, when odd, makes one
+ * allocation fail (the next two bytes say which). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    source_t src = {data, size, 0, 0};
+    long fail_at = take(&src, 2) ? 1 + take(&src, 65536) % 4096 : 0;
+    run(&src, (long)size, fail_at);
+    return 0;
+}
+
+#else
+
+static long option_ops = 20000;
+static uint64_t option_seed = 0;
+
+/* 20,000 operations from each of a few seeds (--ops, --seed: one long run). */
+static void test_fuzz_diff_matches_model(void **state) {
+    (void)state;
+    uint64_t seeds[] = {1, 2, 3};
+    int n = option_seed != 0 ? 1 : 3;
+    for (int i = 0; i < n; i++) {
+        source_t src = {NULL, 0, 0, option_seed != 0 ? option_seed : seeds[i]};
+        H.population = H.visits = 0;
+        run(&src, option_ops, 0);
+        print_message("seed %llu: %ld operations, model and world agree (%.1f entities alive on average, "
+                      "%llu rows visited)\n",
+                      (unsigned long long)(option_seed != 0 ? option_seed : seeds[i]), option_ops,
+                      (double)H.population / (double)option_ops, (unsigned long long)H.visits);
+    }
+}
+
+/* A scripted workload run again with its Nth allocation failing, for every
+ * N until none fails: each failed call leaves the world equal to the model,
+ * each failed flush leaves a prefix of it, nothing leaks. */
+static void test_fuzz_nomem_every_allocation(void **state) {
+    (void)state;
+    long n = 1;
+    for (;; n++) {
+        source_t src = {NULL, 0, 0, 77};
+        if (run(&src, 400, n) == 0) {
+            break;
+        }
+    }
+    print_message("%ld allocations, each made to fail in turn\n", n - 1);
+    assert_true(n > 100);
+}
+
+int main(int argc, char **argv) {
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--ops") == 0) {
+            option_ops = atol(argv[i + 1]);
+        } else if (strcmp(argv[i], "--seed") == 0) {
+            option_seed = strtoull(argv[i + 1], NULL, 10);
+        }
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fuzz_diff_matches_model),
+        cmocka_unit_test(test_fuzz_nomem_every_allocation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif

@@ -1,0 +1,387 @@
+/* model.c: the reference model of the fuzz world (see model.h). Each rule
+ * below cites the line of the docs it encodes. */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const uint32_t m_size[M_NC] = {8, 8, 4, 1, 48, 13, 16, 4, 0, 0};
+
+/* The schema's defaults, little-endian: Vel {1, -1}, Hp {10}, Tiny {7},
+ * Big.tag 9 (after 40 bytes of data), Name "fz", Armor.level 3. */
+const unsigned char m_default[M_NC][48] = {
+    [M_VEL] = {1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff},
+    [M_HP] = {10},
+    [M_TINY] = {7},
+    [M_BIG] = {[40] = 9},
+    [M_NAME] = {'f', 'z'},
+    [M_ARMOR] = {3},
+};
+
+/* Components with on_add / on_remove hooks. */
+#define M_HOOKED (M_BIT(M_ARMOR) | M_BIT(M_MARK))
+
+static void *m_xalloc(void *p, size_t size) {
+    p = realloc(p, size);
+    if (p == NULL) {
+        fprintf(stderr, "model: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+void m_init(model *m) {
+    memset(m, 0, sizeof *m);
+    m->ents = m_xalloc(NULL, sizeof(m_entity) * M_MAX_ENTITIES);
+    m->generation = m_xalloc(NULL, sizeof(uint32_t) * M_MAX_INDEX);
+    memset(m->generation, 0, sizeof(uint32_t) * M_MAX_INDEX);
+    m->slot = m_xalloc(NULL, sizeof(int32_t) * M_MAX_INDEX);
+    for (uint32_t i = 0; i < M_MAX_INDEX; i++) {
+        m->slot[i] = -1;
+    }
+    for (int s = 0; s < M_NSYS; s++) {
+        m->enabled[s] = true; /* "systems start enabled" */
+    }
+}
+
+void m_free(model *m) {
+    free(m->ents);
+    free(m->queue);
+    free(m->doomed);
+    free(m->generation);
+    free(m->slot);
+    memset(m, 0, sizeof *m);
+}
+
+m_entity *m_find(const model *m, uint64_t h) {
+    uint32_t index = (uint32_t)h;
+    if (index >= M_MAX_INDEX || m->slot[index] < 0) {
+        return NULL;
+    }
+    m_entity *e = &m->ents[m->slot[index]];
+    return e->h == h ? e : NULL;
+}
+
+bool m_alive(const model *m, uint64_t h) {
+    return h != 0 && m_find(m, h) != NULL;
+}
+
+/* True if mask has every bit of all and none of none. */
+static bool m_has(uint16_t mask, uint16_t all, uint16_t none) {
+    return (mask & all) == all && (mask & none) == 0;
+}
+
+/* Move's terms: read Vel, write Pos, without Frozen (its aspect and hooks follow them). */
+static bool m_move_matches(uint16_t mask) {
+    return m_has(mask, M_BIT(M_POS) | M_BIT(M_VEL), M_BIT(M_FROZEN));
+}
+
+bool m_query_matches(const m_entity *e, int q) {
+    switch (q) {
+    case M_Q_MOVERS: return m_has(e->mask, M_BIT(M_POS) | M_BIT(M_VEL), M_BIT(M_FROZEN));
+    case M_Q_NAMED: return m_has(e->mask, M_BIT(M_NAME), 0);
+    case M_Q_HEAVY: return m_has(e->mask, M_BIT(M_BIG), M_BIT(M_NAME));
+    case M_Q_HURT: return m_has(e->mask, M_BIT(M_HP), 0);
+    case M_Q_TOUCHED: return m_has(e->mask, M_BIT(M_TINY), 0);
+    }
+    return false;
+}
+
+bool m_system_matches(const m_entity *e, int s) {
+    switch (s) {
+    case M_SYS_GROW: return m_has(e->mask, M_BIT(M_HP), M_BIT(M_FROZEN));
+    case M_SYS_MOVE: return m_move_matches(e->mask);
+    case M_SYS_HUNT: return m_has(e->mask, M_BIT(M_LINK), 0);
+    case M_SYS_HEAL: return m_has(e->mask, M_BIT(M_HP), 0);
+    case M_SYS_THAW: return m_has(e->mask, M_BIT(M_POS) | M_BIT(M_FROZEN), 0);
+    }
+    return false;
+}
+
+bool m_set_matches(const m_entity *e, int k) {
+    switch (k) {
+    case M_SET_HURT: return m_query_matches(e, M_Q_HURT);
+    case M_SET_TOUCHED: return m_query_matches(e, M_Q_TOUCHED);
+    case M_SET_HEAL: return m_system_matches(e, M_SYS_HEAL);
+    }
+    return false;
+}
+
+uint32_t m_pending(const model *m) {
+    return m->queue_count + m->doomed_count;
+}
+
+bool m_adopt(model *m, uint64_t h) {
+    uint32_t index = (uint32_t)h, generation = (uint32_t)(h >> 32);
+    /* "a destroyed index is reused with the next generation": a handle is never issued twice. */
+    if (h == 0 || index >= M_MAX_INDEX || generation <= m->generation[index] || m_alive(m, h)) {
+        return false;
+    }
+    m->generation[index] = generation;
+    return true;
+}
+
+/* "A component is tracked only if some query has it under `changed`":
+ * Hp by Hurt and Heal, Tiny by Touched. */
+void m_mark(model *m, m_entity *e, int c) {
+    (void)m;
+    if (c == M_HP) {
+        e->dirty |= (uint8_t)(1u << M_SET_HURT | 1u << M_SET_HEAL);
+    } else if (c == M_TINY) {
+        e->dirty |= (uint8_t)(1u << M_SET_TOUCHED);
+    }
+}
+
+/* Copy vals[c] (NULL: defaults) of each component of mask into dst. */
+static void m_values(unsigned char dst[M_NC][M_MAX_SIZE], uint16_t mask, const void *const vals[M_NC]) {
+    for (int c = 0; c < M_NC; c++) {
+        if ((mask & M_BIT(c)) && m_size[c] > 0) {
+            memcpy(dst[c], vals != NULL && vals[c] != NULL ? vals[c] : m_default[c], m_size[c]);
+        }
+    }
+}
+
+/* Append a command (values copied now: "the value is copied now"). */
+static void m_push(model *m, uint8_t kind, const uint64_t *hs, uint32_t n, uint16_t mask,
+                   const void *const vals[M_NC]) {
+    if (m->queue_count == m->queue_capacity) {
+        uint32_t cap = m->queue_capacity ? m->queue_capacity * 2 : 64;
+        m_cmd *q = m_xalloc(NULL, sizeof(m_cmd) * cap);
+        for (uint32_t i = 0; i < m->queue_count; i++) {
+            q[i] = m->queue[(m->queue_head + i) % m->queue_capacity];
+        }
+        free(m->queue);
+        m->queue = q;
+        m->queue_head = 0;
+        m->queue_capacity = cap;
+    }
+    m_cmd *cmd = &m->queue[(m->queue_head + m->queue_count++) % m->queue_capacity];
+    memset(cmd, 0, sizeof *cmd);
+    cmd->kind = kind;
+    cmd->mask = mask;
+    cmd->n = n;
+    memcpy(cmd->h, hs, sizeof(uint64_t) * n);
+    if (kind == M_CMD_ADD) {
+        m_values(cmd->val, mask, vals);
+    }
+}
+
+/* An entity's archetype changes from e->mask to `to`, the values of `write`
+ * written: "on_remove for what it stops matching or loses, the move, the
+ * values, new aspects at their defaults, on_add for what it starts matching
+ * or gains". Hooks' structural changes are recorded (deferred). The fuzz
+ * world's hooks: Armor's on_add adds Mark, its on_remove removes Mark if
+ * present; the others count. */
+static void m_move(model *m, m_entity *e, uint16_t to, uint16_t write, const void *const vals[M_NC]) {
+    uint16_t from = e->mask;
+    bool was = m_move_matches(from), is = m_move_matches(to);
+    m->depth++;
+    if (was && !is) {
+        m->move_removed++;
+    }
+    uint16_t lost = from & ~to & M_HOOKED, gained = to & ~from & M_HOOKED;
+    if (lost & M_BIT(M_ARMOR)) {
+        m->armor_removed++;
+        if (e->mask & M_BIT(M_MARK)) {
+            m_push(m, M_CMD_REMOVE, &e->h, 1, M_BIT(M_MARK), NULL);
+        }
+    }
+    if (lost & M_BIT(M_MARK)) {
+        m->mark_removed++;
+    }
+    e->mask = to;
+    m_values(e->val, write, vals);
+    if (!was && is) {
+        e->steps = 0; /* "an aspect is made, at its defaults, when an entity starts to match" */
+    }
+    if (gained & M_BIT(M_ARMOR)) {
+        m->armor_added++;
+        m_push(m, M_CMD_ADD, &e->h, 1, M_BIT(M_MARK), NULL);
+    }
+    if (gained & M_BIT(M_MARK)) {
+        m->mark_added++;
+    }
+    if (!was && is) {
+        m->move_added++;
+    }
+    m->depth--;
+}
+
+/* Add (or overwrite) the components of mask now, and mark them. */
+static void m_apply_add(model *m, m_entity *e, uint16_t mask, const void *const vals[M_NC]) {
+    m_move(m, e, e->mask | mask, mask, vals);
+    for (int c = 0; c < M_NC; c++) {
+        if (mask & M_BIT(c)) {
+            m_mark(m, e, c);
+        }
+    }
+}
+
+/* Destroy now: on_remove of what it matches and has, then gone. */
+static void m_destroy_now(model *m, m_entity *e) {
+    m_move(m, e, 0, 0, NULL); /* the hooks a move to nothing runs are a destroy's */
+    m->dead[m->dead_count++ % M_DEAD_RING] = e->h;
+    m->slot[(uint32_t)e->h] = -1;
+    *e = m->ents[--m->n];
+    if (e != &m->ents[m->n]) {
+        m->slot[(uint32_t)e->h] = (int32_t)(e - m->ents);
+    }
+}
+
+void m_create(model *m, const uint64_t *hs, uint32_t n, uint16_t mask, const void *const vals[M_NC]) {
+    for (uint32_t i = 0; i < n; i++) {
+        m->slot[(uint32_t)hs[i]] = (int32_t)m->n;
+        m_entity *e = &m->ents[m->n++];
+        memset(e, 0, sizeof *e);
+        e->h = hs[i];
+    }
+    if (mask == 0) {
+        return;
+    }
+    /* "While iterating, the entities are created at once and their
+     * components added when the deferral scope ends": one command. */
+    if (m->depth > 0) {
+        m_push(m, M_CMD_ADD, hs, n, mask, vals);
+        return;
+    }
+    /* Placed with their components at once: a new entity's hooks are those of a move from nothing. */
+    for (uint32_t i = 0; i < n; i++) {
+        m_apply_add(m, m_find(m, hs[i]), mask, vals);
+    }
+}
+
+int m_destroy(model *m, uint64_t h) {
+    m_entity *e = m_find(m, h);
+    /* "destroying twice returns false"; a scheduled destroy counts. */
+    if (e == NULL || e->doomed) {
+        return M_STALE;
+    }
+    e->doomed = true;
+    if (m->in_step) { /* "destroy: when the step ends" */
+        if (m->doomed_count == m->doomed_capacity) {
+            m->doomed_capacity = m->doomed_capacity ? m->doomed_capacity * 2 : 64;
+            m->doomed = m_xalloc(m->doomed, sizeof(uint64_t) * m->doomed_capacity);
+        }
+        m->doomed[m->doomed_count++] = h;
+    } else if (m->depth > 0) {
+        m_push(m, M_CMD_DESTROY, &h, 1, 0, NULL);
+    } else {
+        m_destroy_now(m, e);
+    }
+    return M_OK;
+}
+
+int m_add(model *m, uint64_t h, uint16_t mask, const void *const vals[M_NC]) {
+    m_entity *e = m_find(m, h);
+    if (e == NULL) {
+        return M_STALE;
+    }
+    if (mask == 0) {
+        return M_OK;
+    }
+    if (m->depth > 0) {
+        m_push(m, M_CMD_ADD, &h, 1, mask, vals);
+    } else {
+        m_apply_add(m, e, mask, vals);
+    }
+    return M_OK;
+}
+
+int m_remove(model *m, uint64_t h, uint16_t mask) {
+    m_entity *e = m_find(m, h);
+    if (e == NULL) {
+        return M_STALE;
+    }
+    /* "the MISSING check is made now and again when applied" */
+    if ((e->mask & mask) == 0) {
+        return M_MISSING;
+    }
+    if (m->depth > 0) {
+        m_push(m, M_CMD_REMOVE, &h, 1, mask, NULL);
+    } else {
+        m_move(m, e, e->mask & ~mask, 0, NULL);
+    }
+    return M_OK;
+}
+
+int m_set(model *m, uint64_t h, int c, const void *val) {
+    m_entity *e = m_find(m, h);
+    if (e == NULL) {
+        return M_STALE;
+    }
+    if ((e->mask & M_BIT(c)) == 0) {
+        return M_MISSING;
+    }
+    memcpy(e->val[c], val, m_size[c]); /* "set ... act at once" */
+    m_mark(m, e, c);
+    return M_OK;
+}
+
+unsigned char *m_mut(model *m, uint64_t h, int c) {
+    m_entity *e = m_find(m, h);
+    if (e == NULL || (e->mask & M_BIT(c)) == 0 || m_size[c] == 0) {
+        return NULL;
+    }
+    m_mark(m, e, c);
+    return e->val[c];
+}
+
+void m_defer_begin(model *m) {
+    m->depth++;
+}
+
+void m_defer_end(model *m) {
+    m->depth--;
+}
+
+bool m_flush_due(const model *m) {
+    return m->depth == 0 && (m->queue_count > 0 || (!m->in_step && m->doomed_count > 0));
+}
+
+bool m_flush_unit(model *m) {
+    if (m->queue_count > 0) {
+        /* A copy: hooks may grow the queue under it. */
+        m_cmd *front = &m->queue[m->queue_head];
+        m_cmd cmd = *front;
+        uint32_t i = front->done++;
+        bool last = front->done >= front->n;
+        m_entity *e = m_find(m, cmd.h[i]);
+        m->depth++; /* hooks run by a flush record into it */
+        if (e != NULL) { /* "a dead entity or an absent component is skipped" */
+            if (cmd.kind == M_CMD_ADD) {
+                const void *vals[M_NC];
+                for (int c = 0; c < M_NC; c++) {
+                    vals[c] = cmd.val[c];
+                }
+                m_apply_add(m, e, cmd.mask, vals);
+            } else if (cmd.kind == M_CMD_REMOVE) {
+                if (e->mask & cmd.mask) {
+                    m_move(m, e, e->mask & ~cmd.mask, 0, NULL);
+                }
+            } else {
+                m_destroy_now(m, e);
+            }
+        }
+        m->depth--;
+        if (last) {
+            m->queue_head = (m->queue_head + 1) % m->queue_capacity;
+            m->queue_count--;
+        }
+        return true;
+    }
+    if (!m->in_step && m->doomed_count > 0) {
+        /* "Scheduled destroys come after every command, as if at the end of the step." */
+        m->depth++;
+        for (uint32_t i = 0; i < m->doomed_count; i++) {
+            m_entity *e = m_find(m, m->doomed[i]);
+            if (e != NULL) {
+                m_destroy_now(m, e);
+            }
+        }
+        m->depth--;
+        m->doomed_count = 0;
+        return true;
+    }
+    return false;
+}
