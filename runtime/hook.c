@@ -283,8 +283,11 @@ void strata_move_general(strata_world_t *w, strata_record_t *rec, strata_table_t
     uint64_t gone = src->monitors & ~dst->monitors, fresh = dst->monitors & ~src->monitors;
     strata_mask_t lost = hook_lost(w, &src->mask, &dst->mask);
     strata_mask_t gained = hook_lost(w, &dst->mask, &src->mask);
+    uint32_t index = (uint32_t)(rec - w->records);
     w->defer_depth++;
     hook_leave(w, src, rec->row, gone, &lost);
+    /* A hook may create entities (never deferred), which can move the records. */
+    rec = &w->records[index];
     uint32_t row = strata_table_move(w, rec, src, dst);
     hook_write_values(w, dst, row, k, ids, values);
     hook_enter(w, dst, row, fresh, &gained);
