@@ -215,6 +215,7 @@ const char *strata_result_str(strata_result_t r) {
     case STRATA_ERR_LIMIT: return "limit reached";
     case STRATA_ERR_CORRUPT: return "corrupt or foreign save";
     case STRATA_ERR_IO: return "i/o error";
+    case STRATA_ERR_SCHEMA: return "save does not fit the schema";
     }
     return "unknown result";
 }

@@ -16,6 +16,7 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import yaml' >/dev/null 2>&1 || need python3-yaml
 fi
 [ -f /usr/include/cmocka.h ] || need libcmocka-dev
+[ -f /usr/include/jansson.h ] || need libjansson-dev
 
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
