@@ -305,6 +305,23 @@ void strata_hooks_destroy(strata_world_t *w, strata_record_t *rec) {
     w->defer_depth--;
 }
 
+/* on_remove of every entity of every hooked table, once. */
+void strata_hooks_destroy_all(strata_world_t *w) {
+    if (w->hooks_gone) {
+        return;
+    }
+    w->hooks_gone = true;
+    w->defer_depth++;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        strata_table_t *t = w->tables[i];
+        for (uint32_t row = 0; t->hooked && row < t->count; row++) {
+            /* The record again each time: a hook that creates entities can move the records. */
+            strata_hooks_destroy(w, &w->records[(uint32_t)t->entities[row]]);
+        }
+    }
+    w->defer_depth--;
+}
+
 /* Aspects and on_add hooks of new rows of t. */
 void strata_hooks_created(strata_world_t *w, strata_table_t *t, uint32_t row, uint32_t n) {
     strata_mask_t none = {{0}};
@@ -438,4 +455,28 @@ void strata_dirty_close(strata_iter_t *it) {
     uint32_t k = w->query_dirty[it->query];
     dirty_compact(w, &w->dirty[k], k);
     w->dirty[k].busy = false;
+}
+
+/* on_add of every entity, and every entity marked in the sets of its table. */
+void strata_hooks_loaded(strata_world_t *w) {
+    w->defer_depth++;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        strata_table_t *t = w->tables[i];
+        for (uint64_t sets = t->tracked_by; sets != 0; sets &= sets - 1) {
+            uint32_t k = (uint32_t)__builtin_ctzll(sets);
+            for (uint32_t row = 0; row < t->count; row++) {
+                dirty_add(w, k, &w->records[(uint32_t)t->entities[row]], t->entities[row]);
+            }
+        }
+        if (t->hooked && t->count > 0) {
+            strata_mask_t none = {{0}};
+            strata_mask_t gained = hook_lost(w, &t->mask, &none);
+            /* Hooks may add rows to the empty table only (creations): t's rows stay put. */
+            for (uint32_t row = 0, n = t->count; row < n; row++) {
+                hook_enter(w, t, row, t->monitors, &gained);
+            }
+        }
+    }
+    w->defer_depth--;
+    (void)strata_command_settle(w);
 }
