@@ -20,6 +20,7 @@ fi
 command -v make >/dev/null 2>&1 || need make
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
+[ -f /usr/include/jansson.h ] || need libjansson-dev
 
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
