@@ -234,6 +234,8 @@ strata_result_t strata_loader_finish(strata_loader_t *l, bool fill_free) {
 void strata_loader_abort(strata_loader_t *l) {
     if (l->fresh != NULL) {
         strata_mem_free(l->fresh, l->changes, sizeof(strata_pending_change_t) * l->change_capacity);
+        /* Its entities never arrived (no on_add ran): no on_remove either. */
+        l->fresh->hooks_gone = true;
         strata_world_destroy(l->fresh);
     }
     l->fresh = NULL;

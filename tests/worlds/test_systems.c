@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -481,6 +482,67 @@ static void test_load_runs_hooks_remakes_aspects_and_marks_changed(void **state)
     assert_true(systems_texture_get(w, e[2])->handle == 12);
 }
 
+/* A libc allocator whose calls are counted; the call numbered fail_at fails. */
+static long alloc_calls, alloc_fail_at;
+
+static void *failing_alloc(size_t size, void *user) {
+    (void)user;
+    return ++alloc_calls == alloc_fail_at ? NULL : malloc(size);
+}
+
+static void *failing_realloc(void *p, size_t old_size, size_t size, void *user) {
+    (void)old_size;
+    (void)user;
+    return ++alloc_calls == alloc_fail_at ? NULL : realloc(p, size);
+}
+
+static void failing_free(void *p, size_t size, void *user) {
+    (void)size;
+    (void)user;
+    free(p);
+}
+
+/* Regression: a load that failed after placing the save's entities in the
+ * world it builds ran their on_remove hooks (never their on_add) when it
+ * threw that world away. A failed load runs no hook. */
+static void test_load_failed_late_runs_no_hook(void **state) {
+    (void)state;
+    strata_world_desc_t desc = {{failing_alloc, failing_realloc, failing_free, NULL}, 0};
+    alloc_fail_at = 0;
+    systems_world *w = systems_world_create(&desc);
+    assert_non_null(w);
+    /* Three archetypes: the load builds a table after placing the rows of another. */
+    for (uint32_t i = 0; i < 3; i++) {
+        systems_entity e = spawn(w, (float)i, i != 1);
+        systems_texture_add(w, e, (systems_texture){10 + i});
+        if (i == 2) {
+            systems_health_add(w, e, SYSTEMS_HEALTH_DEFAULT);
+        }
+    }
+    static unsigned char save[1 << 16];
+    size_t size = 0;
+    assert_int_equal(systems_world_save_mem(w, save, sizeof save, &size), STRATA_OK);
+    strata_result_t r = STRATA_ERR_NOMEM;
+    long failed = 0;
+    for (long n = 1; r == STRATA_ERR_NOMEM; n++) {
+        memset(&seen, 0, sizeof seen);
+        alloc_fail_at = alloc_calls + n;
+        r = systems_world_load_mem(w, save, size, NULL);
+        if (r == STRATA_ERR_NOMEM) {
+            failed++;
+            assert_int_equal(seen.mover_removed + seen.mover_added + seen.texture_removed + seen.texture_added +
+                                 seen.render_added,
+                             0);
+        }
+    }
+    assert_int_equal(r, STRATA_OK);
+    assert_true(failed > 5); /* some failures came after the entities were placed */
+    assert_int_equal(seen.texture_removed, 3);
+    assert_int_equal(seen.texture_added, 3);
+    alloc_fail_at = 0;
+    systems_world_destroy(w);
+}
+
 /* --- ECState's query(components, callback) -------------------------------- */
 
 static uint32_t each_rows, each_batches;
@@ -536,6 +598,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_component_hook_structural_change_is_applied_after_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_component_hooks_run_when_the_world_is_destroyed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_runs_hooks_remakes_aspects_and_marks_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_load_failed_late_runs_no_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_calls_back_once_per_non_empty_table, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
