@@ -332,11 +332,20 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         if (!json_is_string(v)) {
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected a string");
         }
-        size_t len = json_string_length(v);
+        /* U+F780..U+F7FF (EF 9E 80 .. EF 9F BF) are bytes 0x80..0xff that were not
+         * UTF-8 (json_write.c's out_string); every other byte is itself. */
+        const unsigned char *text = (const unsigned char *)json_string_value(v);
+        size_t n = json_string_length(v), len = 0;
+        for (size_t i = 0; i < n; len++) {
+            bool byte = i + 2 < n && text[i] == 0xef && (text[i + 1] == 0x9e || text[i + 1] == 0x9f);
+            if (len < f->size) {
+                p[len] = byte ? (unsigned char)(((text[i + 1] & 1u) << 6 | (text[i + 2] & 0x3fu)) + 0x80u) : text[i];
+            }
+            i += byte ? 3 : 1;
+        }
         if (len > f->size) {
             return json_fail(jl, STRATA_ERR_CORRUPT, "%zu bytes do not fit in char[%u]", len, f->size);
         }
-        memcpy(p, json_string_value(v), len);
         memset(p + len, 0, f->size - len);
         return true;
     }

@@ -95,8 +95,11 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
 }
 
 /* A JSON string of n bytes: UTF-8 as it is, escapes for quotes, backslashes
- * and control characters; a byte that is not UTF-8 becomes the character of
- * the same number (its Latin-1 reading). */
+ * and control characters. A byte b that is not part of valid UTF-8 becomes
+ * the private-use character U+F700 + b (0x80 <= b <= 0xff), and so do the
+ * three bytes of any such character the text really holds, so that the
+ * loader (json.c) can turn every one of them back into its byte: any bytes
+ * survive a dump and a load. */
 static void out_string(json_out_t *o, const char *s, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
     out_put(o, "\"", 1);
@@ -104,6 +107,10 @@ static void out_string(json_out_t *o, const char *s, size_t n) {
     for (size_t i = 0; i < n;) {
         unsigned char c = p[i];
         size_t len = c >= 0x20 && c != '"' && c != '\\' ? utf8_length(p + i, n - i) : 0;
+        /* U+F780..U+F7FF (EF 9E 80 .. EF 9F BF) stand for single bytes: written byte by byte. */
+        if (len == 3 && c == 0xef && (p[i + 1] == 0x9e || p[i + 1] == 0x9f)) {
+            len = 0;
+        }
         if (len > 0) {
             i += len;
             run += len;
@@ -118,8 +125,10 @@ static void out_string(json_out_t *o, const char *s, size_t n) {
             snprintf(esc, sizeof esc, "\\n");
         } else if (c == '\t') {
             snprintf(esc, sizeof esc, "\\t");
-        } else {
+        } else if (c < 0x80) {
             snprintf(esc, sizeof esc, "\\u%04x", c);
+        } else {
+            snprintf(esc, sizeof esc, "\\u%04x", 0xf700u + c);
         }
         out_text(o, esc);
         i++;

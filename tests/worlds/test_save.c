@@ -567,6 +567,31 @@ static void test_save_json_round_trip_is_byte_identical(void **state) {
     save_world_destroy(loaded);
 }
 
+/* Regression: a char[N] holding bytes that are not UTF-8 was dumped with
+ * each such byte as a Latin-1 character, which loads back as two bytes of
+ * UTF-8: the value changed, or no longer fit and the dump did not load. */
+static void test_save_json_keeps_bytes_that_are_not_utf8(void **state) {
+    (void)state;
+    save_world *w = save_world_create(NULL);
+    /* Lone high bytes, and a private-use character (U+F7A9) the encoding uses for them. */
+    const char text[16] = "\xe9t\xe9\xff\xef\x9e\xa9!\xc3\xa9\x80\x7f";
+    save_name name;
+    memcpy(name.text, text, sizeof text);
+    save_entity e = save_entity_create(w);
+    assert_int_equal(save_name_add(w, e, name), STRATA_OK);
+    char *json = json_text(w);
+    save_world *loaded = save_world_create(NULL);
+    strata_load_report_t report;
+    if (save_world_load_json_mem(loaded, json, strlen(json), &report) != STRATA_OK) {
+        fail_msg("%s", report.error);
+    }
+    assert_non_null(save_name_get(loaded, e));
+    assert_memory_equal(save_name_get(loaded, e)->text, text, sizeof text);
+    free(json);
+    save_world_destroy(loaded);
+    save_world_destroy(w);
+}
+
 static void test_save_json_file_round_trip(void **state) {
     save_world *w = *state;
     char dir[] = "/tmp/strata-json-XXXXXX";
@@ -711,6 +736,7 @@ int main(void) {
         cmocka_unit_test(test_save_entity_json_is_one_line),
         cmocka_unit_test_setup_teardown(test_save_entity_print_is_indented, setup, teardown),
         cmocka_unit_test_setup_teardown(test_save_json_round_trip_is_byte_identical, setup, teardown),
+        cmocka_unit_test(test_save_json_keeps_bytes_that_are_not_utf8),
         cmocka_unit_test_setup_teardown(test_save_json_file_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_save_json_errors_carry_line_and_column, setup, teardown),
         cmocka_unit_test(test_save_json_by_hand_fills_in_the_rest),
