@@ -209,7 +209,7 @@ def main(argv):
         # The differential test against the reference model, and its allocation-failure sweep.
         h, c = test_worlds["fuzz"]
         exe = program(v, "tests/test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], gen_headers=[h],
-                      libs_extra="-lcmocka")
+                      libs_extra=f"-lcmocka {JSON_LIBS}", archives=[json_libs[v]])
         run_test(f"{exe}.ok", exe, inputs=[exe])
     codegen_tests = sources("tests/codegen/*.py") + sources("tests/codegen/bad/*") + sources("tests/schema/*.yaml")
     run_test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
@@ -239,7 +239,7 @@ def main(argv):
     # (tests/fuzz/corpus/<target>/), keeping what it finds under build/fuzz/.
     h, c = test_worlds["fuzz"]
     fuzzers = {"diff": program("fuzz", "fuzz-diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], gen_headers=[h],
-                               defines="-DFUZZ_LIBFUZZER")}
+                               defines="-DFUZZ_LIBFUZZER", libs_extra=JSON_LIBS, archives=[json_libs["fuzz"]])}
     runs = " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items())
     n.build("fuzz", "run", inputs=list(fuzzers.values()), implicit=["tools/fuzz.sh"], variables={"cmd": runs})
     long_exe = "build/san/tests/test_fuzz_diff"

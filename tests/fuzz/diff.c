@@ -12,6 +12,13 @@
  *  - in both, a failing allocator: the Nth allocation fails, and every
  *    operation that then fails must leave the world equal to the model.
  *
+ * Operations: create (empty, with a bundle, in bulk), spawn from an
+ * assemblage, destroy, add, remove, set, mut (one component or a bundle),
+ * each on live, destroyed, null and forged handles; steps; systems run
+ * alone; enable / disable; deferral scopes; iterating a query while
+ * changing what it visits; passes over `changed` sets; binary and JSON
+ * saves, loaded into the same world, into a fresh one, or cut short.
+ *
  * The systems below log what they visit and what each call returned; the
  * model replays that log in the same order (so it never has to predict
  * table or row order) after checking that the visited set is exactly the
@@ -970,8 +977,10 @@ static void pick_values(source_t *src, value_t *vals) {
         vals[M_BIG].big.data[i] = (uint64_t)take(src, 65536) * 0x9e3779b97f4a7c15u;
     }
     vals[M_BIG].big.tag = take(src, 65536);
-    for (int i = 0; i < 13; i++) {
-        vals[M_NAME].name.text[i] = (char)take(src, 256);
+    /* Text: up to 13 bytes, any but NUL, then zeros (what char[N] holds: docs/schema.md). */
+    uint32_t len = take(src, 14);
+    for (uint32_t i = 0; i < len; i++) {
+        vals[M_NAME].name.text[i] = (char)(1 + take(src, 255));
     }
     vals[M_LINK].link = (fz_link){pick(src), take(src, 8), take(src, 256)};
     vals[M_ARMOR].armor = (fz_armor){(uint16_t)take(src, 65536), (uint16_t)take(src, 65536)};
@@ -1246,17 +1255,150 @@ static void op_enable(source_t *src) {
     H.m.enabled[s] = on;
 }
 
+/* Spawn from an assemblage, one or several. */
+static void op_spawn(source_t *src) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    bool knight = take(src, 2) != 0;
+    uint32_t n = take(src, 3) == 0 ? 1 + take(src, 6) : 0; /* 0: one by fz_spawn_<name> */
+    value_t vals[M_NC];
+    const void *mv[M_NC];
+    memset(vals, 0, sizeof vals);
+    model_vals(vals, mv);
+    mv[M_POS] = mv[M_VEL] = NULL; /* the schema's defaults */
+    vals[M_HP].hp.value = 12;
+    vals[M_NAME].name = (fz_name){"knight"};
+    vals[M_ARMOR].armor = (fz_armor){9, 0};
+    uint16_t mask = M_BIT(M_POS) | M_BIT(M_VEL) | M_BIT(M_HP);
+    if (knight) {
+        mask |= M_BIT(M_NAME) | M_BIT(M_ARMOR) | M_BIT(M_MARK);
+    }
+    fz_entity out[6];
+    uint64_t hs[6];
+    if (n == 0) {
+        while (fz_entity_eq(out[0] = knight ? fz_spawn_knight(w) : fz_spawn_walker(w), FZ_ENTITY_NULL)) {
+            CHECK(H.alloc_mode, "op %ld: spawn failed", H.ops);
+            check_world("a failed spawn");
+        }
+    } else {
+        EXPECT_OP(knight ? fz_spawn_knight_many(w, n, out) : fz_spawn_walker_many(w, n, out), M_OK, "spawn_many");
+    }
+    for (uint32_t i = 0; i < (n > 0 ? n : 1); i++) {
+        CHECK(m_adopt(m, out[i].id), "op %ld: spawn issued %#llx again", H.ops, (unsigned long long)out[i].id);
+        hs[i] = out[i].id;
+    }
+    m_create(m, hs, n > 0 ? n : 1, mask, mv);
+}
+
+/* The last save, in both forms, and what the model says it holds. */
+static struct saved_t {
+    bool valid;
+    unsigned char *bin;
+    size_t bin_size, bin_capacity;
+    char *json;
+    size_t json_size, json_capacity;
+    m_save model;
+} saved;
+
+/* Save the world (binary and JSON, in memory); the model notes what it holds. */
+static void op_save(void) {
+    fz_world *w = H.w;
+    strata_result_t r;
+    while ((r = fz_world_save_mem(w, saved.bin, saved.bin_capacity, &saved.bin_size)) != STRATA_OK) {
+        CHECK(r == STRATA_ERR_LIMIT || (r == STRATA_ERR_NOMEM && H.alloc_mode), "op %ld: save_mem returned %s",
+              H.ops, strata_result_str(r));
+        if (r == STRATA_ERR_LIMIT) {
+            saved.bin_capacity = saved.bin_size;
+            saved.bin = realloc(saved.bin, saved.bin_capacity);
+            CHECK(saved.bin != NULL, "out of memory");
+        }
+    }
+    while ((r = fz_world_dump_json_mem(w, saved.json, saved.json_capacity, &saved.json_size)) != STRATA_OK) {
+        CHECK(r == STRATA_ERR_LIMIT || (r == STRATA_ERR_NOMEM && H.alloc_mode), "op %ld: dump_json_mem returned %s",
+              H.ops, strata_result_str(r));
+        if (r == STRATA_ERR_LIMIT) {
+            saved.json_capacity = saved.json_size + 1;
+            saved.json = realloc(saved.json, saved.json_capacity);
+            CHECK(saved.json != NULL, "out of memory");
+        }
+    }
+    m_save_take(&H.m, &saved.model);
+    saved.valid = true;
+}
+
+/* Load `size` bytes of the last save (binary or JSON) into w. */
+static strata_result_t load_into(fz_world *w, bool json, size_t size, strata_load_report_t *report) {
+    return json ? fz_world_load_json_mem(w, saved.json, size, report) : fz_world_load_mem(w, saved.bin, size, report);
+}
+
+/* Load the last save: into this world, into a fresh one that replaces it,
+ * or cut short (which must fail and change nothing). */
+static void op_load(source_t *src) {
+    model *m = &H.m;
+    bool json = take(src, 2) != 0;
+    uint32_t how = take(src, 3);
+    strata_load_report_t report;
+    strata_result_t r;
+    if (how == 0) {
+        /* Cut anywhere before the end of what it holds (a JSON dump may lose its trailing newline and stay whole). */
+        size_t whole = json ? saved.json_size : saved.bin_size;
+        while (json && whole > 0 && (saved.json[whole - 1] == '\n' || saved.json[whole - 1] == ' ')) {
+            whole--;
+        }
+        size_t cut = whole > 1 ? (size_t)take(src, 65536) % (whole - 1) : 0;
+        while ((r = load_into(H.w, json, cut, &report)) == STRATA_ERR_NOMEM) {
+            CHECK(H.alloc_mode, "op %ld: load ran out of memory", H.ops);
+        }
+        CHECK(r == STRATA_ERR_CORRUPT && report.error[0] != '\0',
+              "op %ld: a %s save cut to %zu of %zu bytes loaded with %s (%s)", H.ops, json ? "JSON" : "binary", cut,
+              whole, strata_result_str(r), report.error);
+        return; /* the comparison shows the world untouched */
+    }
+    if (how == 1) {
+        EXPECT_OP(load_into(H.w, json, json ? saved.json_size : saved.bin_size, &report), M_OK, "load");
+        m_load(m, &saved.model);
+        return;
+    }
+    /* A fresh world loads the save, then takes the place of this one. */
+    strata_world_desc_t desc = {{heap_alloc, heap_realloc, heap_free, &H.heap}, 16};
+    fz_world *fresh;
+    while ((fresh = fz_world_create(&desc)) == NULL) {
+        CHECK(H.alloc_mode, "op %ld: world creation failed", H.ops);
+    }
+    while ((r = load_into(fresh, json, json ? saved.json_size : saved.bin_size, &report)) == STRATA_ERR_NOMEM) {
+        CHECK(H.alloc_mode, "op %ld: load ran out of memory", H.ops);
+        check_world("a failed load into a fresh world");
+    }
+    CHECK(r == STRATA_OK, "op %ld: load into a fresh world: %s (%s)", H.ops, strata_result_str(r), report.error);
+    CHECK(report.entities == saved.model.n, "op %ld: the load reports %u entities, the save holds %u", H.ops,
+          report.entities, saved.model.n);
+    fz_world_destroy(H.w);
+    H.w = fresh;
+    m_world_destroyed(m);
+    m_load(m, &saved.model);
+}
+
 /* One operation from the stream. */
 static void op_one(source_t *src) {
     model *m = &H.m;
     fz_world *w = H.w;
-    uint32_t op = take(src, 26);
+    uint32_t op = take(src, 30);
+    static int trace = -1; /* FUZZ_TRACE=1 in the environment: each operation's number and kind */
+    if (trace < 0) {
+        trace = getenv("FUZZ_TRACE") != NULL;
+    }
+    if (trace) {
+        fprintf(stderr, "op %ld: %u\n", H.ops, op);
+    }
     bool crowded = m->n + 8 >= ENTITY_CAP;
-    if (crowded && op <= 4) {
+    if (crowded && (op <= 4 || op >= 28)) {
         op = 14; /* destroy instead */
     }
-    if (m->depth > 0 && (op == 16 || op == 17)) {
-        op = 19; /* no step inside a scope: close it instead */
+    if (m->depth > 0 && (op == 16 || op == 17 || op == 26 || op == 27)) {
+        op = 19; /* no step, save or load inside a scope: close it instead */
+    }
+    if (op == 27 && !saved.valid) {
+        op = 26; /* nothing to load yet: save */
     }
     value_t vals[M_NC];
     const void *mv[M_NC];
@@ -1346,6 +1488,10 @@ static void op_one(source_t *src) {
     case 21: op_iterate(src); break;
     case 22: op_changed(src); break;
     case 23: op_system(src); break;
+    case 26: op_save(); break;
+    case 27: op_load(src); break;
+    case 28:
+    case 29: op_spawn(src); break;
     default: {
         /* Reads of any handle: the comparison covers live ones; these, any. */
         fz_entity e = pick(src);
@@ -1417,6 +1563,10 @@ static long run(source_t *src, long ops, long fail_at) {
     CHECK(H.heap.bytes == 0, "%zu bytes not freed", H.heap.bytes);
     H.w = NULL;
     m_free(&H.m);
+    m_save_free(&saved.model);
+    free(saved.bin);
+    free(saved.json);
+    memset(&saved, 0, sizeof saved);
     free(H.log);
     H.log = NULL;
     H.log_capacity = 0;

@@ -385,3 +385,68 @@ bool m_flush_unit(model *m) {
     }
     return false;
 }
+
+void m_save_take(const model *m, m_save *s) {
+    s->ents = m_xalloc(s->ents, sizeof(m_entity) * (m->n > 0 ? m->n : 1));
+    memcpy(s->ents, m->ents, sizeof(m_entity) * m->n);
+    s->n = m->n;
+    s->generation = m_xalloc(s->generation, sizeof(uint32_t) * M_MAX_INDEX);
+    memcpy(s->generation, m->generation, sizeof(uint32_t) * M_MAX_INDEX);
+    memcpy(s->dead, m->dead, sizeof s->dead);
+    s->dead_count = m->dead_count;
+    s->steps = m->steps;
+}
+
+void m_save_free(m_save *s) {
+    free(s->ents);
+    free(s->generation);
+    memset(s, 0, sizeof *s);
+}
+
+/* The hooks of every entity leaving: as if each were destroyed, nothing they record kept. */
+static void m_all_leave(model *m) {
+    for (uint32_t i = 0; i < m->n; i++) {
+        const m_entity *e = &m->ents[i];
+        m->move_removed += m_move_matches(e->mask);
+        m->armor_removed += (e->mask & M_BIT(M_ARMOR)) != 0;
+        m->mark_removed += (e->mask & M_BIT(M_MARK)) != 0;
+        m->slot[(uint32_t)e->h] = -1;
+    }
+    m->n = 0;
+    m->queue_count = 0;
+    m->doomed_count = 0;
+}
+
+void m_world_destroyed(model *m) {
+    m_all_leave(m);
+    for (int s = 0; s < M_NSYS; s++) {
+        m->enabled[s] = true;
+    }
+    m->steps = 0;
+}
+
+void m_load(model *m, const m_save *s) {
+    m_all_leave(m);
+    memcpy(m->ents, s->ents, sizeof(m_entity) * s->n);
+    m->n = s->n;
+    memcpy(m->generation, s->generation, sizeof(uint32_t) * M_MAX_INDEX);
+    memcpy(m->dead, s->dead, sizeof m->dead);
+    m->dead_count = s->dead_count;
+    m->steps = s->steps;
+    for (uint32_t i = 0; i < m->n; i++) {
+        m->slot[(uint32_t)m->ents[i].h] = (int32_t)i;
+    }
+    for (uint32_t i = 0; i < m->n; i++) {
+        m_entity *e = &m->ents[i];
+        e->doomed = false;
+        e->dirty = 0;
+        for (int k = 0; k < M_NSETS; k++) {
+            if (m_set_matches(e, k)) {
+                e->dirty |= (uint8_t)(1u << k);
+            }
+        }
+        uint16_t mask = e->mask;
+        e->mask = 0;
+        m_move(m, e, mask, 0, NULL); /* arriving: the hooks of a move from nothing */
+    }
+}

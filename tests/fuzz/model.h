@@ -110,6 +110,30 @@ unsigned char *m_mut(model *m, uint64_t h, int c);
 /* Mark e's component c written, for the sets tracking it. */
 void m_mark(model *m, m_entity *e, int c);
 
+/* What a save holds: the entities with their values, the entity index
+ * (the generations issued), the resources; not pending work, not hooks'
+ * counts, not which systems are enabled. */
+typedef struct m_save {
+    m_entity *ents;
+    uint32_t n;
+    uint32_t *generation;
+    uint64_t dead[M_DEAD_RING];
+    uint32_t dead_count;
+    uint32_t steps;
+} m_save;
+
+/* Record what a save of the world holds (into s, which m_save_free releases). */
+void m_save_take(const model *m, m_save *s);
+void m_save_free(m_save *s);
+/* A successful load of s: the entities there leave (their on_remove hooks
+ * run; what those record is dropped with the old contents, as is any
+ * pending work), the saved ones arrive (aspects at their defaults, on_add
+ * hooks, counted as written for every `changed` set they match). */
+void m_load(model *m, const m_save *s);
+/* The world is destroyed: its entities' on_remove hooks run. The model is
+ * then that of a new world, before m_load fills it. */
+void m_world_destroyed(model *m);
+
 /* Deferral scopes and steps, as the runtime's. A flush is never run
  * inline: m_flush_unit applies one unit of it (one entity of the front
  * command, or all scheduled destroys) and returns false when nothing is
