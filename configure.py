@@ -26,7 +26,7 @@ VARIANTS = {
 # for coverage; only the final link brings in libFuzzer's main.
 FUZZ_FLAGS = "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 # How long `ninja fuzz` runs each target (seconds), and `ninja fuzz-long`'s operations.
-FUZZ_SECONDS = {"diff": 60}
+FUZZ_SECONDS = {"diff": 60, "load_bin": 30, "load_json": 30}
 LONG_OPS = 1000000
 
 
@@ -238,8 +238,19 @@ def main(argv):
     # libFuzzer targets: `ninja fuzz` runs each from its checked-in corpus
     # (tests/fuzz/corpus/<target>/), keeping what it finds under build/fuzz/.
     h, c = test_worlds["fuzz"]
-    fuzzers = {"diff": program("fuzz", "fuzz-diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], gen_headers=[h],
-                               defines="-DFUZZ_LIBFUZZER", libs_extra=JSON_LIBS, archives=[json_libs["fuzz"]])}
+    fuzzers = {}
+    for number, target in enumerate(FUZZ_SECONDS, 1):
+        # One source, three targets: its objects are per target.
+        srcs = []
+        for src in ["tests/fuzz/diff.c", "tests/fuzz/model.c", c]:
+            obj = f"build/fuzz/{target}/{src[:-2]}.o"
+            n.build(obj, "cc_fuzz", inputs=[src], order_only=[deps, h],
+                    variables={"extra": f"-Ibuild/gen -DFUZZ_LIBFUZZER={number}"})
+            srcs.append(obj)
+        exe = f"build/fuzz/fuzz-{target}"
+        n.build(exe, "link_fuzz", inputs=srcs + [json_libs["fuzz"], libs["fuzz"]], variables={"libs": JSON_LIBS})
+        exes.append(exe)
+        fuzzers[target] = exe
     runs = " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items())
     n.build("fuzz", "run", inputs=list(fuzzers.values()), implicit=["tools/fuzz.sh"], variables={"cmd": runs})
     long_exe = "build/san/tests/test_fuzz_diff"

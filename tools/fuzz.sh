@@ -8,5 +8,5 @@ set -eu
 seconds=$1 target=$2 exe=$3
 mkdir -p "build/fuzz/corpus/$target"
 echo "fuzz: $target for $seconds s"
-"$exe" -max_total_time="$seconds" -max_len=8192 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+"$exe" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="build/fuzz/$target-" "build/fuzz/corpus/$target" "tests/fuzz/corpus/$target"

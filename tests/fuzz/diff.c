@@ -6,9 +6,11 @@
  *
  * One file, three programs:
  *  - the cmocka test (default): a fixed-seed PRNG makes the stream;
- *    `test_fuzz_diff [--ops N] [--seed S]` runs a longer one (ninja fuzz-long);
- *  - with -DFUZZ_LIBFUZZER, a libFuzzer target reading the stream from the
- *    fuzz input (ninja fuzz);
+ *    `test_fuzz_diff [--ops N] [--seed S]` runs a longer one (ninja fuzz-long),
+ *    `test_fuzz_diff --write-seeds DIR` writes the loader targets' corpus;
+ *  - with -DFUZZ_LIBFUZZER=1, a libFuzzer target reading the stream from the
+ *    fuzz input (ninja fuzz); =2 and =3, the binary and JSON loaders' targets
+ *    (loading fuzz input into a populated world);
  *  - in both, a failing allocator: the Nth allocation fails, and every
  *    operation that then fails must leave the world equal to the model.
  *
@@ -1523,9 +1525,8 @@ static void find_sets(void) {
     }
 }
 
-/* Run up to `ops` operations from src on a new world whose allocator fails
- * its fail_at-th call (0: never); returns how many allocations failed. */
-static long run(source_t *src, long ops, long fail_at) {
+/* A new world and model, the world's allocator failing its fail_at-th call (0: never). */
+static void run_begin(long fail_at) {
     memset(&H.heap, 0, sizeof H.heap);
     H.heap.fail_at = fail_at;
     failing_allocation = fail_at;
@@ -1540,6 +1541,11 @@ static long run(source_t *src, long ops, long fail_at) {
         CHECK(H.alloc_mode && H.heap.bytes == 0, "world creation failed, or leaked");
     }
     find_sets();
+}
+
+/* Up to `ops` operations from src, the world compared with the model after
+ * each; then every scope closed. */
+static void run_ops(source_t *src, long ops) {
     long stop = ops;
     for (H.ops = 0; H.ops < stop && source_more(src); H.ops++) {
         op_one(src);
@@ -1558,7 +1564,10 @@ static long run(source_t *src, long ops, long fail_at) {
         m_defer_end(&H.m);
         close_scope(r, "the last defer_end");
     }
-    check_world("the end");
+}
+
+/* Destroy the world (every byte must come back) and the model. */
+static void run_end(void) {
     fz_world_destroy(H.w);
     CHECK(H.heap.bytes == 0, "%zu bytes not freed", H.heap.bytes);
     H.w = NULL;
@@ -1570,10 +1579,31 @@ static long run(source_t *src, long ops, long fail_at) {
     free(H.log);
     H.log = NULL;
     H.log_capacity = 0;
+}
+
+/* Run up to `ops` operations from src on a new world whose allocator fails
+ * its fail_at-th call (0: never); returns how many allocations failed. */
+#if defined(FUZZ_LIBFUZZER) && FUZZ_LIBFUZZER != 1
+__attribute__((unused))
+#endif
+static long run(source_t *src, long ops, long fail_at) {
+    run_begin(fail_at);
+    run_ops(src, ops);
+    check_world("the end");
+    run_end();
     return H.heap.failures;
 }
 
-#ifdef FUZZ_LIBFUZZER
+#if !defined(FUZZ_LIBFUZZER) || FUZZ_LIBFUZZER != 1
+/* The world the loader targets load into: a fixed script of operations. */
+static void loader_world(uint64_t seed, long ops) {
+    run_begin(0);
+    source_t src = {NULL, 0, 0, seed};
+    run_ops(&src, ops);
+}
+#endif
+
+#if defined(FUZZ_LIBFUZZER) && FUZZ_LIBFUZZER == 1
 
 /* The fuzz input is the stream; its first byte, when odd, makes one
  * allocation fail (the next two bytes say which). */
@@ -1584,7 +1614,104 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
 }
 
-#else
+#endif
+
+#if !defined(FUZZ_LIBFUZZER) || FUZZ_LIBFUZZER != 1
+
+/* The loader targets' check of one input (a binary save, or JSON): it is
+ * loaded into a populated world. A load that fails must leave that world
+ * equal to the model, its hooks not run; one that succeeds must give a
+ * world whose save and dump load again into the same bytes. */
+static bool load_ready; /* the loader targets' world and model exist */
+
+static void load_input(bool json, const uint8_t *data, size_t size) {
+    if (!load_ready) {
+        loader_world(11, 300);
+        load_ready = true;
+    }
+    /* A binary save's file size and checksum are made to fit, so that
+     * mutations reach the structure behind them (the unit tests cover
+     * those two checks: test_save_every_corrupt_byte_is_rejected). */
+    unsigned char *copy = NULL;
+    if (!json && size >= 40) {
+        copy = malloc(size);
+        CHECK(copy != NULL, "out of memory");
+        memcpy(copy, data, size);
+        uint64_t file_size = size;
+        for (int i = 0; i < 8; i++) {
+            copy[16 + i] = (unsigned char)(file_size >> (8 * i));
+        }
+        uint32_t crc = 0xffffffffu;
+        for (size_t i = 28; i < size; i++) {
+            crc ^= copy[i];
+            for (int b = 0; b < 8; b++) {
+                crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+            }
+        }
+        crc ^= 0xffffffffu;
+        for (int i = 0; i < 4; i++) {
+            copy[24 + i] = (unsigned char)(crc >> (8 * i));
+        }
+        data = copy;
+    }
+    strata_load_report_t report;
+    strata_result_t r = json ? fz_world_load_json_mem(H.w, (const char *)data, size, &report)
+                             : fz_world_load_mem(H.w, data, size, &report);
+    free(copy);
+    if (r != STRATA_OK) {
+        CHECK(report.error[0] != '\0', "a failed load (%s) says nothing", strata_result_str(r));
+        check_world("a failed load");
+        return;
+    }
+    /* Loaded: its save and dump, loaded into a fresh world, give the same bytes again. */
+    H.alloc_mode = false;
+    op_save();
+    strata_world_desc_t desc = {{heap_alloc, heap_realloc, heap_free, &H.heap}, 16};
+    for (int form = 0; form < 2; form++) {
+        fz_world *again = fz_world_create(&desc);
+        CHECK(again != NULL, "world creation failed");
+        r = load_into(again, form == 1, form == 1 ? saved.json_size : saved.bin_size, &report);
+        CHECK(r == STRATA_OK, "a world loaded from fuzz input does not load again: %s", report.error);
+        fz_world *keep = H.w;
+        H.w = again;
+        struct saved_t first = saved;
+        memset(&saved, 0, sizeof saved);
+        op_save();
+        CHECK(saved.bin_size == first.bin_size && memcmp(saved.bin, first.bin, first.bin_size) == 0,
+              "a loaded world saves other bytes when loaded again");
+        CHECK(saved.json_size == first.json_size && memcmp(saved.json, first.json, first.json_size) == 0,
+              "a loaded world dumps other JSON when loaded again");
+        m_save_free(&saved.model);
+        free(saved.bin);
+        free(saved.json);
+        saved = first;
+        H.w = keep;
+        fz_world_destroy(again);
+    }
+    /* The model no longer knows this world: start again from the script next time. */
+    run_end();
+    load_ready = false;
+}
+
+/* Make the loader targets' world go away (so nothing leaks). */
+__attribute__((unused)) static void load_input_done(void) {
+    if (load_ready) {
+        run_end();
+        load_ready = false;
+    }
+}
+
+#endif
+
+#if defined(FUZZ_LIBFUZZER) && FUZZ_LIBFUZZER != 1
+
+/* The loader targets (FUZZ_LIBFUZZER 2: binary saves, 3: JSON). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    load_input(FUZZ_LIBFUZZER == 3, data, size);
+    return 0;
+}
+
+#elif !defined(FUZZ_LIBFUZZER)
 
 static long option_ops = 20000;
 static uint64_t option_seed = 0;
@@ -1621,12 +1748,51 @@ static void test_fuzz_nomem_every_allocation(void **state) {
     assert_true(n > 100);
 }
 
+/* An input a fuzzer found, kept in tests/fuzz/regress/, through its target's check. */
+__attribute__((unused)) static void regress(const char *name, bool json) {
+    char path[256];
+    snprintf(path, sizeof path, "tests/fuzz/regress/%s", name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fail_msg("cannot open %s (run from the top of the tree)", path);
+    }
+    static uint8_t data[1 << 20];
+    size_t size = fread(data, 1, sizeof data, f);
+    fclose(f);
+    load_input(json, data, size);
+    load_input_done();
+}
+
+/* Write the loader targets' seed corpus: saves of a few scripted worlds,
+ * DIR/load_bin/seedN and DIR/load_json/seedN. */
+static int write_seeds(const char *dir) {
+    for (int i = 0; i < 4; i++) {
+        loader_world(100 + (uint64_t)i, 40 + 80 * i);
+        op_save();
+        for (int form = 0; form < 2; form++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s/seed%d", dir, form ? "load_json" : "load_bin", i);
+            FILE *f = fopen(path, "wb");
+            if (f == NULL) {
+                perror(path);
+                return 1;
+            }
+            fwrite(form ? (const void *)saved.json : saved.bin, 1, form ? saved.json_size : saved.bin_size, f);
+            fclose(f);
+        }
+        run_end();
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--ops") == 0) {
             option_ops = atol(argv[i + 1]);
         } else if (strcmp(argv[i], "--seed") == 0) {
             option_seed = strtoull(argv[i + 1], NULL, 10);
+        } else if (strcmp(argv[i], "--write-seeds") == 0) {
+            return write_seeds(argv[i + 1]);
         }
     }
     const struct CMUnitTest tests[] = {
