@@ -128,6 +128,11 @@ strata_result_t strata_loader_rows(strata_loader_t *l, const strata_mask_t *mask
         return strata_loader_fail(l, r, r == STRATA_ERR_LIMIT ? "too many archetypes" : "out of memory");
     }
     uint32_t first = t->count;
+    *out = t;
+    *row = first;
+    if (n == 0) {
+        return STRATA_OK; /* a new table may have no columns allocated yet: nothing to fill */
+    }
     for (uint32_t i = 0; i < t->column_count; i++) {
         const strata_column_t *col = &t->dense[i];
         unsigned char *dst = col->data + (size_t)first * col->size;
@@ -141,8 +146,6 @@ strata_result_t strata_loader_rows(strata_loader_t *l, const strata_mask_t *mask
     /* Rows nobody has placed yet hold the null entity. */
     memset(t->entities + first, 0, sizeof(strata_entity_t) * n);
     t->count += n;
-    *out = t;
-    *row = first;
     return STRATA_OK;
 }
 

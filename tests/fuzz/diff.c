@@ -1749,7 +1749,7 @@ static void test_fuzz_nomem_every_allocation(void **state) {
 }
 
 /* An input a fuzzer found, kept in tests/fuzz/regress/, through its target's check. */
-__attribute__((unused)) static void regress(const char *name, bool json) {
+static void regress(const char *name, bool json) {
     char path[256];
     snprintf(path, sizeof path, "tests/fuzz/regress/%s", name);
     FILE *f = fopen(path, "rb");
@@ -1761,6 +1761,14 @@ __attribute__((unused)) static void regress(const char *name, bool json) {
     fclose(f);
     load_input(json, data, size);
     load_input_done();
+}
+
+/* Regression: a binary save whose table has no rows made the loader
+ * offset and memset a table's null columns (undefined behaviour, caught by
+ * UBSan in the san variant). */
+static void test_load_bin_table_with_no_rows(void **state) {
+    (void)state;
+    regress("load_bin-table-with-no-rows", false);
 }
 
 /* Write the loader targets' seed corpus: saves of a few scripted worlds,
@@ -1798,6 +1806,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fuzz_diff_matches_model),
         cmocka_unit_test(test_fuzz_nomem_every_allocation),
+        cmocka_unit_test(test_load_bin_table_with_no_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
