@@ -640,6 +640,20 @@ static bool json_world(json_load_t *jl, json_t *root) {
             count = (uint64_t)json_integer_value(index) + 1;
         }
     }
+    /* Every index is an entity of the dump or a free one: listed in "free",
+     * or, without it, a hole the ids leave (at most one a byte of the text,
+     * so that a few bytes cannot make the loader reserve gigabytes). */
+    size_t listed = json_array_size(free_list);
+    uint64_t most = (uint64_t)n + (free_list != NULL ? (uint64_t)listed : (uint64_t)jl->size);
+    if (count > most) {
+        json_push_key(jl, indices != NULL ? "indices" : free_list != NULL ? "free" : "entities");
+        if (free_list != NULL) {
+            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices, but %zu entities and %zu free",
+                             count, n, listed);
+        }
+        return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices are more than %zu bytes of JSON hold",
+                         count, jl->size);
+    }
     strata_result_t r = strata_loader_records(jl->l, (uint32_t)(count > UINT32_MAX ? UINT32_MAX : count));
     if (r != STRATA_OK) {
         jl->r = r;

@@ -592,6 +592,56 @@ static void test_save_json_keeps_bytes_that_are_not_utf8(void **state) {
     save_world_destroy(w);
 }
 
+/* The largest allocation the bounded allocator was asked for; above
+ * BOUNDED_MAX it fails instead. */
+#define BOUNDED_MAX ((size_t)1 << 24)
+static size_t bounded_largest;
+
+static void *bounded_alloc(size_t size, void *user) {
+    (void)user;
+    bounded_largest = size > bounded_largest ? size : bounded_largest;
+    return size > BOUNDED_MAX ? NULL : malloc(size);
+}
+
+static void *bounded_realloc(void *p, size_t old_size, size_t size, void *user) {
+    (void)old_size;
+    (void)user;
+    bounded_largest = size > bounded_largest ? size : bounded_largest;
+    return size > BOUNDED_MAX ? NULL : realloc(p, size);
+}
+
+static void bounded_free(void *p, size_t size, void *user) {
+    (void)size;
+    (void)user;
+    free(p);
+}
+
+/* Regression: a JSON dump of a few bytes could name billions of entity
+ * indices (in "indices", an id or the free list), and the loader reserved
+ * a record for each, gigabytes, before finding that nothing fills them. */
+static void test_save_json_huge_index_count_is_rejected_without_allocating(void **state) {
+    (void)state;
+    strata_world_desc_t desc = {{bounded_alloc, bounded_realloc, bounded_free, NULL}, 0};
+    save_world *w = save_world_create(&desc);
+    assert_non_null(w);
+    const char *texts[] = {
+        "{\"strata\": 1, \"schema\": \"save\", \"version\": 1, \"indices\": 4000000000, \"free\": [], "
+        "\"entities\": []}",
+        "{\"strata\": 1, \"schema\": \"save\", \"version\": 1, \"indices\": 400000000, \"entities\": []}",
+        "{\"strata\": 1, \"schema\": \"save\", \"version\": 1, "
+        "\"entities\": [{\"id\": 8294967295, \"components\": {}}]}",
+        "{\"strata\": 1, \"schema\": \"save\", \"version\": 1, \"free\": [[3000000000, 1]], \"entities\": []}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        bounded_largest = 0;
+        strata_load_report_t report;
+        assert_int_equal(save_world_load_json_mem(w, texts[i], strlen(texts[i]), &report), STRATA_ERR_CORRUPT);
+        assert_true(bounded_largest < ((size_t)1 << 20));
+        assert_true(strstr(report.error, "indices") != NULL);
+    }
+    save_world_destroy(w);
+}
+
 static void test_save_json_file_round_trip(void **state) {
     save_world *w = *state;
     char dir[] = "/tmp/strata-json-XXXXXX";
@@ -737,6 +787,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_save_entity_print_is_indented, setup, teardown),
         cmocka_unit_test_setup_teardown(test_save_json_round_trip_is_byte_identical, setup, teardown),
         cmocka_unit_test(test_save_json_keeps_bytes_that_are_not_utf8),
+        cmocka_unit_test(test_save_json_huge_index_count_is_rejected_without_allocating),
         cmocka_unit_test_setup_teardown(test_save_json_file_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_save_json_errors_carry_line_and_column, setup, teardown),
         cmocka_unit_test(test_save_json_by_hand_fills_in_the_rest),
