@@ -1,0 +1,224 @@
+"""The generator never crashes: random mutations of every schema in schema/
+and tests/schema/ (keys deleted, duplicated and renamed; types, defaults
+and shapes changed; lists and scalars swapped; text cut short or garbled)
+either generate C that compiles with -Werror, or fail with compiler-style
+messages only: exit 1, every stderr line `PATH:LINE:COL: error: ...` (or
+`warning:`), no Python traceback, nothing written.
+
+The mutations come from a fixed seed, so a failure names a mutant that can
+be made again: its number, and with STRATA_FUZZ_KEEP=DIR the file is kept.
+STRATA_FUZZ_MUTANTS=N runs N mutants instead of the default.
+"""
+import contextlib
+import io
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+import unittest
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+from codegen.__main__ import main as generator_main  # noqa: E402
+
+SEED = 20240607
+MUTANTS = int(os.environ.get("STRATA_FUZZ_MUTANTS", "300"))
+COMPILED = 12  # of the mutants that generate, at most this many are compiled (each takes a moment)
+CC_FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-fsyntax-only"]
+
+# Values a mutation may put anywhere: types good and bad, defaults of every
+# shape, names good, bad, long and reserved.
+TYPES = ["bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", "entity", "char[8]",
+         "char[1]", "char[0]", "u8[3]", "u8[0]", "f32[65536]", "u8[70000]", "Vec2[2]", "u8[2][2]", "f33",
+         "entity[2]", "char[-1]", "i32 = 5", "u8 = 300", "f32 = nan", "bool = 2", "char[4] = toolong",
+         "Color", "Shape", "Kind", "Position", "", " ", "u8[", "[u8]"]
+SCALARS = [0, 1, -1, 255, 256, 65536, 2 ** 31, 2 ** 63, 2 ** 64, -2 ** 63 - 1, 1.5, -0.0, 1e39, float("inf"),
+           float("nan"), True, False, None, "", "x", "square", "0x10", "1e3", "=", "==", "true", "null",
+           "Position", "update", "a" * 64, "a" * 63, "int", "while", "_x", "9lives", "héllo", "a b",
+           "x = 1", "\t", "{}", "[]", "on_add"]
+
+
+def schema_paths():
+    return sorted(REPO.glob("schema/*.yaml")) + sorted(REPO.glob("tests/schema/*.yaml"))
+
+
+def random_value(rnd, depth=0):
+    """A random YAML value: a scalar, a type, or (shallow) a list or a map of them."""
+    roll = rnd.random()
+    if depth < 2 and roll < 0.12:
+        return [random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))]
+    if depth < 2 and roll < 0.24:
+        return {random_key(rnd): random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))}
+    if roll < 0.6:
+        return rnd.choice(TYPES)
+    return rnd.choice(SCALARS)
+
+
+def random_key(rnd):
+    return rnd.choice(["x", "y", "value", "Position", "Velocity", "read", "write", "with", "without",
+                       "optional", "changed", "phase", "before", "after", "aspect", "on_add", "on_remove",
+                       "resources", "extends", "type", "default", "enum", "world", "version", "phases",
+                       "types", "components", "systems", "queries", "assemblages", "save_name",
+                       "renamed_from", "Frozen", "Health", "Score", "a" * 64, "if", "Bad Name", "x1", "_"])
+
+
+def containers(node, path=()):
+    """Every map and list in the document, with its path."""
+    if isinstance(node, (dict, list)):
+        yield path, node
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in items:
+            yield from containers(child, path + (key,))
+
+
+def mutate_tree(rnd, doc):
+    """Apply one structural mutation to the parsed document (in place)."""
+    nodes = list(containers(doc))
+    if not nodes:
+        return random_value(rnd)
+    _, node = rnd.choice(nodes)
+    kind = rnd.choice(["delete", "rename", "retype", "swap", "insert", "duplicate", "empty"])
+    if isinstance(node, dict):
+        if not node:
+            node[random_key(rnd)] = random_value(rnd)
+            return doc
+        key = rnd.choice(list(node))
+        if kind == "delete":
+            del node[key]
+        elif kind == "rename":
+            node[rnd.choice([random_key(rnd), str(key) + "x", str(key).lower(), str(key).upper(),
+                             rnd.choice(SCALARS)])] = node.pop(key)
+        elif kind == "retype":
+            node[key] = random_value(rnd)
+        elif kind == "swap":
+            value = node[key]
+            node[key] = ([value] if not isinstance(value, list)
+                         else (value[0] if value else {}) if rnd.random() < 0.5 else {str(v): v for v in value[:3]
+                                                                                    if isinstance(v, (str, int))})
+        elif kind == "insert":
+            node[random_key(rnd)] = random_value(rnd)
+        elif kind == "duplicate":
+            other = rnd.choice(list(node))
+            node[key] = node[other]
+        else:
+            node[key] = rnd.choice([{}, [], None, ""])
+    else:
+        if not node or kind == "insert":
+            node.insert(rnd.randint(0, len(node)), random_value(rnd))
+        elif kind == "delete":
+            del node[rnd.randrange(len(node))]
+        elif kind == "duplicate":
+            node.append(rnd.choice(node))
+        else:
+            node[rnd.randrange(len(node))] = random_value(rnd)
+    return doc
+
+
+def mutate_text(rnd, text):
+    """Apply one mutation to the text itself: cut, garble, indent, duplicate a line."""
+    kind = rnd.choice(["cut", "garble", "indent", "dupline", "dropline"])
+    lines = text.splitlines(True)
+    if kind == "cut":
+        return text[:rnd.randrange(len(text) + 1)]
+    if kind == "garble":
+        at = rnd.randrange(len(text) + 1)
+        junk = rnd.choice([":", "- ", "{", "}", "[", "]", "'", '"', "\t", "#", "&a", "*a", "!!python/tuple",
+                           "\x00", "\udcff", "é", "---\n", "? ", "|", ">", "%", "@", "`", "\\", "= ="])
+        return text[:at] + junk + text[at:]
+    if not lines:
+        return text
+    i = rnd.randrange(len(lines))
+    if kind == "indent":
+        lines[i] = rnd.choice([" ", "   ", "\t"]) + lines[i]
+    elif kind == "dupline":
+        lines.insert(i, lines[i])
+    else:
+        del lines[i]
+    return "".join(lines)
+
+
+def make_mutant(rnd, sources):
+    """A mutant's text: one to three mutations of a random schema."""
+    text = rnd.choice(sources)
+    for _ in range(rnd.randint(1, 3)):
+        if rnd.random() < 0.7:
+            doc = yaml.safe_load(text) if text.strip() else None
+            if not isinstance(doc, (dict, list)):
+                text = mutate_text(rnd, text)
+                continue
+            doc = mutate_tree(rnd, doc)
+            text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=rnd.random() < 0.3)
+        else:
+            text = mutate_text(rnd, text)
+    return text
+
+
+def run_generator(path, outdir):
+    """The generator in this process: (exit status, stderr); a crash is a traceback."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            status = generator_main([str(path), "-o", str(outdir)])
+        except SystemExit as e:
+            status = e.code
+        except Exception:  # the bug this test looks for
+            return None, traceback.format_exc()
+    return status, err.getvalue()
+
+
+class SchemaFuzzTest(unittest.TestCase):
+    def test_mutated_schemas_generate_or_fail_cleanly(self):
+        rnd = random.Random(SEED)
+        sources = []
+        for path in schema_paths():
+            sources.append(path.read_text(encoding="utf-8"))
+        self.assertGreater(len(sources), 5)
+        keep = os.environ.get("STRATA_FUZZ_KEEP")
+        generated, failed, compiled = 0, 0, 0
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in range(MUTANTS):
+                try:
+                    text = make_mutant(rnd, sources)
+                except yaml.YAMLError:
+                    continue  # a text mutation PyYAML itself cannot read back: the next one
+                path = Path(tmp, f"mutant{n}.yaml")
+                path.write_text(text, encoding="utf-8", errors="surrogateescape")
+                outdir = Path(tmp, f"out{n}")
+                status, stderr = run_generator(path, outdir)
+                where = f"mutant {n} (seed {SEED})"
+                if keep and (status not in (0, 1)):
+                    os.makedirs(keep, exist_ok=True)
+                    shutil.copy(path, keep)
+                self.assertIsNotNone(status, f"{where}: the generator crashed:\n{stderr}\n--- schema:\n{text}")
+                self.assertIn(status, (0, 1), f"{where}: exit status {status}")
+                for line in stderr.splitlines():
+                    self.assertRegex(line, r"^" + re.escape(str(path)) + r":\d+:\d+: (error|warning): ",
+                                     f"{where}: a message that is not compiler style\n--- schema:\n{text}")
+                if status == 1:
+                    failed += 1
+                    self.assertTrue(stderr.strip(), f"{where}: exit 1 with no message")
+                    self.assertFalse(outdir.exists() and any(outdir.iterdir()), f"{where}: wrote files despite errors")
+                    continue
+                generated += 1
+                if compiled < COMPILED and shutil.which("gcc"):
+                    compiled += 1
+                    for c in sorted(outdir.glob("*.c")):
+                        result = subprocess.run(["gcc", *CC_FLAGS, f"-I{REPO / 'runtime/include'}", f"-I{outdir}",
+                                                 str(c)], capture_output=True, text=True, timeout=120)
+                        self.assertEqual(result.returncode, 0,
+                                         f"{where}: generated C does not compile:\n{result.stderr}\n--- schema:\n{text}")
+        print(f"schema fuzz: {MUTANTS} mutants, {generated} generated ({compiled} compiled), {failed} rejected",
+              file=sys.stderr)
+        self.assertGreater(failed, MUTANTS // 4)
+        self.assertGreater(generated, 5)
+
+
+if __name__ == "__main__":
+    unittest.main()
