@@ -38,8 +38,8 @@ from typing import Dict, Iterable, List, Mapping as MappingType, Optional, Seque
 from . import load
 from .errors import Diagnostic, did_you_mean, has_errors, sorted_by_position
 from .load import Mapping, Node, Scalar, Sequence
-from .model import (INTEGER_RANGES, SCALARS, Assemblage, Component, EnumType, Field, Loc, Query, Resource,
-                    Schema, StructType, System, Terms, TypeRef, Value)
+from .model import (INTEGER_RANGES, SCALAR_SIZES, SCALARS, Assemblage, Component, EnumType, Field, Loc, Query,
+                    Resource, Schema, StructType, System, Terms, TypeRef, Value)
 
 # Limits of the runtime (runtime/include/strata.h) and of the generator.
 MAX_COMPONENTS = 256  # STRATA_MAX_COMPONENTS
@@ -48,6 +48,9 @@ MAX_MONITORS = 64  # STRATA_MAX_MONITORS: systems with an aspect, on_add or on_r
 MAX_CHANGED = 15  # STRATA_MAX_CHANGED: queries and systems with `changed` terms
 MAX_NAME_LENGTH = 63
 MAX_ARRAY_LENGTH = 65535  # keeps defaults (one Python value per element) and structs sane
+MAX_FIELDS = 256  # fields of one struct type, component, resource or aspect
+MAX_VALUE_BYTES = 1 << 20  # C size of one struct type, component, resource or aspect (1 MiB)
+MAX_RESOURCES = 256  # resources per world
 MAX_VERSION = 2 ** 32 - 1  # strata_schema_t.version is a uint32_t
 F32_MAX = 3.4028234663852886e38
 
@@ -169,6 +172,7 @@ class _Checker:
         self.struct_names: Set[str] = set()
         self.enums: Dict[str, EnumType] = {}
         self.struct_fields: Dict[str, Tuple[Field, ...]] = {}  # structs built so far
+        self.struct_layouts: Dict[str, Tuple[int, int]] = {}  # their C (size, alignment)
         self.component_names: List[str] = []
         self.tag_names: Set[str] = set()
         self.resource_names: List[str] = []
@@ -383,6 +387,7 @@ class _Checker:
             key, field_specs = specs[name]
             fields = self.fields_from_specs(field_specs)
             self.struct_fields[name] = fields
+            self.struct_layouts[name] = self.check_body(f"type '{name}'", key.loc, field_specs, fields)
             structs.append(StructType(name, fields, key.loc))
         return tuple(structs), tuple(self.enums.values())
 
@@ -462,6 +467,16 @@ class _Checker:
     def fields_from_specs(self, specs: Iterable[_FieldSpec]) -> Tuple[Field, ...]:
         """Resolve the defaults; fields whose type is bad are left out."""
         return tuple(f for f in (self.field(spec) for spec in specs) if f is not None)
+
+    def check_body(self, owner: str, loc: Loc, specs: SequenceType[_FieldSpec],
+                   fields: Tuple[Field, ...]) -> Tuple[int, int]:
+        """The limits of a struct body (fields, bytes); returns its C (size, alignment)."""
+        if len(specs) > MAX_FIELDS:
+            self.error(specs[MAX_FIELDS].loc, f"{owner}: too many fields: at most {MAX_FIELDS}")
+        size, align = _struct_layout(fields, self.struct_layouts)
+        if size > MAX_VALUE_BYTES:
+            self.error(loc, f"{owner}: {size} bytes is too large", f"at most {MAX_VALUE_BYTES}")
+        return size, align
 
     def field(self, spec: _FieldSpec) -> Optional[Field]:
         if spec.type is None:
@@ -685,7 +700,9 @@ class _Checker:
             entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS)
             if not entries:
                 self.tag_names.add(key.text)
-            fields = self.fields_from_specs(self.field_specs(entries, owner))
+            specs = self.field_specs(entries, owner)
+            fields = self.fields_from_specs(specs)
+            self.check_body(owner, key.loc, specs, fields)
             components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
                                         on_remove=hooks.get("on_remove", False), renamed_from=renamed_from))
         return tuple(components)
@@ -700,13 +717,17 @@ class _Checker:
 
     def resources(self, entries: Tuple[Entry, ...]) -> Tuple[Resource, ...]:
         resources = []
-        for key, value in entries:
+        for index, (key, value) in enumerate(entries):
+            if index == MAX_RESOURCES:
+                self.error(key.loc, f"too many resources: at most {MAX_RESOURCES}")
             owner = f"resource '{key.text}'"
             self.resource_names.append(key.text)
             renamed_from, value = self.split_renamed(value, owner)
             if _is_empty_body(value):
                 self.error(key.loc, f"{owner}: a resource needs at least one field")
-            fields = self.fields_from_specs(self.field_specs(self.field_entries(value, owner), owner))
+            specs = self.field_specs(self.field_entries(value, owner), owner)
+            fields = self.fields_from_specs(specs)
+            self.check_body(owner, key.loc, specs, fields)
             resources.append(Resource(key.text, fields, key.loc, renamed_from))
         return tuple(resources)
 
@@ -843,7 +864,9 @@ class _Checker:
             if not aspect_entries:
                 self.error(keys["aspect"][0].loc, f"{aspect_owner}: needs at least one field",
                            "e.g. aspect: { sprite: u32 }")
-            aspect = self.fields_from_specs(self.field_specs(aspect_entries, aspect_owner))
+            aspect_specs = self.field_specs(aspect_entries, aspect_owner)
+            aspect = self.fields_from_specs(aspect_specs)
+            self.check_body(aspect_owner, keys["aspect"][0].loc, aspect_specs, aspect)
         hooks = {name: self.flag(keys[name], f"{owner}: '{name}'") for name in HOOK_KEYS if name in keys}
         if terms.empty:
             for name in ("aspect", "changed") + HOOK_KEYS:
@@ -1308,3 +1331,30 @@ def _cycles(leftover: List[str], deps: MappingType[str, Set[str]]) -> List[List[
             cycles.append(cycle[first:] + cycle[:first])
         covered.update(cycle)
     return cycles
+
+
+def _layout(t: TypeRef, structs: Dict[str, Tuple[int, int]]) -> Tuple[int, int]:
+    """The C (size, alignment) of a field of type t, as the generated code declares it."""
+    if t.kind == "scalar":
+        return SCALAR_SIZES[t.name], SCALAR_SIZES[t.name]
+    if t.kind == "entity":
+        return 8, 8
+    if t.kind == "enum":
+        return 4, 4
+    if t.kind == "string":
+        return t.length, 1
+    if t.kind == "array":
+        size, align = _layout(t.element, structs)
+        return size * t.length, align
+    return structs.get(t.name, (0, 1))  # a struct (one in error counts as empty)
+
+
+def _struct_layout(fields: Iterable[Field], structs: Dict[str, Tuple[int, int]]) -> Tuple[int, int]:
+    """The C (size, alignment) of a struct of these fields: each at the next
+    multiple of its alignment, the whole rounded up to the largest."""
+    offset, largest = 0, 1
+    for f in fields:
+        size, align = _layout(f.type, structs)
+        offset = (offset + align - 1) // align * align + size
+        largest = max(largest, align)
+    return (offset + largest - 1) // largest * largest, largest
