@@ -1748,6 +1748,96 @@ static void test_fuzz_nomem_every_allocation(void **state) {
     assert_true(n > 100);
 }
 
+/* --- Limits, at the generated API (the runtime's limits lowered) ---------- */
+
+/* Create one entity with fz_entity_create; the model adopts it. */
+static fz_entity limit_create(void) {
+    fz_entity e = fz_entity_create(H.w);
+    assert_false(fz_entity_eq(e, FZ_ENTITY_NULL));
+    assert_true(m_adopt(&H.m, e.id));
+    m_create(&H.m, &e.id, 1, 0, NULL);
+    return e;
+}
+
+/* At the entity limit every way of creating fails cleanly (NULL or
+ * STRATA_ERR_LIMIT, the world as it was); a freed index is used again. */
+static void test_limit_entities_stop_every_create_cleanly(void **state) {
+    (void)state;
+    run_begin(0);
+    fz_world_core(H.w)->entity_limit = 10;
+    fz_entity e[10];
+    for (int i = 0; i < 10; i++) {
+        e[i] = limit_create();
+    }
+    fz_entity out[2];
+    assert_true(fz_entity_eq(fz_entity_create(H.w), FZ_ENTITY_NULL));
+    assert_true(fz_entity_eq(fz_spawn_knight(H.w), FZ_ENTITY_NULL));
+    assert_true(fz_entity_eq(fz_entity_create_bundle(H.w, &(fz_bundle){.hp = &FZ_HP_DEFAULT}), FZ_ENTITY_NULL));
+    assert_int_equal(fz_entity_create_many(H.w, &(fz_bundle){.frozen = true}, 2, out), STRATA_ERR_LIMIT);
+    assert_int_equal(fz_spawn_walker_many(H.w, 2, out), STRATA_ERR_LIMIT);
+    check_world("at the entity limit");
+    assert_int_equal(fz_entity_destroy(H.w, e[3]), STRATA_OK);
+    assert_int_equal(m_destroy(&H.m, e[3].id), M_OK);
+    limit_create(); /* the freed index */
+    assert_int_equal(fz_spawn_walker_many(H.w, 1, out), STRATA_ERR_LIMIT);
+    check_world("at the entity limit again");
+    run_end();
+}
+
+/* At the archetype limit, a change that needs a new archetype fails with
+ * STRATA_ERR_LIMIT and changes nothing; moves between existing ones go on. */
+static void test_limit_archetypes_stop_new_combinations_cleanly(void **state) {
+    (void)state;
+    run_begin(0);
+    fz_entity e = limit_create();
+    value_t vals[M_NC];
+    const void *mv[M_NC];
+    memset(vals, 0, sizeof vals);
+    model_vals(vals, mv);
+    assert_int_equal(fz_pos_add(H.w, e, vals[M_POS].pos), STRATA_OK);
+    assert_int_equal(m_add(&H.m, e.id, M_BIT(M_POS), mv), M_OK);
+    strata_world_t *core = fz_world_core(H.w);
+    core->table_limit = core->table_count; /* {} and {Pos}: no new one */
+    assert_int_equal(fz_vel_add(H.w, e, vals[M_VEL].vel), STRATA_ERR_LIMIT);
+    assert_int_equal(fz_entity_add_bundle(H.w, e, &(fz_bundle){.hp = &vals[M_HP].hp, .mark = true}),
+                     STRATA_ERR_LIMIT);
+    assert_int_equal(fz_entity_create_many(H.w, &(fz_bundle){.tiny = &vals[M_TINY].tiny}, 3,
+                                           (fz_entity[3]){{0}}),
+                     STRATA_ERR_LIMIT);
+    assert_true(fz_entity_eq(fz_spawn_knight(H.w), FZ_ENTITY_NULL));
+    check_world("at the archetype limit");
+    assert_int_equal(fz_pos_remove(H.w, e), STRATA_OK); /* back to {}: exists */
+    assert_int_equal(m_remove(&H.m, e.id, M_BIT(M_POS)), M_OK);
+    assert_int_equal(fz_pos_add(H.w, e, vals[M_POS].pos), STRATA_OK);
+    assert_int_equal(m_add(&H.m, e.id, M_BIT(M_POS), mv), M_OK);
+    check_world("moving between existing archetypes");
+    run_end();
+}
+
+/* A save with more entity indices than the target world's limit does not
+ * load (STRATA_ERR_LIMIT) and leaves the target as it was. */
+static void test_limit_load_past_the_entity_limit_changes_nothing(void **state) {
+    (void)state;
+    loader_world(5, 200);
+    op_save();
+    uint32_t saved_n = H.m.n;
+    struct saved_t keep = saved;
+    memset(&saved, 0, sizeof saved);
+    run_end();
+    saved = keep;
+    run_begin(0);
+    for (int i = 0; i < 3; i++) {
+        limit_create();
+    }
+    fz_world_core(H.w)->entity_limit = saved_n > 4 ? saved_n - 1 : 3;
+    strata_load_report_t report;
+    assert_int_equal(fz_world_load_mem(H.w, saved.bin, saved.bin_size, &report), STRATA_ERR_LIMIT);
+    assert_true(report.error[0] != '\0');
+    assert_int_equal(fz_world_load_json_mem(H.w, saved.json, saved.json_size, &report), STRATA_ERR_LIMIT);
+    check_world("after loads past the entity limit");
+    run_end();
+}
+
 /* An input a fuzzer found, kept in tests/fuzz/regress/, through its target's check. */
 static void regress(const char *name, bool json) {
     char path[256];
@@ -1807,6 +1897,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_fuzz_diff_matches_model),
         cmocka_unit_test(test_fuzz_nomem_every_allocation),
         cmocka_unit_test(test_load_bin_table_with_no_rows),
+        cmocka_unit_test(test_limit_entities_stop_every_create_cleanly),
+        cmocka_unit_test(test_limit_archetypes_stop_new_combinations_cleanly),
+        cmocka_unit_test(test_limit_load_past_the_entity_limit_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
