@@ -8,7 +8,21 @@ missing=""
 need() { missing="$missing $1"; }
 
 command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || need gcc
-command -v clang >/dev/null 2>&1 || need clang
+# clang, and its runtime libraries for the libFuzzer targets (ninja fuzz):
+# a clang whose -fsanitize=fuzzer does not link needs the libclang-rt
+# package of its own version.
+if command -v clang >/dev/null 2>&1; then
+    probe=$(mktemp -d)
+    printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
+        >"$probe/probe.c"
+    if ! clang -fsanitize=fuzzer,address,undefined "$probe/probe.c" -o "$probe/probe" >/dev/null 2>&1; then
+        need "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+    fi
+    rm -rf "$probe"
+else
+    need clang
+    need libclang-rt-dev
+fi
 command -v ninja >/dev/null 2>&1 || need ninja-build
 command -v python3 >/dev/null 2>&1 || need python3
 if command -v python3 >/dev/null 2>&1; then
