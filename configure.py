@@ -193,6 +193,13 @@ def main(argv):
             h, c = test_worlds[world]
             exe = program(v, f"tests/{stem(src)}", [src, c], gen_headers=[h], libs_extra="-lcmocka")
             run_test(f"{exe}.ok", exe, inputs=[exe])
+        # The examples' own tests: the game's rules, determinism, the autopilot.
+        for src in sources("tests/examples/test_*.c"):
+            example = stem(src)[len("test_"):]
+            h, c = generated[example]
+            exe = program(v, f"tests/{stem(src)}", [src, c] + game_sources, gen_headers=[h],
+                          libs_extra="-lcmocka -lm", includes=f"-Iexamples/{example}")
+            run_test(f"{exe}.ok", exe, inputs=[exe])
     codegen_tests = sources("tests/codegen/*.py") + sources("tests/codegen/bad/*") + sources("tests/schema/*.yaml")
     run_test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
              implicit=codegen_py + codegen_tests + ["generate"], order_only=[deps])
