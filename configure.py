@@ -74,6 +74,15 @@ def sources(pattern):
     return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, pattern)))
 
 
+# The JSON loader needs jansson, so it has an archive of its own: a game that
+# never loads JSON links neither it nor jansson.
+JSON_SOURCES = ("runtime/json.c",)
+JSON_LIBS = "-ljansson"
+# World tests that link more worlds than the one their name gives
+# (tests/worlds/test_<world>_x.c uses tests/schema/<world>.yaml).
+EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3"]}
+
+
 def world_of(schema_path):
     """The `world:` of a schema: the stem of its generated files."""
     with open(os.path.join(ROOT, schema_path), encoding="utf-8") as f:
@@ -142,8 +151,9 @@ def main(argv):
     n.build("generate", "phony", inputs=[h for pair in generated.values() for h in pair])
     n.line()
 
-    runtime_c = sources("runtime/*.c")
+    runtime_c = [src for src in sources("runtime/*.c") if src not in JSON_SOURCES]
     libs = {}
+    json_libs = {}
     for v in VARIANTS:
         objs = []
         for src in runtime_c:
@@ -152,14 +162,21 @@ def main(argv):
             objs.append(obj)
         libs[v] = f"build/{v}/libstrata.a"
         n.build(libs[v], "ar", inputs=objs)
+        json_objs = []
+        for src in JSON_SOURCES:
+            obj = f"build/{v}/{src[:-2]}.o"
+            n.build(obj, f"cc_{v}", inputs=[src], order_only=[deps])
+            json_objs.append(obj)
+        json_libs[v] = f"build/{v}/libstrata_json.a"
+        n.build(json_libs[v], "ar", inputs=json_objs)
     n.line()
 
     built = set()
     exes = []
 
-    def program(v, name, c_files, gen_headers=(), libs_extra="", default=True, includes=""):
+    def program(v, name, c_files, gen_headers=(), libs_extra="", archives=(), default=True, includes=""):
         """Compile c_files with compiler variant v (or "sdl") and link them
-        with libstrata; default=False keeps the program out of `all`."""
+        with `archives` and libstrata; default=False keeps the program out of `all`."""
         objs = []
         cc, link, lib = (f"cc_{v}", f"link_{v}", libs[v]) if v != "sdl" else ("cc_sdl", "link_sdl", libs["gcc"])
         for src in c_files:
@@ -170,7 +187,7 @@ def main(argv):
                         variables={"extra": f"-Ibuild/gen -Iexamples/common {includes}".strip()})
             objs.append(obj)
         exe = f"build/{v}/{name}"
-        n.build(exe, link, inputs=objs + [lib], variables={"libs": libs_extra})
+        n.build(exe, link, inputs=objs + list(archives) + [lib], variables={"libs": libs_extra})
         if default:
             exes.append(exe)
         return exe
@@ -189,9 +206,10 @@ def main(argv):
             exe = program(v, f"tests/{stem(src)}", [src], libs_extra="-lcmocka")
             run_test(f"{exe}.ok", exe, inputs=[exe])
         for src in sources("tests/worlds/test_*.c"):
-            world = stem(src)[len("test_"):].split("_")[0]
-            h, c = test_worlds[world]
-            exe = program(v, f"tests/{stem(src)}", [src, c], gen_headers=[h], libs_extra="-lcmocka")
+            worlds = [stem(src)[len("test_"):].split("_")[0]] + EXTRA_WORLDS.get(stem(src), [])
+            exe = program(v, f"tests/{stem(src)}", [src] + [test_worlds[x][1] for x in worlds],
+                          gen_headers=[test_worlds[x][0] for x in worlds],
+                          libs_extra=f"-lcmocka {JSON_LIBS}", archives=[json_libs[v]])
             run_test(f"{exe}.ok", exe, inputs=[exe])
         # The examples' own tests: the game's rules, determinism, the autopilot.
         for src in sources("tests/examples/test_*.c"):
@@ -231,10 +249,15 @@ def main(argv):
     particles_src = sources("examples/particles/*.c")
     particles = program("gcc", "particles", particles_src + [generated["particles"][1]], gen_headers=generated["particles"])
     n.build("particles", "run", inputs=[particles], variables={"cmd": particles})
-    bench = program("gcc", "strata-bench", sources("bench/*.c") + [bench_world[1]], gen_headers=bench_world)
+    bench = program("gcc", "strata-bench", ["bench/bench.c", bench_world[1]], gen_headers=bench_world)
     changed = program("gcc", "strata-bench-changed", ["bench/changed/changed.c", changed_world[1]],
                       gen_headers=changed_world)
-    n.build("bench", "run", inputs=[bench, changed], variables={"cmd": f"{bench} && {changed}"})
+    # Saves and loads have their own program and world (bench/save.yaml).
+    save_world = generate("bench/save.yaml", "build/gen")
+    save_bench = program("gcc", "strata-save-bench", ["bench/save_bench.c", save_world[1]], gen_headers=save_world,
+                         libs_extra=JSON_LIBS, archives=[json_libs["gcc"]])
+    n.build("bench", "run", inputs=[bench, changed, save_bench],
+            variables={"cmd": f"{bench} && {changed} && {save_bench}"})
     n.build("all", "phony", inputs=["generate"] + exes)
     n.line()
 

@@ -72,6 +72,7 @@ class Field:
     default: Value
     loc: Loc
     explicit_default: bool = False  # the schema gave `= x` or `default:`
+    renamed_from: str = ""  # the field's former name (long form `renamed_from:`), for loading old saves
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class Component:
     loc: Loc
     on_add: bool = False  # the game defines <world>_<component>_on_add
     on_remove: bool = False
+    renamed_from: str = ""  # the component's former name (key `renamed_from:`), for loading old saves
 
     @property
     def is_tag(self) -> bool:
@@ -107,6 +109,7 @@ class Resource:
     name: str
     fields: Tuple[Field, ...]
     loc: Loc
+    renamed_from: str = ""  # the resource's former name, for loading old saves
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,17 @@ class System:
 
 
 @dataclass(frozen=True)
+class Assemblage:
+    """An entity template: components with their values, the parent's merged in."""
+    name: str
+    extends: str  # the parent assemblage, or ""
+    # (component name, value) in component index order; a value is a struct
+    # Value (tuple of (field, Value)), () for a tag
+    components: Tuple[Tuple[str, Value], ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class Schema:
     path: str  # the schema file as given on the command line
     world: str
@@ -172,6 +186,8 @@ class Schema:
     queries: Tuple[Query, ...]  # free-standing queries, declaration order
     systems: Tuple[System, ...]  # in schedule order (phase, then before/after, then declaration)
     source_hash: str  # sha256 hex of the schema file's bytes
+    assemblages: Tuple[Assemblage, ...] = ()  # declaration order
+    save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)

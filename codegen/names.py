@@ -98,6 +98,27 @@ class Names:
     def aspect_id(self, system: str) -> str:
         """The column id constant of a system's aspect: 'RECT_ASPECT_RENDER'."""
         return self.P(f"ASPECT_{snake(system).upper()}")
+    def spawn(self, assemblage: str, many: bool = False) -> str:
+        """The spawn function of an assemblage: 'rect_spawn_player' (bulk: 'rect_spawn_player_many')."""
+        return self.p(f"spawn_{snake(assemblage)}" + ("_many" if many else ""))
+
+    def spawn_data(self, assemblage: str, what: str) -> str:
+        """Static data of a spawn function: spawn_data('Player', 'ids') -> 'rect_spawn_player_ids_',
+        spawn_data('Player', 'values'); for a component, its value: 'rect_spawn_player_health_value_'."""
+        suffix = what if what in ("ids", "values") else f"{snake(what)}_value"
+        return self.p(f"spawn_{snake(assemblage)}_{suffix}_")
+
+    def type_desc(self, name: str) -> str:
+        """The static strata_type_desc_t of a type, component or resource: 'rect_position_type_'."""
+        return self.p(f"{snake(name)}_type_")
+
+    def field_descs(self, name: str) -> str:
+        """Its static strata_field_desc_t array: 'rect_position_fields_'."""
+        return self.p(f"{snake(name)}_fields_")
+
+    def member_names(self, name: str) -> str:
+        """An enum's static array of member names: 'rect_shape_members_'."""
+        return self.p(f"{snake(name)}_members_")
 
     def member(self, name: str) -> str:
         """A struct member or pointer for a component term: 'Position' -> 'position'."""
@@ -147,6 +168,9 @@ class Names:
             out.append((self.query_id(q.name), q.loc, what))
             for verb in QUERY_VERBS:
                 out.append((self.fn(q.name, verb), q.loc, what))
+        for a in s.assemblages:
+            out.append((self.spawn(a.name), a.loc, f"assemblage '{a.name}'"))
+            out.append((self.spawn(a.name, many=True), a.loc, f"assemblage '{a.name}'"))
         for y in s.systems:
             what = f"system '{y.name}'"
             out.append((self.system_id(y.name), y.loc, what))
@@ -168,12 +192,16 @@ WORLD_NOUNS = ("world", "world_create", "world_destroy", "world_step", "world_st
 # The world's own upper-case names (macros and constants).
 WORLD_MACROS = ("ENTITY_NULL", "COMPONENT_COUNT", "QUERY_COUNT", "SYSTEM_COUNT",
                 "STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH")
+# The world's save and JSON functions (templates/saves.h.j2).
+SAVE_NOUNS = ("world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json",
+              "world_dump_json", "world_dump_json_mem", "world_load_json", "world_load_json_mem",
+              "entity_print", "entity_json")
 
 
 def collisions(schema: model.Schema) -> List[Diagnostic]:
     """Errors for schema names whose C identifiers would clash."""
     names = Names(schema)
-    seen: Dict[str, str] = {names.p(n): "the world's own API" for n in WORLD_NOUNS}
+    seen: Dict[str, str] = {names.p(n): "the world's own API" for n in WORLD_NOUNS + SAVE_NOUNS}
     seen.update({names.P(n): "the world's own API" for n in WORLD_MACROS})
     out: List[Diagnostic] = []
     reported = set()  # one error per pair of elements, naming the first clash

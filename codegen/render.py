@@ -16,7 +16,8 @@ from . import __version__, model
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
-TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2")
+TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2", "saves.h.j2",
+             "reflect.c.j2", "assemblages.c.j2")
 MASK_WORDS = 4  # STRATA_MAX_COMPONENTS / 64
 
 
@@ -114,6 +115,61 @@ def _string_literal(s: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+class Reflection:
+    """The C initializers of the reflection data (strata_field_desc_t) that
+    saves and JSON walk at run time."""
+
+    def __init__(self, schema: model.Schema, names: Names):
+        self.schema = schema
+        self.names = names
+
+    def field(self, f: model.Field, owner_ctype: str, renamed_from: str = "") -> str:
+        """A designated initializer of f's strata_field_desc_t, f a member of `owner_ctype`."""
+        t = f.type
+        element = t.element if t.kind == "array" else t
+        if element.kind == "string":
+            kind, size = "STRATA_KIND_STRING", f"{element.length}u"
+        elif element.kind == "scalar":
+            kind, size = f"STRATA_KIND_{element.name.upper()}", f"sizeof({self.names.ctype(element)})"
+        else:
+            kind = {"entity": "STRATA_KIND_ENTITY", "enum": "STRATA_KIND_ENUM", "struct": "STRATA_KIND_STRUCT"}[
+                element.kind]
+            size = f"sizeof({self.names.ctype(element)})"
+        type_ref = f"&{self.names.type_desc(element.name)}" if element.kind in ("enum", "struct") else "NULL"
+        old = f'"{renamed_from or f.renamed_from}"' if (renamed_from or f.renamed_from) else "NULL"
+        count = f"{t.length}u" if t.kind == "array" else "1u"
+        array = "true" if t.kind == "array" else "false"
+        return (f'{{ .name = "{f.name}", .renamed_from = {old}, .type = {type_ref}, '
+                f'.offset = offsetof({owner_ctype}, {f.name}), .size = {size}, .count = {count}, '
+                f'.kind = {kind}, .array = {array} }}')
+
+    def used(self, type_name: str) -> bool:
+        """True if a component or resource contains the type (directly or
+        through other types): only those get reflection data."""
+        if not hasattr(self, "_used"):
+            used = set()
+            pending = [f.type for c in self.schema.components for f in c.fields]
+            pending += [f.type for r in self.schema.resources for f in r.fields]
+            while pending:
+                t = pending.pop()
+                if t.kind == "array":
+                    pending.append(t.element)
+                elif t.kind in ("struct", "enum") and t.name not in used:
+                    used.add(t.name)
+                    if t.kind == "struct":
+                        pending += [f.type for f in self.schema.struct(t.name).fields]
+            self._used = used
+        return type_name in self._used
+
+    def resource(self, r: model.Resource, block_ctype: str) -> str:
+        """The resource block's field for resource r: a struct of r's type."""
+        old = f'"{r.renamed_from}"' if r.renamed_from else "NULL"
+        return (f'{{ .name = "{r.name}", .renamed_from = {old}, .type = &{self.names.type_desc(r.name)}, '
+                f'.offset = offsetof({block_ctype}, {self.names.member(r.name)}), '
+                f'.size = sizeof({self.names.type(r.name)}), .count = 1u, .kind = STRATA_KIND_STRUCT, '
+                f'.array = false }}')
+
+
 def mask_words(schema: model.Schema, component_names) -> List[str]:
     """The strata_mask_t words (hex literals) of a set of component names."""
     words = [0] * MASK_WORDS
@@ -172,6 +228,7 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "s": schema,
         "n": names,
         "lit": Literals(schema, names),
+        "reflect": Reflection(schema, names),
         "mask": lambda terms: mask_words(schema, terms),
         "version": __version__,
         "source": os.path.basename(schema.path),

@@ -10,9 +10,8 @@ left out or given a stand-in so the rest can still be checked.
 The schema language is described in DESIGN.md §2; the rules enforced
 here, in the order the checker applies them:
 
-  top level   world, version (required), phases, types, components,
-              resources, queries, systems; `assemblages` is recognised but
-              not supported yet
+  top level   world, version (required), save_name, phases, types,
+              components, resources, queries, systems, assemblages
   names       C identifiers, not C keywords, at most 63 characters; unique
               across types+components+resources and across queries+systems
   types       structs (which may nest, not cyclically) and enums
@@ -22,6 +21,10 @@ here, in the order the checker applies them:
   terms       read/write/with/without/optional, each component in one list
   schedule    phases in order, then before/after (stable Kahn), then
               declaration order
+  renames     `renamed_from` on a component, resource or field names its
+              former name (for loading old saves): unique, not a current name
+  assemblages components with per-field overrides (nested for structs),
+              `extends` one parent (no cycles); parents come first
 """
 from __future__ import annotations
 
@@ -35,8 +38,8 @@ from typing import Dict, Iterable, List, Mapping as MappingType, Optional, Seque
 from . import load
 from .errors import Diagnostic, did_you_mean, has_errors, sorted_by_position
 from .load import Mapping, Node, Scalar, Sequence
-from .model import (INTEGER_RANGES, SCALARS, Component, EnumType, Field, Loc, Query, Resource, Schema,
-                    StructType, System, Terms, TypeRef, Value)
+from .model import (INTEGER_RANGES, SCALARS, Assemblage, Component, EnumType, Field, Loc, Query, Resource,
+                    Schema, StructType, System, Terms, TypeRef, Value)
 
 # Limits of the runtime (runtime/include/strata.h) and of the generator.
 MAX_COMPONENTS = 256  # STRATA_MAX_COMPONENTS
@@ -61,15 +64,16 @@ STDBOOL_NAMES = frozenset(("bool", "true", "false"))
 BUILTIN_TYPES = SCALARS + ("entity", "char")
 
 TOP_LEVEL_KEYS = ("world", "version", "phases", "types", "components", "resources", "queries",
-                  "systems", "assemblages")
+                  "systems", "assemblages", "save_name")
 TERM_KEYS = ("read", "write", "with", "without", "optional")
 REQUIRED_TERMS = ("read", "write", "with")
 QUERY_KEYS = TERM_KEYS + ("changed",)
 SYSTEM_KEYS = ("phase",) + TERM_KEYS + ("before", "after", "resources", "changed", "aspect",
                                         "on_add", "on_remove")
-NOT_SUPPORTED_YET = ("assemblages",)
 HOOK_KEYS = ("on_add", "on_remove")  # in a component body: hooks, not fields
-LONG_FIELD_KEYS = ("type", "default")
+LONG_FIELD_KEYS = ("type", "default", "renamed_from")
+RENAMED_FROM = "renamed_from"  # reserved in a component or resource body: not a field
+EXTENDS = "extends"  # reserved in an assemblage body: not a component
 RESOURCE_ACCESS_KEYS = ("read", "write")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -130,6 +134,7 @@ class _FieldSpec:
     type: Optional[TypeRef]  # None when the type is bad (already reported)
     default: Optional[Node]  # None when no default is given
     short: bool  # the default came from `TYPE = VALUE`
+    renamed_from: str = ""  # the long form's `renamed_from`, checked
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,7 @@ class _Checker:
         version = self.version(keys.get("version"), root.loc)
         self.phases = self.phase_list(keys.get("phases"))
         sections = {name: self.entries(keys.get(name), f"'{name}'")
-                    for name in ("types", "components", "resources", "queries", "systems")}
+                    for name in ("types", "components", "resources", "queries", "systems", "assemblages")}
         self.declare_all(self.data_names, [("type", sections["types"]), ("component", sections["components"]),
                                            ("resource", sections["resources"])])
         self.declare_all(self.run_names, [("query", sections["queries"]), ("system", sections["systems"])])
@@ -200,9 +205,12 @@ class _Checker:
         resources = self.resources(sections["resources"])
         queries = self.queries(sections["queries"])
         systems = self.systems(sections["systems"], first_query_index=len(queries))
+        self.check_renames(components, resources, structs)
+        assemblages = self.assemblages(sections["assemblages"], components)
+        save_name = self.save_name(keys.get("save_name")) or world
         return Schema(path=path, world=world, version=version, phases=self.phases, structs=structs,
                       enums=enums, components=components, resources=resources, queries=queries,
-                      systems=systems, source_hash=source_hash)
+                      systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name)
 
     def world(self, entry: Optional[Entry], root_loc: Loc) -> str:
         if entry is None:
@@ -253,14 +261,11 @@ class _Checker:
     def known_keys(self, mapping: Mapping, allowed: SequenceType[str], owner: str) -> Dict[str, Entry]:
         """The entries of `mapping` whose keys are in `allowed`, in file order.
 
-        Reports every other key: unknown ones with a did-you-mean hint, and
-        keys of features that are recognised but not supported yet.
+        Reports every other key, with a did-you-mean hint.
         """
         result: Dict[str, Entry] = {}
         for key, value in mapping.items:
-            if key.text in NOT_SUPPORTED_YET and key.text in allowed:
-                self.error(key.loc, _in(owner, f"'{key.text}' is not supported yet"))
-            elif key.text in allowed:
+            if key.text in allowed:
                 result[key.text] = (key, value)
             else:
                 self.error(key.loc, _in(owner, f"unknown key '{key.text}'"), did_you_mean(key.text, allowed))
@@ -451,7 +456,8 @@ class _Checker:
             else:
                 self.error(node.loc, f"{where}: 'type' must be a type name", "e.g. f32, Color or char[16]")
         default = keys["default"][1] if "default" in keys else None
-        return _FieldSpec(key.text, key.loc, where, type_ref, default, False)
+        renamed_from = self.renamed_from(keys.get("renamed_from"), where)
+        return _FieldSpec(key.text, key.loc, where, type_ref, default, False, renamed_from)
 
     def fields_from_specs(self, specs: Iterable[_FieldSpec]) -> Tuple[Field, ...]:
         """Resolve the defaults; fields whose type is bad are left out."""
@@ -469,7 +475,8 @@ class _Checker:
             value = self.zero(spec.type)
         else:
             value = self.value(spec.type, spec.default, spec.where)
-        return Field(spec.name, spec.type, value, spec.loc, explicit_default=spec.default is not None)
+        return Field(spec.name, spec.type, value, spec.loc, explicit_default=spec.default is not None,
+                     renamed_from=spec.renamed_from)
 
     # --- types of fields ------------------------------------------------------
 
@@ -672,6 +679,7 @@ class _Checker:
                 self.error(key.loc, f"too many components: at most {MAX_COMPONENTS}", "STRATA_MAX_COMPONENTS")
             owner = f"component '{key.text}'"
             self.component_names.append(key.text)
+            renamed_from, value = self.split_renamed(value, owner)
             entries = self.field_entries(value, owner)
             hooks = {k.text: self.flag((k, v), f"{owner}: '{k.text}'") for k, v in entries if k.text in HOOK_KEYS}
             entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS)
@@ -679,7 +687,7 @@ class _Checker:
                 self.tag_names.add(key.text)
             fields = self.fields_from_specs(self.field_specs(entries, owner))
             components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
-                                        on_remove=hooks.get("on_remove", False)))
+                                        on_remove=hooks.get("on_remove", False), renamed_from=renamed_from))
         return tuple(components)
 
     def flag(self, entry: Entry, what: str) -> bool:
@@ -695,10 +703,11 @@ class _Checker:
         for key, value in entries:
             owner = f"resource '{key.text}'"
             self.resource_names.append(key.text)
+            renamed_from, value = self.split_renamed(value, owner)
             if _is_empty_body(value):
                 self.error(key.loc, f"{owner}: a resource needs at least one field")
             fields = self.fields_from_specs(self.field_specs(self.field_entries(value, owner), owner))
-            resources.append(Resource(key.text, fields, key.loc))
+            resources.append(Resource(key.text, fields, key.loc, renamed_from))
         return tuple(resources)
 
     # --- queries and systems ------------------------------------------------
@@ -998,6 +1007,150 @@ class _Checker:
                            "each arrow reads 'runs before'")
             order += placed + leftover
         return [by_name[name] for name in order]
+
+
+    # --- saves: renames and the save name -------------------------------------
+
+    def save_name(self, entry: Optional[Entry]) -> str:
+        """The top-level `save_name`, or "" when absent (then saves use `world`)."""
+        if entry is None:
+            return ""
+        return self.name(entry[1], "save name") or ""
+
+    def renamed_from(self, entry: Optional[Entry], owner: str) -> str:
+        """The former name a `renamed_from` entry gives ("" when absent or bad)."""
+        if entry is None:
+            return ""
+        return self.name(entry[1], f"{owner}: 'renamed_from'") or ""
+
+    def split_renamed(self, node: Node, owner: str) -> Tuple[str, Node]:
+        """The `renamed_from` of a component or resource body (reserved, not a
+        field) and the body without it."""
+        if not isinstance(node, Mapping):
+            return "", node
+        entry = next(((k, v) for k, v in node.items if k.text == RENAMED_FROM), None)
+        if entry is None:
+            return "", node
+        rest = Mapping(tuple((k, v) for k, v in node.items if k.text != RENAMED_FROM), node.loc)
+        return self.renamed_from(entry, owner), rest
+
+    def check_renames(self, components: Tuple[Component, ...], resources: Tuple[Resource, ...],
+                      structs: Tuple[StructType, ...]) -> None:
+        """A former name must not be a current name of the same kind, nor be
+        claimed twice: a save's name must map to one element only."""
+        for kind, elements in (("component", components), ("resource", resources)):
+            current = {e.name for e in elements}
+            claimed: Dict[str, str] = {}
+            for e in elements:
+                self.check_rename(f"{kind} '{e.name}'", e.renamed_from, e.loc, kind, current, claimed, e.name)
+                self.check_field_renames(f"{kind} '{e.name}'", e.fields)
+        for t in structs:
+            self.check_field_renames(f"type '{t.name}'", t.fields)
+
+    def check_field_renames(self, owner: str, fields: Tuple[Field, ...]) -> None:
+        current = {f.name for f in fields}
+        claimed: Dict[str, str] = {}
+        for f in fields:
+            self.check_rename(f"{owner}: field '{f.name}'", f.renamed_from, f.loc, "field", current, claimed, f.name)
+
+    def check_rename(self, owner: str, old: str, loc: Loc, kind: str, current: Set[str],
+                     claimed: Dict[str, str], name: str) -> None:
+        if not old:
+            return
+        if old == name:
+            self.error(loc, f"{owner}: 'renamed_from' names itself")
+        elif old in current:
+            self.error(loc, f"{owner}: renamed from '{old}', which is still a {kind}",
+                       "a save's element must map to one element only")
+        elif old in claimed:
+            self.error(loc, f"{owner}: {kind} '{claimed[old]}' is already renamed from '{old}'")
+        else:
+            claimed[old] = name
+
+    # --- assemblages --------------------------------------------------------------
+
+    def assemblages(self, entries: Tuple[Entry, ...], components: Tuple[Component, ...]) -> Tuple[Assemblage, ...]:
+        """The assemblages in declaration order, each with its parent's
+        components merged in (a parent's values, then the child's overrides)."""
+        by_component = {c.name: c for c in components}
+        names: Dict[str, Loc] = {}
+        bodies: Dict[str, Tuple[Scalar, Mapping]] = {}
+        for key, value in entries:
+            owner = f"assemblage '{key.text}'"
+            if self.name(key, "assemblage name") is None:
+                continue
+            if key.text in names:
+                self.error(key.loc, f"{owner}: declared twice", f"first declared at {_position(names[key.text])}")
+                continue
+            names[key.text] = key.loc
+            bodies[key.text] = (key, self.mapping_or_empty(value, owner, "of components, e.g. { Position: {} }"))
+        parents: Dict[str, str] = {}
+        for name, (key, body) in bodies.items():
+            node = body.get(EXTENDS)
+            if node is None:
+                continue
+            owner = f"assemblage '{name}'"
+            if not isinstance(node, Scalar) or node.is_null:
+                self.error(node.loc, f"{owner}: 'extends' must name an assemblage")
+            elif node.text not in bodies:
+                self.error(node.loc, f"{owner}: extends unknown assemblage '{node.text}'",
+                           did_you_mean(node.text, bodies))
+            elif node.text == name:
+                self.error(node.loc, f"{owner}: extends itself")
+            else:
+                parents[name] = node.text
+        order, leftover = _stable_topological_order(list(bodies), {n: ({parents[n]} if n in parents else set())
+                                                                   for n in bodies})
+        for cycle in _cycles(leftover, {n: {parents[n]} for n in leftover}):
+            path = " -> ".join(f"'{n}'" for n in cycle + [cycle[0]])
+            self.error(bodies[cycle[0]][0].loc, f"assemblage '{cycle[0]}': extends cycle: {path}",
+                       "each arrow reads 'extends'")
+        built: Dict[str, Tuple[Tuple[str, Value], ...]] = {}
+        for name in order + leftover:  # those on a cycle are still checked, over no parent
+            key, body = bodies[name]
+            base = dict(built.get(parents.get(name, ""), ()))
+            built[name] = self.assemblage_components(name, body, base, by_component)
+        return tuple(Assemblage(name, parents.get(name, ""), built[name], bodies[name][0].loc)
+                     for name in bodies if name in built)
+
+    def assemblage_components(self, name: str, body: Mapping, base: Dict[str, Value],
+                              by_component: Dict[str, Component]) -> Tuple[Tuple[str, Value], ...]:
+        """The components of one assemblage over its parent's (`base`)."""
+        owner = f"assemblage '{name}'"
+        values = dict(base)
+        for key, node in body.items:
+            if key.text == EXTENDS:
+                continue
+            c = by_component.get(key.text)
+            if c is None:
+                hint = self.kind_hint(key.text) or did_you_mean(key.text, by_component)
+                self.error(key.loc, f"{owner}: unknown component '{key.text}'", hint)
+                continue
+            where = f"{owner}: component '{c.name}'"
+            start = values.get(c.name, tuple((f.name, f.default) for f in c.fields))
+            values[c.name] = self.component_override(c, node, where, start)
+        return tuple((c.name, values[c.name]) for c in by_component.values() if c.name in values)
+
+    def component_override(self, c: Component, node: Node, where: str,
+                           base: Tuple[Tuple[str, Value], ...]) -> Tuple[Tuple[str, Value], ...]:
+        """A component's value in an assemblage: `{}` (its defaults, or the
+        parent's value) or a mapping overriding some fields."""
+        if isinstance(node, Scalar) and node.is_null:
+            return base
+        if not isinstance(node, Mapping):
+            example = f"{{{c.fields[0].name}: ...}}" if c.fields else "{}"
+            self.error(node.loc, f"{where}: expected a mapping of field values", f"e.g. {example}")
+            return base
+        by_name = {f.name: f for f in c.fields}
+        values = dict(base)
+        for key, value in node.items:
+            f = by_name.get(key.text)
+            if f is None:
+                hint = did_you_mean(key.text, by_name) if by_name else f"'{c.name}' is a tag: it has no fields"
+                self.error(key.loc, f"{where}: unknown field '{key.text}'", hint)
+                continue
+            values[f.name] = self.value(f.type, value, f"{where}: field '{f.name}'", values[f.name])
+        return tuple((f.name, values[f.name]) for f in c.fields)
 
 
 # --- helpers without state ------------------------------------------------------

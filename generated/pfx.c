@@ -96,6 +96,50 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
 };
+/* --- Reflection: the schema's fields, for saves and JSON ------------------ */
+
+static const strata_field_desc_t pfx_position_fields_[] = {
+    { .name = "x", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_position, x), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "y", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_position, y), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t pfx_velocity_fields_[] = {
+    { .name = "x", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_velocity, x), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "y", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_velocity, y), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t pfx_lifetime_fields_[] = {
+    { .name = "seconds", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_lifetime, seconds), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t pfx_emitter_fields_[] = {
+    { .name = "per_step", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_emitter, per_step), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+    { .name = "seed", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_emitter, seed), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+};
+static const strata_type_desc_t pfx_emitter_type_ = { "Emitter", NULL, sizeof(pfx_emitter), 2u, pfx_emitter_fields_, NULL };
+
+static const strata_field_desc_t pfx_stats_fields_[] = {
+    { .name = "spawned", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_stats, spawned), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+    { .name = "expired", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_stats, expired), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+    { .name = "steps", .renamed_from = NULL, .type = NULL, .offset = offsetof(pfx_stats, steps), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+};
+static const strata_type_desc_t pfx_stats_type_ = { "Stats", NULL, sizeof(pfx_stats), 3u, pfx_stats_fields_, NULL };
+
+/* Each component's fields, by component id (a tag has none). */
+static const strata_type_desc_t pfx_component_types_[PFX_COMPONENT_COUNT + 1] = {
+    [PFX_POSITION] = { "Position", NULL, sizeof(pfx_position), 2u, pfx_position_fields_, NULL },
+    [PFX_VELOCITY] = { "Velocity", NULL, sizeof(pfx_velocity), 2u, pfx_velocity_fields_, NULL },
+    [PFX_LIFETIME] = { "Lifetime", NULL, sizeof(pfx_lifetime), 1u, pfx_lifetime_fields_, NULL },
+    [PFX_HEAVY] = { "Heavy", NULL, 0u, 0u, NULL, NULL },
+    { NULL, NULL, 0u, 0u, NULL, NULL }, /* a spare, so a world without components still has an array */
+};
+
+/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+static const strata_field_desc_t pfx_resource_fields_[] = {
+    { .name = "Emitter", .renamed_from = NULL, .type = &pfx_emitter_type_, .offset = offsetof(pfx_resources_, emitter), .size = sizeof(pfx_emitter), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "Stats", .renamed_from = NULL, .type = &pfx_stats_type_, .offset = offsetof(pfx_resources_, stats), .size = sizeof(pfx_stats), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+};
+static const strata_type_desc_t pfx_resource_type_ = { "resources", NULL, sizeof(pfx_resources_), 2u, pfx_resource_fields_, NULL };
 
 static const strata_schema_t pfx_schema_ = {
     .name = "pfx",
@@ -107,6 +151,9 @@ static const strata_schema_t pfx_schema_ = {
     .resources_size = sizeof(pfx_resources_),
     .resources_align = alignof(pfx_resources_),
     .resources_defaults = &pfx_resources_defaults_,
+    .save_name = "pfx",
+    .component_types = pfx_component_types_,
+    .resource_type = &pfx_resource_type_,
 };
 
 static pfx_resources_ *pfx_res_(pfx_world *w) {

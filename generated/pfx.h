@@ -540,6 +540,70 @@ void pfx_report_enable(pfx_world *w, bool enabled);
 /* True if Report runs in pfx_world_step (systems start enabled). */
 bool pfx_report_enabled(const pfx_world *w);
 
+/* --- Saves and JSON (docs/saves.md) -------------------------------------- */
+
+/* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
+ * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
+static inline strata_result_t pfx_world_save(const pfx_world *w, const char *path) {
+    return strata_world_save((const strata_world_t *)(const void *)w, path);
+}
+
+/* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
+ * too small (cap 0 asks for the size). */
+static inline strata_result_t pfx_world_save_mem(const pfx_world *w, void *buf, size_t cap, size_t *size) {
+    return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+}
+
+/* Replace w's contents with the save at path (a save of 'pfx', any
+ * version up to 1). All or nothing: on error w is untouched and
+ * report->error says why. report may be NULL. */
+static inline strata_result_t pfx_world_load(pfx_world *w, const char *path, strata_load_report_t *report) {
+    return strata_world_load(pfx_world_core(w), path, report);
+}
+
+/* pfx_world_load from size bytes at data. */
+static inline strata_result_t pfx_world_load_mem(pfx_world *w, const void *data, size_t size, strata_load_report_t *report) {
+    return strata_world_load_mem(pfx_world_core(w), data, size, report);
+}
+
+/* Print e as indented JSON and a newline to f: STRATA_OK,
+ * STRATA_ERR_STALE or STRATA_ERR_IO. */
+static inline strata_result_t pfx_entity_print(const pfx_world *w, pfx_entity e, FILE *f) {
+    return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
+}
+
+/* e as one line of JSON in buf[0..cap) (snprintf style): its length, or 0
+ * if e is stale. */
+static inline size_t pfx_entity_json(const pfx_world *w, pfx_entity e, char *buf, size_t cap) {
+    return strata_entity_json((const strata_world_t *)(const void *)w, e.id, buf, cap, 0);
+}
+
+/* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
+static inline strata_result_t pfx_world_dump_json(const pfx_world *w, FILE *f) {
+    return strata_world_write_json((const strata_world_t *)(const void *)w, f);
+}
+
+/* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
+ * if cap is too small). */
+static inline strata_result_t pfx_world_dump_json_mem(const pfx_world *w, char *buf, size_t cap, size_t *size) {
+    return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+}
+
+/* Write the world's JSON to path through path.tmp and a rename. */
+static inline strata_result_t pfx_world_save_json(const pfx_world *w, const char *path) {
+    return strata_world_save_json((const strata_world_t *)(const void *)w, path);
+}
+
+/* Load a JSON dump, as pfx_world_load (needs -lstrata_json -ljansson). */
+static inline strata_result_t pfx_world_load_json(pfx_world *w, const char *path, strata_load_report_t *report) {
+    return strata_world_load_json(pfx_world_core(w), path, report);
+}
+
+/* pfx_world_load_json from size bytes of text. */
+static inline strata_result_t pfx_world_load_json_mem(pfx_world *w, const char *text, size_t size, strata_load_report_t *report) {
+    return strata_world_load_json_mem(pfx_world_core(w), text, size, report);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -142,6 +142,113 @@ static const strata_query_desc_t rect_queries_[7] = {
         .on_remove = rect_render_on_remove_,
     },
 };
+/* --- Reflection: the schema's fields, for saves and JSON ------------------ */
+
+static const strata_field_desc_t rect_color_fields_[] = {
+    { .name = "r", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_color, r), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "g", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_color, g), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "b", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_color, b), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "a", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_color, a), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+};
+static const strata_type_desc_t rect_color_type_ = { "Color", NULL, sizeof(rect_color), 4u, rect_color_fields_, NULL };
+
+static const strata_field_desc_t rect_ghost_fields_[] = {
+    { .name = "x0", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_ghost, x0), .size = sizeof(int16_t), .count = 1u, .kind = STRATA_KIND_I16, .array = false },
+    { .name = "y0", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_ghost, y0), .size = sizeof(int16_t), .count = 1u, .kind = STRATA_KIND_I16, .array = false },
+    { .name = "x1", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_ghost, x1), .size = sizeof(int16_t), .count = 1u, .kind = STRATA_KIND_I16, .array = false },
+    { .name = "y1", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_ghost, y1), .size = sizeof(int16_t), .count = 1u, .kind = STRATA_KIND_I16, .array = false },
+    { .name = "color", .renamed_from = NULL, .type = &rect_color_type_, .offset = offsetof(rect_ghost, color), .size = sizeof(rect_color), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "age", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_ghost, age), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+};
+static const strata_type_desc_t rect_ghost_type_ = { "Ghost", NULL, sizeof(rect_ghost), 6u, rect_ghost_fields_, NULL };
+
+static const strata_field_desc_t rect_position_fields_[] = {
+    { .name = "x", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_position, x), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "y", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_position, y), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t rect_appearance_fields_[] = {
+    { .name = "color", .renamed_from = NULL, .type = &rect_color_type_, .offset = offsetof(rect_appearance, color), .size = sizeof(rect_color), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "size", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_appearance, size), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t rect_health_fields_[] = {
+    { .name = "value", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_health, value), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t rect_controls_fields_[] = {
+    { .name = "dx", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_controls, dx), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "dy", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_controls, dy), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+static const strata_type_desc_t rect_controls_type_ = { "Controls", NULL, sizeof(rect_controls), 2u, rect_controls_fields_, NULL };
+
+static const strata_field_desc_t rect_game_fields_[] = {
+    { .name = "player", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_game, player), .size = sizeof(rect_entity), .count = 1u, .kind = STRATA_KIND_ENTITY, .array = false },
+    { .name = "score", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_game, score), .size = sizeof(int32_t), .count = 1u, .kind = STRATA_KIND_I32, .array = false },
+    { .name = "frame", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_game, frame), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+    { .name = "over", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_game, over), .size = sizeof(bool), .count = 1u, .kind = STRATA_KIND_BOOL, .array = false },
+    { .name = "spawned", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_game, spawned), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+    { .name = "eaten_now", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_game, eaten_now), .size = sizeof(uint16_t), .count = 1u, .kind = STRATA_KIND_U16, .array = false },
+};
+static const strata_type_desc_t rect_game_type_ = { "Game", NULL, sizeof(rect_game), 6u, rect_game_fields_, NULL };
+
+static const strata_field_desc_t rect_rng_fields_[] = {
+    { .name = "state", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rng, state), .size = sizeof(uint64_t), .count = 1u, .kind = STRATA_KIND_U64, .array = false },
+};
+static const strata_type_desc_t rect_rng_type_ = { "Rng", NULL, sizeof(rect_rng), 1u, rect_rng_fields_, NULL };
+
+static const strata_field_desc_t rect_rules_fields_[] = {
+    { .name = "player_speed", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, player_speed), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "size_per_health", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, size_per_health), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "start_health", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, start_health), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "food_health_min", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, food_health_min), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "food_health_max", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, food_health_max), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "still_size_min", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, still_size_min), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "still_size_max", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, still_size_max), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "start_food", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, start_food), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "max_food", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, max_food), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "min_food", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, min_food), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "spawn_tries", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, spawn_tries), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "spawn_chance", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, spawn_chance), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "decaying_chance", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, decaying_chance), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "decay_below", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, decay_below), .size = sizeof(float), .count = 4u, .kind = STRATA_KIND_F32, .array = true },
+    { .name = "decay_rate", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, decay_rate), .size = sizeof(float), .count = 5u, .kind = STRATA_KIND_F32, .array = true },
+    { .name = "drain_ramp", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, drain_ramp), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "eat_base", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, eat_base), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "eat_min", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, eat_min), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "tiny_size", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, tiny_size), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "tiny_bonus", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, tiny_bonus), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "tiny_bonus_below", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, tiny_bonus_below), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "danger_size", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_rules, danger_size), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+static const strata_type_desc_t rect_rules_type_ = { "Rules", NULL, sizeof(rect_rules), 22u, rect_rules_fields_, NULL };
+
+static const strata_field_desc_t rect_effects_fields_[] = {
+    { .name = "ghosts", .renamed_from = NULL, .type = &rect_ghost_type_, .offset = offsetof(rect_effects, ghosts), .size = sizeof(rect_ghost), .count = 8u, .kind = STRATA_KIND_STRUCT, .array = true },
+    { .name = "next", .renamed_from = NULL, .type = NULL, .offset = offsetof(rect_effects, next), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+};
+static const strata_type_desc_t rect_effects_type_ = { "Effects", NULL, sizeof(rect_effects), 2u, rect_effects_fields_, NULL };
+
+/* Each component's fields, by component id (a tag has none). */
+static const strata_type_desc_t rect_component_types_[RECT_COMPONENT_COUNT + 1] = {
+    [RECT_POSITION] = { "Position", NULL, sizeof(rect_position), 2u, rect_position_fields_, NULL },
+    [RECT_APPEARANCE] = { "Appearance", NULL, sizeof(rect_appearance), 2u, rect_appearance_fields_, NULL },
+    [RECT_HEALTH] = { "Health", NULL, sizeof(rect_health), 1u, rect_health_fields_, NULL },
+    [RECT_COLLISION] = { "Collision", NULL, 0u, 0u, NULL, NULL },
+    [RECT_PLAYER_CONTROLLED] = { "PlayerControlled", NULL, 0u, 0u, NULL, NULL },
+    [RECT_DEAD] = { "Dead", NULL, 0u, 0u, NULL, NULL },
+    { NULL, NULL, 0u, 0u, NULL, NULL }, /* a spare, so a world without components still has an array */
+};
+
+/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+static const strata_field_desc_t rect_resource_fields_[] = {
+    { .name = "Controls", .renamed_from = NULL, .type = &rect_controls_type_, .offset = offsetof(rect_resources_, controls), .size = sizeof(rect_controls), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "Game", .renamed_from = NULL, .type = &rect_game_type_, .offset = offsetof(rect_resources_, game), .size = sizeof(rect_game), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "Rng", .renamed_from = NULL, .type = &rect_rng_type_, .offset = offsetof(rect_resources_, rng), .size = sizeof(rect_rng), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "Rules", .renamed_from = NULL, .type = &rect_rules_type_, .offset = offsetof(rect_resources_, rules), .size = sizeof(rect_rules), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "Effects", .renamed_from = NULL, .type = &rect_effects_type_, .offset = offsetof(rect_resources_, effects), .size = sizeof(rect_effects), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+};
+static const strata_type_desc_t rect_resource_type_ = { "resources", NULL, sizeof(rect_resources_), 5u, rect_resource_fields_, NULL };
 
 static const strata_schema_t rect_schema_ = {
     .name = "rect",
@@ -153,6 +260,9 @@ static const strata_schema_t rect_schema_ = {
     .resources_size = sizeof(rect_resources_),
     .resources_align = alignof(rect_resources_),
     .resources_defaults = &rect_resources_defaults_,
+    .save_name = "rect",
+    .component_types = rect_component_types_,
+    .resource_type = &rect_resource_type_,
 };
 
 static rect_resources_ *rect_res_(rect_world *w) {

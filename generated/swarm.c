@@ -112,6 +112,58 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
 };
+/* --- Reflection: the schema's fields, for saves and JSON ------------------ */
+
+static const strata_field_desc_t swarm_position_fields_[] = {
+    { .name = "x", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_position, x), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "y", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_position, y), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t swarm_velocity_fields_[] = {
+    { .name = "x", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_velocity, x), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "y", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_velocity, y), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t swarm_tint_fields_[] = {
+    { .name = "r", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_tint, r), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "g", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_tint, g), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "b", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_tint, b), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+    { .name = "a", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_tint, a), .size = sizeof(uint8_t), .count = 1u, .kind = STRATA_KIND_U8, .array = false },
+};
+
+static const strata_field_desc_t swarm_flock_fields_[] = {
+    { .name = "align", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, align), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "cohere", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, cohere), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "separate", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, separate), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "attract", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, attract), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "swirl", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, swirl), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "min_speed", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, min_speed), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "max_speed", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, max_speed), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "fast_factor", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_flock, fast_factor), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+static const strata_type_desc_t swarm_flock_type_ = { "Flock", NULL, sizeof(swarm_flock), 8u, swarm_flock_fields_, NULL };
+
+static const strata_field_desc_t swarm_clock_fields_[] = {
+    { .name = "time", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_clock, time), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "steps", .renamed_from = NULL, .type = NULL, .offset = offsetof(swarm_clock, steps), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+};
+static const strata_type_desc_t swarm_clock_type_ = { "Clock", NULL, sizeof(swarm_clock), 2u, swarm_clock_fields_, NULL };
+
+/* Each component's fields, by component id (a tag has none). */
+static const strata_type_desc_t swarm_component_types_[SWARM_COMPONENT_COUNT + 1] = {
+    [SWARM_POSITION] = { "Position", NULL, sizeof(swarm_position), 2u, swarm_position_fields_, NULL },
+    [SWARM_VELOCITY] = { "Velocity", NULL, sizeof(swarm_velocity), 2u, swarm_velocity_fields_, NULL },
+    [SWARM_TINT] = { "Tint", NULL, sizeof(swarm_tint), 4u, swarm_tint_fields_, NULL },
+    [SWARM_FAST] = { "Fast", NULL, 0u, 0u, NULL, NULL },
+    { NULL, NULL, 0u, 0u, NULL, NULL }, /* a spare, so a world without components still has an array */
+};
+
+/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+static const strata_field_desc_t swarm_resource_fields_[] = {
+    { .name = "Flock", .renamed_from = NULL, .type = &swarm_flock_type_, .offset = offsetof(swarm_resources_, flock), .size = sizeof(swarm_flock), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "Clock", .renamed_from = NULL, .type = &swarm_clock_type_, .offset = offsetof(swarm_resources_, clock), .size = sizeof(swarm_clock), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+};
+static const strata_type_desc_t swarm_resource_type_ = { "resources", NULL, sizeof(swarm_resources_), 2u, swarm_resource_fields_, NULL };
 
 static const strata_schema_t swarm_schema_ = {
     .name = "swarm",
@@ -123,6 +175,9 @@ static const strata_schema_t swarm_schema_ = {
     .resources_size = sizeof(swarm_resources_),
     .resources_align = alignof(swarm_resources_),
     .resources_defaults = &swarm_resources_defaults_,
+    .save_name = "swarm",
+    .component_types = swarm_component_types_,
+    .resource_type = &swarm_resource_type_,
 };
 
 static swarm_resources_ *swarm_res_(swarm_world *w) {

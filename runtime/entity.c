@@ -216,8 +216,11 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
 /* Swap-remove a live entity's row and free its index (generation bumped, never 0). */
 void strata_entity_destroy_now(strata_world_t *w, strata_record_t *rec) {
     if (w->tables[rec->table]->hooked) {
-        /* Hooks cannot move it: their structural changes are deferred. */
+        /* Hooks cannot move it (their structural changes are deferred), but
+         * one that creates an entity can move the records array. */
+        uint32_t index = (uint32_t)(rec - w->records);
         strata_hooks_destroy(w, rec);
+        rec = &w->records[index];
     }
     strata_table_remove_row(w, w->tables[rec->table], rec->row);
     uint32_t generation = rec->generation + 1;

@@ -283,8 +283,11 @@ void strata_move_general(strata_world_t *w, strata_record_t *rec, strata_table_t
     uint64_t gone = src->monitors & ~dst->monitors, fresh = dst->monitors & ~src->monitors;
     strata_mask_t lost = hook_lost(w, &src->mask, &dst->mask);
     strata_mask_t gained = hook_lost(w, &dst->mask, &src->mask);
+    uint32_t index = (uint32_t)(rec - w->records);
     w->defer_depth++;
     hook_leave(w, src, rec->row, gone, &lost);
+    /* A hook may create entities (never deferred), which can move the records. */
+    rec = &w->records[index];
     uint32_t row = strata_table_move(w, rec, src, dst);
     hook_write_values(w, dst, row, k, ids, values);
     hook_enter(w, dst, row, fresh, &gained);
@@ -299,6 +302,23 @@ void strata_hooks_destroy(strata_world_t *w, strata_record_t *rec) {
     strata_mask_t lost = hook_lost(w, &t->mask, &none);
     w->defer_depth++;
     hook_leave(w, t, rec->row, t->monitors, &lost);
+    w->defer_depth--;
+}
+
+/* on_remove of every entity of every hooked table, once. */
+void strata_hooks_destroy_all(strata_world_t *w) {
+    if (w->hooks_gone) {
+        return;
+    }
+    w->hooks_gone = true;
+    w->defer_depth++;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        strata_table_t *t = w->tables[i];
+        for (uint32_t row = 0; t->hooked && row < t->count; row++) {
+            /* The record again each time: a hook that creates entities can move the records. */
+            strata_hooks_destroy(w, &w->records[(uint32_t)t->entities[row]]);
+        }
+    }
     w->defer_depth--;
 }
 
@@ -435,4 +455,28 @@ void strata_dirty_close(strata_iter_t *it) {
     uint32_t k = w->query_dirty[it->query];
     dirty_compact(w, &w->dirty[k], k);
     w->dirty[k].busy = false;
+}
+
+/* on_add of every entity, and every entity marked in the sets of its table. */
+void strata_hooks_loaded(strata_world_t *w) {
+    w->defer_depth++;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        strata_table_t *t = w->tables[i];
+        for (uint64_t sets = t->tracked_by; sets != 0; sets &= sets - 1) {
+            uint32_t k = (uint32_t)__builtin_ctzll(sets);
+            for (uint32_t row = 0; row < t->count; row++) {
+                dirty_add(w, k, &w->records[(uint32_t)t->entities[row]], t->entities[row]);
+            }
+        }
+        if (t->hooked && t->count > 0) {
+            strata_mask_t none = {{0}};
+            strata_mask_t gained = hook_lost(w, &t->mask, &none);
+            /* Hooks may add rows to the empty table only (creations): t's rows stay put. */
+            for (uint32_t row = 0, n = t->count; row < n; row++) {
+                hook_enter(w, t, row, t->monitors, &gained);
+            }
+        }
+    }
+    w->defer_depth--;
+    (void)strata_command_settle(w);
 }

@@ -149,6 +149,7 @@ struct strata_world_t {
     uint32_t monitor_query[STRATA_MAX_MONITORS];  /* their query ids */
     uint32_t monitor_aspect[STRATA_MAX_MONITORS]; /* their aspect column ids, or UINT32_MAX */
     bool flushing;             /* applying commands: hooks' commands join the running flush */
+    bool hooks_gone;           /* the entities' on_remove hooks have run: destroy runs none */
     unsigned char *scratch;    /* a copy of the command being applied (hooks may move the buffer) */
     size_t scratch_capacity;
 
@@ -277,6 +278,12 @@ void strata_move_general(strata_world_t *w, strata_record_t *rec, strata_table_t
                          uint32_t k, const uint32_t *ids, const void *const *values);
 /* Run the on_remove hooks of a live entity about to be destroyed. */
 void strata_hooks_destroy(strata_world_t *w, strata_record_t *rec);
+/* Every entity of w is about to go (world destroyed, or replaced by a load):
+ * run their on_remove hooks once. */
+void strata_hooks_destroy_all(strata_world_t *w);
+/* Every entity of w has just arrived (a load; aspects at their defaults): run
+ * their on_add hooks and mark them changed, as if each had been created. */
+void strata_hooks_loaded(strata_world_t *w);
 /* New rows [row, row + n) of t are in place: make their aspects, run on_add hooks. */
 void strata_hooks_created(strata_world_t *w, strata_table_t *t, uint32_t row, uint32_t n);
 /* Grow the dirty sets with the records (to `capacity` indices); NOMEM changes nothing visible. */

@@ -175,13 +175,7 @@ void strata_world_destroy(strata_world_t *w) {
     /* Entities die with the world: their on_remove hooks run (resources
      * held outside the world are freed there). What the hooks record is
      * dropped with the rest. */
-    w->defer_depth++;
-    for (uint32_t i = 0; i < w->table_count; i++) {
-        strata_table_t *t = w->tables[i];
-        for (uint32_t row = 0; t->hooked && row < t->count; row++) {
-            strata_hooks_destroy(w, &w->records[(uint32_t)t->entities[row]]);
-        }
-    }
+    strata_hooks_destroy_all(w);
     for (uint32_t i = 0; i < w->table_count; i++) {
         strata_table_free(w, w->tables[i]);
     }
@@ -235,6 +229,7 @@ const char *strata_result_str(strata_result_t r) {
     case STRATA_ERR_LIMIT: return "limit reached";
     case STRATA_ERR_CORRUPT: return "corrupt or foreign save";
     case STRATA_ERR_IO: return "i/o error";
+    case STRATA_ERR_SCHEMA: return "save does not fit the schema";
     }
     return "unknown result";
 }

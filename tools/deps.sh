@@ -30,6 +30,7 @@ fi
 command -v make >/dev/null 2>&1 || need make
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
+[ -f /usr/include/jansson.h ] || need libjansson-dev
 # The examples write PNGs with libpng.
 [ -f /usr/include/png.h ] || need libpng-dev
 

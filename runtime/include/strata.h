@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +54,7 @@ typedef enum strata_result_t {
     STRATA_ERR_LIMIT = -4,   /* a limit above was reached; the world is as it was */
     STRATA_ERR_CORRUPT = -5, /* a save file is truncated, corrupt or foreign */
     STRATA_ERR_IO = -6,      /* reading or writing a file failed */
+    STRATA_ERR_SCHEMA = -7,  /* a save does not fit this schema: another world, a newer version, a lossy type change */
 } strata_result_t;
 
 /* A constant English name for a result ("ok", "stale entity", ...). */
@@ -124,9 +126,17 @@ typedef struct strata_schema_t {
     uint32_t resources_size;                   /* bytes of the resource block */
     uint32_t resources_align;                  /* its alignment (<= 16) */
     const void *resources_defaults;            /* its initial bytes; NULL means zeros */
+    /* Reflection, for saves and JSON (NULL: the world cannot be saved). */
+    const char *save_name;                     /* the name saves record and loads match; NULL: `name` */
+    const struct strata_type_desc_t *component_types; /* by component id: name, former name, fields */
+    const struct strata_type_desc_t *resource_type;   /* the resource block: one struct field a resource */
 } strata_schema_t;
 
 /* Options for strata_world_create; zero means default for every field. */
+/* The reflection data of the schema (fields, types), defined with saves below. */
+struct strata_type_desc_t;
+struct strata_field_desc_t;
+
 typedef struct strata_world_desc_t {
     strata_allocator_t allocator; /* all hooks or none; none = malloc/realloc/free */
     uint32_t initial_capacity;    /* entity records to reserve (default 1024) */
@@ -289,6 +299,132 @@ uint32_t strata_query_aspect_id(const strata_world_t *w, uint32_t q);
 
 /* Number of entities matching query `q` (sums its tables' counts). */
 uint32_t strata_query_count(const strata_world_t *w, uint32_t q);
+
+/* --- Reflection ---------------------------------------------------------- */
+
+/* The kind of one field element. */
+typedef enum strata_kind_t {
+    STRATA_KIND_BOOL = 1,
+    STRATA_KIND_I8, STRATA_KIND_I16, STRATA_KIND_I32, STRATA_KIND_I64,
+    STRATA_KIND_U8, STRATA_KIND_U16, STRATA_KIND_U32, STRATA_KIND_U64,
+    STRATA_KIND_F32, STRATA_KIND_F64,
+    STRATA_KIND_ENTITY, /* a world's entity handle (uint64_t) */
+    STRATA_KIND_ENUM,   /* a C enum; `type` names its members, by value */
+    STRATA_KIND_STRUCT, /* `type` lists its fields */
+    STRATA_KIND_STRING, /* char[size], NUL-terminated */
+} strata_kind_t;
+
+/* One field of a struct, component or the resource block (static data). */
+typedef struct strata_field_desc_t {
+    const char *name;                      /* the schema's field name */
+    const char *renamed_from;              /* its former name (`renamed_from:`), or NULL */
+    const struct strata_type_desc_t *type; /* STRUCT and ENUM: the type; else NULL */
+    uint32_t offset;                       /* offsetof in the enclosing C struct */
+    uint32_t size;                         /* bytes of one element; N for char[N] */
+    uint32_t count;                        /* elements: N for T[N], else 1 */
+    uint8_t kind;                          /* strata_kind_t of an element */
+    bool array;                            /* declared T[N] (a list in JSON) */
+} strata_field_desc_t;
+
+/* A struct or enum type, a component or the resource block (static data). */
+typedef struct strata_type_desc_t {
+    const char *name;                   /* the schema's name */
+    const char *renamed_from;           /* components: the former name, or NULL */
+    uint32_t size;                      /* sizeof the C type; 0 for a tag */
+    uint32_t count;                     /* fields (struct) or members (enum) */
+    const strata_field_desc_t *fields;  /* struct: its fields in declaration order */
+    const char *const *members;         /* enum: member names, indexed by value */
+} strata_type_desc_t;
+
+/* --- Saves (docs/saves.md) ----------------------------------------------- */
+
+/* The most changes a load report lists; `change_count` counts them all. */
+#define STRATA_REPORT_MAX 32
+
+/* What a load changed on the way from the save's schema to the world's. */
+typedef enum strata_change_kind_t {
+    STRATA_CHANGE_DROPPED = 1, /* in the save, not in the schema: its values are lost */
+    STRATA_CHANGE_ADDED,       /* in the schema, not in the save: takes its defaults */
+    STRATA_CHANGE_RENAMED,     /* found under its former name (`renamed_from`) */
+    STRATA_CHANGE_CONVERTED,   /* a field whose type changed, converted without loss */
+} strata_change_kind_t;
+
+/* One change: `name` is "Component", "Component.field.sub" or, for
+ * resources, "resource.Name" / "resource.Name.field". */
+typedef struct strata_change_t {
+    uint8_t kind;   /* strata_change_kind_t */
+    char name[119]; /* truncated if longer */
+    uint64_t count; /* entities (or resources) whose values it concerned */
+} strata_change_t;
+
+/* What a load tells its caller. On success: the save's schema and the
+ * changes made to fit this schema. On failure: what is wrong and where
+ * (`offset` in a binary save, `line` and `column` in JSON). */
+typedef struct strata_load_report_t {
+    char schema[64];            /* the save's schema name */
+    uint32_t schema_version;    /* and version */
+    uint32_t entities;          /* entities loaded */
+    uint32_t change_count;      /* changes, including those past `changes` */
+    strata_change_t changes[STRATA_REPORT_MAX];
+    char error[256];            /* "" on success */
+    uint64_t offset;            /* binary: byte offset of the error */
+    uint32_t line, column;      /* JSON: 1-based position of the error (0 when not known) */
+} strata_load_report_t;
+
+/* Save the world to `path`: written to "path.tmp" in the same directory,
+ * flushed to disk, then renamed over `path`, so a crash keeps the previous
+ * save. Returns STRATA_OK, STRATA_ERR_IO (errno tells why; `path` is
+ * untouched) or STRATA_ERR_NOMEM. Pending deferred changes are not saved. */
+strata_result_t strata_world_save(const strata_world_t *w, const char *path);
+
+/* Save into buf[0..cap); *size gets the save's size. Returns STRATA_OK, or
+ * STRATA_ERR_LIMIT if cap is too small (call with cap 0 to learn the size). */
+strata_result_t strata_world_save_mem(const strata_world_t *w, void *buf, size_t cap, size_t *size);
+
+/* Replace the world's entities, components and resources with the save at
+ * `path`. All or nothing: on any error (STRATA_ERR_IO, STRATA_ERR_CORRUPT,
+ * STRATA_ERR_SCHEMA, STRATA_ERR_NOMEM) the world is exactly as it was and
+ * report->error says why. `report` may be NULL. Not while deferred. */
+strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_load_report_t *report);
+
+/* strata_world_load from size bytes at data. */
+strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size,
+                                      strata_load_report_t *report);
+
+/* --- JSON (writing: libstrata; loading: libstrata_json, with -ljansson) -- */
+
+/* Flags of the JSON writers. */
+#define STRATA_JSON_PRETTY 1u /* indent by 4 spaces, one member a line */
+
+/* Write e as {"id": ..., "components": {"Position": {"x": 1, "y": 2}, ...}}
+ * to f. Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_IO. */
+strata_result_t strata_entity_write_json(const strata_world_t *w, strata_entity_t e, FILE *f, unsigned flags);
+
+/* Write e's JSON into buf[0..cap), NUL-terminated when cap > 0 (snprintf
+ * style). Returns its length without the NUL (>= cap: truncated), or 0 if
+ * e is stale. */
+size_t strata_entity_json(const strata_world_t *w, strata_entity_t e, char *buf, size_t cap, unsigned flags);
+
+/* Write the whole world as JSON to f, one entity a line. Returns STRATA_OK
+ * or STRATA_ERR_IO. */
+strata_result_t strata_world_write_json(const strata_world_t *w, FILE *f);
+
+/* The same into buf[0..cap); *size gets the length. STRATA_ERR_LIMIT if cap
+ * is too small (nothing is NUL-terminated). */
+strata_result_t strata_world_write_json_mem(const strata_world_t *w, char *buf, size_t cap, size_t *size);
+
+/* strata_world_write_json to `path` through "path.tmp" and a rename, as
+ * strata_world_save. */
+strata_result_t strata_world_save_json(const strata_world_t *w, const char *path);
+
+/* Load a world dumped as JSON, as strata_world_load does a binary save
+ * (same mapping by name, same all-or-nothing rule). Errors carry line and
+ * column. In libstrata_json (link -lstrata_json -ljansson). */
+strata_result_t strata_world_load_json(strata_world_t *w, const char *path, strata_load_report_t *report);
+
+/* strata_world_load_json from `size` bytes of text. */
+strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, size_t size,
+                                           strata_load_report_t *report);
 
 /* --- Masks --------------------------------------------------------------- */
 

@@ -350,5 +350,83 @@ class RulesTest(unittest.TestCase):
             "test.yaml:1:1: error: missing required key 'version'"])
 
 
+
+class AssemblageTest(unittest.TestCase):
+    """Assemblages merge their parent's components and override field by field."""
+
+    SCHEMA = """
+        world: rect
+        version: 1
+        types:
+          Color: { r: u8, g: u8, b: u8, a: u8 = 255 }
+        components:
+          Position:   { x: f32, y: f32 }
+          Health:     { value: f32 = 20, max: f32 = 100 }
+          Appearance: { color: Color, size: f32 = 5 }
+          Collision:  {}
+        assemblages:
+          Player: { extends: Rect, Health: { value: 100 }, Appearance: { color: { g: 255 } } }
+          Rect:   { Position: {}, Appearance: {}, Collision: }
+          Food:   { extends: Rect, Health: { value: 20 }, Appearance: { size: 2 } }
+        """
+
+    @classmethod
+    def setUpClass(cls):
+        cls.schema = valid(cls.SCHEMA)
+
+    def assemblage(self, name):
+        return next(a for a in self.schema.assemblages if a.name == name)
+
+    def test_declaration_order_is_kept_and_parents_resolved_first(self):
+        self.assertEqual([a.name for a in self.schema.assemblages], ["Player", "Rect", "Food"])
+        self.assertEqual(self.assemblage("Player").extends, "Rect")
+
+    def test_components_come_in_component_order_with_the_parents(self):
+        self.assertEqual([c for c, _ in self.assemblage("Player").components],
+                         ["Position", "Health", "Appearance", "Collision"])
+        self.assertEqual(dict(self.assemblage("Rect").components)["Collision"], ())
+
+    def test_nested_override_keeps_the_other_fields(self):
+        appearance = dict(dict(self.assemblage("Player").components)["Appearance"])
+        self.assertEqual(appearance["color"], (("r", 0), ("g", 255), ("b", 0), ("a", 255)))
+        self.assertEqual(appearance["size"], 5.0)
+
+    def test_child_overrides_parent_values(self):
+        food = dict(self.assemblage("Food").components)
+        self.assertEqual(dict(food["Appearance"])["size"], 2.0)
+        self.assertEqual(dict(food["Health"]), {"value": 20.0, "max": 100.0})
+
+    def test_grandchild_inherits_the_parents_overrides(self):
+        schema = valid(self.SCHEMA + "  Snack: { extends: Food, Health: { max: 5 } }\n")
+        snack = dict(next(a for a in schema.assemblages if a.name == "Snack").components)
+        self.assertEqual(dict(snack["Health"]), {"value": 20.0, "max": 5.0})
+        self.assertEqual(dict(snack["Appearance"])["size"], 2.0)
+
+
+class RenameTest(unittest.TestCase):
+    def test_renamed_from_is_in_the_model_and_not_a_field(self):
+        schema = valid("""
+            world: w
+            version: 2
+            save_name: game
+            components:
+              Vitality: { renamed_from: Health, value: { type: f32, renamed_from: hp } }
+            resources:
+              Score: { renamed_from: Points, value: i32 }
+            """)
+        c = schema.components[0]
+        self.assertEqual((c.renamed_from, [f.name for f in c.fields]), ("Health", ["value"]))
+        self.assertEqual(c.fields[0].renamed_from, "hp")
+        self.assertEqual(schema.resources[0].renamed_from, "Points")
+        self.assertEqual(schema.save_name, "game")
+
+    def test_save_name_defaults_to_the_world(self):
+        self.assertEqual(valid("world: w\nversion: 1\n").save_name, "w")
+
+    def test_a_component_of_only_renamed_from_is_a_tag(self):
+        schema = valid("world: w\nversion: 1\ncomponents:\n  Hidden: { renamed_from: Invisible }\n")
+        self.assertTrue(schema.components[0].is_tag)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -29,8 +29,18 @@ static struct {
     uint32_t texture_added, texture_removed;
     uint32_t last_handle;
     strata_entity_t destroy_on_remove; /* the texture on_remove hook destroys this entity */
+    uint32_t create_in_hooks;          /* texture hooks create this many entities */
     bool aspect_aligned;
 } hooks;
+
+/* Create entities from inside a hook (creation is never deferred): enough
+ * of them move the records array under the change that runs the hook. */
+static void hook_creates(strata_world_t *w) {
+    for (uint32_t i = 0; i < hooks.create_in_hooks; i++) {
+        strata_entity_t e;
+        assert_int_equal(strata_entity_create(w, &e), STRATA_OK);
+    }
+}
 
 static void moving_on_add(strata_world_t *w, strata_entity_t e, void *aspect) {
     (void)w;
@@ -62,16 +72,17 @@ static void textured_on_remove(strata_world_t *w, strata_entity_t e, void *aspec
 }
 
 static void texture_on_add(strata_world_t *w, strata_entity_t e, void *value) {
-    (void)w;
     (void)e;
     hooks.last_handle = ((const texture *)value)->handle;
     hooks.texture_added++;
+    hook_creates(w);
 }
 
 static void texture_on_remove(strata_world_t *w, strata_entity_t e, void *value) {
     (void)e;
     hooks.last_handle = ((const texture *)value)->handle;
     hooks.texture_removed++;
+    hook_creates(w);
     if (hooks.destroy_on_remove != STRATA_ENTITY_NULL) {
         assert_int_equal(strata_entity_destroy(w, hooks.destroy_on_remove), STRATA_OK);
         assert_true(strata_entity_alive(w, hooks.destroy_on_remove)); /* deferred */
@@ -200,6 +211,25 @@ static void test_hook_destroy_from_a_hook_is_deferred(void **state) {
     world_close(f);
 }
 
+static void test_hook_creating_entities_in_hooks_keeps_records_valid(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e = mover(f);
+    hooks.create_in_hooks = 3000; /* past the initial records: they move */
+    assert_int_equal(strata_add(f->w, e, TEXTURE, &(texture){6}), STRATA_OK);
+    assert_true(strata_has(f->w, e, TEXTURE) && strata_has(f->w, e, VELOCITY));
+    hooks.create_in_hooks = 6000;
+    assert_int_equal(strata_remove(f->w, e, TEXTURE), STRATA_OK);
+    assert_false(strata_has(f->w, e, TEXTURE));
+    assert_int_equal(strata_add(f->w, e, TEXTURE, &(texture){7}), STRATA_OK);
+    hooks.create_in_hooks = 12000;
+    assert_int_equal(strata_entity_destroy(f->w, e), STRATA_OK);
+    assert_false(strata_entity_alive(f->w, e));
+    strata_world_stats_t s;
+    strata_world_stats(f->w, &s);
+    assert_int_equal(s.entities, 3000 + 6000 + 6000 + 12000); /* the adds ran the hook twice at 6000 */
+    world_close(f);
+}
+
 static void test_hook_deferred_add_runs_hooks_when_applied(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t e = mover(f);
@@ -300,6 +330,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_hook_aspect_column_moves_with_the_entity, reset, teardown),
         cmocka_unit_test_setup_teardown(test_hook_component_hooks_on_create_add_remove_destroy, reset, teardown),
         cmocka_unit_test_setup_teardown(test_hook_destroy_from_a_hook_is_deferred, reset, teardown),
+        cmocka_unit_test_setup_teardown(test_hook_creating_entities_in_hooks_keeps_records_valid, reset, teardown),
         cmocka_unit_test_setup_teardown(test_hook_deferred_add_runs_hooks_when_applied, reset, teardown),
         cmocka_unit_test_setup_teardown(test_hook_out_of_memory_runs_no_hook_and_changes_nothing, reset, teardown),
         cmocka_unit_test_setup_teardown(test_hook_dirty_sets_grow_with_records_or_fail_cleanly, reset, teardown),

@@ -449,6 +449,38 @@ static void test_component_hooks_run_when_the_world_is_destroyed(void **state) {
     assert_int_equal(seen.texture_removed, 3); /* textures held outside the world are released */
 }
 
+/* --- Loading a save --------------------------------------------------------- */
+
+static void test_load_runs_hooks_remakes_aspects_and_marks_changed(void **state) {
+    systems_world *w = *state;
+    systems_entity e[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        e[i] = spawn(w, (float)i, true);
+        systems_texture_add(w, e[i], (systems_texture){10 + i});
+    }
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK); /* aspects move on: steps 101 */
+    static unsigned char save[1 << 16];
+    size_t size = 0;
+    assert_int_equal(systems_world_save_mem(w, save, sizeof save, &size), STRATA_OK);
+    assert_int_equal(systems_entity_destroy(w, e[0]), STRATA_OK);
+    memset(&seen, 0, sizeof seen);
+
+    strata_load_report_t report;
+    assert_int_equal(systems_world_load_mem(w, save, size, &report), STRATA_OK);
+    /* The two entities there were left, once each; the three loaded arrived. */
+    assert_int_equal(seen.mover_removed, 2);
+    assert_int_equal(seen.texture_removed, 2);
+    assert_int_equal(seen.mover_added, 3);
+    assert_int_equal(seen.texture_added, 3);
+    /* Aspects are a system's transient state: remade at their defaults, not saved. */
+    bool found;
+    systems_mover_aspect a = mover_aspect_of(w, e[0], &found);
+    assert_true(found && a.steps == 100);
+    /* Everything loaded counts as written for `changed`. */
+    assert_int_equal(systems_render_changed_count(w), 3);
+    assert_true(systems_texture_get(w, e[2])->handle == 12);
+}
+
 /* --- ECState's query(components, callback) -------------------------------- */
 
 static uint32_t each_rows, each_batches;
@@ -503,6 +535,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_component_hooks_wait_for_deferred_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_component_hook_structural_change_is_applied_after_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_component_hooks_run_when_the_world_is_destroyed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_load_runs_hooks_remakes_aspects_and_marks_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_calls_back_once_per_non_empty_table, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

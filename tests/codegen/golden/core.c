@@ -121,6 +121,58 @@ static const strata_query_desc_t core_queries_[7] = {
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
 };
+/* --- Reflection: the schema's fields, for saves and JSON ------------------ */
+
+static const char *const core_kind_members_[] = { "small", "large" };
+static const strata_type_desc_t core_kind_type_ = { "Kind", NULL, sizeof(core_kind), 2u, NULL, core_kind_members_ };
+
+static const strata_field_desc_t core_position_fields_[] = {
+    { .name = "x", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_position, x), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "y", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_position, y), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t core_velocity_fields_[] = {
+    { .name = "x", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_velocity, x), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+    { .name = "y", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_velocity, y), .size = sizeof(float), .count = 1u, .kind = STRATA_KIND_F32, .array = false },
+};
+
+static const strata_field_desc_t core_health_fields_[] = {
+    { .name = "value", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_health, value), .size = sizeof(int32_t), .count = 1u, .kind = STRATA_KIND_I32, .array = false },
+    { .name = "kind", .renamed_from = NULL, .type = &core_kind_type_, .offset = offsetof(core_health, kind), .size = sizeof(core_kind), .count = 1u, .kind = STRATA_KIND_ENUM, .array = false },
+};
+
+static const strata_field_desc_t core_link_fields_[] = {
+    { .name = "to", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_link, to), .size = sizeof(core_entity), .count = 1u, .kind = STRATA_KIND_ENTITY, .array = false },
+};
+
+static const strata_field_desc_t core_log_fields_[] = {
+    { .name = "calls", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_log, calls), .size = sizeof(uint8_t), .count = 16u, .kind = STRATA_KIND_U8, .array = true },
+    { .name = "count", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_log, count), .size = sizeof(uint32_t), .count = 1u, .kind = STRATA_KIND_U32, .array = false },
+};
+static const strata_type_desc_t core_log_type_ = { "Log", NULL, sizeof(core_log), 2u, core_log_fields_, NULL };
+
+static const strata_field_desc_t core_clock_fields_[] = {
+    { .name = "time", .renamed_from = NULL, .type = NULL, .offset = offsetof(core_clock, time), .size = sizeof(double), .count = 1u, .kind = STRATA_KIND_F64, .array = false },
+};
+static const strata_type_desc_t core_clock_type_ = { "Clock", NULL, sizeof(core_clock), 1u, core_clock_fields_, NULL };
+
+/* Each component's fields, by component id (a tag has none). */
+static const strata_type_desc_t core_component_types_[CORE_COMPONENT_COUNT + 1] = {
+    [CORE_POSITION] = { "Position", NULL, sizeof(core_position), 2u, core_position_fields_, NULL },
+    [CORE_VELOCITY] = { "Velocity", NULL, sizeof(core_velocity), 2u, core_velocity_fields_, NULL },
+    [CORE_HEALTH] = { "Health", NULL, sizeof(core_health), 2u, core_health_fields_, NULL },
+    [CORE_FROZEN] = { "Frozen", NULL, 0u, 0u, NULL, NULL },
+    [CORE_MARKED] = { "Marked", NULL, 0u, 0u, NULL, NULL },
+    [CORE_LINK] = { "Link", NULL, sizeof(core_link), 1u, core_link_fields_, NULL },
+    { NULL, NULL, 0u, 0u, NULL, NULL }, /* a spare, so a world without components still has an array */
+};
+
+/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+static const strata_field_desc_t core_resource_fields_[] = {
+    { .name = "Log", .renamed_from = NULL, .type = &core_log_type_, .offset = offsetof(core_resources_, log), .size = sizeof(core_log), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+    { .name = "Clock", .renamed_from = NULL, .type = &core_clock_type_, .offset = offsetof(core_resources_, clock), .size = sizeof(core_clock), .count = 1u, .kind = STRATA_KIND_STRUCT, .array = false },
+};
+static const strata_type_desc_t core_resource_type_ = { "resources", NULL, sizeof(core_resources_), 2u, core_resource_fields_, NULL };
 
 static const strata_schema_t core_schema_ = {
     .name = "core",
@@ -132,6 +184,9 @@ static const strata_schema_t core_schema_ = {
     .resources_size = sizeof(core_resources_),
     .resources_align = alignof(core_resources_),
     .resources_defaults = &core_resources_defaults_,
+    .save_name = "core",
+    .component_types = core_component_types_,
+    .resource_type = &core_resource_type_,
 };
 
 static core_resources_ *core_res_(core_world *w) {
