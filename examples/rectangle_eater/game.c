@@ -86,11 +86,19 @@ rect_entity rect_game_add_food(rect_world *w, rect_rng *rng, const rect_rules *r
             break;
         }
     }
-    rect_entity e = rect_entity_create_bundle(w, &(rect_bundle){
-        .position = &at, .appearance = &look, .health = decays ? &health : NULL, .collision = true});
-    if (!rect_entity_eq(e, RECT_ENTITY_NULL)) {
-        game->spawned++;
+    /* From the assemblage, then what is random about this one. Inside a
+     * system the spawn and the overwrites are deferred, and applied in
+     * order when it returns: one placement, then the values. */
+    rect_entity e = decays ? rect_spawn_food(w) : rect_spawn_rect(w);
+    if (rect_entity_eq(e, RECT_ENTITY_NULL)) {
+        return RECT_ENTITY_NULL;
     }
+    if (rect_position_add(w, e, at) != STRATA_OK || rect_appearance_add(w, e, look) != STRATA_OK ||
+        (decays && rect_health_add(w, e, health) != STRATA_OK)) {
+        rect_entity_destroy(w, e); /* out of memory: not a rectangle at the template's place */
+        return RECT_ENTITY_NULL;
+    }
+    game->spawned++;
     return e;
 }
 
@@ -105,12 +113,8 @@ rect_world *rect_game_create(uint64_t seed) {
     rng->state = seed_state(seed);
 
     /* The player: the seed's rectangle with a PlayerControlled component and
-     * its appearance edited to green. */
-    rect_health health = {rules->start_health};
-    rect_appearance look = {{50, 255, 50, 255}, health.value * rules->size_per_health};
-    rect_position centre = {RECT_WIDTH / 2.0f, (RECT_HUD + RECT_HEIGHT) / 2.0f};
-    game->player = rect_entity_create_bundle(w, &(rect_bundle){
-        .position = &centre, .appearance = &look, .health = &health, .collision = true, .player_controlled = true});
+     * its appearance edited to green, all in the Player assemblage. */
+    game->player = rect_spawn_player(w);
     bool ok = !rect_entity_eq(game->player, RECT_ENTITY_NULL);
     for (int i = 0; ok && i < rules->start_food; i++) {
         ok = !rect_entity_eq(rect_game_add_food(w, rng, rules, game), RECT_ENTITY_NULL);
@@ -212,7 +216,7 @@ uint64_t rect_state_hash(rect_world *w) {
     mix_u32(&s, game->eaten_now);
     mix_u64(&s, rect_rng_res(w)->state);
     const rect_rules *r = rect_rules_res(w);
-    const float tuning[] = {r->player_speed, r->size_per_health, r->start_health, r->food_health_min,
+    const float tuning[] = {r->player_speed, r->size_per_health, r->food_health_min,
                             r->food_health_max, r->still_size_min, r->still_size_max, r->spawn_chance, r->decaying_chance, r->drain_ramp,
                             r->eat_base, r->eat_min, r->tiny_size, r->tiny_bonus, r->tiny_bonus_below,
                             r->danger_size};
