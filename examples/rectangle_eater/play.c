@@ -2,8 +2,9 @@
  * into its 320x240 canvas; this file shows it twice the size, reads the
  * keys, and steps the world at a fixed 60 Hz whatever the display's rate.
  *
- *   arrows / WASD  move          P   autopilot on / off
- *   R              new game      F12 screenshot (build/rectangle_eater_shot.png)
+ *   arrows / WASD  move          P    autopilot on / off
+ *   F5             save          F9   load (build/rectangle_eater.save)
+ *   R              new game      F12  screenshot (build/rectangle_eater_shot.png)
  *   Esc            quit
  *
  * --autopilot starts with the autopilot on; --frames N quits after N steps
@@ -17,7 +18,8 @@
 
 enum { SCALE = 2 };
 
-static const char footer[] = "PRESS R TO PLAY AGAIN";
+static const char footer[] = "PRESS R TO PLAY AGAIN, F9 TO LOAD";
+static const char save_path[] = "build/rectangle_eater.save";
 
 /* A new game replacing *w; false when out of memory. */
 static bool restart(rect_world **w, uint64_t seed, bool autopilot) {
@@ -102,6 +104,26 @@ int main(int argc, char **argv) {
                         status = 1;
                     }
                     break;
+                case SDLK_F5: {
+                    /* The whole world, binary, written atomically (docs/saves.md). */
+                    strata_result_t r = rect_world_save(w, save_path);
+                    if (r == STRATA_OK) {
+                        printf("saved frame %u to %s\n", (unsigned)rect_game_res(w)->frame, save_path);
+                    } else {
+                        fprintf(stderr, "cannot save %s: %s\n", save_path, strata_result_str(r));
+                    }
+                    break;
+                }
+                case SDLK_F9: {
+                    /* All or nothing: on an error the game goes on as it was. */
+                    strata_load_report_t report;
+                    if (rect_world_load(w, save_path, &report) == STRATA_OK) {
+                        printf("loaded frame %u from %s\n", (unsigned)rect_game_res(w)->frame, save_path);
+                    } else {
+                        fprintf(stderr, "cannot load %s: %s\n", save_path, report.error);
+                    }
+                    break;
+                }
                 case SDLK_p:
                     autopilot = !autopilot;
                     rect_autopilot_enable(w, autopilot);

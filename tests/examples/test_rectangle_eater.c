@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -290,6 +291,78 @@ static void test_rect_game_over_at_zero_health_then_nothing_moves(void **state) 
     rect_world_destroy(w);
 }
 
+/* --- Saving and loading (F5 / F9) ----------------------------------------------------- */
+
+/* The world saved into memory; *size gets its length. */
+static void *save(rect_world *w, size_t *size) {
+    assert_int_equal(rect_world_save_mem(w, NULL, 0, size), STRATA_ERR_LIMIT);
+    void *buf = malloc(*size);
+    assert_non_null(buf);
+    assert_int_equal(rect_world_save_mem(w, buf, *size, size), STRATA_OK);
+    return buf;
+}
+
+/* F5 mid-game, play on, F9: the game is back where it was saved, and plays
+ * on from there exactly as it did the first time — in the same world, and
+ * in a new one. */
+static void test_rect_save_load_round_trips_game_in_progress(void **state) {
+    (void)state;
+    enum { LATER = 300 };
+    rect_world *w = autoplay(5, 400);
+    assert_false(rect_game_res(w)->over);
+    size_t size;
+    void *saved = save(w, &size);
+    uint64_t at_save = rect_state_hash(w);
+    uint64_t later[LATER];
+    for (int i = 0; i < LATER; i++) {
+        step(w, 1);
+        later[i] = rect_state_hash(w);
+    }
+    assert_true(later[LATER - 1] != at_save);
+
+    strata_load_report_t report;
+    assert_int_equal(rect_world_load_mem(w, saved, size, &report), STRATA_OK);
+    assert_int_equal(report.change_count, 0);
+    assert_true(rect_state_hash(w) == at_save);
+    assert_true(rect_autopilot_enabled(w)); /* which systems run is the game's, not the save's */
+    for (int i = 0; i < LATER; i++) {
+        step(w, 1);
+        assert_true(rect_state_hash(w) == later[i]);
+    }
+
+    rect_world *fresh = rect_world_create(NULL);
+    assert_non_null(fresh);
+    assert_int_equal(rect_world_load_mem(fresh, saved, size, &report), STRATA_OK);
+    assert_true(rect_state_hash(fresh) == at_save);
+    rect_autopilot_enable(fresh, true);
+    for (int i = 0; i < LATER; i++) {
+        step(fresh, 1);
+        assert_true(rect_state_hash(fresh) == later[i]);
+    }
+    rect_world_destroy(fresh);
+    rect_world_destroy(w);
+    free(saved);
+}
+
+/* A damaged save is refused and the game in progress is untouched. */
+static void test_rect_load_of_damaged_save_keeps_game(void **state) {
+    (void)state;
+    rect_world *w = autoplay(6, 200);
+    size_t size;
+    uint8_t *saved = save(w, &size);
+    step(w, 50);
+    uint64_t now = rect_state_hash(w);
+    saved[size / 2] ^= 0x40;
+    strata_load_report_t report;
+    assert_int_equal(rect_world_load_mem(w, saved, size, &report), STRATA_ERR_CORRUPT);
+    assert_true(report.error[0] != '\0');
+    assert_true(rect_state_hash(w) == now);
+    assert_int_equal(rect_world_load_mem(w, saved, size / 2, &report), STRATA_ERR_CORRUPT);
+    assert_true(rect_state_hash(w) == now);
+    rect_world_destroy(w);
+    free(saved);
+}
+
 /* --- Rendering ---------------------------------------------------------------------- */
 
 static const uint8_t *pixel(const canvas *c, int x, int y) { return c->rgba + 4 * ((size_t)y * (size_t)c->width + (size_t)x); }
@@ -361,6 +434,8 @@ int main(void) {
         cmocka_unit_test(test_rect_spawning_keeps_food_count),
         cmocka_unit_test(test_rect_health_drains_faster_as_game_goes_on),
         cmocka_unit_test(test_rect_game_over_at_zero_health_then_nothing_moves),
+        cmocka_unit_test(test_rect_save_load_round_trips_game_in_progress),
+        cmocka_unit_test(test_rect_load_of_damaged_save_keeps_game),
         cmocka_unit_test(test_rect_render_draws_player_food_and_game_over),
         cmocka_unit_test(test_rect_render_aspect_leaves_ghost_where_eaten),
     };
