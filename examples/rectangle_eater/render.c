@@ -88,21 +88,25 @@ static void draw_ghosts(canvas *c, rect_effects *fx, bool age) {
 }
 
 /* One rectangle as the seed draws it: its colour, translucent without a
- * Collision component, dark when big enough to hurt, a black outline. */
+ * Collision component, dark when big enough to hurt, a black outline —
+ * except on the smallest, which would be all outline. */
+static void draw_box(canvas *c, int x0, int y0, int x1, int y1, canvas_color fill) {
+    canvas_fill(c, x0, y0, x1, y1, fill);
+    if (x1 - x0 > 3 && y1 - y0 > 3) {
+        canvas_frame(c, x0, y0, x1, y1, outline);
+    }
+}
+
 static void draw_rect(canvas *c, const int16_t r[4], canvas_color fill, uint32_t age) {
     if (age < POP_IN_FRAMES) {
         /* Pop in: grow from the centre over the first frames. */
         int cx = (r[0] + r[2]) / 2, cy = (r[1] + r[3]) / 2;
         int hx = (r[2] - r[0]) * (int)(age + 1) / (2 * POP_IN_FRAMES) + 1;
         int hy = (r[3] - r[1]) * (int)(age + 1) / (2 * POP_IN_FRAMES) + 1;
-        canvas_fill(c, cx - hx, cy - hy, cx + hx, cy + hy, fill);
-        canvas_frame(c, cx - hx, cy - hy, cx + hx, cy + hy, outline);
+        draw_box(c, cx - hx, cy - hy, cx + hx, cy + hy, fill);
         return;
     }
-    canvas_fill(c, r[0], r[1], r[2], r[3], fill);
-    if (r[2] - r[0] > 2) {
-        canvas_frame(c, r[0], r[1], r[2], r[3], outline);
-    }
+    draw_box(c, r[0], r[1], r[2], r[3], fill);
 }
 
 void rect_render_run(rect_render_ctx *ctx) {
