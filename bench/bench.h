@@ -70,7 +70,7 @@ void bench_time_pair(const bench_pair *p, double *strata, double *plain);
 void bench_record(const char *name, const char *op, uint32_t size, const char *unit, const double *strata,
                   const double *plain, int runs, bench_target target);
 
-/* Runs per row for this invocation (--runs; default 7). */
+/* Runs per row for this invocation (--runs; default 9). */
 int bench_runs(void);
 
 /* Nanoseconds on the monotonic clock. */

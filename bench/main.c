@@ -52,7 +52,7 @@ typedef struct summary {
 
 static bench_row rows[MAX_ROWS];
 static int row_count;
-static int runs = 7;
+static int runs = 9;
 static volatile uint32_t laundry;
 
 double bench_now(void) {

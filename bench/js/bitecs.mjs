@@ -8,7 +8,7 @@ import { Worker, isMainThread, parentPort, workerData } from "node:worker_thread
 import { readFileSync, writeFileSync } from "node:fs";
 import { measure } from "./cases.mjs";
 
-const RUNS = 7;
+const RUNS = 9;
 // [case, n]: the sizes of bench/<case>.c (entities per kind for simple_iter
 // and frag_iter, as there).
 const PLAN = [
