@@ -6,23 +6,23 @@
  * baseline (plain.h) keeps B in a hand-written sparse set over the
  * entities' indices. */
 #include "bench.h"
-#include "addrm.h"
+#include "add_remove.h"
 #include "plain.h"
 
 #include <stdlib.h>
 
-void addrm_add_b_run(addrm_add_b_ctx *ctx) {
-    while (addrm_add_b_next(ctx)) {
+void add_remove_add_b_run(add_remove_add_b_ctx *ctx) {
+    while (add_remove_add_b_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
-            addrm_b_add(ctx->world, ctx->entities[i], (addrm_b){0});
+            add_remove_b_add(ctx->world, ctx->entities[i], (add_remove_b){0});
         }
     }
 }
 
-void addrm_remove_b_run(addrm_remove_b_ctx *ctx) {
-    while (addrm_remove_b_next(ctx)) {
+void add_remove_remove_b_run(add_remove_remove_b_ctx *ctx) {
+    while (add_remove_remove_b_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
-            addrm_b_remove(ctx->world, ctx->entities[i]);
+            add_remove_b_remove(ctx->world, ctx->entities[i]);
         }
     }
 }
@@ -50,15 +50,15 @@ static void plain_pass(void *state) {
 }
 
 static void strata_pass(void *state) {
-    addrm_world_step(state, 0.0f);
+    add_remove_world_step(state, 0.0f);
 }
 
 static void run(uint32_t size) {
     uint32_t n = bench_count(size);
-    addrm_world *w = addrm_world_create(&(strata_world_desc_t){.initial_capacity = n});
+    add_remove_world *w = add_remove_world_create(&(strata_world_desc_t){.initial_capacity = n});
     bench_check(w != NULL, "add_remove: world create");
-    addrm_entity *ids = bench_alloc(sizeof *ids * n);
-    bench_check(addrm_entity_create_many(w, &(addrm_bundle){.a = &(addrm_a){1}}, n, ids) == STRATA_OK,
+    add_remove_entity *ids = bench_alloc(sizeof *ids * n);
+    bench_check(add_remove_entity_create_many(w, &(add_remove_bundle){.a = &(add_remove_a){1}}, n, ids) == STRATA_OK,
                 "add_remove: create");
     free(ids);
     plain p = {plain_ids_make(n), bench_alloc(sizeof(plain_handle) * n), bench_alloc(sizeof(int32_t) * n), (int)n,
@@ -70,12 +70,13 @@ static void run(uint32_t size) {
     bench_run_pair(&(bench_pair){.name = "add_remove", .op = "add B to n, then remove it", .size = size,
                                  .ops = 2.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
                                  .plain_state = &p});
-    bench_check(addrm_remove_b_count(w) == 0 && addrm_add_b_count(w) == n && p.b.count == 0, "add_remove: counts");
+    bench_check(add_remove_remove_b_count(w) == 0 && add_remove_add_b_count(w) == n && p.b.count == 0,
+                "add_remove: counts");
     plain_ids_free(&p.ids);
     free(p.a_owner);
     free(p.a_value);
     plain_set_free(&p.b);
-    addrm_world_destroy(w);
+    add_remove_world_destroy(w);
 }
 
 void bench_add_remove(void) {

@@ -7,7 +7,7 @@
  * ratio to the baseline of the same run. Cases whose passes cannot simply
  * repeat (creating worlds) time themselves and call bench_record.
  *
- * Adding a case: write bench/<name>.yaml (its world) and bench/<name>.c
+ * Adding a case: write bench/<name>.yaml (its world, `world: <name>`) and bench/<name>.c
  * (a `void bench_<name>(void)`), declare it below and add one line to the
  * table in bench/main.c; configure.py picks up both files.
  */

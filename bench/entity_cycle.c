@@ -8,23 +8,24 @@
  * for the end of the step. The baseline is a hand-written pool (plain.h):
  * the B-entities' values and handles in arrays, destroyed last row first. */
 #include "bench.h"
-#include "cycle.h"
+#include "entity_cycle.h"
 #include "plain.h"
 
 #include <stdlib.h>
 
-void cycle_spawn_b_run(cycle_spawn_b_ctx *ctx) {
-    while (cycle_spawn_b_next(ctx)) {
+void entity_cycle_spawn_b_run(entity_cycle_spawn_b_ctx *ctx) {
+    while (entity_cycle_spawn_b_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
-            cycle_entity_create_bundle(ctx->world, &(cycle_bundle){.b = &(cycle_b){ctx->a[i].value}});
+            const entity_cycle_b b = {ctx->a[i].value};
+            entity_cycle_entity_create_bundle(ctx->world, &(entity_cycle_bundle){.b = &b});
         }
     }
 }
 
-void cycle_kill_b_run(cycle_kill_b_ctx *ctx) {
-    while (cycle_kill_b_next(ctx)) {
+void entity_cycle_kill_b_run(entity_cycle_kill_b_ctx *ctx) {
+    while (entity_cycle_kill_b_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
-            cycle_entity_destroy(ctx->world, ctx->entities[i]);
+            entity_cycle_entity_destroy(ctx->world, ctx->entities[i]);
         }
     }
 }
@@ -59,29 +60,29 @@ static void plain_pass(void *state) {
 }
 
 static void strata_pass(void *state) {
-    cycle_world_step(state, 0.0f);
+    entity_cycle_world_step(state, 0.0f);
 }
 
 void bench_entity_cycle(void) {
     const uint32_t size = 1000;
     uint32_t n = bench_count(size);
-    cycle_world *w = cycle_world_create(NULL);
+    entity_cycle_world *w = entity_cycle_world_create(NULL);
     bench_check(w != NULL, "entity_cycle: world create");
     plain p = {bench_alloc(sizeof(int32_t) * n), (int)n, plain_ids_make(64), bench_alloc(sizeof(plain_handle) * n),
                bench_alloc(sizeof(int32_t) * n), 0};
     for (uint32_t i = 0; i < n; i++) {
-        cycle_entity_create_bundle(w, &(cycle_bundle){.a = &(cycle_a){(int32_t)i}});
+        entity_cycle_entity_create_bundle(w, &(entity_cycle_bundle){.a = &(entity_cycle_a){(int32_t)i}});
         p.a[i] = (int32_t)i;
     }
     bench_run_pair(&(bench_pair){.name = "entity_cycle", .op = "spawn n B-entities, destroy them", .size = size,
                                  .ops = 2.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
                                  .plain_state = &p});
     strata_world_stats_t stats;
-    cycle_world_stats(w, &stats);
-    bench_check(stats.entities == n && cycle_kill_b_count(w) == 0 && p.b_count == 0, "entity_cycle: counts");
+    entity_cycle_world_stats(w, &stats);
+    bench_check(stats.entities == n && entity_cycle_kill_b_count(w) == 0 && p.b_count == 0, "entity_cycle: counts");
     free(p.a);
     plain_ids_free(&p.ids);
     free(p.b_owner);
     free(p.b_value);
-    cycle_world_destroy(w);
+    entity_cycle_world_destroy(w);
 }

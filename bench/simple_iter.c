@@ -4,11 +4,11 @@
  * four kinds of entity in four groups of plain arrays, as C code without an
  * ECS would. */
 #include "bench.h"
-#include "simple.h"
+#include "simple_iter.h"
 
 #include <stdlib.h>
 
-BENCH_KERNEL void swap_ab(simple_a *restrict a, simple_b *restrict b, int n) {
+BENCH_KERNEL void swap_ab(simple_iter_a *restrict a, simple_iter_b *restrict b, int n) {
     for (int i = 0; i < n; i++) {
         int32_t t = a[i].value;
         a[i].value = b[i].value;
@@ -16,7 +16,7 @@ BENCH_KERNEL void swap_ab(simple_a *restrict a, simple_b *restrict b, int n) {
     }
 }
 
-BENCH_KERNEL void swap_cd(simple_c *restrict c, simple_d *restrict d, int n) {
+BENCH_KERNEL void swap_cd(simple_iter_c *restrict c, simple_iter_d *restrict d, int n) {
     for (int i = 0; i < n; i++) {
         int32_t t = c[i].value;
         c[i].value = d[i].value;
@@ -24,7 +24,7 @@ BENCH_KERNEL void swap_cd(simple_c *restrict c, simple_d *restrict d, int n) {
     }
 }
 
-BENCH_KERNEL void swap_ce(simple_c *restrict c, simple_e *restrict e, int n) {
+BENCH_KERNEL void swap_ce(simple_iter_c *restrict c, simple_iter_e *restrict e, int n) {
     for (int i = 0; i < n; i++) {
         int32_t t = c[i].value;
         c[i].value = e[i].value;
@@ -32,31 +32,31 @@ BENCH_KERNEL void swap_ce(simple_c *restrict c, simple_e *restrict e, int n) {
     }
 }
 
-void simple_swap_ab_run(simple_swap_ab_ctx *ctx) {
-    while (simple_swap_ab_next(ctx)) {
+void simple_iter_swap_ab_run(simple_iter_swap_ab_ctx *ctx) {
+    while (simple_iter_swap_ab_next(ctx)) {
         swap_ab(ctx->a, ctx->b, (int)ctx->count);
     }
 }
 
-void simple_swap_cd_run(simple_swap_cd_ctx *ctx) {
-    while (simple_swap_cd_next(ctx)) {
+void simple_iter_swap_cd_run(simple_iter_swap_cd_ctx *ctx) {
+    while (simple_iter_swap_cd_next(ctx)) {
         swap_cd(ctx->c, ctx->d, (int)ctx->count);
     }
 }
 
-void simple_swap_ce_run(simple_swap_ce_ctx *ctx) {
-    while (simple_swap_ce_next(ctx)) {
+void simple_iter_swap_ce_run(simple_iter_swap_ce_ctx *ctx) {
+    while (simple_iter_swap_ce_next(ctx)) {
         swap_ce(ctx->c, ctx->e, (int)ctx->count);
     }
 }
 
 /* One kind of entity: an array per component it has, NULL for the others. */
 typedef struct group {
-    simple_a *a;
-    simple_b *b;
-    simple_c *c;
-    simple_d *d;
-    simple_e *e;
+    simple_iter_a *a;
+    simple_iter_b *b;
+    simple_iter_c *c;
+    simple_iter_d *d;
+    simple_iter_e *e;
 } group;
 
 typedef struct plain {
@@ -82,7 +82,7 @@ static void plain_pass(void *state) {
 }
 
 static void strata_pass(void *state) {
-    simple_world_step(state, 0.0f);
+    simple_iter_world_step(state, 0.0f);
 }
 
 /* An array of n copies of a value of component T, or NULL unless `want`. */
@@ -94,40 +94,41 @@ static void strata_pass(void *state) {
         }                                                \
         return arr;                                      \
     }
-FILL(simple_a)
-FILL(simple_b)
-FILL(simple_c)
-FILL(simple_d)
-FILL(simple_e)
+FILL(simple_iter_a)
+FILL(simple_iter_b)
+FILL(simple_iter_c)
+FILL(simple_iter_d)
+FILL(simple_iter_e)
 
 void bench_simple_iter(void) {
     const uint32_t size = 1000;
     uint32_t n = bench_count(size);
-    simple_world *w = simple_world_create(NULL);
+    simple_iter_world *w = simple_iter_world_create(NULL);
     bench_check(w != NULL, "simple_iter: world create");
-    const simple_a a = {0};
-    const simple_b b = {1};
-    const simple_c c = {2};
-    const simple_d d = {3};
-    const simple_e e = {4};
-    const simple_bundle kinds[4] = {
+    const simple_iter_a a = {0};
+    const simple_iter_b b = {1};
+    const simple_iter_c c = {2};
+    const simple_iter_d d = {3};
+    const simple_iter_e e = {4};
+    const simple_iter_bundle kinds[4] = {
         {.a = &a, .b = &b},
         {.a = &a, .b = &b, .c = &c},
         {.a = &a, .b = &b, .c = &c, .d = &d},
         {.a = &a, .b = &b, .c = &c, .e = &e},
     };
-    simple_entity *ids = bench_alloc(sizeof *ids * n);
+    simple_iter_entity *ids = bench_alloc(sizeof *ids * n);
     plain p = {.n = (int)n};
     for (int k = 0; k < 4; k++) {
-        bench_check(simple_entity_create_many(w, &kinds[k], n, ids) == STRATA_OK, "simple_iter: create");
-        p.g[k] = (group){ARRAY(simple_a, 1, 0), ARRAY(simple_b, 1, 1), ARRAY(simple_c, k > 0, 2),
-                         ARRAY(simple_d, k == 2, 3), ARRAY(simple_e, k == 3, 4)};
+        bench_check(simple_iter_entity_create_many(w, &kinds[k], n, ids) == STRATA_OK, "simple_iter: create");
+        p.g[k] = (group){ARRAY(simple_iter_a, 1, 0), ARRAY(simple_iter_b, 1, 1), ARRAY(simple_iter_c, k > 0, 2),
+                         ARRAY(simple_iter_d, k == 2, 3), ARRAY(simple_iter_e, k == 3, 4)};
     }
     free(ids);
     bench_run_pair(&(bench_pair){.name = "simple_iter", .op = "3 systems, swap two values", .size = 4 * size,
                                  .ops = 6.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
                                  .plain_state = &p});
-    bench_check(simple_swap_ab_count(w) == 4 * n && simple_swap_cd_count(w) == n, "simple_iter: entity count");
+    bench_check(simple_iter_swap_ab_count(w) == 4 * n && simple_iter_swap_cd_count(w) == n,
+                "simple_iter: entity count");
     for (int k = 0; k < 4; k++) {
         free(p.g[k].a);
         free(p.g[k].b);
@@ -135,5 +136,5 @@ void bench_simple_iter(void) {
         free(p.g[k].d);
         free(p.g[k].e);
     }
-    simple_world_destroy(w);
+    simple_iter_world_destroy(w);
 }

@@ -9,8 +9,9 @@
  * every table the ops use to full size once (the steady state), then runs
  * OP over all N entities ROUNDS times (default 20), with what it needs
  * before and what undoes it after each round untimed; the *_fresh ops
- * run each round in a new world instead (page faults and growth included). OP is one of the names in `ops` below. The timed rounds
- * go through measured(), and nothing else does, so
+ * run each round in a new world instead (page faults and growth
+ * included). OP is one of the names in `ops` below. The timed rounds go
+ * through measured(), and nothing else does, so
  *
  *     valgrind --tool=callgrind --toggle-collect=measured \
  *         build/bench/profile-structural add_tag 100000 1
