@@ -7,9 +7,10 @@
  * ratio to the baseline of the same run. Cases whose passes cannot simply
  * repeat (creating worlds) time themselves and call bench_record.
  *
- * Adding a case: write bench/<name>.yaml (its world, `world: <name>`) and bench/<name>.c
- * (a `void bench_<name>(void)`), declare it below and add one line to the
- * table in bench/main.c; configure.py picks up both files.
+ * Adding a case: write bench/<name>.yaml (its world, `world: <name>`) and
+ * bench/<name>.c (a `void bench_<name>(void)`), declare the function below
+ * and add one line to the table in bench/main.c; configure.py picks up both
+ * files (run it, then ninja bench).
  */
 #ifndef STRATA_BENCH_H
 #define STRATA_BENCH_H
