@@ -217,7 +217,7 @@ uint64_t rect_state_hash(rect_world *w) {
     mix_u64(&s, rect_rng_res(w)->state);
     const rect_rules *r = rect_rules_res(w);
     const float tuning[] = {r->player_speed, r->size_per_health, r->food_health_min,
-                            r->food_health_max, r->still_size_min, r->still_size_max, r->spawn_chance, r->decaying_chance, r->drain_ramp,
+                            r->food_health_max, r->still_size_min, r->still_size_max, r->spawn_chance, r->decaying_chance, r->drain_ramp, r->max_health,
                             r->eat_base, r->eat_min, r->tiny_size, r->tiny_bonus, r->tiny_bonus_below,
                             r->danger_size};
     for (size_t i = 0; i < sizeof tuning / sizeof tuning[0]; i++) {

@@ -180,11 +180,11 @@ void rect_hud_run(rect_hud_ctx *ctx) {
     snprintf(text, sizeof text, "SCORE %d", (int)game->score);
     canvas_text(c, 5, 5, 1, white, text);
 
-    /* Health out of 30, the most a player keeps for long. */
+    /* Health out of the most a player can have. */
     const int bar_x = 100, bar_w = 120;
     canvas_text(c, bar_x - 24, 5, 1, (canvas_color){160, 166, 180, 255}, "HP");
     canvas_fill(c, bar_x, 4, bar_x + bar_w, 12, (canvas_color){70, 76, 88, 255});
-    float full = hp / 30.0f;
+    float full = hp / ctx->rules->max_health;
     full = full < 0.0f ? 0.0f : full > 1.0f ? 1.0f : full;
     canvas_color bar = hp > 10.0f ? (canvas_color){50, 220, 50, 255} : (canvas_color){240, 60, 50, 255};
     canvas_fill(c, bar_x, 4, bar_x + (int)lroundf(full * (float)bar_w), 12, bar);

@@ -40,7 +40,7 @@ static bool overlap(rect_position a, float ha, rect_position b, float hb) {
 }
 
 /* The seed's collision system: a player-controlled rectangle that touches a
- * food rectangle eats it — health, a point, and the food is gone (marked
+ * food rectangle eats it — health (up to max_health), a point, and the food is gone (marked
  * Dead at once for the systems after this one, destroyed when the step
  * ends). Spawn replaces what was eaten. */
 void rect_collide_run(rect_collide_ctx *ctx) {
@@ -56,7 +56,8 @@ void rect_collide_run(rect_collide_ctx *ctx) {
                     if (!overlap(ctx->position[i], reach, food.position[j], rect_half_extent(size))) {
                         continue;
                     }
-                    ctx->health[i].value += rect_eat_gain(ctx->rules, size, ctx->health[i].value);
+                    float health = ctx->health[i].value + rect_eat_gain(ctx->rules, size, ctx->health[i].value);
+                    ctx->health[i].value = fminf(health, ctx->rules->max_health);
                     ctx->game->score++;
                     ctx->game->eaten_now++;
                     rect_dead_add(ctx->world, food.entities[j]);

@@ -179,6 +179,15 @@ static void test_rect_eating_gives_health_and_a_point(void **state) {
     /* The gain, less one step of decay at the health it had after eating. */
     float decay = rect_decay_rate(rect_rules_res(w), before + gain) * RECT_DT;
     assert_float_equal(player_health(w), before + gain - decay, 1e-3);
+    /* A feast takes it to max_health, not above. */
+    p = rect_position_get(w, player(w));
+    for (int i = 0; i < 6; i++) {
+        put_food(w, p->x - 2 + (float)i, p->y, 0.5f, 0.0f);
+    }
+    step(w, 1);
+    assert_int_equal(rect_game_res(w)->score, 7);
+    assert_true(player_health(w) <= rect_rules_res(w)->max_health);
+    assert_true(player_health(w) > rect_rules_res(w)->max_health - 1.0f);
     rect_world_destroy(w);
 }
 
