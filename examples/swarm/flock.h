@@ -13,22 +13,22 @@
 #include "swarm.h"
 
 /* The world is WORLD x WORLD units and wraps; GRID x GRID cells bin it. */
-#define SWARM_WORLD 1024.0f
-enum { SWARM_GRID = 128, SWARM_CELLS = SWARM_GRID * SWARM_GRID };
+#define FLOCK_WORLD 1024.0f
+enum { FLOCK_GRID = 128, FLOCK_CELLS = FLOCK_GRID * FLOCK_GRID };
 
 /* Per cell, rebuilt by Bin each step: how many boids, and the sums of their
  * velocities and of their positions relative to the cell's corner. */
-typedef struct swarm_grid {
-    uint32_t count[SWARM_CELLS];
-    float vx[SWARM_CELLS], vy[SWARM_CELLS];
-    float x[SWARM_CELLS], y[SWARM_CELLS];
-} swarm_grid;
+typedef struct flock_grid {
+    uint32_t count[FLOCK_CELLS];
+    float vx[FLOCK_CELLS], vy[FLOCK_CELLS];
+    float x[FLOCK_CELLS], y[FLOCK_CELLS];
+} flock_grid;
 
-extern swarm_grid swarm_cells;
+extern flock_grid flock_cells;
 
-/* The picture Splat accumulates: SWARM_IMAGE x SWARM_IMAGE pixels, the
+/* The picture Splat accumulates: FLOCK_IMAGE x FLOCK_IMAGE pixels, the
  * summed tint of the boids over each, red, green, blue. */
-enum { SWARM_IMAGE = 512 };
-extern float swarm_light[SWARM_IMAGE * SWARM_IMAGE][3];
+enum { FLOCK_IMAGE = 512 };
+extern float flock_light[FLOCK_IMAGE * FLOCK_IMAGE][3];
 
 #endif

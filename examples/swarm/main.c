@@ -86,10 +86,10 @@ static uint32_t visited(swarm_world *w, int id) {
 /* Tone-map the summed light into the canvas: dark blue where empty,
  * saturating smoothly where thousands of boids overlap. */
 static void develop(canvas *c) {
-    for (int i = 0; i < SWARM_IMAGE * SWARM_IMAGE; i++) {
+    for (int i = 0; i < FLOCK_IMAGE * FLOCK_IMAGE; i++) {
         uint8_t *px = c->rgba + 4 * i;
         for (int ch = 0; ch < 3; ch++) {
-            float v = 1.0f - expf(-swarm_light[i][ch] / 900.0f);
+            float v = 1.0f - expf(-flock_light[i][ch] / 900.0f);
             px[ch] = (uint8_t)(v * 255.0f + (ch == 2 ? 18.0f : 8.0f) * (1.0f - v));
         }
         px[3] = 255;
@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
     swarm_world *w = swarm_world_create(&(strata_world_desc_t){.initial_capacity = n});
     swarm_entity *handles = malloc(sizeof *handles * (n - fast > fast ? n - fast : fast));
     canvas picture = {0};
-    if (!w || !handles || !canvas_init(&picture, SWARM_IMAGE, SWARM_IMAGE)) {
+    if (!w || !handles || !canvas_init(&picture, FLOCK_IMAGE, FLOCK_IMAGE)) {
         fprintf(stderr, "swarm: out of memory\n");
         return 1;
     }
@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
     for (swarm_boids_iter it = swarm_boids_begin(w); swarm_boids_next(&it);) {
         for (uint32_t i = 0; i < it.count; i++) {
             float angle = uniform(&seed, 0.0f, 6.2831853f), speed = uniform(&seed, 20.0f, 50.0f);
-            it.position[i] = (swarm_position){uniform(&seed, 0.0f, SWARM_WORLD), uniform(&seed, 0.0f, SWARM_WORLD)};
+            it.position[i] = (swarm_position){uniform(&seed, 0.0f, FLOCK_WORLD), uniform(&seed, 0.0f, FLOCK_WORLD)};
             it.velocity[i] = (swarm_velocity){speed * cosf(angle), speed * sinf(angle)};
         }
     }
@@ -194,8 +194,8 @@ int main(int argc, char **argv) {
     char caption[96];
     snprintf(caption, sizeof caption, "%u BOIDS  STEP %u  %.1f MS/STEP", (unsigned)stats.entities,
              (unsigned)swarm_clock_res(w)->steps, stepping / 1e6);
-    canvas_fill(&picture, 0, SWARM_IMAGE - 20, SWARM_IMAGE, SWARM_IMAGE, (canvas_color){0, 0, 0, 170});
-    canvas_text(&picture, 8, SWARM_IMAGE - 14, 1, (canvas_color){230, 230, 240, 255}, caption);
+    canvas_fill(&picture, 0, FLOCK_IMAGE - 20, FLOCK_IMAGE, FLOCK_IMAGE, (canvas_color){0, 0, 0, 170});
+    canvas_text(&picture, 8, FLOCK_IMAGE - 14, 1, (canvas_color){230, 230, 240, 255}, caption);
     int status = canvas_write_png(&picture, out, 1) ? 0 : 1;
     if (status == 0) {
         printf("wrote %s\n", out);

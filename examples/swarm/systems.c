@@ -8,23 +8,23 @@
 
 #include "flock.h"
 
-swarm_grid swarm_cells;
-float swarm_light[SWARM_IMAGE * SWARM_IMAGE][3];
+flock_grid flock_cells;
+float flock_light[FLOCK_IMAGE * FLOCK_IMAGE][3];
 
-static const float to_cell = (float)SWARM_GRID / SWARM_WORLD;
+static const float to_cell = (float)FLOCK_GRID / FLOCK_WORLD;
 
 static inline uint32_t cell_of(float x) {
     int c = (int)(x * to_cell);
-    return (uint32_t)(c < 0 ? 0 : c >= SWARM_GRID ? SWARM_GRID - 1 : c);
+    return (uint32_t)(c < 0 ? 0 : c >= FLOCK_GRID ? FLOCK_GRID - 1 : c);
 }
 
 /* --- sense: Bin, Steer ----------------------------------------------------- */
 
 static void bin_rows(uint32_t n, const swarm_position *restrict p, const swarm_velocity *restrict v) {
-    swarm_grid *g = &swarm_cells;
-    const float cell_size = SWARM_WORLD / (float)SWARM_GRID;
+    flock_grid *g = &flock_cells;
+    const float cell_size = FLOCK_WORLD / (float)FLOCK_GRID;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t cx = cell_of(p[i].x), cy = cell_of(p[i].y), c = cy * SWARM_GRID + cx;
+        uint32_t cx = cell_of(p[i].x), cy = cell_of(p[i].y), c = cy * FLOCK_GRID + cx;
         g->count[c]++;
         g->vx[c] += v[i].x;
         g->vy[c] += v[i].y;
@@ -34,7 +34,7 @@ static void bin_rows(uint32_t n, const swarm_position *restrict p, const swarm_v
 }
 
 void swarm_bin_run(swarm_bin_ctx *ctx) {
-    memset(&swarm_cells, 0, sizeof swarm_cells);
+    memset(&flock_cells, 0, sizeof flock_cells);
     while (swarm_bin_next(ctx)) {
         bin_rows(ctx->count, ctx->position, ctx->velocity);
     }
@@ -51,20 +51,20 @@ typedef struct steer_params {
  * cell's mean velocity, cohesion towards its centre of mass, separation
  * away from the more crowded neighbour on each axis. A boid then adds the
  * terms that depend on itself. */
-static float field_x[SWARM_CELLS], field_y[SWARM_CELLS];
+static float field_x[FLOCK_CELLS], field_y[FLOCK_CELLS];
 
 static void build_field(const swarm_flock *f) {
-    const swarm_grid *g = &swarm_cells;
-    const float cell_size = SWARM_WORLD / (float)SWARM_GRID;
-    const uint32_t mask = SWARM_GRID - 1;
-    for (uint32_t cy = 0; cy < SWARM_GRID; cy++) {
-        for (uint32_t cx = 0; cx < SWARM_GRID; cx++) {
-            uint32_t c = cy * SWARM_GRID + cx;
+    const flock_grid *g = &flock_cells;
+    const float cell_size = FLOCK_WORLD / (float)FLOCK_GRID;
+    const uint32_t mask = FLOCK_GRID - 1;
+    for (uint32_t cy = 0; cy < FLOCK_GRID; cy++) {
+        for (uint32_t cx = 0; cx < FLOCK_GRID; cx++) {
+            uint32_t c = cy * FLOCK_GRID + cx;
             float inv = g->count[c] ? 1.0f / (float)g->count[c] : 0.0f;
-            float left = (float)g->count[cy * SWARM_GRID + ((cx - 1) & mask)];
-            float right = (float)g->count[cy * SWARM_GRID + ((cx + 1) & mask)];
-            float up = (float)g->count[((cy - 1) & mask) * SWARM_GRID + cx];
-            float down = (float)g->count[((cy + 1) & mask) * SWARM_GRID + cx];
+            float left = (float)g->count[cy * FLOCK_GRID + ((cx - 1) & mask)];
+            float right = (float)g->count[cy * FLOCK_GRID + ((cx + 1) & mask)];
+            float up = (float)g->count[((cy - 1) & mask) * FLOCK_GRID + cx];
+            float down = (float)g->count[((cy + 1) & mask) * FLOCK_GRID + cx];
             float crowd = f->separate / (left + right + up + down + 1.0f);
             field_x[c] = f->align * g->vx[c] * inv + f->cohere * ((float)cx * cell_size + g->x[c] * inv) +
                          (left - right) * crowd;
@@ -77,7 +77,7 @@ static void build_field(const swarm_flock *f) {
 static void steer_rows(uint32_t n, const swarm_position *restrict p, swarm_velocity *restrict v,
                        const steer_params *restrict k) {
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t c = cell_of(p[i].y) * SWARM_GRID + cell_of(p[i].x);
+        uint32_t c = cell_of(p[i].y) * FLOCK_GRID + cell_of(p[i].x);
         float fx = field_x[c] - k->align * v[i].x - k->cohere * p[i].x;
         float fy = field_y[c] - k->align * v[i].y - k->cohere * p[i].y;
         /* Pulled towards the nearest attractor, and around it (selects, not branches). */
@@ -110,8 +110,8 @@ void swarm_steer_run(swarm_steer_ctx *ctx) {
     for (int a = 0; a < 3; a++) {
         float angle = 0.21f * (float)(a + 1) * t + 2.0944f * (float)a;
         float radius = 200.0f + 90.0f * (float)a;
-        k.ax[a] = SWARM_WORLD / 2 + radius * cosf(angle);
-        k.ay[a] = SWARM_WORLD / 2 + radius * sinf(angle);
+        k.ax[a] = FLOCK_WORLD / 2 + radius * cosf(angle);
+        k.ay[a] = FLOCK_WORLD / 2 + radius * sinf(angle);
     }
     build_field(f);
     while (swarm_steer_next(ctx)) {
@@ -139,8 +139,8 @@ void swarm_integrate_run(swarm_integrate_ctx *ctx) {
 
 static void wrap_rows(uint32_t n, swarm_position *restrict p) {
     for (uint32_t i = 0; i < n; i++) {
-        p[i].x += p[i].x < 0.0f ? SWARM_WORLD : p[i].x >= SWARM_WORLD ? -SWARM_WORLD : 0.0f;
-        p[i].y += p[i].y < 0.0f ? SWARM_WORLD : p[i].y >= SWARM_WORLD ? -SWARM_WORLD : 0.0f;
+        p[i].x += p[i].x < 0.0f ? FLOCK_WORLD : p[i].x >= FLOCK_WORLD ? -FLOCK_WORLD : 0.0f;
+        p[i].y += p[i].y < 0.0f ? FLOCK_WORLD : p[i].y >= FLOCK_WORLD ? -FLOCK_WORLD : 0.0f;
     }
 }
 
@@ -176,11 +176,11 @@ void swarm_tick_run(swarm_tick_ctx *ctx) {
 }
 
 static void splat_rows(uint32_t n, const swarm_position *restrict p, const swarm_tint *restrict t) {
-    const float to_pixel = (float)SWARM_IMAGE / SWARM_WORLD;
+    const float to_pixel = (float)FLOCK_IMAGE / FLOCK_WORLD;
     for (uint32_t i = 0; i < n; i++) {
         int x = (int)(p[i].x * to_pixel), y = (int)(p[i].y * to_pixel);
-        if (x >= 0 && x < SWARM_IMAGE && y >= 0 && y < SWARM_IMAGE) {
-            float *px = swarm_light[y * SWARM_IMAGE + x];
+        if (x >= 0 && x < FLOCK_IMAGE && y >= 0 && y < FLOCK_IMAGE) {
+            float *px = flock_light[y * FLOCK_IMAGE + x];
             px[0] += t[i].r;
             px[1] += t[i].g;
             px[2] += t[i].b;
@@ -189,7 +189,7 @@ static void splat_rows(uint32_t n, const swarm_position *restrict p, const swarm
 }
 
 void swarm_splat_run(swarm_splat_ctx *ctx) {
-    memset(swarm_light, 0, sizeof swarm_light);
+    memset(flock_light, 0, sizeof flock_light);
     while (swarm_splat_next(ctx)) {
         splat_rows(ctx->count, ctx->position, ctx->tint);
     }
