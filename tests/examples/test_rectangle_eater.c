@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -353,6 +354,27 @@ static void test_rect_save_load_round_trips_game_in_progress(void **state) {
     free(saved);
 }
 
+/* What F5 and F9 do: the world to a file and back, through the file
+ * functions the window calls. */
+static void test_rect_f5_f9_round_trip_through_a_file(void **state) {
+    (void)state;
+    const char *dir = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/strata_test_rectangle_eater.save", dir && *dir ? dir : "/tmp");
+    rect_world *w = autoplay(12, 240);
+    assert_int_equal(rect_world_save(w, path), STRATA_OK); /* F5 */
+    uint64_t at_save = rect_state_hash(w);
+    step(w, 120);
+    uint64_t later = rect_state_hash(w);
+    strata_load_report_t report;
+    assert_int_equal(rect_world_load(w, path, &report), STRATA_OK); /* F9 */
+    assert_true(rect_state_hash(w) == at_save);
+    step(w, 120);
+    assert_true(rect_state_hash(w) == later);
+    remove(path);
+    rect_world_destroy(w);
+}
+
 /* A damaged save is refused and the game in progress is untouched. */
 static void test_rect_load_of_damaged_save_keeps_game(void **state) {
     (void)state;
@@ -444,6 +466,7 @@ int main(void) {
         cmocka_unit_test(test_rect_health_drains_faster_as_game_goes_on),
         cmocka_unit_test(test_rect_game_over_at_zero_health_then_nothing_moves),
         cmocka_unit_test(test_rect_save_load_round_trips_game_in_progress),
+        cmocka_unit_test(test_rect_f5_f9_round_trip_through_a_file),
         cmocka_unit_test(test_rect_load_of_damaged_save_keeps_game),
         cmocka_unit_test(test_rect_render_draws_player_food_and_game_over),
         cmocka_unit_test(test_rect_render_aspect_leaves_ghost_where_eaten),
