@@ -171,6 +171,17 @@ strata_result_t rect_world_step(rect_world *w, float dt);
 /* Entity, table and memory counts. */
 void rect_world_stats(const rect_world *w, strata_world_stats_t *out);
 
+/* The game's pointer, given as desc->user or by rect_world_set_user;
+ * NULL if none. Systems reach it as rect_world_user(ctx->world). */
+static inline void *rect_world_user(const rect_world *w) {
+    return strata_world_user((const strata_world_t *)(const void *)w);
+}
+
+/* Replace the game's pointer. */
+static inline void rect_world_set_user(rect_world *w, void *user) {
+    strata_world_set_user((strata_world_t *)(void *)w, user);
+}
+
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *rect_world_core(rect_world *w) { return (strata_world_t *)(void *)w; }
 

@@ -116,6 +116,17 @@ strata_result_t swarm_world_step(swarm_world *w, float dt);
 /* Entity, table and memory counts. */
 void swarm_world_stats(const swarm_world *w, strata_world_stats_t *out);
 
+/* The game's pointer, given as desc->user or by swarm_world_set_user;
+ * NULL if none. Systems reach it as swarm_world_user(ctx->world). */
+static inline void *swarm_world_user(const swarm_world *w) {
+    return strata_world_user((const strata_world_t *)(const void *)w);
+}
+
+/* Replace the game's pointer. */
+static inline void swarm_world_set_user(swarm_world *w, void *user) {
+    strata_world_set_user((strata_world_t *)(void *)w, user);
+}
+
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *swarm_world_core(swarm_world *w) { return (strata_world_t *)(void *)w; }
 

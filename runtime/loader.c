@@ -54,7 +54,8 @@ strata_result_t strata_loader_begin(strata_loader_t *l, strata_world_t *target, 
     l->target = target;
     l->report = report != NULL ? report : &l->local;
     memset(l->report, 0, sizeof *l->report);
-    strata_world_desc_t desc = {.allocator = target->allocator, .initial_capacity = 1};
+    /* The game's pointer stays with the world: it belongs to the game, not the save. */
+    strata_world_desc_t desc = {.allocator = target->allocator, .initial_capacity = 1, .user = target->user};
     strata_result_t r = strata_world_create(target->schema, &desc, &l->fresh);
     if (r != STRATA_OK) {
         return strata_loader_fail(l, r, "out of memory");

@@ -137,6 +137,7 @@ struct strata_world_t {
      * alignment and defaults). schema->components when there is no aspect. */
     const strata_component_desc_t *components;
     strata_allocator_t allocator;
+    void *user;                /* the game's pointer (desc.user) */
     size_t bytes;              /* held through the allocator, for stats */
     uint32_t component_count;
     uint32_t column_id_count;  /* component_count + aspects */

@@ -66,9 +66,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rectangle_eater: out of memory\n");
         return 1;
     }
-    char footer[64];
-    snprintf(footer, sizeof footer, "AUTOPILOT  SEED %llu", seed);
-    rect_render_to(&screen, footer);
+    rect_screen shown = {.target = &screen};
+    snprintf(shown.footer, sizeof shown.footer, "AUTOPILOT  SEED %llu", seed);
+    rect_render_to(w, &shown);
     rect_autopilot_enable(w, true);
 
     const rect_game *game = rect_game_res(w);
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
 
     /* F9: back to the saved frame, and play on from there (not drawn). */
     if (save_at && save_at < frame) {
-        rect_render_to(NULL, NULL);
+        rect_render_to(w, NULL);
         strata_load_report_t report;
         if (rect_world_load(w, save_path, &report) != STRATA_OK) {
             fprintf(stderr, "rectangle_eater: cannot load %s: %s\n", save_path, report.error);
@@ -131,7 +131,6 @@ int main(int argc, char **argv) {
             status |= same ? 0 : 1;
         }
     }
-    rect_render_to(NULL, NULL);
     rect_world_destroy(w);
     canvas_free(&screen);
     return status;

@@ -43,10 +43,19 @@ float rect_eat_gain(const rect_rules *rules, float size, float health);
  * ramp): the seed's bands, fast when big, slow when nearly gone. */
 float rect_decay_rate(const rect_rules *rules, float health);
 
-/* Draw every step into c (NULL: draw nothing, the game plays the same).
- * footer is the last line of the game-over screen ("PRESS R TO PLAY
- * AGAIN"); it is copied. The target is the process's one screen. */
-void rect_render_to(canvas *c, const char *footer);
+/* Where a world's Render and Hud draw: a front end's canvas, and the last
+ * line of the game-over screen ("PRESS R TO PLAY AGAIN"). The front end
+ * owns it; the world holds only what the game's rules need, and a pixel
+ * buffer is not one of them. */
+typedef struct rect_screen {
+    canvas *target;
+    char footer[64];
+} rect_screen;
+
+/* Draw w's steps into s (NULL: draw nothing; the game plays the same). s
+ * must outlive its use by w; it stays through loads. It is the world's
+ * user pointer (rect_world_user). */
+void rect_render_to(rect_world *w, rect_screen *s);
 
 /* FNV-1a (64-bit) over the game's state: every entity's components in
  * entity-id order, then the Controls, Game, Rng and Rules resources. The

@@ -22,11 +22,12 @@ static const char footer[] = "PRESS R TO PLAY AGAIN, F9 TO LOAD";
 static const char save_path[] = "build/rectangle_eater.save";
 
 /* A new game replacing *w; false when out of memory. */
-static bool restart(rect_world **w, uint64_t seed, bool autopilot) {
+static bool restart(rect_world **w, uint64_t seed, bool autopilot, rect_screen *shown) {
     rect_world_destroy(*w);
     *w = rect_game_create(seed);
     if (*w) {
         rect_autopilot_enable(*w, autopilot);
+        rect_render_to(*w, shown);
     }
     return *w != NULL;
 }
@@ -74,14 +75,15 @@ int main(int argc, char **argv) {
                                                         RECT_WIDTH, RECT_HEIGHT)
                                     : NULL;
     canvas screen = {0};
+    rect_screen shown = {.target = &screen};
+    snprintf(shown.footer, sizeof shown.footer, "%s", footer);
     rect_world *w = NULL;
     int status = 0;
-    if (!texture || !canvas_init(&screen, RECT_WIDTH, RECT_HEIGHT) || !restart(&w, seed, autopilot)) {
+    if (!texture || !canvas_init(&screen, RECT_WIDTH, RECT_HEIGHT) || !restart(&w, seed, autopilot, &shown)) {
         fprintf(stderr, "rectangle_eater_play: %s\n", texture ? "out of memory" : SDL_GetError());
         status = 1;
         goto done;
     }
-    rect_render_to(&screen, footer);
 
     /* Fixed steps: the game is the same at any frame rate. */
     const Uint64 tick = SDL_GetPerformanceFrequency() / 60;
@@ -99,7 +101,7 @@ int main(int argc, char **argv) {
                     running = false;
                     break;
                 case SDLK_r:
-                    if (!restart(&w, seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, autopilot)) {
+                    if (!restart(&w, seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, autopilot, &shown)) {
                         running = false;
                         status = 1;
                     }
@@ -170,7 +172,6 @@ int main(int argc, char **argv) {
     }
 
 done:
-    rect_render_to(NULL, NULL);
     rect_world_destroy(w);
     canvas_free(&screen);
     if (texture) {

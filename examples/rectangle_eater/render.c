@@ -1,22 +1,19 @@
 /* render.c: the seed's render system and the HUD, drawing each step into the
- * canvas a front end gave rect_render_to — a window's texture or a PNG. */
+ * screen a front end gave rect_render_to: a window's texture or a PNG. */
 #include "game.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The screen: a front end's canvas, or none (tests, or a world that is only
- * simulated). It is not part of the world because the world holds only
- * what the game's rules need, and a pixel buffer is not one of them. */
-static struct {
-    canvas *target;
-    char footer[64];
-} screen;
+void rect_render_to(rect_world *w, rect_screen *s) {
+    rect_world_set_user(w, s);
+}
 
-void rect_render_to(canvas *c, const char *footer) {
-    screen.target = c;
-    snprintf(screen.footer, sizeof screen.footer, "%s", footer ? footer : "");
+/* The canvas w draws into, or NULL (tests, or a world that is only simulated). */
+static canvas *target_of(const rect_world *w) {
+    const rect_screen *s = rect_world_user(w);
+    return s != NULL ? s->target : NULL;
 }
 
 enum { POP_IN_FRAMES = 8, GHOST_FRAMES = 16 };
@@ -110,7 +107,7 @@ static void draw_rect(canvas *c, const int16_t r[4], canvas_color fill, uint32_t
 }
 
 void rect_render_run(rect_render_ctx *ctx) {
-    canvas *c = screen.target;
+    canvas *c = target_of(ctx->world);
     uint32_t frame = ctx->game->frame;
     if (c) {
         draw_arena(c);
@@ -167,7 +164,7 @@ static void centred(canvas *c, int y, int scale, canvas_color col, const char *t
 /* The HUD band — score, health bar, clock — and, at the end, the game-over
  * screen with the final score. */
 void rect_hud_run(rect_hud_ctx *ctx) {
-    canvas *c = screen.target;
+    canvas *c = target_of(ctx->world);
     if (!c) {
         return;
     }
@@ -209,6 +206,6 @@ void rect_hud_run(rect_hud_ctx *ctx) {
         clock_text(clock, sizeof clock, game->frame);
         snprintf(text, sizeof text, "LASTED %s", clock);
         centred(c, 146, 2, white, text);
-        centred(c, 180, 1, (canvas_color){220, 190, 190, 255}, screen.footer);
+        centred(c, 180, 1, (canvas_color){220, 190, 190, 255}, ((const rect_screen *)rect_world_user(ctx->world))->footer);
     }
 }

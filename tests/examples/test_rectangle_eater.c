@@ -56,9 +56,10 @@ static void step(rect_world *w, int frames) {
 }
 
 /* A game of `seed` played by the autopilot, stepped `frames` times. */
-static rect_world *autoplay(uint64_t seed, int frames) {
+static rect_world *autoplay(uint64_t seed, int frames, rect_screen *shown) {
     rect_world *w = rect_game_create(seed);
     assert_non_null(w);
+    rect_render_to(w, shown);
     rect_autopilot_enable(w, true);
     step(w, frames);
     return w;
@@ -86,7 +87,7 @@ static void test_rect_same_seed_same_game_frame_for_frame(void **state) {
 
 static void test_rect_other_seed_other_game(void **state) {
     (void)state;
-    rect_world *a = autoplay(7, 120), *b = autoplay(8, 120);
+    rect_world *a = autoplay(7, 120, NULL), *b = autoplay(8, 120, NULL);
     assert_true(rect_state_hash(a) != rect_state_hash(b));
     rect_world_destroy(a);
     rect_world_destroy(b);
@@ -112,10 +113,9 @@ static void test_rect_drawing_does_not_change_the_game(void **state) {
     (void)state;
     canvas screen;
     assert_true(canvas_init(&screen, RECT_WIDTH, RECT_HEIGHT));
-    rect_render_to(&screen, "TEST");
-    rect_world *drawn = autoplay(11, 600);
-    rect_render_to(NULL, NULL);
-    rect_world *blind = autoplay(11, 600);
+    rect_screen shown = {.target = &screen, .footer = "TEST"};
+    rect_world *drawn = autoplay(11, 600, &shown);
+    rect_world *blind = autoplay(11, 600, NULL);
     assert_true(rect_state_hash(drawn) == rect_state_hash(blind));
     rect_world_destroy(drawn);
     rect_world_destroy(blind);
@@ -318,7 +318,7 @@ static void *save(rect_world *w, size_t *size) {
 static void test_rect_save_load_round_trips_game_in_progress(void **state) {
     (void)state;
     enum { LATER = 300 };
-    rect_world *w = autoplay(5, 400);
+    rect_world *w = autoplay(5, 400, NULL);
     assert_false(rect_game_res(w)->over);
     size_t size;
     void *saved = save(w, &size);
@@ -361,7 +361,7 @@ static void test_rect_f5_f9_round_trip_through_a_file(void **state) {
     const char *dir = getenv("TMPDIR");
     char path[512];
     snprintf(path, sizeof path, "%s/strata_test_rectangle_eater.save", dir && *dir ? dir : "/tmp");
-    rect_world *w = autoplay(12, 240);
+    rect_world *w = autoplay(12, 240, NULL);
     assert_int_equal(rect_world_save(w, path), STRATA_OK); /* F5 */
     uint64_t at_save = rect_state_hash(w);
     step(w, 120);
@@ -378,7 +378,7 @@ static void test_rect_f5_f9_round_trip_through_a_file(void **state) {
 /* A damaged save is refused and the game in progress is untouched. */
 static void test_rect_load_of_damaged_save_keeps_game(void **state) {
     (void)state;
-    rect_world *w = autoplay(6, 200);
+    rect_world *w = autoplay(6, 200, NULL);
     size_t size;
     uint8_t *saved = save(w, &size);
     step(w, 50);
@@ -402,8 +402,9 @@ static void test_rect_render_draws_player_food_and_game_over(void **state) {
     (void)state;
     canvas screen;
     assert_true(canvas_init(&screen, RECT_WIDTH, RECT_HEIGHT));
-    rect_render_to(&screen, "TEST");
+    rect_screen shown = {.target = &screen, .footer = "TEST"};
     rect_world *w = empty_game(1);
+    rect_render_to(w, &shown);
     put_food(w, 40, 60, 4.0f, 0.0f);
     step(w, 12); /* past the food's pop-in */
     const rect_position *p = rect_position_get(w, player(w));
@@ -423,7 +424,6 @@ static void test_rect_render_draws_player_food_and_game_over(void **state) {
     step(w, 1);
     px = pixel(&screen, RECT_WIDTH / 2, 100);
     assert_true(px[0] < 60 && px[1] < 60); /* the dark panel, not the arena */
-    rect_render_to(NULL, NULL);
     rect_world_destroy(w);
     canvas_free(&screen);
 }
