@@ -186,7 +186,7 @@ SYSTEM_VERBS = ("ctx", "run", "begin", "next", "end", "count", "enable", "enable
                 "changed_count")
 # Names the generator emits for the world itself; an element must not take them.
 WORLD_NOUNS = ("world", "world_create", "world_destroy", "world_step", "world_stats", "world_desc",
-               "world_core", "entity", "entity_create", "entity_destroy", "entity_alive",
+               "world_core", "world_user", "world_set_user", "entity", "entity_create", "entity_destroy", "entity_alive",
                "bundle", "entity_create_bundle", "entity_create_many", "entity_eq", "entity_add_bundle", "entity_remove_bundle",
                "resources", "component_id", "query_id", "system_id", "schema")
 # The world's own upper-case names (macros and constants).

@@ -108,6 +108,17 @@ strata_result_t pfx_world_step(pfx_world *w, float dt);
 /* Entity, table and memory counts. */
 void pfx_world_stats(const pfx_world *w, strata_world_stats_t *out);
 
+/* The game's pointer, given as desc->user or by pfx_world_set_user;
+ * NULL if none. Systems reach it as pfx_world_user(ctx->world). */
+static inline void *pfx_world_user(const pfx_world *w) {
+    return strata_world_user((const strata_world_t *)(const void *)w);
+}
+
+/* Replace the game's pointer. */
+static inline void pfx_world_set_user(pfx_world *w, void *user) {
+    strata_world_set_user((strata_world_t *)(void *)w, user);
+}
+
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *pfx_world_core(pfx_world *w) { return (strata_world_t *)(void *)w; }
 

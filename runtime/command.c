@@ -52,10 +52,10 @@ strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
     if (bytes == 0 || bytes > SIZE_MAX / 2 - w->cmd_size) {
         return STRATA_ERR_NOMEM;
     }
-    /* The flush applies a copy of each command (hooks may move the buffer);
-     * during a flush the copy in use must stay put, so it grows between
-     * commands instead (command_apply_all). */
-    if (bytes > w->scratch_capacity && !w->flushing) {
+    /* With hooks, the flush applies a copy of each command (a hook may move
+     * the buffer); during a flush the copy in use must stay put, so it grows
+     * between commands instead (command_apply_all). */
+    if (w->has_hooks && bytes > w->scratch_capacity && !w->flushing) {
         strata_result_t r = command_scratch_reserve(w, bytes);
         if (r != STRATA_OK) {
             return r;
@@ -78,14 +78,23 @@ strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
     return STRATA_OK;
 }
 
-/* Append a command into reserved room, copying the values (NULL: defaults, else zeros). */
-void strata_command_write(strata_world_t *w, strata_cmd_kind_t kind, uint32_t n, const strata_entity_t *entities,
-                          uint32_t k, const uint32_t *ids, const void *const *values) {
-    size_t bytes = strata_command_bytes(w, kind, n, k, ids);
+/* Append a command of `bytes` (strata_command_bytes) into reserved room,
+ * copying the values (NULL: defaults, else zeros). */
+void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kind, uint32_t n,
+                          const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
+                          const void *const *values) {
     strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + w->cmd_size);
     *cmd = (strata_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
-    memcpy(command_entities(cmd), entities, sizeof(strata_entity_t) * n);
-    if (k > 0) {
+    /* One entity and one component is the common case (a change made in a
+     * system's loop): plain stores, no memcpy calls. */
+    if (n == 1) {
+        command_entities(cmd)[0] = entities[0];
+    } else {
+        memcpy(command_entities(cmd), entities, sizeof(strata_entity_t) * n);
+    }
+    if (k == 1) {
+        command_ids(cmd)[0] = ids[0];
+    } else if (k > 0) {
         memcpy(command_ids(cmd), ids, sizeof(uint32_t) * k);
     }
     if (kind == STRATA_CMD_ADD) {
@@ -104,9 +113,10 @@ void strata_command_write(strata_world_t *w, strata_cmd_kind_t kind, uint32_t n,
 /* Reserve and append one command for one entity; NOMEM records nothing. */
 strata_result_t strata_command_push(strata_world_t *w, strata_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
                                     const uint32_t *ids, const void *const *values) {
-    strata_result_t r = strata_command_reserve(w, strata_command_bytes(w, kind, 1, k, ids));
+    size_t bytes = strata_command_bytes(w, kind, 1, k, ids);
+    strata_result_t r = strata_command_reserve(w, bytes);
     if (r == STRATA_OK) {
-        strata_command_write(w, kind, 1, e, k, ids, values);
+        strata_command_write(w, bytes, kind, 1, e, k, ids, values);
     }
     return r;
 }
@@ -161,23 +171,27 @@ static strata_result_t command_apply(strata_world_t *w, strata_cmd_t *cmd) {
 }
 
 /* Apply the recorded commands in order, those recorded meanwhile (by hooks)
- * included. Each is applied from a copy, since hooks may grow the buffer.
+ * included. With hooks each is applied from a copy, since a hook may grow
+ * the buffer; without them nothing records during a flush.
  * NOMEM stops and keeps the rest; a command failing with LIMIT could never
  * succeed, so it is dropped and the others still apply. */
 static strata_result_t command_apply_all(strata_world_t *w) {
     strata_result_t first = STRATA_OK;
     size_t at = 0;
     while (at < w->cmd_size) {
-        size_t size = ((strata_cmd_t *)(void *)(w->cmds + at))->size;
-        if (command_scratch_reserve(w, size) != STRATA_OK) {
-            first = STRATA_ERR_NOMEM;
-            break;
+        strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + at);
+        size_t size = cmd->size;
+        if (w->has_hooks) {
+            if (command_scratch_reserve(w, size) != STRATA_OK) {
+                first = STRATA_ERR_NOMEM;
+                break;
+            }
+            memcpy(w->scratch, cmd, size);
+            cmd = (strata_cmd_t *)(void *)w->scratch;
         }
-        memcpy(w->scratch, w->cmds + at, size);
-        strata_cmd_t *copy = (strata_cmd_t *)(void *)w->scratch;
-        strata_result_t r = command_apply(w, copy);
+        strata_result_t r = command_apply(w, cmd);
         /* Progress of a partly applied batch, for the retry. */
-        ((strata_cmd_t *)(void *)(w->cmds + at))->done = copy->done;
+        ((strata_cmd_t *)(void *)(w->cmds + at))->done = cmd->done;
         if (r == STRATA_ERR_NOMEM) {
             first = r;
             break;

@@ -191,8 +191,9 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     if (r == STRATA_OK) {
         r = strata_table_reserve(w, t, n);
     }
+    size_t bytes = deferred ? strata_command_bytes(w, STRATA_CMD_ADD, n, k, ids) : 0;
     if (r == STRATA_OK && deferred) {
-        r = strata_command_reserve(w, strata_command_bytes(w, STRATA_CMD_ADD, n, k, ids));
+        r = strata_command_reserve(w, bytes);
     }
     if (r != STRATA_OK) {
         return r;
@@ -200,7 +201,7 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     uint32_t row = t->count;
     entity_place(w, t, n, out);
     if (deferred) {
-        strata_command_write(w, STRATA_CMD_ADD, n, out, k, ids, values);
+        strata_command_write(w, bytes, STRATA_CMD_ADD, n, out, k, ids, values);
         return STRATA_OK;
     }
     entity_fill_columns(w, t, row, n, k, ids, values);

@@ -134,6 +134,7 @@ strata_result_t strata_hooks_init(strata_world_t *w) {
         w->monitor_query[k] = q;
         w->monitor_aspect[k] = d->aspect_size > 0 ? s->component_count + aspects++ : UINT32_MAX;
     }
+    w->has_hooks = w->monitor_count > 0 || !hook_mask_empty(&w->hooked);
     STRATA_ASSERT(s->component_count + aspects <= STRATA_MAX_COMPONENTS);
     STRATA_ASSERT(sets <= STRATA_MAX_CHANGED);
     w->column_id_count = s->component_count + aspects;

@@ -54,7 +54,8 @@ strata_result_t strata_loader_begin(strata_loader_t *l, strata_world_t *target, 
     l->target = target;
     l->report = report != NULL ? report : &l->local;
     memset(l->report, 0, sizeof *l->report);
-    strata_world_desc_t desc = {.allocator = target->allocator, .initial_capacity = 1};
+    /* The game's pointer stays with the world: it belongs to the game, not the save. */
+    strata_world_desc_t desc = {.allocator = target->allocator, .initial_capacity = 1, .user = target->user};
     strata_result_t r = strata_world_create(target->schema, &desc, &l->fresh);
     if (r != STRATA_OK) {
         return strata_loader_fail(l, r, "out of memory");
@@ -303,4 +304,24 @@ void strata_file_free(const strata_world_t *w, unsigned char *data, size_t size)
     if (data != NULL) {
         w->allocator.free(data, size > 0 ? size : 1, w->allocator.user);
     }
+}
+
+strata_result_t strata_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
+                                 strata_load_mem_fn load) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(path != NULL);
+    unsigned char *data = NULL;
+    size_t size = 0;
+    strata_result_t r = strata_file_read(w, path, &data, &size);
+    if (r != STRATA_OK) {
+        if (report != NULL) {
+            memset(report, 0, sizeof *report);
+            snprintf(report->error, sizeof report->error, "%s: %s", path,
+                     r == STRATA_ERR_NOMEM ? "out of memory" : strerror(errno));
+        }
+        return r;
+    }
+    r = load(w, data, size, report);
+    strata_file_free(w, data, size);
+    return r;
 }

@@ -1565,20 +1565,5 @@ strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_
 }
 
 strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_load_report_t *report) {
-    STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(path != NULL);
-    unsigned char *data = NULL;
-    size_t size = 0;
-    strata_result_t r = strata_file_read(w, path, &data, &size);
-    if (r != STRATA_OK) {
-        if (report != NULL) {
-            memset(report, 0, sizeof *report);
-            snprintf(report->error, sizeof report->error, "%s: %s", path,
-                     r == STRATA_ERR_NOMEM ? "out of memory" : strerror(errno));
-        }
-        return r;
-    }
-    r = strata_world_load_mem(w, data, size, report);
-    strata_file_free(w, data, size);
-    return r;
+    return strata_load_file(w, path, report, strata_world_load_mem);
 }

@@ -137,6 +137,7 @@ struct strata_world_t {
      * alignment and defaults). schema->components when there is no aspect. */
     const strata_component_desc_t *components;
     strata_allocator_t allocator;
+    void *user;                /* the game's pointer (desc.user) */
     size_t bytes;              /* held through the allocator, for stats */
     uint32_t component_count;
     uint32_t column_id_count;  /* component_count + aspects */
@@ -148,6 +149,7 @@ struct strata_world_t {
     uint32_t monitor_count;    /* queries with an aspect or hooks */
     uint32_t monitor_query[STRATA_MAX_MONITORS];  /* their query ids */
     uint32_t monitor_aspect[STRATA_MAX_MONITORS]; /* their aspect column ids, or UINT32_MAX */
+    bool has_hooks;            /* a component or query hook, or an aspect, exists */
     bool flushing;             /* applying commands: hooks' commands join the running flush */
     bool hooks_gone;           /* the entities' on_remove hooks have run: destroy runs none */
     unsigned char *scratch;    /* a copy of the command being applied (hooks may move the buffer) */
@@ -305,9 +307,11 @@ size_t strata_command_bytes(const strata_world_t *w, strata_cmd_kind_t kind, uin
                             const uint32_t *ids);
 /* Make room for `bytes` more bytes of commands. */
 strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes);
-/* Append a command whose room was reserved; values are copied (NULL: defaults). */
-void strata_command_write(strata_world_t *w, strata_cmd_kind_t kind, uint32_t n, const strata_entity_t *entities,
-                          uint32_t k, const uint32_t *ids, const void *const *values);
+/* Append a command of `bytes` (strata_command_bytes) whose room was reserved;
+ * values are copied (NULL: defaults). */
+void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kind, uint32_t n,
+                          const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
+                          const void *const *values);
 /* Reserve and append in one go. STRATA_ERR_NOMEM records nothing. */
 strata_result_t strata_command_push(strata_world_t *w, strata_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
                                     const uint32_t *ids, const void *const *values);

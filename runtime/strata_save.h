@@ -97,4 +97,12 @@ strata_result_t strata_file_commit(FILE *f, const char *tmp, const char *path, b
 strata_result_t strata_file_read(const strata_world_t *w, const char *path, unsigned char **data, size_t *size);
 void strata_file_free(const strata_world_t *w, unsigned char *data, size_t size);
 
+/* A loader from memory: binary or JSON. */
+typedef strata_result_t (*strata_load_mem_fn)(strata_world_t *w, const void *data, size_t size,
+                                              strata_load_report_t *report);
+/* Read the file at path and load it with `load`; a read failure is reported
+ * as "<path>: <why>" and leaves the world as it was. */
+strata_result_t strata_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
+                                 strata_load_mem_fn load);
+
 #endif /* STRATA_SAVE_H */

@@ -151,6 +151,7 @@ strata_result_t strata_world_create(const strata_schema_t *schema, const strata_
     w->schema = schema;
     w->components = schema->components;
     w->allocator = d.allocator;
+    w->user = d.user;
     w->bytes = sizeof *w;
     w->component_count = schema->component_count;
     w->column_id_count = schema->component_count;
@@ -201,6 +202,18 @@ void strata_world_destroy(strata_world_t *w) {
 const strata_schema_t *strata_world_schema(const strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
     return w->schema;
+}
+
+/* The game's pointer. */
+void *strata_world_user(const strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    return w->user;
+}
+
+/* Replace the game's pointer. */
+void strata_world_set_user(strata_world_t *w, void *user) {
+    STRATA_ASSERT(w != NULL);
+    w->user = user;
 }
 
 /* The aligned resource block, or NULL if the schema has none. */

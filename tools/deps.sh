@@ -1,8 +1,18 @@
 #!/bin/sh
 # Check the build's dependencies on this machine; install the missing ones
 # with apt when running as root, otherwise print the one command that would.
-# Usage: tools/deps.sh [STAMP]   (touches STAMP when everything is present)
+# Usage: tools/deps.sh [--sdl2] [STAMP]   (touches STAMP when everything is present)
+# SDL2 is needed only by the game's window (`ninja play`, which passes
+# --sdl2): without --sdl2 it is installed along with anything else missing
+# when running as root, and its absence is never an error.
 set -u
+
+sdl2=required
+if [ "${1:-}" = --sdl2 ]; then
+    shift
+else
+    sdl2=optional
+fi
 
 missing=""
 need() { missing="$missing $1"; }
@@ -35,12 +45,27 @@ command -v make >/dev/null 2>&1 || need make
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
 [ -f /usr/include/jansson.h ] || need libjansson-dev
+# The examples write PNGs with libpng.
+[ -f /usr/include/png.h ] || need libpng-dev
+
+# Optional: installed when something else is, never an error.
+optional=""
+if ! pkg-config --exists sdl2 2>/dev/null; then
+    if [ "$sdl2" = required ]; then
+        need libsdl2-dev
+    else
+        optional=" libsdl2-dev"
+    fi
+fi
+
+install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null; }
 
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "strata: installing missing packages:$missing"
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null || {
+        echo "strata: installing missing packages:$missing$optional"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        # shellcheck disable=SC2086 # word splitting wanted
+        install $missing $optional || install $missing || {
             echo "strata: apt-get install failed; run: apt-get install$missing" >&2
             exit 1
         }
@@ -51,6 +76,7 @@ if [ -n "$missing" ]; then
         fi
     else
         echo "strata: missing dependencies; run: sudo apt-get install$missing" >&2
+        [ -n "$optional" ] && echo "strata: and for the game's window (ninja play):$optional" >&2
         exit 1
     fi
 fi

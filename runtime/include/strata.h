@@ -140,6 +140,7 @@ struct strata_field_desc_t;
 typedef struct strata_world_desc_t {
     strata_allocator_t allocator; /* all hooks or none; none = malloc/realloc/free */
     uint32_t initial_capacity;    /* entity records to reserve (default 1024) */
+    void *user;                   /* the game's own pointer (a renderer, a level...): strata_world_user */
 } strata_world_desc_t;
 
 /* What a world holds, for tools and tests. */
@@ -160,6 +161,13 @@ void strata_world_destroy(strata_world_t *w);
 
 /* The schema the world was made with. */
 const strata_schema_t *strata_world_schema(const strata_world_t *w);
+
+/* The game's pointer given in the desc or by strata_world_set_user (NULL if
+ * none). Systems and hooks reach it through their world; a load keeps it. */
+void *strata_world_user(const strata_world_t *w);
+
+/* Replace the game's pointer. */
+void strata_world_set_user(strata_world_t *w, void *user);
 
 /* The resource block (schema->resources_size bytes, aligned), or NULL if empty. */
 void *strata_world_resources(strata_world_t *w);

@@ -15,7 +15,8 @@ from codegen.validate import validate_file, validate_source
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "codegen" / "golden"
-SCHEMAS = sorted(REPO.glob("schema/*.yaml")) + sorted(REPO.glob("tests/schema/*.yaml")) + [REPO / "bench/bench.yaml"]
+SCHEMAS = [*sorted(REPO.glob("schema/*.yaml")), *sorted(REPO.glob("tests/schema/*.yaml")),
+           *sorted(REPO.glob("bench/*.yaml"))]
 CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", str(REPO / "runtime/include")]
 
 

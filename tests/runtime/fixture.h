@@ -71,7 +71,7 @@ static void heap_free(void *ptr, size_t size, void *user) {
 
 /* A desc whose hooks go to h. */
 static inline strata_world_desc_t heap_desc(heap_t *h, uint32_t initial_capacity) {
-    return (strata_world_desc_t){{heap_alloc, heap_realloc, heap_free, h}, initial_capacity};
+    return (strata_world_desc_t){.allocator = {heap_alloc, heap_realloc, heap_free, h}, .initial_capacity = initial_capacity};
 }
 
 /* --- Fixture -------------------------------------------------------------- */

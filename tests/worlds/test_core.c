@@ -244,6 +244,25 @@ static void test_bundle_moves_once(void **state) {
     assert_int_equal(core_entity_remove_bundle(w, e, &(core_bundle){.marked = true}), STRATA_ERR_MISSING);
 }
 
+static void test_world_user_pointer_is_the_games_and_survives_a_load(void **state) {
+    (void)state;
+    int renderer = 1, other = 2;
+    core_world *w = core_world_create(&(strata_world_desc_t){.user = &renderer});
+    assert_non_null(w);
+    assert_ptr_equal(core_world_user(w), &renderer);
+    spawn(w, 1, 2);
+    static unsigned char save[4096];
+    size_t size = 0;
+    assert_int_equal(core_world_save_mem(w, save, sizeof save, &size), STRATA_OK);
+    core_world_set_user(w, &other);
+    assert_int_equal(core_world_load_mem(w, save, size, NULL), STRATA_OK);
+    assert_ptr_equal(core_world_user(w), &other); /* the game's, not the save's */
+    core_world_destroy(w);
+    core_world *plain = core_world_create(NULL);
+    assert_null(core_world_user(plain));
+    core_world_destroy(plain);
+}
+
 static void test_resources_start_at_defaults(void **state) {
     core_world *w = *state;
     assert_true(core_clock_res(w)->time == 0.5);
@@ -532,6 +551,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_component_defaults_and_entity_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bundle_moves_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resources_start_at_defaults, setup, teardown),
+        cmocka_unit_test(test_world_user_pointer_is_the_games_and_survives_a_load),
         cmocka_unit_test_setup_teardown(test_query_count_and_terms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_iter_destroy_while_iterating_visits_each_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_iter_add_remove_while_iterating_visits_each_once, setup, teardown),

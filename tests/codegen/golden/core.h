@@ -122,6 +122,17 @@ strata_result_t core_world_step(core_world *w, float dt);
 /* Entity, table and memory counts. */
 void core_world_stats(const core_world *w, strata_world_stats_t *out);
 
+/* The game's pointer, given as desc->user or by core_world_set_user;
+ * NULL if none. Systems reach it as core_world_user(ctx->world). */
+static inline void *core_world_user(const core_world *w) {
+    return strata_world_user((const strata_world_t *)(const void *)w);
+}
+
+/* Replace the game's pointer. */
+static inline void core_world_set_user(core_world *w, void *user) {
+    strata_world_set_user((strata_world_t *)(void *)w, user);
+}
+
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *core_world_core(core_world *w) { return (strata_world_t *)(void *)w; }
 

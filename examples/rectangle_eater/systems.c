@@ -1,0 +1,142 @@
+/* systems.c: the game's rules, as the seed's systems in its order — user
+ * input, collision, decay — then spawning and the lose condition. Rendering
+ * is in render.c, the autopilot in autopilot.c. Once the game is over every
+ * rule stands still; only the render phase keeps running. */
+#include "game.h"
+
+#include <math.h>
+
+/* --- input: UserInput ------------------------------------------------------ */
+
+/* Move the player-controlled rectangles by this frame's Controls, inside the
+ * arena. Diagonals are no faster than straight lines. */
+void rect_user_input_run(rect_user_input_ctx *ctx) {
+    if (ctx->game->over) {
+        return;
+    }
+    float dx = ctx->controls->dx, dy = ctx->controls->dy;
+    float len2 = dx * dx + dy * dy;
+    if (len2 > 1.0f) {
+        float inv = 1.0f / sqrtf(len2);
+        dx *= inv;
+        dy *= inv;
+    }
+    float step = ctx->rules->player_speed * ctx->dt;
+    while (rect_user_input_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            rect_position *p = &ctx->position[i];
+            float h = rect_half_extent(ctx->appearance[i].size);
+            p->x = fminf(fmaxf(p->x + dx * step, h), (float)RECT_WIDTH - h);
+            p->y = fminf(fmaxf(p->y + dy * step, (float)RECT_HUD + h), (float)RECT_HEIGHT - h);
+        }
+    }
+}
+
+/* --- update: Collide, Decay, Spawn, Referee ---------------------------------- */
+
+/* True if two centred squares overlap (touching edges do not). */
+static bool overlap(rect_position a, float ha, rect_position b, float hb) {
+    return fabsf(a.x - b.x) < ha + hb && fabsf(a.y - b.y) < ha + hb;
+}
+
+/* The seed's collision system: a player-controlled rectangle that touches a
+ * food rectangle eats it — health (up to max_health), a point, and the food is gone (marked
+ * Dead at once for the systems after this one, destroyed when the step
+ * ends). Spawn replaces what was eaten. */
+void rect_collide_run(rect_collide_ctx *ctx) {
+    if (ctx->game->over) {
+        return;
+    }
+    while (rect_collide_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            float reach = rect_half_extent(ctx->appearance[i].size);
+            for (rect_food_iter food = rect_food_begin(ctx->world); rect_food_next(&food);) {
+                for (uint32_t j = 0; j < food.count; j++) {
+                    float size = food.appearance[j].size;
+                    if (!overlap(ctx->position[i], reach, food.position[j], rect_half_extent(size))) {
+                        continue;
+                    }
+                    float health = ctx->health[i].value + rect_eat_gain(ctx->rules, size, ctx->health[i].value);
+                    ctx->health[i].value = fminf(health, ctx->rules->max_health);
+                    ctx->game->score++;
+                    ctx->game->eaten_now++;
+                    rect_dead_add(ctx->world, food.entities[j]);
+                    rect_entity_destroy(ctx->world, food.entities[j]);
+                }
+            }
+        }
+    }
+}
+
+/* The seed's decay system: everything with Health loses some each step —
+ * fast while big, slowly when nearly gone — and shrinks with it. Food that
+ * runs out is gone; the player's decay speeds up as the game goes on, and
+ * its colour says how it is doing. */
+void rect_decay_run(rect_decay_ctx *ctx) {
+    if (ctx->game->over) {
+        return;
+    }
+    const rect_rules *rules = ctx->rules;
+    float seconds = (float)ctx->game->frame * RECT_DT;
+    float ramp = 1.0f + seconds / rules->drain_ramp;
+    while (rect_decay_next(ctx)) {
+        bool player = ctx->player_controlled;
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            rect_health *health = &ctx->health[i];
+            rect_appearance *look = &ctx->appearance[i];
+            float rate = rect_decay_rate(rules, health->value) * (player ? ramp : 1.0f);
+            health->value -= rate * ctx->dt;
+            if (health->value > 0.0f) {
+                look->size = health->value * rules->size_per_health;
+                if (player) {
+                    look->color = health->value > 10.0f ? (rect_color){50, 255, 50, 255} : (rect_color){255, 50, 50, 255};
+                }
+            } else if (player) {
+                look->size = 0.0f; /* Referee ends the game */
+            } else {
+                rect_dead_add(ctx->world, ctx->entities[i]);
+                rect_entity_destroy(ctx->world, ctx->entities[i]);
+            }
+        }
+    }
+}
+
+/* Replace eaten rectangles — each one eaten gives spawn_tries chances of a
+ * new one, while there are fewer than max_food — and top the food up to
+ * min_food so the arena never runs dry. */
+void rect_spawn_run(rect_spawn_ctx *ctx) {
+    if (ctx->game->over) {
+        return;
+    }
+    const rect_rules *rules = ctx->rules;
+    /* Dead food was marked by the systems before this one, so it is not counted. */
+    uint32_t food = rect_food_count(ctx->world);
+    uint32_t tries = (uint32_t)ctx->game->eaten_now * rules->spawn_tries;
+    for (uint32_t i = 0; i < tries && food < rules->max_food; i++) {
+        if (rect_rand_range(ctx->rng, 0.0f, 1.0f) < rules->spawn_chance &&
+            !rect_entity_eq(rect_game_add_food(ctx->world, ctx->rng, rules, ctx->game), RECT_ENTITY_NULL)) {
+            food++;
+        }
+    }
+    while (food < rules->min_food &&
+           !rect_entity_eq(rect_game_add_food(ctx->world, ctx->rng, rules, ctx->game), RECT_ENTITY_NULL)) {
+        food++;
+    }
+    ctx->game->eaten_now = 0;
+}
+
+/* The lose condition, and the game's clock: the game is over when the
+ * player's health is gone. */
+void rect_referee_run(rect_referee_ctx *ctx) {
+    if (ctx->game->over) {
+        return;
+    }
+    ctx->game->frame++;
+    while (rect_referee_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            if (ctx->health[i].value <= 0.0f) {
+                ctx->game->over = true;
+            }
+        }
+    }
+}

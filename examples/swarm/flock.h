@@ -1,0 +1,34 @@
+/* flock.h: what the swarm's systems (systems.c) and its program (main.c)
+ * share: the size of the world, and the two buffers that live beside it.
+ *
+ * The grid and the picture are scratch space, rebuilt from the entities
+ * every time they are used — per-cell sums of a million boids and a float
+ * per pixel — not state of the simulation. A world holds entities and small
+ * singletons, so these sit next to it, in this program. */
+#ifndef SWARM_FLOCK_H
+#define SWARM_FLOCK_H
+
+#include <stdint.h>
+
+#include "swarm.h"
+
+/* The world is WORLD x WORLD units and wraps; GRID x GRID cells bin it. */
+#define FLOCK_WORLD 1024.0f
+enum { FLOCK_GRID = 128, FLOCK_CELLS = FLOCK_GRID * FLOCK_GRID };
+
+/* Per cell, rebuilt by Bin each step: how many boids, and the sums of their
+ * velocities and of their positions relative to the cell's corner. */
+typedef struct flock_grid {
+    uint32_t count[FLOCK_CELLS];
+    float vx[FLOCK_CELLS], vy[FLOCK_CELLS];
+    float x[FLOCK_CELLS], y[FLOCK_CELLS];
+} flock_grid;
+
+extern flock_grid flock_cells;
+
+/* The picture Splat accumulates: FLOCK_IMAGE x FLOCK_IMAGE pixels, the
+ * summed tint of the boids over each, red, green, blue. */
+enum { FLOCK_IMAGE = 512 };
+extern float flock_light[FLOCK_IMAGE * FLOCK_IMAGE][3];
+
+#endif

@@ -1,0 +1,206 @@
+/* swarm: a million boids on a generated Strata world — `ninja swarm`.
+ * Creates the flock in bulk, runs it headless, times every system on its
+ * own (ms a step, ns an entity) and the whole step, and writes a picture of
+ * the final state to build/swarm.png. */
+#define _POSIX_C_SOURCE 199309L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "canvas.h"
+#include "flock.h"
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint32_t xorshift32(uint32_t *s) {
+    uint32_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+static float uniform(uint32_t *s, float lo, float hi) {
+    return lo + (hi - lo) * (float)(xorshift32(s) >> 8) / 16777216.0f;
+}
+
+/* Time spent in each system, summed over the timed steps. */
+static double spent[SWARM_SYSTEM_COUNT];
+
+static void keep(strata_result_t *first, strata_result_t r) {
+    if (*first == STRATA_OK) {
+        *first = r;
+    }
+}
+
+/* One system as swarm_world_step runs it — its own deferral scope, begin,
+ * run, end — with a clock around it. */
+#define TIMED(name, ID)                                                \
+    if (swarm_##name##_enabled(w)) {                                   \
+        double t0 = now_ns();                                          \
+        strata_defer_begin(core);                                      \
+        swarm_##name##_ctx ctx = swarm_##name##_begin(w, dt);         \
+        swarm_##name##_run(&ctx);                                      \
+        keep(&first, swarm_##name##_end(&ctx));                        \
+        keep(&first, strata_defer_end(core));                          \
+        spent[SWARM_SYSTEM_##ID] += now_ns() - t0;                     \
+    }
+
+/* swarm_world_step, one system at a time, timing each (schedule order). */
+static strata_result_t timed_step(swarm_world *w, float dt) {
+    strata_world_t *core = swarm_world_core(w);
+    strata_result_t first = STRATA_OK;
+    strata_step_begin(core);
+    TIMED(bin, BIN)
+    TIMED(steer, STEER)
+    TIMED(integrate, INTEGRATE)
+    TIMED(wrap, WRAP)
+    TIMED(colour, COLOUR)
+    TIMED(tick, TICK)
+    TIMED(splat, SPLAT)
+    keep(&first, strata_step_end(core));
+    return first;
+}
+
+static const char *const system_names[SWARM_SYSTEM_COUNT] = {"Bin", "Steer", "Integrate", "Wrap", "Colour", "Tick", "Splat"};
+
+/* The entities a system visits a step (0: it has no terms). */
+static uint32_t visited(swarm_world *w, int id) {
+    switch (id) {
+    case SWARM_SYSTEM_BIN: return swarm_bin_count(w);
+    case SWARM_SYSTEM_STEER: return swarm_steer_count(w);
+    case SWARM_SYSTEM_INTEGRATE: return swarm_integrate_count(w);
+    case SWARM_SYSTEM_WRAP: return swarm_wrap_count(w);
+    case SWARM_SYSTEM_COLOUR: return swarm_colour_count(w);
+    case SWARM_SYSTEM_SPLAT: return swarm_splat_count(w);
+    default: return 0;
+    }
+}
+
+/* Tone-map the summed light into the canvas: dark blue where empty,
+ * saturating smoothly where thousands of boids overlap. */
+static void develop(canvas *c) {
+    for (int i = 0; i < FLOCK_IMAGE * FLOCK_IMAGE; i++) {
+        uint8_t *px = c->rgba + 4 * i;
+        for (int ch = 0; ch < 3; ch++) {
+            float v = 1.0f - expf(-flock_light[i][ch] / 900.0f);
+            px[ch] = (uint8_t)(v * 255.0f + (ch == 2 ? 18.0f : 8.0f) * (1.0f - v));
+        }
+        px[3] = 255;
+    }
+}
+
+int main(int argc, char **argv) {
+    unsigned long count = 1000000, steps = 180;
+    const char *out = "build/swarm.png";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--count") == 0) {
+            count = strtoul(argv[i + 1], NULL, 0);
+        } else if (strcmp(argv[i], "--steps") == 0) {
+            steps = strtoul(argv[i + 1], NULL, 0);
+        } else if (strcmp(argv[i], "--out") == 0) {
+            out = argv[i + 1];
+        } else {
+            break;
+        }
+    }
+    if (argc % 2 == 0 || count == 0 || count > 50000000 || steps < 2) {
+        fprintf(stderr, "usage: swarm [--count N] [--steps N] [--out FILE.png]\n");
+        return 2;
+    }
+    const float dt = 1.0f / 30.0f;
+    const uint32_t n = (uint32_t)count, fast = n / 10;
+
+    swarm_world *w = swarm_world_create(&(strata_world_desc_t){.initial_capacity = n});
+    swarm_entity *handles = malloc(sizeof *handles * (n - fast > fast ? n - fast : fast));
+    canvas picture = {0};
+    if (!w || !handles || !canvas_init(&picture, FLOCK_IMAGE, FLOCK_IMAGE)) {
+        fprintf(stderr, "swarm: out of memory\n");
+        return 1;
+    }
+
+    /* The flock from its two assemblages, in bulk: one placement each. */
+    double t0 = now_ns();
+    strata_result_t r = swarm_spawn_boid_many(w, n - fast, handles);
+    if (r == STRATA_OK) {
+        r = swarm_spawn_fast_boid_many(w, fast, handles);
+    }
+    double created = now_ns() - t0;
+    free(handles);
+    if (r != STRATA_OK) {
+        fprintf(stderr, "swarm: creating %lu boids: %s\n", count, strata_result_str(r));
+        return 1;
+    }
+    /* Scattered at random, flying in random directions. */
+    uint32_t seed = 0x2545F491u;
+    for (swarm_boids_iter it = swarm_boids_begin(w); swarm_boids_next(&it);) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            float angle = uniform(&seed, 0.0f, 6.2831853f), speed = uniform(&seed, 20.0f, 50.0f);
+            it.position[i] = (swarm_position){uniform(&seed, 0.0f, FLOCK_WORLD), uniform(&seed, 0.0f, FLOCK_WORLD)};
+            it.velocity[i] = (swarm_velocity){speed * cosf(angle), speed * sinf(angle)};
+        }
+    }
+    swarm_splat_enable(w, false); /* the picture is taken once, at the end */
+
+    /* Most steps system by system, timed; the last ones as swarm_world_step. */
+    unsigned long whole = steps / 5 ? steps / 5 : 1, timed = steps - whole;
+    for (unsigned long s = 0; s < timed && r == STRATA_OK; s++) {
+        r = timed_step(w, dt);
+    }
+    t0 = now_ns();
+    for (unsigned long s = 0; s < whole && r == STRATA_OK; s++) {
+        r = swarm_world_step(w, dt);
+    }
+    double stepping = (now_ns() - t0) / (double)whole;
+    if (r != STRATA_OK) {
+        fprintf(stderr, "swarm: step: %s\n", strata_result_str(r));
+        return 1;
+    }
+    t0 = now_ns();
+    swarm_splat_ctx splat = swarm_splat_begin(w, dt);
+    swarm_splat_run(&splat);
+    swarm_splat_end(&splat);
+    spent[SWARM_SYSTEM_SPLAT] = (now_ns() - t0) * (double)timed; /* once, shown per step like the rest */
+
+    strata_world_stats_t stats;
+    swarm_world_stats(w, &stats);
+    printf("swarm: %u boids (%u fast), %u archetypes, %.1f MB; spawned in bulk at %.1f ns a boid\n",
+           (unsigned)stats.entities, (unsigned)fast, (unsigned)stats.tables, (double)stats.bytes / 1e6,
+           created / (double)n);
+    printf("%lu steps of 1/30 s: %lu timed system by system, %lu by swarm_world_step\n\n", steps, timed, whole);
+    printf("  %-10s %10s %12s\n", "system", "ms/step", "ns/entity");
+    double sum = 0.0;
+    for (int id = 0; id < SWARM_SYSTEM_COUNT; id++) {
+        double ms = spent[id] / (double)timed / 1e6;
+        uint32_t m = visited(w, id);
+        sum += id == SWARM_SYSTEM_SPLAT ? 0.0 : ms;
+        if (m) {
+            printf("  %-10s %10.3f %12.2f%s\n", system_names[id], ms, ms * 1e6 / (double)m,
+                   id == SWARM_SYSTEM_SPLAT ? "   (disabled; run once for the picture)" : "");
+        } else {
+            printf("  %-10s %10.3f %12s\n", system_names[id], ms, "-");
+        }
+    }
+    printf("  %-10s %10.3f %12.2f\n", "sum", sum, sum * 1e6 / (double)n);
+    printf("  %-10s %10.3f %12.2f\n\n", "world_step", stepping / 1e6, stepping / (double)n);
+
+    develop(&picture);
+    char caption[96];
+    snprintf(caption, sizeof caption, "%u BOIDS  STEP %u  %.1f MS/STEP", (unsigned)stats.entities,
+             (unsigned)swarm_clock_res(w)->steps, stepping / 1e6);
+    canvas_fill(&picture, 0, FLOCK_IMAGE - 20, FLOCK_IMAGE, FLOCK_IMAGE, (canvas_color){0, 0, 0, 170});
+    canvas_text(&picture, 8, FLOCK_IMAGE - 14, 1, (canvas_color){230, 230, 240, 255}, caption);
+    int status = canvas_write_png(&picture, out, 1) ? 0 : 1;
+    if (status == 0) {
+        printf("wrote %s\n", out);
+    }
+    canvas_free(&picture);
+    swarm_world_destroy(w);
+    return status;
+}
