@@ -212,8 +212,8 @@ class SchemaFuzzTest(unittest.TestCase):
                     for c in sorted(outdir.glob("*.c")):
                         result = subprocess.run(["gcc", *CC_FLAGS, f"-I{REPO / 'runtime/include'}", f"-I{outdir}",
                                                  str(c)], capture_output=True, text=True, timeout=120)
-                        self.assertEqual(result.returncode, 0,
-                                         f"{where}: generated C does not compile:\n{result.stderr}\n--- schema:\n{text}")
+                        self.assertEqual(result.returncode, 0, f"{where}: generated C does not compile:\n"
+                                                               f"{result.stderr}\n--- schema:\n{text}")
         print(f"schema fuzz: {MUTANTS} mutants, {generated} generated ({compiled} compiled), {failed} rejected",
               file=sys.stderr)
         self.assertGreater(failed, MUTANTS // 4)

@@ -81,7 +81,7 @@ static void fuzz_fail(const char *fmt, ...) {
 #define CHECK(cond, ...)                                                                                               \
     do {                                                                                                               \
         if (!(cond)) {                                                                                                 \
-            fuzz_fail(__VA_ARGS__);                                                                                         \
+            fuzz_fail(__VA_ARGS__);                                                                                    \
         }                                                                                                              \
     } while (0)
 
@@ -1195,7 +1195,8 @@ static void op_changed(source_t *src) {
             }
         } else if (me->val[M_TINY][0] & 1) {
             vals[M_TINY].tiny.b = (uint8_t)(me->val[M_TINY][0] + 1);
-            log_expect(m_set(m, me->h, M_TINY, vals[M_TINY].bytes), "Tiny set in Touched"); /* counts for the next pass */
+            /* Written after its visit: it counts for the next pass. */
+            log_expect(m_set(m, me->h, M_TINY, vals[M_TINY].bytes), "Tiny set in Touched");
         }
     }
     CHECK(visits.seen == visits.expected, "op %ld: changed set %d visited %u, the model expects %u", H.ops, k,
@@ -1362,7 +1363,7 @@ static void op_load(source_t *src) {
         return;
     }
     /* A fresh world loads the save, then takes the place of this one. */
-    strata_world_desc_t desc = {{heap_alloc, heap_realloc, heap_free, &H.heap}, 16};
+    strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap}, .initial_capacity = 16};
     fz_world *fresh;
     while ((fresh = fz_world_create(&desc)) == NULL) {
         CHECK(H.alloc_mode, "op %ld: world creation failed", H.ops);
@@ -1536,7 +1537,7 @@ static void run_begin(long fail_at) {
     H.move_added = H.move_removed = H.armor_added = H.armor_removed = H.mark_added = H.mark_removed = 0;
     H.log_count = H.log_read = 0;
     m_init(&H.m);
-    strata_world_desc_t desc = {{heap_alloc, heap_realloc, heap_free, &H.heap}, 16};
+    strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap}, .initial_capacity = 16};
     while ((H.w = fz_world_create(&desc)) == NULL) {
         CHECK(H.alloc_mode && H.heap.bytes == 0, "world creation failed, or leaked");
     }
@@ -1666,7 +1667,7 @@ static void load_input(bool json, const uint8_t *data, size_t size) {
     /* Loaded: its save and dump, loaded into a fresh world, give the same bytes again. */
     H.alloc_mode = false;
     op_save();
-    strata_world_desc_t desc = {{heap_alloc, heap_realloc, heap_free, &H.heap}, 16};
+    strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap}, .initial_capacity = 16};
     for (int form = 0; form < 2; form++) {
         fz_world *again = fz_world_create(&desc);
         CHECK(again != NULL, "world creation failed");

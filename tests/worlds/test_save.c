@@ -621,7 +621,7 @@ static void bounded_free(void *p, size_t size, void *user) {
  * a record for each, gigabytes, before finding that nothing fills them. */
 static void test_save_json_huge_index_count_is_rejected_without_allocating(void **state) {
     (void)state;
-    strata_world_desc_t desc = {{bounded_alloc, bounded_realloc, bounded_free, NULL}, 0};
+    strata_world_desc_t desc = {.allocator = {bounded_alloc, bounded_realloc, bounded_free, NULL}};
     save_world *w = save_world_create(&desc);
     assert_non_null(w);
     const char *texts[] = {

@@ -507,7 +507,7 @@ static void failing_free(void *p, size_t size, void *user) {
  * threw that world away. A failed load runs no hook. */
 static void test_load_failed_late_runs_no_hook(void **state) {
     (void)state;
-    strata_world_desc_t desc = {{failing_alloc, failing_realloc, failing_free, NULL}, 0};
+    strata_world_desc_t desc = {.allocator = {failing_alloc, failing_realloc, failing_free, NULL}};
     alloc_fail_at = 0;
     systems_world *w = systems_world_create(&desc);
     assert_non_null(w);
