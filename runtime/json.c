@@ -689,17 +689,9 @@ strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, 
                                            strata_load_report_t *report) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(text != NULL || size == 0);
-    strata_loader_t *l = w->allocator.alloc(sizeof *l, w->allocator.user);
-    if (l == NULL) {
-        if (report != NULL) {
-            memset(report, 0, sizeof *report);
-            snprintf(report->error, sizeof report->error, "out of memory");
-        }
-        return STRATA_ERR_NOMEM;
-    }
-    strata_result_t r = strata_loader_begin(l, w, report);
+    strata_loader_t *l = NULL;
+    strata_result_t r = strata_loader_open(w, report, &l);
     if (r != STRATA_OK) {
-        w->allocator.free(l, sizeof *l, w->allocator.user);
         return r;
     }
     json_load_t jl = {.l = l, .text = text, .size = size};

@@ -325,3 +325,22 @@ strata_result_t strata_load_file(strata_world_t *w, const char *path, strata_loa
     strata_file_free(w, data, size);
     return r;
 }
+
+strata_result_t strata_loader_open(strata_world_t *w, strata_load_report_t *report, strata_loader_t **out) {
+    *out = NULL;
+    strata_loader_t *l = w->allocator.alloc(sizeof *l, w->allocator.user);
+    if (l == NULL) {
+        if (report != NULL) {
+            memset(report, 0, sizeof *report);
+            snprintf(report->error, sizeof report->error, "out of memory");
+        }
+        return STRATA_ERR_NOMEM;
+    }
+    strata_result_t r = strata_loader_begin(l, w, report);
+    if (r != STRATA_OK) {
+        w->allocator.free(l, sizeof *l, w->allocator.user);
+        return r;
+    }
+    *out = l;
+    return STRATA_OK;
+}

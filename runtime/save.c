@@ -1135,7 +1135,7 @@ static bool load_map(load_t *ld) {
             }
         }
         char path[100];
-        snprintf(path, sizeof path, "resource.%s", t->name);
+        snprintf(path, sizeof path, "resource.%.63s", t->name); /* names are at most 63 characters */
         if (match < 0) {
             if (!load_change(ld, STRATA_CHANGE_ADDED, -1, "", path, (int)strlen(path))) {
                 return false;
@@ -1514,17 +1514,9 @@ static void load_free(load_t *ld) {
 strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(data != NULL || size == 0);
-    strata_loader_t *l = w->allocator.alloc(sizeof *l, w->allocator.user);
-    if (l == NULL) {
-        if (report != NULL) {
-            memset(report, 0, sizeof *report);
-            snprintf(report->error, sizeof report->error, "out of memory");
-        }
-        return STRATA_ERR_NOMEM;
-    }
-    strata_result_t r = strata_loader_begin(l, w, report);
+    strata_loader_t *l = NULL;
+    strata_result_t r = strata_loader_open(w, report, &l);
     if (r != STRATA_OK) {
-        w->allocator.free(l, sizeof *l, w->allocator.user);
         return r;
     }
     if (!save_reflected(w)) {

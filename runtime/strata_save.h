@@ -97,6 +97,11 @@ strata_result_t strata_file_commit(FILE *f, const char *tmp, const char *path, b
 strata_result_t strata_file_read(const strata_world_t *w, const char *path, unsigned char **data, size_t *size);
 void strata_file_free(const strata_world_t *w, unsigned char *data, size_t size);
 
+/* A loader for w, allocated and begun (strata_loader_begin); on failure
+ * (STRATA_ERR_NOMEM) the report says so and *out is NULL. Free it with the
+ * world's allocator once finished or aborted. */
+strata_result_t strata_loader_open(strata_world_t *w, strata_load_report_t *report, strata_loader_t **out);
+
 /* A loader from memory: binary or JSON. */
 typedef strata_result_t (*strata_load_mem_fn)(strata_world_t *w, const void *data, size_t size,
                                               strata_load_report_t *report);
