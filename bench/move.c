@@ -4,9 +4,9 @@
  * destroying; at 1,000,000 also adding and removing a tag and a 4-byte
  * component one entity at a time, and the memory an entity costs.
  *
- * "In bulk" is move_entity_create_many (one bundle, n entities, one
- * placement): the stand-in for spawning from an assemblage until
- * assemblages land. The structural baselines are the hand-written pool and
+ * "In bulk" spawns n entities from the Mover assemblage
+ * (move_spawn_mover_many: one placement, values from the schema). The
+ * structural baselines are the hand-written pool and
  * sparse sets of plain.h, growing from empty as the world does. */
 #include "bench.h"
 #include "move.h"
@@ -162,7 +162,7 @@ static void world_create(void *w, uint32_t n, uint64_t *ids) {
 
 static void world_create_many(void *w, uint32_t n, uint64_t *ids) {
     /* A handle is one uint64_t. */
-    bench_check(move_entity_create_many(w, &two, n, (move_entity *)(void *)ids) == STRATA_OK, "move: create_many");
+    bench_check(move_spawn_mover_many(w, n, (move_entity *)(void *)ids) == STRATA_OK, "move: spawn_mover_many");
 }
 
 static void world_add_tag(void *w, uint32_t n, const uint64_t *ids) {
@@ -404,7 +404,7 @@ static void structural(uint32_t size, int runs, bool all) {
     bench_record(m, "create 2 components, one by one", size, "ns/op", s->create, p->create, runs, BENCH_AT_MOST(20));
     bench_record(m, "  same, indices and rows reused", size, "ns/op", s->create_reused, p->create_reused, runs,
                  BENCH_AT_MOST(20));
-    bench_record(m, "create in bulk (create_many)", size, "ns/op", s->bulk_new, p->bulk_new, runs, BENCH_AT_MOST(3));
+    bench_record(m, "create in bulk from an assemblage", size, "ns/op", s->bulk_new, p->bulk_new, runs, BENCH_AT_MOST(3));
     bench_record(m, "  same, indices and rows reused", size, "ns/op", s->bulk_reused, p->bulk_reused, runs,
                  BENCH_AT_MOST(3));
     if (all) {
