@@ -158,6 +158,38 @@ static void entity_fill_columns(strata_world_t *w, strata_table_t *t, uint32_t r
     }
 }
 
+/* One new entity with components, outside deferral: the common spawn. The
+ * table is found by the last-table cache when the same set was placed
+ * before (no mask copy, no hash), and room is checked inline; anything else
+ * takes the general path. Returns false to ask for it (nothing changed). */
+static bool entity_create_one(strata_world_t *w, const strata_mask_t *mask, uint32_t k, const uint32_t *ids,
+                              const void *const *values, strata_entity_t *out) {
+    strata_table_t *t = w->last_found;
+    if (t == NULL || t->count == t->capacity || (w->free_count == 0 && w->record_count == w->record_capacity) ||
+        (w->free_count == 0 && w->record_count >= w->entity_limit)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < w->mask_words; i++) {
+        if (t->mask.bits[i] != mask->bits[i]) {
+            return false; /* another set, or one with aspect columns: the general path normalizes */
+        }
+    }
+    uint32_t row = t->count;
+    *out = entity_place_one(w, t);
+    for (uint32_t i = 0; i < k; i++) {
+        unsigned char *col = t->columns[ids[i]];
+        if (col != NULL) {
+            strata_value_write(w, col + (size_t)row * w->components[ids[i]].size, ids[i],
+                               values != NULL ? values[i] : NULL);
+        }
+    }
+    strata_mark_ids(w, *out, k, ids);
+    if (t->hooked) {
+        strata_hooks_created(w, t, row, 1);
+    }
+    return true;
+}
+
 /* n new entities placed in their final table in one go (all or nothing). */
 strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
                                           const void *const *values, strata_entity_t *out) {
@@ -171,6 +203,9 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
         strata_mask_set(&mask, ids[i]);
     }
     if (n == 0) {
+        return STRATA_OK;
+    }
+    if (n == 1 && k > 0 && w->defer_depth == 0 && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }
     uint32_t fresh = n > w->free_count ? n - w->free_count : 0;
