@@ -212,6 +212,9 @@ ENUM_KEY = Key("enum", "names", "The enum's members, in order: `<WORLD>_<TYPE>_<
 # --- what the sections' entries are ----------------------------------------------
 
 ITEMS = {
+    "schema": Item("A Strata schema: one world's components, resources, queries, systems and assemblages, from "
+                   "which strata-gen writes typed C.",
+                   {"world": "game", "version": 1, "components": {"Position": {"x": "f32", "y": "f32"}}}),
     "type": Item("A reusable type: a struct (a mapping of fields) or an enum (`{enum: [members]}`).",
                  {"x": "f32", "y": "f32"}),
     "component": Item("A component: a mapping of fields, `{}` or nothing for a tag. May also have hooks "
