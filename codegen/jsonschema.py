@@ -144,7 +144,7 @@ def _default_rules() -> List[Schema]:
         rule(r"^\s*" + _one_of(_INTEGERS) + r"\s*$", {"type": "integer"}),
         rule(r"^\s*" + _one_of(_FLOATS) + r"\s*$", {"type": "number"}),
         rule(r"^\s*" + _STRING + r"\s*$", {"type": "string"}),
-        rule(r"\]\s*$", {"type": "array"}),
+        rule(r"^(?!\s*char\s*\[).*\]\s*$", {"type": "array"}),
         rule(r"^\s*entity\s*$", {"not": {}, "description": "an entity field has no default: it is always the "
                                                             "null entity"}),
     ]
@@ -169,14 +169,18 @@ def _field() -> Schema:
     }, item.description, item.example)
 
 
+def _names_to(entry: Schema, exclude: Iterable[str] = ()) -> Schema:
+    """A mapping from names to `entry`s. (Not patternProperties: editors
+    complete the values of additionalProperties only.)"""
+    return {"type": ["object", "null"],
+            "propertyNames": {"pattern": name_pattern(exclude), "patternErrorMessage": NAME_MESSAGE},
+            "additionalProperties": entry}
+
+
 def _fields(item: Item, reserved: Tuple[Key, ...] = (), min_fields: int = 0) -> Schema:
     """A mapping of fields (a struct, component, resource or aspect body),
     with the reserved keys of that body (hooks, renamed_from)."""
-    schema: Schema = {
-        "type": ["object", "null"],
-        "patternProperties": {name_pattern(spec.names(reserved)): {"$ref": "#/definitions/field"}},
-        "additionalProperties": False,
-    }
+    schema = _names_to({"$ref": "#/definitions/field"})
     if reserved:
         schema["properties"] = {k.name: _key_schema(k) for k in reserved}
     if min_fields:
@@ -189,9 +193,7 @@ def _fields(item: Item, reserved: Tuple[Key, ...] = (), min_fields: int = 0) -> 
 
 def _section(key: Key, entry: Schema, exclude: Iterable[str] = ()) -> Schema:
     """A top-level section: a mapping from names to entries."""
-    return _described({"type": ["object", "null"],
-                       "patternProperties": {name_pattern(exclude): entry},
-                       "additionalProperties": False}, key.description, key.example, key.default)
+    return _described(_names_to(entry, exclude), key.description, key.example, key.default)
 
 
 def _type_entry() -> Schema:
@@ -212,13 +214,10 @@ def _query_entry() -> Schema:
 
 def _assemblage_entry() -> Schema:
     override = spec.ITEMS["override"]
-    return _described({
-        "type": ["object", "null"],
-        "properties": {spec.EXTENDS_KEY.name: _key_schema(spec.EXTENDS_KEY)},
-        "patternProperties": {name_pattern([spec.EXTENDS]): _described({"type": ["object", "null"]},
-                                                                       override.description, override.example)},
-        "additionalProperties": False,
-    }, spec.ITEMS["assemblage"].description, spec.ITEMS["assemblage"].example)
+    value = _described({}, "The field's value in this assemblage, checked against its type by the generator.", 20)
+    schema = _names_to(_described(_names_to(value), override.description, override.example))
+    schema["properties"] = {spec.EXTENDS_KEY.name: _key_schema(spec.EXTENDS_KEY)}
+    return _described(schema, spec.ITEMS["assemblage"].description, spec.ITEMS["assemblage"].example)
 
 
 def _key_schema(key: Key) -> Schema:
