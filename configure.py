@@ -290,6 +290,7 @@ def main(argv):
     codegen_tests = sources("tests/codegen/*.py") + sources("tests/codegen/bad/*") + sources("tests/schema/*.yaml")
     run_test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
              implicit=codegen_py + codegen_tests + ["generate"], order_only=[deps])
+    run_test("build/editor-tests.ok", "$python -m unittest discover -s tests/editor -t .", order_only=[deps], implicit=codegen_py + sources("tests/editor/*.py") + sources("tests/editor/broken/*") + sources("schema/*") + install_scripts + installed)
     # A game outside the tree, built with Make, CMake and Ninja against a staged install.
     outside = [f for f in sources("tests/outside/*") if os.path.isfile(os.path.join(ROOT, f))]
     run_test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
