@@ -120,7 +120,7 @@ SHORT_FIELD = _alternatives(
 # The long form's `type:`: the same types, without a default.
 FIELD_TYPE = _alternatives(_ELEMENTS + f"(?:{_DIM})?", _STRING)
 FIELD_MESSAGE = ("not a field type: expected bool, i8..i64, u8..u64, f32, f64, entity, char[N], T[N] or a name "
-                 "from 'types:', optionally '= DEFAULT' of that type (e.g. 'f32 = 1', 'u8 = 255', 'bool = true')")
+                 "from 'types:', then optionally '= DEFAULT' of that type")
 TYPE_MESSAGE = "not a field type: expected bool, i8..i64, u8..u64, f32, f64, entity, char[N], T[N] or a name from 'types:'"
 
 

@@ -75,10 +75,11 @@ class EditorSessionTest(unittest.TestCase):
                 published = self.server.diagnostics(uri)
                 lines = text.splitlines()
                 self.log(f"$ diagnostics for {path.relative_to(REPO)}")
-                for d in published:
+                for d in sorted(published, key=lambda d: (d["range"]["start"]["line"], d["range"]["start"]["character"])):
                     start = d["range"]["start"]
-                    self.log(f"  {start['line'] + 1}:{start['character'] + 1}: {d['message']}"
-                             f"    | {lines[start['line']].split('#')[0].rstrip()}")
+                    self.log(f"  {start['line'] + 1}:{start['character'] + 1}: {d['message']}")
+                    self.log(f"      {lines[start['line']].split('#')[0].rstrip()}")
+                    self.log(f"      {' ' * start['character']}^")
                 got = {}
                 for d in published:
                     got.setdefault(d["range"]["start"]["line"], []).append(d["message"])
