@@ -64,19 +64,18 @@ def name_pattern(exclude: Iterable[str] = ()) -> str:
     return f"^(?!(?:{words})$)[A-Za-z_]{_IDENT_TAIL}$"
 
 
-NAME_MESSAGE = "not a name: a C identifier (letters, digits, '_'), not a C keyword, at most 63 characters"
+NAME_MESSAGE = (f"not a name: a C identifier (letters, digits, '_'), not a C keyword, at most {MAX_NAME_LENGTH} "
+                "characters")
 
 
-def _name(description: str, example: Any = None) -> Schema:
+def _name(description: str = "", example: Any = None) -> Schema:
     schema = {"type": "string", "pattern": name_pattern(), "patternErrorMessage": NAME_MESSAGE}
-    return _described(schema, description, example)
+    return _described(schema, description, example) if description else schema
 
 
 def _names(description: str, example: Any, min_items: int = 0) -> Schema:
     """A list of distinct names (an absent or empty value lists none)."""
-    schema: Schema = {"type": ["array", "null"],
-                      "items": {"type": "string", "pattern": name_pattern(), "patternErrorMessage": NAME_MESSAGE},
-                      "uniqueItems": True}
+    schema: Schema = {"type": ["array", "null"], "items": _name(), "uniqueItems": True}
     if min_items:
         schema["type"] = "array"
         schema["minItems"] = min_items
@@ -121,7 +120,8 @@ SHORT_FIELD = _alternatives(
 FIELD_TYPE = _alternatives(_ELEMENTS + f"(?:{_DIM})?", _STRING)
 FIELD_MESSAGE = ("not a field type: expected bool, i8..i64, u8..u64, f32, f64, entity, char[N], T[N] or a name "
                  "from 'types:', then optionally '= DEFAULT' of that type")
-TYPE_MESSAGE = "not a field type: expected bool, i8..i64, u8..u64, f32, f64, entity, char[N], T[N] or a name from 'types:'"
+TYPE_MESSAGE = ("not a field type: expected bool, i8..i64, u8..u64, f32, f64, entity, char[N], T[N] or a name "
+                "from 'types:'")
 
 
 def _type_completions() -> List[Schema]:

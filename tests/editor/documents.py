@@ -50,7 +50,7 @@ def scalar(text, quoted=False):
     if _FLOAT.fullmatch(text):
         return float(text)
     if _INF_NAN.fullmatch(text):
-        return float(text.replace(".", "").lower().replace("inf", "inf"))
+        return float(text.replace(".", "").lower())  # -.inf -> -inf, .NaN -> nan
     return text
 
 

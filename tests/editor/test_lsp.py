@@ -75,7 +75,9 @@ class EditorSessionTest(unittest.TestCase):
                 published = self.server.diagnostics(uri)
                 lines = text.splitlines()
                 self.log(f"$ diagnostics for {path.relative_to(REPO)}")
-                for d in sorted(published, key=lambda d: (d["range"]["start"]["line"], d["range"]["start"]["character"])):
+                def position(d):
+                    return d["range"]["start"]["line"], d["range"]["start"]["character"]
+                for d in sorted(published, key=position):
                     start = d["range"]["start"]
                     self.log(f"  {start['line'] + 1}:{start['character'] + 1}: {d['message']}")
                     self.log(f"      {lines[start['line']].split('#')[0].rstrip()}")
