@@ -26,8 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Tuple
 
-from .model import SCALARS
-
 # The words a Key's `value` may be (see the module's docstring).
 VALUES = ("name", "names", "phases", "version", "flag", "fields", "field_type", "any", "access",
           "types", "components", "resources", "queries", "systems", "assemblages")
@@ -253,7 +251,6 @@ SCALAR_DESCRIPTIONS = {
     "f32": "a 32-bit float (float)",
     "f64": "a 64-bit float (double)",
 }
-assert tuple(SCALAR_DESCRIPTIONS) == SCALARS, "a scalar type without a description"
 ENTITY_DESCRIPTION = "a handle to an entity; its default is always the null entity"
 STRING_DESCRIPTION = "char[N]: a NUL-terminated string of at most N-1 bytes (N >= 2)"
 ARRAY_DESCRIPTION = "T[N]: an array of N values of type T"

@@ -170,6 +170,9 @@ class DefinitionsTest(unittest.TestCase):
                     walk(value, f"{path}/{i}")
         walk(strata_jsonschema.json_schema(), "")
 
+    def test_every_scalar_type_is_described(self):
+        self.assertEqual(tuple(spec.SCALAR_DESCRIPTIONS), SCALARS)
+
     def test_names_exclude_every_c_keyword(self):
         name = jsonschema.Draft7Validator({"type": "string", "pattern": strata_jsonschema.name_pattern()})
         for word in sorted(validate.C_KEYWORDS | validate.STDBOOL_NAMES):
