@@ -198,7 +198,8 @@ def main(argv):
 
     codegen_py = sources("codegen/*.py") + sources("codegen/templates/*.j2")
     install_scripts = ["tools/install.sh", "tools/uninstall.sh", "tools/install-common.sh"]
-    installed = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in"] + codegen_py
+    installed = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in",
+                 "schema/strata.schema.json"] + codegen_py
 
     def generate(schema, outdir):
         world = world_of(schema)
@@ -290,6 +291,7 @@ def main(argv):
     codegen_tests = sources("tests/codegen/*.py") + sources("tests/codegen/bad/*") + sources("tests/schema/*.yaml")
     run_test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
              implicit=codegen_py + codegen_tests + ["generate"], order_only=[deps])
+    run_test("build/editor-tests.ok", "$python -m unittest discover -s tests/editor -t .", order_only=[deps], implicit=codegen_py + sources("tests/editor/*.py") + sources("tests/editor/broken/*") + sources("schema/*.yaml") + install_scripts + installed)
     # A game outside the tree, built with Make, CMake and Ninja against a staged install.
     outside = [f for f in sources("tests/outside/*") if os.path.isfile(os.path.join(ROOT, f))]
     run_test("build/outside-tests.ok", "$python tests/outside/test_outside.py",

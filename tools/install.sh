@@ -2,6 +2,7 @@
 # Install Strata under $DESTDIR$PREFIX (PREFIX defaults to /usr/local):
 #   bin/strata-gen                       the generator's command
 #   share/strata/codegen/                the generator's package and templates
+#   share/strata/strata.schema.json      the schema language's JSON Schema, for editors
 #   include/strata.h, lib/libstrata.a    the runtime
 #   lib/pkgconfig/strata.pc              its flags, for pkg-config
 #   share/strata/install-manifest.txt    every file written and every
@@ -81,6 +82,7 @@ done
 for f in "$top"/codegen/templates/*.j2; do
     put 644 "$PREFIX/share/strata/codegen/templates/${f##*/}" <"$f"
 done
+put 644 "$PREFIX/share/strata/strata.schema.json" <"$top/schema/strata.schema.json"
 sed "1s|@PYTHON@|$python|" "$tools/strata-gen.in" | put 755 "$PREFIX/bin/strata-gen"
 
 echo "strata: installed Strata $version into $DESTDIR$PREFIX; manifest $DESTDIR$MANIFEST"

@@ -90,7 +90,7 @@ class InstallTest(unittest.TestCase):
     def test_installs_exactly_the_runtime_the_generator_and_strata_pc(self):
         run(["strata-gen", "--version"])  # running the generator writes nothing into the install
         expected = {"bin/strata-gen", "include/strata.h", "lib/libstrata.a", "lib/pkgconfig/strata.pc",
-                    "share/strata/install-manifest.txt"}
+                    "share/strata/install-manifest.txt", "share/strata/strata.schema.json"}
         expected |= {f"share/strata/codegen/{p.name}" for p in (REPO / "codegen").glob("*.py")}
         expected |= {f"share/strata/codegen/templates/{p.name}" for p in (REPO / "codegen/templates").glob("*.j2")}
         files = {path for path, kind in tree(ROOT).items() if kind == "file"}
