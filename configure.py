@@ -157,7 +157,8 @@ class Writer:
             text += f" || {' '.join(_list(order_only))}"
         self.line(text)
         for k, v in (variables or {}).items():
-            self.variable(k, v, 1)
+            if v != "":
+                self.variable(k, v, 1)
 
     def text(self):
         return "\n".join(self.lines) + "\n"
