@@ -115,6 +115,9 @@ FORMATTED = sources("runtime/**/*.[ch]", "runtime/*.[ch]", "tests/runtime/*.[ch]
 FORMAT_DIRS = ("runtime", "tests", "examples", "bench", "tools")
 
 INSTALL_SCRIPTS = ["tools/install.sh", "tools/uninstall.sh", "tools/install-common.sh"]
+# What `ninja install` copies besides the libraries.
+INSTALLED = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in"] + sources(
+    "codegen/*.py", "codegen/templates/*.j2")
 
 
 # --- A minimal Ninja writer ---------------------------------------------------
@@ -373,13 +376,13 @@ def main(argv):
     b.test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
            implicit=b.codegen + codegen_tests + ["generate"], order_only=b.deps)
     b.test("build/tools-tests.ok", "$python -m unittest discover -s tests/tools -t .",
-           implicit=sources("tests/tools/*.py", "tools/*.py"), order_only=b.deps)
+           implicit=sources("tests/tools/*.py", "tools/*.py", "tools/*.sh"), order_only=b.deps)
     b.test("build/layers.ok", "$python tools/check-layers.py runtime",
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     # A game outside the tree, built with Make, CMake and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
            implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], "docs/using.md"]
-           + INSTALL_SCRIPTS + installed_sources() + sources("tests/outside/*"), order_only=b.deps)
+           + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/*"), order_only=b.deps)
     b.summary("test", list(b.tests))
     b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
     n.line()
@@ -421,7 +424,7 @@ def main(argv):
     n.build("all", "phony", inputs=["generate", "libs"] + b.all)
     # `install` and `uninstall` name no file, so they run every time asked.
     n.build("install", "install_files", inputs=[b.libs["release"], b.libs["debug"], b.json_libs["release"]],
-            implicit=INSTALL_SCRIPTS + installed_sources())
+            implicit=INSTALL_SCRIPTS + INSTALLED)
     n.build("uninstall", "uninstall_files", implicit=INSTALL_SCRIPTS)
     n.line()
     n.line("default all")
@@ -437,11 +440,6 @@ def main(argv):
         f.write(n.text())
     return 0
 
-
-def installed_sources():
-    """What `ninja install` copies besides the libraries."""
-    return ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in"] + sources(
-        "codegen/*.py", "codegen/templates/*.j2")
 
 
 if __name__ == "__main__":
