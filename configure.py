@@ -37,8 +37,10 @@ def first_existing(*paths):
 
 WARNINGS = "-Wall -Wextra -Wpedantic -Werror"
 SAN = "-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
-# Each build of the runtime: compiler and flags. Tests run with TEST_VARIANTS;
-# debug and release are the two libraries `ninja install` puts in place.
+# Each build of the C files: compiler and flags. Tests run with
+# TEST_VARIANTS; debug and release are the two runtimes `ninja install` puts
+# in place; the bench compiles the runtime into its program, at -O2 with
+# asserts off (and at -O3 for `ninja bench-o3` only).
 VARIANTS = {
     "gcc": ("gcc", "-O2 -g"),
     "clang": ("clang", "-O2 -g"),
@@ -49,7 +51,11 @@ VARIANTS = {
     # The libFuzzer targets: everything they link is instrumented for
     # coverage; only the final link brings in libFuzzer's main.
     "fuzz": ("clang", f"-O1 -g {SAN} -fsanitize=fuzzer-no-link"),
+    "bench": ("gcc", "-O2 -g -DNDEBUG"),
+    "bench-o3": ("gcc", "-O3 -g -DNDEBUG"),
 }
+BENCH_VARIANTS = ("bench", "bench-o3")
+LIBRARY_VARIANTS = [v for v in VARIANTS if v not in BENCH_VARIANTS]
 TEST_VARIANTS = ("gcc", "clang", "san")
 QUICK_VARIANT = "gcc"  # `ninja test-quick`
 
@@ -98,9 +104,6 @@ EXAMPLES = [
 # What each example's tests (tests/examples/test_<example>.c) link besides.
 EXAMPLE_TEST_SOURCES = {"rectangle_eater": GAME}
 
-# The bench is a release build: -O2 with asserts off, over its own copy of
-# the runtime. The -O3 copy is for `ninja bench-o3` only.
-BENCH_BUILDS = {"bench": "-O2 -g -DNDEBUG", "bench-o3": "-O3 -g -DNDEBUG"}
 BENCH_JS_PACKAGE = "bitecs@0.4.0"  # what `ninja bench-js` installs from npm
 
 # The fuzz targets: seconds each for `ninja fuzz`; operations for `ninja fuzz-long`.
@@ -192,10 +195,6 @@ def rules(n):
                f"CC[{v}] $in", depfile="$out.d", deps="gcc")
         link_flags = flags.replace("fuzzer-no-link", "fuzzer")
         n.rule(f"link_{v}", f"{cc} {link_flags} -o $out $in $libs", f"LINK[{v}] $out")
-    for b, flags in BENCH_BUILDS.items():
-        n.rule(f"cc_{b.replace('-', '_')}", f"gcc -std=c11 $warnings {flags} $includes $extra -MMD -MF $out.d -c $in -o $out",
-               f"CC[{b}] $in", depfile="$out.d", deps="gcc")
-        n.rule(f"link_{b.replace('-', '_')}", f"gcc {flags} -o $out $in $libs", f"LINK[{b}] $out")
     # The game's window front end only: SDL2's flags come from pkg-config.
     n.rule("cc_sdl", "gcc -std=c11 $warnings -O2 -g $includes $extra `pkg-config --cflags sdl2` -MMD -MF $out.d -c $in -o $out",
            "CC[sdl] $in", depfile="$out.d", deps="gcc")
@@ -234,13 +233,13 @@ class Build:
                      order_only=self.deps, variables={"outdir": outdir, "depfile": f"{h}.d"})
         return h, c
 
-    def compile(self, build, src, rule=None, headers=(), extra="", objdir=None):
+    def compile(self, build, src, headers=(), extra="", objdir=None):
         """One object file, written once however many programs link it."""
         o = obj(objdir or build, src)
         if o not in self.objects:
             self.objects.add(o)
             order = [self.deps, *headers] + ([self.deps_sdl2] if build == "sdl" else [])
-            self.n.build(o, rule or f"cc_{build.replace('-', '_')}", inputs=src, order_only=order,
+            self.n.build(o, f"cc_{build}", inputs=src, order_only=order,
                          variables={"extra": extra} if extra else None)
         return o
 
@@ -282,19 +281,19 @@ class Build:
         self.n.build(target, "phony", inputs=out)
 
 
-def bench(b, generate, then):
+def bench(b, then):
     """The bench's edges: its worlds (bench/*.yaml into build/gen/), its
     program (bench/*.c but vectorize.c) at -O2 and -O3, and the targets that
     run them; `bench` runs the programs in `then` after the suite."""
     n = b.n
-    worlds = [generate(s, "build/gen") for s in sources("bench/*.yaml")]
+    worlds = [b.generate(s, "build/gen") for s in sources("bench/*.yaml")]
     headers = [h for h, _ in worlds]
     programs = {}
-    for build in BENCH_BUILDS:
+    for build in BENCH_VARIANTS:
         srcs = RUNTIME_SOURCES + [s for s in sources("bench/*.c") if s != "bench/vectorize.c"] + [c for _, c in worlds]
         objs = [b.compile(build, s, headers=headers, extra="-Ibuild/gen", objdir=f"{build}/obj") for s in srcs]
         programs[build] = f"build/{build}/strata-bench"
-        n.build(programs[build], f"link_{build.replace('-', '_')}", inputs=objs)
+        n.build(programs[build], f"link_{build}", inputs=objs)
     # One structural operation alone, for perf and callgrind (not run here).
     runtime_objs = [obj("bench/obj", s) for s in RUNTIME_SOURCES]
     profile = b.compile("bench", "bench/profile/structural.c", headers=headers, extra="-Ibuild/gen", objdir="bench/obj")
@@ -347,7 +346,7 @@ def main(argv):
     n.line()
 
     # The runtime: libstrata and libstrata_json, in every variant.
-    for v in VARIANTS:
+    for v in LIBRARY_VARIANTS:
         b.libs[v] = b.library(v, "libstrata.a", RUNTIME_SOURCES)
         b.json_libs[v] = b.library(v, "libstrata_json.a", JSON_SOURCES)
     n.build("libs", "phony", inputs=[b.libs["debug"], b.libs["release"], b.json_libs["release"]])
@@ -397,7 +396,7 @@ def main(argv):
     save_world = b.generate("bench/save/save.yaml", "build/gen")
     save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],
                            headers=save_world, libs=JSON_LIBS, archives=[b.json_libs["gcc"]])
-    bench(b, b.generate, then=[save_bench])
+    bench(b, then=[save_bench])
     n.line()
 
     # libFuzzer targets: `ninja fuzz` runs each from its checked-in corpus
