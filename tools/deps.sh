@@ -44,6 +44,8 @@ fi
 command -v make >/dev/null 2>&1 || need make
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
+# `ninja format-check` checks the C files with it.
+command -v clang-format >/dev/null 2>&1 || need clang-format
 [ -f /usr/include/jansson.h ] || need libjansson-dev
 # The examples write PNGs with libpng.
 [ -f /usr/include/png.h ] || need libpng-dev
