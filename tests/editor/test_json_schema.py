@@ -186,10 +186,11 @@ class DefinitionsTest(unittest.TestCase):
 class InstallTest(unittest.TestCase):
     def test_installed_with_the_generator(self):
         with tempfile.TemporaryDirectory() as tmp:
-            lib = Path(tmp) / "libstrata.a"
-            lib.write_bytes(b"")
+            libs = [Path(tmp) / name for name in ("libstrata.a", "libstrata_debug.a", "libstrata_json.a")]
+            for lib in libs:
+                lib.write_bytes(b"")
             env = dict(os.environ, PREFIX="/usr/local", DESTDIR=str(Path(tmp) / "stage"))
-            subprocess.run(["sh", "tools/install.sh", str(lib)], cwd=REPO, env=env, check=True,
+            subprocess.run(["sh", "tools/install.sh", *map(str, libs)], cwd=REPO, env=env, check=True,
                            capture_output=True, timeout=120)
             prefix = Path(tmp) / "stage" / "usr" / "local"
             installed = prefix / "share" / "strata" / "strata.schema.json"

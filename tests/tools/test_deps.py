@@ -38,7 +38,7 @@ class DepsTest(unittest.TestCase):
         result = self.deps(str(bare), str(stamp))
         self.assertEqual(result.returncode, 1)
         self.assertIn("strata: missing dependencies; run: sudo apt-get install gcc clang libclang-rt-dev "
-                      "ninja-build python3 make cmake pkg-config clang-format\n", result.stderr)
+                      "ninja-build python3 make cmake pkg-config clang-format nodejs npm\n", result.stderr)
         self.assertIn("strata: and for the game's window (ninja play): libsdl2-dev\n", result.stderr)
         self.assertFalse(stamp.exists())
 
