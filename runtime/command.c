@@ -7,25 +7,25 @@
 #define COMMAND_ALIGN ((size_t)8)
 
 /* The entity handles that follow a command's header. */
-static strata_entity_t *command_entities(strata_cmd_t *cmd) {
-    return (strata_entity_t *)(void *)((unsigned char *)cmd + sizeof(strata_cmd_t));
+static strata_entity_t *command_entities(sti_cmd_t *cmd) {
+    return (strata_entity_t *)(void *)((unsigned char *)cmd + sizeof(sti_cmd_t));
 }
 
 /* The component ids that follow a command's handles. */
-static uint32_t *command_ids(strata_cmd_t *cmd) {
+static uint32_t *command_ids(sti_cmd_t *cmd) {
     return (uint32_t *)(void *)(command_entities(cmd) + cmd->n);
 }
 
 /* Bytes of a command record (header, handles, ids, values, padding); 0 on overflow. */
-size_t strata_command_bytes(const strata_world_t *w, strata_cmd_kind_t kind, uint32_t n, uint32_t k,
+size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t n, uint32_t k,
                             const uint32_t *ids) {
     size_t values = 0;
-    if (kind == STRATA_CMD_ADD) {
+    if (kind == STI_CMD_ADD) {
         for (uint32_t i = 0; i < k; i++) {
             values += w->components[ids[i]].size;
         }
     }
-    size_t fixed = sizeof(strata_cmd_t) + sizeof(uint32_t) * (size_t)k + values + COMMAND_ALIGN;
+    size_t fixed = sizeof(sti_cmd_t) + sizeof(uint32_t) * (size_t)k + values + COMMAND_ALIGN;
     if ((size_t)n > (SIZE_MAX - fixed) / sizeof(strata_entity_t)) {
         return 0;
     }
@@ -38,7 +38,7 @@ static strata_result_t command_scratch_reserve(strata_world_t *w, size_t bytes) 
     if (bytes <= w->scratch_capacity) {
         return STRATA_OK;
     }
-    unsigned char *scratch = strata_mem_realloc(w, w->scratch, w->scratch_capacity, bytes);
+    unsigned char *scratch = sti_mem_realloc(w, w->scratch, w->scratch_capacity, bytes);
     if (scratch == NULL) {
         return STRATA_ERR_NOMEM;
     }
@@ -48,7 +48,7 @@ static strata_result_t command_scratch_reserve(strata_world_t *w, size_t bytes) 
 }
 
 /* Room for `bytes` more bytes of commands, growing geometrically; NOMEM changes nothing. */
-strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
+strata_result_t sti_command_reserve(strata_world_t *w, size_t bytes) {
     if (bytes == 0 || bytes > SIZE_MAX / 2 - w->cmd_size) {
         return STRATA_ERR_NOMEM;
     }
@@ -69,7 +69,7 @@ strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
     if (cap < need) {
         cap = need;
     }
-    unsigned char *cmds = strata_mem_realloc(w, w->cmds, w->cmd_capacity, cap);
+    unsigned char *cmds = sti_mem_realloc(w, w->cmds, w->cmd_capacity, cap);
     if (cmds == NULL) {
         return STRATA_ERR_NOMEM;
     }
@@ -78,13 +78,13 @@ strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
     return STRATA_OK;
 }
 
-/* Append a command of `bytes` (strata_command_bytes) into reserved room,
+/* Append a command of `bytes` (sti_command_bytes) into reserved room,
  * copying the values (NULL: defaults, else zeros). */
-void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kind, uint32_t n,
+void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uint32_t n,
                           const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
                           const void *const *values) {
-    strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + w->cmd_size);
-    *cmd = (strata_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
+    sti_cmd_t *cmd = (sti_cmd_t *)(void *)(w->cmds + w->cmd_size);
+    *cmd = (sti_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
     /* One entity and one component is the common case (a change made in a
      * system's loop): plain stores, no memcpy calls. */
     if (n == 1) {
@@ -97,11 +97,11 @@ void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kin
     } else if (k > 0) {
         memcpy(command_ids(cmd), ids, sizeof(uint32_t) * k);
     }
-    if (kind == STRATA_CMD_ADD) {
+    if (kind == STI_CMD_ADD) {
         unsigned char *at = (unsigned char *)(command_ids(cmd) + k);
         for (uint32_t i = 0; i < k; i++) {
             if (w->components[ids[i]].size > 0) {
-                strata_value_write(w, at, ids[i], values != NULL ? values[i] : NULL);
+                sti_value_write(w, at, ids[i], values != NULL ? values[i] : NULL);
                 at += w->components[ids[i]].size;
             }
         }
@@ -111,12 +111,12 @@ void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kin
 }
 
 /* Reserve and append one command for one entity; NOMEM records nothing. */
-strata_result_t strata_command_push(strata_world_t *w, strata_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
+strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
                                     const uint32_t *ids, const void *const *values) {
-    size_t bytes = strata_command_bytes(w, kind, 1, k, ids);
-    strata_result_t r = strata_command_reserve(w, bytes);
+    size_t bytes = sti_command_bytes(w, kind, 1, k, ids);
+    strata_result_t r = sti_command_reserve(w, bytes);
     if (r == STRATA_OK) {
-        strata_command_write(w, bytes, kind, 1, e, k, ids, values);
+        sti_command_write(w, bytes, kind, 1, e, k, ids, values);
     }
     return r;
 }
@@ -124,7 +124,7 @@ strata_result_t strata_command_push(strata_world_t *w, strata_cmd_kind_t kind, c
 /* Apply an ADD to its entities still alive, resuming after those a failed
  * flush already did. NOMEM stops (cmd->done says where); LIMIT skips that
  * entity and is returned at the end. */
-static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
+static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
     const void *values[STRATA_MAX_COMPONENTS];
     const uint32_t *ids = command_ids(cmd);
     const unsigned char *at = (const unsigned char *)(ids + cmd->k);
@@ -135,16 +135,16 @@ static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
     const strata_entity_t *entities = command_entities(cmd);
     strata_result_t first = STRATA_OK;
     for (; cmd->done < cmd->n; cmd->done++) {
-        strata_record_t *rec = strata_record_lookup(w, entities[cmd->done]);
+        sti_record_t *rec = sti_record_lookup(w, entities[cmd->done]);
         if (rec == NULL) {
             continue;
         }
-        strata_result_t r = strata_component_add_now(w, rec, cmd->k, ids, values);
+        strata_result_t r = sti_component_add_now(w, rec, cmd->k, ids, values);
         if (r == STRATA_ERR_NOMEM) {
             return r;
         }
         if (r == STRATA_OK) {
-            strata_mark_ids(w, entities[cmd->done], cmd->k, ids);
+            sti_mark_ids(w, entities[cmd->done], cmd->k, ids);
         }
         if (first == STRATA_OK) {
             first = r;
@@ -154,19 +154,19 @@ static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
 }
 
 /* Apply one command; a dead entity or an absent component is skipped. */
-static strata_result_t command_apply(strata_world_t *w, strata_cmd_t *cmd) {
-    if (cmd->kind == STRATA_CMD_ADD) {
+static strata_result_t command_apply(strata_world_t *w, sti_cmd_t *cmd) {
+    if (cmd->kind == STI_CMD_ADD) {
         return command_apply_add(w, cmd);
     }
-    strata_record_t *rec = strata_record_lookup(w, command_entities(cmd)[0]);
+    sti_record_t *rec = sti_record_lookup(w, command_entities(cmd)[0]);
     if (rec == NULL) {
         return STRATA_OK;
     }
-    if (cmd->kind == STRATA_CMD_REMOVE) {
-        strata_result_t r = strata_component_remove_now(w, rec, cmd->k, command_ids(cmd));
+    if (cmd->kind == STI_CMD_REMOVE) {
+        strata_result_t r = sti_component_remove_now(w, rec, cmd->k, command_ids(cmd));
         return r == STRATA_ERR_MISSING ? STRATA_OK : r;
     }
-    strata_entity_destroy_now(w, rec);
+    sti_entity_destroy_now(w, rec);
     return STRATA_OK;
 }
 
@@ -179,7 +179,7 @@ static strata_result_t command_apply_all(strata_world_t *w) {
     strata_result_t first = STRATA_OK;
     size_t at = 0;
     while (at < w->cmd_size) {
-        strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + at);
+        sti_cmd_t *cmd = (sti_cmd_t *)(void *)(w->cmds + at);
         size_t size = cmd->size;
         if (w->has_hooks) {
             if (command_scratch_reserve(w, size) != STRATA_OK) {
@@ -187,11 +187,11 @@ static strata_result_t command_apply_all(strata_world_t *w) {
                 break;
             }
             memcpy(w->scratch, cmd, size);
-            cmd = (strata_cmd_t *)(void *)w->scratch;
+            cmd = (sti_cmd_t *)(void *)w->scratch;
         }
         strata_result_t r = command_apply(w, cmd);
         /* Progress of a partly applied batch, for the retry. */
-        ((strata_cmd_t *)(void *)(w->cmds + at))->done = cmd->done;
+        ((sti_cmd_t *)(void *)(w->cmds + at))->done = cmd->done;
         if (r == STRATA_ERR_NOMEM) {
             first = r;
             break;
@@ -224,9 +224,9 @@ static strata_result_t command_flush(strata_world_t *w) {
         }
         /* Scheduled destroys come after every command, as if at the end of the step. */
         for (uint32_t i = 0; i < w->doomed_count; i++) {
-            strata_record_t *rec = strata_record_lookup(w, w->doomed[i]);
+            sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);
             if (rec != NULL) {
-                strata_entity_destroy_now(w, rec);
+                sti_entity_destroy_now(w, rec);
             }
         }
         w->doomed_count = 0;
@@ -240,7 +240,7 @@ static strata_result_t command_flush(strata_world_t *w) {
 
 /* Flush if anything is waiting, no scope is open and no flush is running
  * (hooks called by a flush record into it; it applies what they record). */
-strata_result_t strata_command_settle(strata_world_t *w) {
+strata_result_t sti_command_settle(strata_world_t *w) {
     if (w->defer_depth > 0 || w->flushing || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
         return STRATA_OK;
     }
@@ -261,7 +261,7 @@ strata_result_t strata_defer_end(strata_world_t *w) {
         return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
     }
     w->defer_depth--;
-    return strata_command_settle(w);
+    return sti_command_settle(w);
 }
 
 /* True while a deferral scope is open. */
@@ -283,5 +283,5 @@ strata_result_t strata_step_end(strata_world_t *w) {
     STRATA_ASSERT(w->in_step);
     /* Inside a scope still open, the destroys wait for its end (settle skips). */
     w->in_step = false;
-    return strata_command_settle(w);
+    return sti_command_settle(w);
 }

@@ -2,170 +2,170 @@
 #include "strata_internal.h"
 
 /* Write the values of ids (tags skipped) at row `row` of t. */
-static void component_write(strata_world_t *w, strata_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
+static void component_write(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
                             const void *const *values) {
     for (uint32_t i = 0; i < k; i++) {
         unsigned char *col = t->columns[ids[i]];
         if (col != NULL) {
-            strata_value_write(w, col + (size_t)row * w->components[ids[i]].size, ids[i],
+            sti_value_write(w, col + (size_t)row * w->components[ids[i]].size, ids[i],
                                values != NULL ? values[i] : NULL);
         }
     }
 }
 
 /* Make room for one more row in t (the hot path only compares). */
-static inline strata_result_t component_room(strata_world_t *w, strata_table_t *t) {
-    return t->count < t->capacity ? STRATA_OK : strata_table_reserve(w, t, 1);
+static inline strata_result_t component_room(strata_world_t *w, sti_table_t *t) {
+    return t->count < t->capacity ? STRATA_OK : sti_table_reserve(w, t, 1);
 }
 
 /* Zeros for the value of a small component that has no defaults. */
-static const unsigned char component_zeros[STRATA_SMALL_SIZE];
+static const unsigned char component_zeros[STI_SMALL_SIZE];
 
 /* Add one component, every case: overwrite if present, find or make the
  * edge, grow the target, large columns. */
-STRATA_COLD static strata_result_t component_add_slow(strata_world_t *w, strata_record_t *rec, uint32_t c,
+STI_COLD static strata_result_t component_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c,
                                                       const void *value) {
-    strata_table_t *src = w->tables[rec->table];
+    sti_table_t *src = w->tables[rec->table];
     if (strata_mask_test(&src->mask, c)) {
         unsigned char *col = src->columns[c];
         if (col != NULL) {
-            strata_value_write(w, col + (size_t)rec->row * w->components[c].size, c, value);
+            sti_value_write(w, col + (size_t)rec->row * w->components[c].size, c, value);
         }
         return STRATA_OK;
     }
-    const strata_edge_t *edge = &src->edges[c];
+    const sti_edge_t *edge = &src->edges[c];
     if (edge->table == NULL) {
-        strata_result_t r = strata_table_edge(w, src, c, true, NULL);
+        strata_result_t r = sti_table_edge(w, src, c, true, NULL);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    strata_table_t *dst = edge->table;
+    sti_table_t *dst = edge->table;
     uint32_t hole = edge->hole;
     strata_result_t r = component_room(w, dst);
     if (r != STRATA_OK) {
         return r;
     }
     if (edge->general) {
-        strata_move_general(w, rec, src, dst, 1, &c, &value);
+        sti_move_general(w, rec, src, dst, 1, &c, &value);
         return STRATA_OK;
     }
     /* The value first, in the row the entity is about to take. */
-    if (hole != STRATA_NO_HOLE) {
-        const strata_column_t *col = &dst->dense[hole];
-        strata_value_write(w, col->data + (size_t)dst->count * col->size, c, value);
+    if (hole != STI_NO_HOLE) {
+        const sti_column_t *col = &dst->dense[hole];
+        sti_value_write(w, col->data + (size_t)dst->count * col->size, c, value);
     }
-    strata_table_move_add(w, rec, src, dst, hole);
+    sti_table_move_add(w, rec, src, dst, hole);
     return STRATA_OK;
 }
 
 /* Add one component: the hot path (a cached edge to a table with room and
  * small columns) inline, everything else in component_add_slow. */
-STRATA_HOT strata_result_t component_add_one(strata_world_t *w, strata_record_t *rec, uint32_t c,
+STI_HOT strata_result_t component_add_one(strata_world_t *w, sti_record_t *rec, uint32_t c,
                                              const void *value) {
-    strata_table_t *src = w->tables[rec->table];
-    const strata_edge_t *edge = &src->edges[c];
-    strata_table_t *dst = edge->table;
+    sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[c];
+    sti_table_t *dst = edge->table;
     /* A NULL edge also covers "already present": add edges of present
      * components are never filled. */
-    if (STRATA_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STRATA_SMALL_SIZE ||
+    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STI_SMALL_SIZE ||
                         edge->general)) {
         return component_add_slow(w, rec, c, value);
     }
     uint32_t hole = edge->hole;
     /* The value first, in the row the entity is about to take: nothing
      * stays live across the column move at the end. */
-    if (hole != STRATA_NO_HOLE) {
-        const strata_column_t *col = &dst->dense[hole];
+    if (hole != STI_NO_HOLE) {
+        const sti_column_t *col = &dst->dense[hole];
         if (value == NULL) {
             value = w->components[c].defaults != NULL ? w->components[c].defaults : component_zeros;
         }
-        strata_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
+        sti_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
     }
-    strata_table_move_add(w, rec, src, dst, hole);
+    sti_table_move_add(w, rec, src, dst, hole);
     return STRATA_OK;
 }
 
 /* Remove one component, every case. */
-STRATA_COLD static strata_result_t component_remove_slow(strata_world_t *w, strata_record_t *rec, uint32_t c) {
-    strata_table_t *src = w->tables[rec->table];
+STI_COLD static strata_result_t component_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    sti_table_t *src = w->tables[rec->table];
     if (!strata_mask_test(&src->mask, c)) {
         return STRATA_ERR_MISSING;
     }
-    const strata_edge_t *edge = &src->edges[w->component_count + c];
+    const sti_edge_t *edge = &src->edges[w->component_count + c];
     if (edge->table == NULL) {
-        strata_result_t r = strata_table_edge(w, src, c, false, NULL);
+        strata_result_t r = sti_table_edge(w, src, c, false, NULL);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    strata_table_t *dst = edge->table;
+    sti_table_t *dst = edge->table;
     strata_result_t r = component_room(w, dst);
     if (r != STRATA_OK) {
         return r;
     }
     if (edge->general) {
-        strata_move_general(w, rec, src, dst, 0, NULL, NULL);
+        sti_move_general(w, rec, src, dst, 0, NULL, NULL);
         return STRATA_OK;
     }
-    strata_table_move_remove(w, rec, src, dst, edge->hole);
+    sti_table_move_remove(w, rec, src, dst, edge->hole);
     return STRATA_OK;
 }
 
 /* Remove one component: the hot path inline, the rest in component_remove_slow. */
-STRATA_HOT strata_result_t component_remove_one(strata_world_t *w, strata_record_t *rec, uint32_t c) {
-    strata_table_t *src = w->tables[rec->table];
-    const strata_edge_t *edge = &src->edges[w->component_count + c];
-    strata_table_t *dst = edge->table;
+STI_HOT strata_result_t component_remove_one(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[w->component_count + c];
+    sti_table_t *dst = edge->table;
     /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
-    if (STRATA_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STRATA_SMALL_SIZE ||
+    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STI_SMALL_SIZE ||
                         edge->general)) {
         return component_remove_slow(w, rec, c);
     }
-    strata_table_move_remove(w, rec, src, dst, edge->hole);
+    sti_table_move_remove(w, rec, src, dst, edge->hole);
     return STRATA_OK;
 }
 
 /* Add or overwrite k components of a live entity with one move; on error nothing changed. */
-strata_result_t strata_component_add_now(strata_world_t *w, strata_record_t *rec, uint32_t k, const uint32_t *ids,
+strata_result_t sti_component_add_now(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                                          const void *const *values) {
     if (k == 1) {
         return component_add_one(w, rec, ids[0], values != NULL ? values[0] : NULL);
     }
     /* Several at once: one lookup by mask, not a walk through the
      * intermediate archetypes (which would create them). */
-    strata_table_t *src = w->tables[rec->table];
-    strata_table_t *dst = src;
+    sti_table_t *src = w->tables[rec->table];
+    sti_table_t *dst = src;
     strata_mask_t mask = src->mask;
     for (uint32_t i = 0; i < k; i++) {
         strata_mask_set(&mask, ids[i]);
     }
     if (memcmp(&mask, &src->mask, sizeof mask) != 0) {
-        strata_result_t r = strata_table_ensure(w, &mask, &dst);
+        strata_result_t r = sti_table_ensure(w, &mask, &dst);
         if (r == STRATA_OK) {
             r = component_room(w, dst);
         }
         if (r != STRATA_OK) {
             return r;
         }
-        if (strata_move_is_general(w, src, dst)) {
-            strata_move_general(w, rec, src, dst, k, ids, values);
+        if (sti_move_is_general(w, src, dst)) {
+            sti_move_general(w, rec, src, dst, k, ids, values);
             return STRATA_OK;
         }
-        strata_table_move(w, rec, src, dst);
+        sti_table_move(w, rec, src, dst);
     }
     component_write(w, dst, rec->row, k, ids, values);
     return STRATA_OK;
 }
 
 /* Remove the components among ids that a live entity has, with one move; MISSING if none. */
-strata_result_t strata_component_remove_now(strata_world_t *w, strata_record_t *rec, uint32_t k,
+strata_result_t sti_component_remove_now(strata_world_t *w, sti_record_t *rec, uint32_t k,
                                             const uint32_t *ids) {
     if (k == 1) {
         return component_remove_one(w, rec, ids[0]);
     }
-    strata_table_t *src = w->tables[rec->table];
-    strata_table_t *dst = NULL;
+    sti_table_t *src = w->tables[rec->table];
+    sti_table_t *dst = NULL;
     strata_mask_t mask = src->mask;
     for (uint32_t i = 0; i < k; i++) {
         strata_mask_clear(&mask, ids[i]);
@@ -173,14 +173,14 @@ strata_result_t strata_component_remove_now(strata_world_t *w, strata_record_t *
     if (memcmp(&mask, &src->mask, sizeof mask) == 0) {
         return STRATA_ERR_MISSING;
     }
-    strata_result_t r = strata_table_ensure(w, &mask, &dst);
+    strata_result_t r = sti_table_ensure(w, &mask, &dst);
     if (r == STRATA_OK) {
         r = component_room(w, dst);
     }
-    if (r == STRATA_OK && strata_move_is_general(w, src, dst)) {
-        strata_move_general(w, rec, src, dst, 0, NULL, NULL);
+    if (r == STRATA_OK && sti_move_is_general(w, src, dst)) {
+        sti_move_general(w, rec, src, dst, 0, NULL, NULL);
     } else if (r == STRATA_OK) {
-        strata_table_move(w, rec, src, dst);
+        sti_table_move(w, rec, src, dst);
     }
     return r;
 }
@@ -199,25 +199,25 @@ static void component_check_ids(const strata_world_t *w, uint32_t k, const uint3
 
 /* Record an add or a remove of one component (kept out of the hot paths,
  * which then never take the address of their arguments). */
-STRATA_COLD static strata_result_t component_defer_one(strata_world_t *w, strata_cmd_kind_t kind, strata_entity_t e,
+STI_COLD static strata_result_t component_defer_one(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e,
                                                        uint32_t c, const void *value) {
-    return strata_command_push(w, kind, &e, 1, &c, &value);
+    return sti_command_push(w, kind, &e, 1, &c, &value);
 }
 
 /* Add (or overwrite) one component now, or record it while deferred. */
 strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
-    strata_record_t *rec = strata_record_lookup(w, e);
+    sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
     if (w->defer_depth > 0) {
-        return component_defer_one(w, STRATA_CMD_ADD, e, c, value);
+        return component_defer_one(w, STI_CMD_ADD, e, c, value);
     }
     strata_result_t r = component_add_one(w, rec, c, value);
     if (r == STRATA_OK) {
-        strata_mark_ids(w, e, 1, &c);
+        sti_mark_ids(w, e, 1, &c);
     }
     return r;
 }
@@ -227,7 +227,7 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
                                 const void *const *values) {
     STRATA_ASSERT(w != NULL);
     component_check_ids(w, k, ids);
-    strata_record_t *rec = strata_record_lookup(w, e);
+    sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
@@ -235,11 +235,11 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
         return STRATA_OK;
     }
     if (w->defer_depth > 0) {
-        return strata_command_push(w, STRATA_CMD_ADD, &e, k, ids, values);
+        return sti_command_push(w, STI_CMD_ADD, &e, k, ids, values);
     }
-    strata_result_t r = strata_component_add_now(w, rec, k, ids, values);
+    strata_result_t r = sti_component_add_now(w, rec, k, ids, values);
     if (r == STRATA_OK) {
-        strata_mark_ids(w, e, k, ids);
+        sti_mark_ids(w, e, k, ids);
     }
     return r;
 }
@@ -248,7 +248,7 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
 strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
-    strata_record_t *rec = strata_record_lookup(w, e);
+    sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
@@ -256,7 +256,7 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) 
         if (!strata_mask_test(&w->tables[rec->table]->mask, c)) {
             return STRATA_ERR_MISSING;
         }
-        return component_defer_one(w, STRATA_CMD_REMOVE, e, c, NULL);
+        return component_defer_one(w, STI_CMD_REMOVE, e, c, NULL);
     }
     return component_remove_one(w, rec, c);
 }
@@ -265,7 +265,7 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) 
 strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids) {
     STRATA_ASSERT(w != NULL);
     component_check_ids(w, k, ids);
-    strata_record_t *rec = strata_record_lookup(w, e);
+    sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
@@ -278,25 +278,25 @@ strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_
         if (!any) {
             return STRATA_ERR_MISSING;
         }
-        return strata_command_push(w, STRATA_CMD_REMOVE, &e, k, ids, NULL);
+        return sti_command_push(w, STI_CMD_REMOVE, &e, k, ids, NULL);
     }
     if (k == 0) {
         return STRATA_ERR_MISSING;
     }
-    return strata_component_remove_now(w, rec, k, ids);
+    return sti_component_remove_now(w, rec, k, ids);
 }
 
 /* True if e is alive and has c (tags included). */
 bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
-    const strata_record_t *rec = strata_record_lookup(w, e);
+    const sti_record_t *rec = sti_record_lookup(w, e);
     return rec != NULL && strata_mask_test(&w->tables[rec->table]->mask, c);
 }
 
 /* The address of e's value of c, or NULL (stale, absent or a tag). */
 static void *component_address(const strata_world_t *w, strata_entity_t e, uint32_t c) {
-    const strata_record_t *rec = strata_record_lookup(w, e);
+    const sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return NULL;
     }
@@ -317,7 +317,7 @@ void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(c < w->component_count);
     void *at = component_address(w, e, c);
     if (at != NULL) {
-        strata_mark_ids(w, e, 1, &c);
+        sti_mark_ids(w, e, 1, &c);
     }
     return at;
 }
@@ -326,8 +326,8 @@ void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c) {
 void strata_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
-    if (strata_record_lookup(w, e) != NULL) {
-        strata_mark_ids(w, e, 1, &c);
+    if (sti_record_lookup(w, e) != NULL) {
+        sti_mark_ids(w, e, 1, &c);
     }
 }
 
@@ -336,11 +336,11 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
     STRATA_ASSERT(value != NULL || w->components[c].size == 0);
-    const strata_record_t *rec = strata_record_lookup(w, e);
+    const sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
-    const strata_table_t *t = w->tables[rec->table];
+    const sti_table_t *t = w->tables[rec->table];
     if (!strata_mask_test(&t->mask, c)) {
         return STRATA_ERR_MISSING;
     }
@@ -348,9 +348,9 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
     if (col != NULL) {
         unsigned char *at = col + (size_t)rec->row * w->components[c].size;
         if (at != value) { /* set(e, c, get(e, c)) is a no-op, not an overlapping copy */
-            strata_copy(at, value, w->components[c].size);
+            sti_copy(at, value, w->components[c].size);
         }
     }
-    strata_mark_ids(w, e, 1, &c);
+    sti_mark_ids(w, e, 1, &c);
     return STRATA_OK;
 }

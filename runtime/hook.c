@@ -7,7 +7,7 @@
  * exactly when it matches the query, so the aspect moves with the entity
  * like a component, is made when the entity starts to match, and dropped
  * when it stops. Moves that change what an entity matches or that gain or
- * lose a hooked component take strata_move_general; the others keep the
+ * lose a hooked component take sti_move_general; the others keep the
  * plain paths and cost nothing extra. */
 #include "strata_internal.h"
 
@@ -48,7 +48,7 @@ static bool hook_mask_empty(const strata_mask_t *m) {
 static strata_result_t hook_init_aspects(strata_world_t *w, uint32_t aspects) {
     const strata_schema_t *s = w->schema;
     size_t bytes = sizeof(strata_component_desc_t) * (s->component_count + aspects);
-    strata_component_desc_t *descs = strata_mem_alloc(w, bytes);
+    strata_component_desc_t *descs = sti_mem_alloc(w, bytes);
     if (descs == NULL) {
         return STRATA_ERR_NOMEM;
     }
@@ -72,15 +72,15 @@ static strata_result_t hook_init_aspects(strata_world_t *w, uint32_t aspects) {
  * and the component -> sets map. */
 static strata_result_t hook_init_dirty(strata_world_t *w, uint32_t sets) {
     const strata_schema_t *s = w->schema;
-    w->dirty = strata_mem_alloc(w, sizeof(strata_dirty_t) * sets);
+    w->dirty = sti_mem_alloc(w, sizeof(sti_dirty_t) * sets);
     if (w->dirty == NULL) {
         return STRATA_ERR_NOMEM;
     }
-    memset(w->dirty, 0, sizeof(strata_dirty_t) * sets);
-    w->dirty_count = sets; /* so strata_hooks_free frees the array whatever fails next */
-    w->query_dirty = strata_mem_alloc(w, sizeof(uint32_t) * s->query_count);
-    w->query_marks = strata_mem_alloc(w, sizeof(uint64_t) * s->query_count);
-    w->trackers = strata_mem_alloc(w, sizeof(uint64_t) * s->component_count);
+    memset(w->dirty, 0, sizeof(sti_dirty_t) * sets);
+    w->dirty_count = sets; /* so sti_hooks_free frees the array whatever fails next */
+    w->query_dirty = sti_mem_alloc(w, sizeof(uint32_t) * s->query_count);
+    w->query_marks = sti_mem_alloc(w, sizeof(uint64_t) * s->query_count);
+    w->trackers = sti_mem_alloc(w, sizeof(uint64_t) * s->component_count);
     if (w->query_dirty == NULL || w->query_marks == NULL || w->trackers == NULL) {
         return STRATA_ERR_NOMEM; /* the caller destroys the world, these with it */
     }
@@ -115,7 +115,7 @@ static strata_result_t hook_init_dirty(strata_world_t *w, uint32_t sets) {
 }
 
 /* Monitors, aspects and dirty sets from the schema. */
-strata_result_t strata_hooks_init(strata_world_t *w) {
+strata_result_t sti_hooks_init(strata_world_t *w) {
     const strata_schema_t *s = w->schema;
     uint32_t aspects = 0, sets = 0;
     for (uint32_t c = 0; c < s->component_count; c++) {
@@ -150,22 +150,22 @@ strata_result_t strata_hooks_init(strata_world_t *w) {
 }
 
 /* Free the aspect descs and the dirty sets. */
-void strata_hooks_free(strata_world_t *w) {
+void sti_hooks_free(strata_world_t *w) {
     const strata_schema_t *s = w->schema;
-    strata_mem_free(w, w->column_descs, sizeof(strata_component_desc_t) * w->column_id_count);
+    sti_mem_free(w, w->column_descs, sizeof(strata_component_desc_t) * w->column_id_count);
     if (w->dirty != NULL) {
         for (uint32_t k = 0; k < w->dirty_count; k++) {
-            strata_mem_free(w, w->dirty[k].list, sizeof(strata_entity_t) * w->dirty[k].capacity);
+            sti_mem_free(w, w->dirty[k].list, sizeof(strata_entity_t) * w->dirty[k].capacity);
         }
     }
-    strata_mem_free(w, w->dirty, sizeof(strata_dirty_t) * w->dirty_count);
-    strata_mem_free(w, w->query_dirty, sizeof(uint32_t) * s->query_count);
-    strata_mem_free(w, w->query_marks, sizeof(uint64_t) * s->query_count);
-    strata_mem_free(w, w->trackers, sizeof(uint64_t) * s->component_count);
+    sti_mem_free(w, w->dirty, sizeof(sti_dirty_t) * w->dirty_count);
+    sti_mem_free(w, w->query_dirty, sizeof(uint32_t) * s->query_count);
+    sti_mem_free(w, w->query_marks, sizeof(uint64_t) * s->query_count);
+    sti_mem_free(w, w->trackers, sizeof(uint64_t) * s->component_count);
 }
 
 /* Aspect bits follow from the component bits: set those of the monitored queries matched. */
-void strata_mask_normalize(const strata_world_t *w, strata_mask_t *mask) {
+void sti_mask_normalize(const strata_world_t *w, strata_mask_t *mask) {
     if (w->column_id_count == w->component_count) {
         return;
     }
@@ -180,7 +180,7 @@ void strata_mask_normalize(const strata_world_t *w, strata_mask_t *mask) {
 }
 
 /* What a new table matches among monitors and dirty sets. */
-void strata_table_classify(const strata_world_t *w, strata_table_t *t) {
+void sti_table_classify(const strata_world_t *w, sti_table_t *t) {
     for (uint32_t k = 0; k < w->monitor_count; k++) {
         if (hook_matches(w, w->monitor_query[k], &t->mask)) {
             t->monitors |= (uint64_t)1 << k;
@@ -196,7 +196,7 @@ void strata_table_classify(const strata_world_t *w, strata_table_t *t) {
 
 /* True if the components gained or lost between src and dst include a hooked one,
  * or the monitors matched differ. */
-bool strata_move_is_general(const strata_world_t *w, const strata_table_t *src, const strata_table_t *dst) {
+bool sti_move_is_general(const strata_world_t *w, const sti_table_t *src, const sti_table_t *dst) {
     if (src->monitors != dst->monitors) {
         return true;
     }
@@ -209,14 +209,14 @@ bool strata_move_is_general(const strata_world_t *w, const strata_table_t *src, 
 }
 
 /* The address of column id's element at row of t, or NULL (absent or a tag). */
-static void *hook_cell(const strata_world_t *w, const strata_table_t *t, uint32_t id, uint32_t row) {
+static void *hook_cell(const strata_world_t *w, const sti_table_t *t, uint32_t id, uint32_t row) {
     unsigned char *col = t->columns[id];
     return col != NULL ? col + (size_t)row * w->components[id].size : NULL;
 }
 
 /* on_remove of the monitors in `gone` and of the hooked components in `lost`,
  * for the entity at row of t (still in place). */
-static void hook_leave(strata_world_t *w, const strata_table_t *t, uint32_t row, uint64_t gone,
+static void hook_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, uint64_t gone,
                        const strata_mask_t *lost) {
     strata_entity_t e = t->entities[row];
     for (uint32_t k = 0; k < w->monitor_count; k++) {
@@ -235,13 +235,13 @@ static void hook_leave(strata_world_t *w, const strata_table_t *t, uint32_t row,
 
 /* New aspects of the monitors in `fresh` at their defaults, then on_add of the
  * hooked components in `gained` and of those monitors, for the entity at row of t. */
-static void hook_enter(strata_world_t *w, const strata_table_t *t, uint32_t row, uint64_t fresh,
+static void hook_enter(strata_world_t *w, const sti_table_t *t, uint32_t row, uint64_t fresh,
                        const strata_mask_t *gained) {
     strata_entity_t e = t->entities[row];
     for (uint32_t k = 0; k < w->monitor_count; k++) {
         if ((fresh >> k & 1u) && w->monitor_aspect[k] != UINT32_MAX) {
             uint32_t id = w->monitor_aspect[k];
-            strata_value_write(w, hook_cell(w, t, id, row), id, NULL);
+            sti_value_write(w, hook_cell(w, t, id, row), id, NULL);
         }
     }
     for (uint32_t c = 0; c < w->component_count; c++) {
@@ -268,18 +268,18 @@ static strata_mask_t hook_lost(const strata_world_t *w, const strata_mask_t *a, 
 }
 
 /* Write the values of ids (tags skipped) at row of t. */
-static void hook_write_values(strata_world_t *w, strata_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
+static void hook_write_values(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
                               const void *const *values) {
     for (uint32_t i = 0; i < k; i++) {
         void *cell = hook_cell(w, t, ids[i], row);
         if (cell != NULL) {
-            strata_value_write(w, cell, ids[i], values != NULL ? values[i] : NULL);
+            sti_value_write(w, cell, ids[i], values != NULL ? values[i] : NULL);
         }
     }
 }
 
 /* The move with its hooks; hooks' structural changes are deferred to the end. */
-void strata_move_general(strata_world_t *w, strata_record_t *rec, strata_table_t *src, strata_table_t *dst,
+void sti_move_general(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
                          uint32_t k, const uint32_t *ids, const void *const *values) {
     uint64_t gone = src->monitors & ~dst->monitors, fresh = dst->monitors & ~src->monitors;
     strata_mask_t lost = hook_lost(w, &src->mask, &dst->mask);
@@ -289,16 +289,16 @@ void strata_move_general(strata_world_t *w, strata_record_t *rec, strata_table_t
     hook_leave(w, src, rec->row, gone, &lost);
     /* A hook may create entities (never deferred), which can move the records. */
     rec = &w->records[index];
-    uint32_t row = strata_table_move(w, rec, src, dst);
+    uint32_t row = sti_table_move(w, rec, src, dst);
     hook_write_values(w, dst, row, k, ids, values);
     hook_enter(w, dst, row, fresh, &gained);
     w->defer_depth--;
-    (void)strata_command_settle(w); /* a failure keeps the hooks' commands for the next flush */
+    (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next flush */
 }
 
 /* Every on_remove of an entity about to be destroyed. */
-void strata_hooks_destroy(strata_world_t *w, strata_record_t *rec) {
-    strata_table_t *t = w->tables[rec->table];
+void sti_hooks_destroy(strata_world_t *w, sti_record_t *rec) {
+    sti_table_t *t = w->tables[rec->table];
     strata_mask_t none = {{0}};
     strata_mask_t lost = hook_lost(w, &t->mask, &none);
     w->defer_depth++;
@@ -307,24 +307,24 @@ void strata_hooks_destroy(strata_world_t *w, strata_record_t *rec) {
 }
 
 /* on_remove of every entity of every hooked table, once. */
-void strata_hooks_destroy_all(strata_world_t *w) {
+void sti_hooks_destroy_all(strata_world_t *w) {
     if (w->hooks_gone) {
         return;
     }
     w->hooks_gone = true;
     w->defer_depth++;
     for (uint32_t i = 0; i < w->table_count; i++) {
-        strata_table_t *t = w->tables[i];
+        sti_table_t *t = w->tables[i];
         for (uint32_t row = 0; t->hooked && row < t->count; row++) {
             /* The record again each time: a hook that creates entities can move the records. */
-            strata_hooks_destroy(w, &w->records[(uint32_t)t->entities[row]]);
+            sti_hooks_destroy(w, &w->records[(uint32_t)t->entities[row]]);
         }
     }
     w->defer_depth--;
 }
 
 /* Aspects and on_add hooks of new rows of t. */
-void strata_hooks_created(strata_world_t *w, strata_table_t *t, uint32_t row, uint32_t n) {
+void sti_hooks_created(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t n) {
     strata_mask_t none = {{0}};
     strata_mask_t gained = hook_lost(w, &t->mask, &none);
     w->defer_depth++;
@@ -332,20 +332,20 @@ void strata_hooks_created(strata_world_t *w, strata_table_t *t, uint32_t row, ui
         hook_enter(w, t, row + i, t->monitors, &gained);
     }
     w->defer_depth--;
-    (void)strata_command_settle(w);
+    (void)sti_command_settle(w);
 }
 
 /* --- Dirty sets ---------------------------------------------------------- */
 
 /* Room in every set for `capacity` entity indices (records grow with them).
  * A set grown before another failed only holds more room. */
-strata_result_t strata_dirty_reserve(strata_world_t *w, uint32_t capacity) {
+strata_result_t sti_dirty_reserve(strata_world_t *w, uint32_t capacity) {
     for (uint32_t k = 0; k < w->dirty_count; k++) {
-        strata_dirty_t *d = &w->dirty[k];
+        sti_dirty_t *d = &w->dirty[k];
         if (d->capacity >= capacity) {
             continue;
         }
-        strata_entity_t *list = strata_mem_realloc(w, d->list, sizeof(strata_entity_t) * d->capacity,
+        strata_entity_t *list = sti_mem_realloc(w, d->list, sizeof(strata_entity_t) * d->capacity,
                                                    sizeof(strata_entity_t) * capacity);
         if (list == NULL) {
             return STRATA_ERR_NOMEM;
@@ -359,12 +359,12 @@ strata_result_t strata_dirty_reserve(strata_world_t *w, uint32_t capacity) {
 /* Drop the entries that need no visit: stale handles, entities no longer
  * flagged, and (while an iteration is open) those it visited; the open
  * iteration's cursor and end follow. */
-static void dirty_compact(strata_world_t *w, strata_dirty_t *d, uint32_t k) {
+static void dirty_compact(strata_world_t *w, sti_dirty_t *d, uint32_t k) {
     uint32_t from = d->busy ? d->cursor : 0;
     uint32_t kept = 0, end = 0;
     for (uint32_t i = from; i < d->count; i++) {
-        const strata_record_t *rec = strata_record_lookup(w, d->list[i]);
-        if (rec != NULL && (rec->flags & STRATA_FLAG_DIRTY(k)) != 0) {
+        const sti_record_t *rec = sti_record_lookup(w, d->list[i]);
+        if (rec != NULL && (rec->flags & STI_FLAG_DIRTY(k)) != 0) {
             d->list[kept++] = d->list[i];
             end += d->busy && i < d->end;
         }
@@ -375,12 +375,12 @@ static void dirty_compact(strata_world_t *w, strata_dirty_t *d, uint32_t k) {
 }
 
 /* Add a live entity (its record given) to set k unless it is in already. */
-static inline void dirty_add(strata_world_t *w, uint32_t k, strata_record_t *rec, strata_entity_t e) {
-    uint16_t bit = (uint16_t)STRATA_FLAG_DIRTY(k);
+static inline void dirty_add(strata_world_t *w, uint32_t k, sti_record_t *rec, strata_entity_t e) {
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
     if ((rec->flags & bit) != 0) {
         return;
     }
-    strata_dirty_t *d = &w->dirty[k];
+    sti_dirty_t *d = &w->dirty[k];
     if (d->count == d->capacity) {
         /* Stale entries of destroyed entities filled it: each live entity has
          * at most one entry, and there are no more than capacity of them. */
@@ -391,8 +391,8 @@ static inline void dirty_add(strata_world_t *w, uint32_t k, strata_record_t *rec
 }
 
 /* Mark a live e in each set of `slots`. */
-void strata_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
-    strata_record_t *rec = &w->records[(uint32_t)e];
+void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
+    sti_record_t *rec = &w->records[(uint32_t)e];
     while (slots != 0) {
         uint32_t k = (uint32_t)__builtin_ctzll(slots);
         slots &= slots - 1;
@@ -401,7 +401,7 @@ void strata_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
 }
 
 /* Mark n rows of t in the sets fed by query q's writes. */
-void strata_dirty_mark_rows(strata_world_t *w, uint32_t q, const strata_table_t *t, uint32_t row, uint32_t n) {
+void sti_dirty_mark_rows(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint32_t n) {
     uint64_t slots = w->query_marks[q];
     while (slots != 0) {
         uint32_t k = (uint32_t)__builtin_ctzll(slots);
@@ -417,11 +417,11 @@ void strata_dirty_mark_rows(strata_world_t *w, uint32_t q, const strata_table_t 
 #define DIRTY_PREFETCH 16u
 
 /* The next entry of the set still alive, flagged and matching: one row. */
-bool strata_dirty_next(strata_iter_t *it) {
+bool sti_dirty_next(strata_iter_t *it) {
     strata_world_t *w = it->world;
     uint32_t k = w->query_dirty[it->query];
-    strata_dirty_t *d = &w->dirty[k];
-    uint16_t bit = (uint16_t)STRATA_FLAG_DIRTY(k);
+    sti_dirty_t *d = &w->dirty[k];
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
     uint64_t match = (uint64_t)1 << k;
     while (d->cursor < d->end) {
         /* The entries are in marking order, scattered over the records. */
@@ -429,12 +429,12 @@ bool strata_dirty_next(strata_iter_t *it) {
             __builtin_prefetch(&w->records[(uint32_t)d->list[d->cursor + DIRTY_PREFETCH]]);
         }
         strata_entity_t e = d->list[d->cursor++];
-        strata_record_t *rec = strata_record_lookup(w, e);
+        sti_record_t *rec = sti_record_lookup(w, e);
         if (rec == NULL || (rec->flags & bit) == 0) {
             continue;
         }
         rec->flags &= (uint16_t)~bit; /* visited: a write from now on puts it in again */
-        const strata_table_t *t = w->tables[rec->table];
+        const sti_table_t *t = w->tables[rec->table];
         if ((t->tracked_by & match) == 0) {
             continue;
         }
@@ -443,7 +443,7 @@ bool strata_dirty_next(strata_iter_t *it) {
         it->entities = t->entities + rec->row;
         it->columns = t->columns;
         if (w->query_marks[it->query] != 0) {
-            strata_dirty_mark_rows(w, it->query, t, rec->row, 1);
+            sti_dirty_mark_rows(w, it->query, t, rec->row, 1);
         }
         return true;
     }
@@ -451,7 +451,7 @@ bool strata_dirty_next(strata_iter_t *it) {
 }
 
 /* Close an iteration: keep the entries it did not visit and those marked since. */
-void strata_dirty_close(strata_iter_t *it) {
+void sti_dirty_close(strata_iter_t *it) {
     strata_world_t *w = it->world;
     uint32_t k = w->query_dirty[it->query];
     dirty_compact(w, &w->dirty[k], k);
@@ -459,10 +459,10 @@ void strata_dirty_close(strata_iter_t *it) {
 }
 
 /* on_add of every entity, and every entity marked in the sets of its table. */
-void strata_hooks_loaded(strata_world_t *w) {
+void sti_hooks_loaded(strata_world_t *w) {
     w->defer_depth++;
     for (uint32_t i = 0; i < w->table_count; i++) {
-        strata_table_t *t = w->tables[i];
+        sti_table_t *t = w->tables[i];
         for (uint64_t sets = t->tracked_by; sets != 0; sets &= sets - 1) {
             uint32_t k = (uint32_t)__builtin_ctzll(sets);
             for (uint32_t row = 0; row < t->count; row++) {
@@ -479,5 +479,5 @@ void strata_hooks_loaded(strata_world_t *w) {
         }
     }
     w->defer_depth--;
-    (void)strata_command_settle(w);
+    (void)sti_command_settle(w);
 }

@@ -28,7 +28,7 @@ typedef struct json_step_t {
 } json_step_t;
 
 typedef struct json_load_t {
-    strata_loader_t *l;
+    sti_loader_t *l;
     const char *text;
     size_t size;
     json_step_t path[JSON_MAX_PATH];
@@ -161,7 +161,7 @@ static bool json_fail(json_load_t *jl, strata_result_t r, const char *fmt, ...) 
     va_start(args, fmt);
     vsnprintf(what, sizeof what, fmt, args);
     va_end(args);
-    strata_loader_fail(jl->l, r, "line %u, column %u: %s%s%s", line, report->column, path, path[0] ? ": " : "",
+    sti_loader_fail(jl->l, r, "line %u, column %u: %s%s%s", line, report->column, path, path[0] ? ": " : "",
                        what);
     return false;
 }
@@ -190,14 +190,14 @@ static void json_pop(json_load_t *jl) {
 static bool json_change(json_load_t *jl, strata_change_kind_t kind, bool resource, const char *path, const char *name) {
     char full[160];
     snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", name);
-    strata_loader_t *l = jl->l;
+    sti_loader_t *l = jl->l;
     for (uint32_t i = 0; i < l->change_count; i++) {
         if (l->changes[i].kind == kind && strcmp(l->changes[i].name, full) == 0) {
             l->changes[i].count++;
             return true;
         }
     }
-    if (strata_loader_change(l, kind, resource ? -1 : 0, "%s", full) != STRATA_OK) {
+    if (sti_loader_change(l, kind, resource ? -1 : 0, "%s", full) != STRATA_OK) {
         jl->r = STRATA_ERR_NOMEM;
         return false;
     }
@@ -501,14 +501,14 @@ static bool json_entity(json_load_t *jl, json_t *entity) {
             }
         }
     }
-    strata_table_t *t = NULL;
+    sti_table_t *t = NULL;
     uint32_t row = 0;
-    strata_result_t r = strata_loader_rows(jl->l, &mask, 1, &t, &row);
+    strata_result_t r = sti_loader_rows(jl->l, &mask, 1, &t, &row);
     if (r != STRATA_OK) {
         jl->r = r;
         return false;
     }
-    if (!strata_loader_place(jl->l, t, row, e)) {
+    if (!sti_loader_place(jl->l, t, row, e)) {
         /* Take the row back: the world is dropped anyway, but keep it consistent. */
         t->count--;
         return json_fail(jl, STRATA_ERR_CORRUPT, "entity id %" PRIu64 " is out of range or used twice", e);
@@ -654,7 +654,7 @@ static bool json_world(json_load_t *jl, json_t *root) {
         return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices are more than %zu bytes of JSON hold",
                          count, jl->size);
     }
-    strata_result_t r = strata_loader_records(jl->l, (uint32_t)(count > UINT32_MAX ? UINT32_MAX : count));
+    strata_result_t r = sti_loader_records(jl->l, (uint32_t)(count > UINT32_MAX ? UINT32_MAX : count));
     if (r != STRATA_OK) {
         jl->r = r;
         return false;
@@ -667,7 +667,7 @@ static bool json_world(json_load_t *jl, json_t *root) {
         if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_integer(index) ||
             !json_is_integer(generation) || json_integer_value(index) < 0 || json_integer_value(index) > UINT32_MAX ||
             json_integer_value(generation) < 1 || json_integer_value(generation) > UINT32_MAX ||
-            !strata_loader_free(jl->l, (uint32_t)json_integer_value(index), (uint32_t)json_integer_value(generation))) {
+            !sti_loader_free(jl->l, (uint32_t)json_integer_value(index), (uint32_t)json_integer_value(generation))) {
             return json_fail(jl, STRATA_ERR_CORRUPT, "an invalid or repeated [index, generation]");
         }
         json_pop(jl);
@@ -689,8 +689,8 @@ strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, 
                                            strata_load_report_t *report) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(text != NULL || size == 0);
-    strata_loader_t *l = NULL;
-    strata_result_t r = strata_loader_open(w, report, &l);
+    sti_loader_t *l = NULL;
+    strata_result_t r = sti_loader_open(w, report, &l);
     if (r != STRATA_OK) {
         return r;
     }
@@ -701,18 +701,18 @@ strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, 
         l->report->line = (uint32_t)(error.line > 0 ? error.line : 1);
         l->report->column = (uint32_t)(error.column > 0 ? error.column : 1);
         l->report->offset = (uint64_t)(error.position > 0 ? error.position : 0);
-        jl.r = strata_loader_fail(l, STRATA_ERR_CORRUPT, "line %u, column %u: %s", l->report->line,
+        jl.r = sti_loader_fail(l, STRATA_ERR_CORRUPT, "line %u, column %u: %s", l->report->line,
                                   l->report->column, error.text);
     } else if (w->schema->component_types == NULL && w->component_count > 0) {
-        jl.r = strata_loader_fail(l, STRATA_ERR_SCHEMA, "this world has no reflection data to load with");
+        jl.r = sti_loader_fail(l, STRATA_ERR_SCHEMA, "this world has no reflection data to load with");
     } else if (json_world(&jl, root)) {
         /* A dump that lists the free indices must account for all of them. */
-        jl.r = strata_loader_finish(l, json_object_get(root, "free") == NULL);
+        jl.r = sti_loader_finish(l, json_object_get(root, "free") == NULL);
     }
     json_decref(root);
     r = jl.r;
     if (r != STRATA_OK) {
-        strata_loader_abort(l);
+        sti_loader_abort(l);
     }
     w->allocator.free(l, sizeof *l, w->allocator.user);
     return r;
@@ -724,5 +724,5 @@ static strata_result_t json_load_mem(strata_world_t *w, const void *data, size_t
 }
 
 strata_result_t strata_world_load_json(strata_world_t *w, const char *path, strata_load_report_t *report) {
-    return strata_load_file(w, path, report, json_load_mem);
+    return sti_load_file(w, path, report, json_load_mem);
 }

@@ -254,10 +254,10 @@ static void out_fields(json_out_t *o, const strata_field_desc_t *fields, uint32_
 }
 
 /* One entity: {"id": ..., "components": {...}} in component order. */
-static void out_entity(json_out_t *o, const strata_world_t *w, const strata_record_t *rec, strata_entity_t e,
+static void out_entity(json_out_t *o, const strata_world_t *w, const sti_record_t *rec, strata_entity_t e,
                        bool pretty, uint32_t depth) {
     const strata_schema_t *s = w->schema;
-    const strata_table_t *t = w->tables[rec->table];
+    const sti_table_t *t = w->tables[rec->table];
     out_put(o, "{", 1);
     out_indent(o, pretty, depth + 1);
     out_text(o, "\"id\": ");
@@ -299,7 +299,7 @@ strata_result_t strata_entity_write_json(const strata_world_t *w, strata_entity_
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(f != NULL);
     STRATA_ASSERT(json_reflected(w));
-    const strata_record_t *rec = strata_record_lookup(w, e);
+    const sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
@@ -323,7 +323,7 @@ size_t strata_entity_json(const strata_world_t *w, strata_entity_t e, char *buf,
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(buf != NULL || cap == 0);
     STRATA_ASSERT(json_reflected(w));
-    const strata_record_t *rec = strata_record_lookup(w, e);
+    const sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         if (cap > 0) {
             buf[0] = '\0';
@@ -351,7 +351,7 @@ static void out_world(json_out_t *o, const strata_world_t *w) {
     snprintf(line, sizeof line, ",\n\"version\": %" PRIu32 ",\n\"indices\": %" PRIu32 ",\n\"free\": [", s->version,
              w->record_count);
     out_text(o, line);
-    for (uint32_t i = w->free_head, n = 0; i != STRATA_NO_INDEX && n < w->free_count; i = w->records[i].row, n++) {
+    for (uint32_t i = w->free_head, n = 0; i != STI_NO_INDEX && n < w->free_count; i = w->records[i].row, n++) {
         snprintf(line, sizeof line, "%s[%" PRIu32 ", %" PRIu32 "]", n > 0 ? ", " : "", i, w->records[i].generation);
         out_text(o, line);
     }
@@ -367,7 +367,7 @@ static void out_world(json_out_t *o, const strata_world_t *w) {
     out_text(o, rt != NULL && rt->count > 0 ? "\n},\n\"entities\": [" : "},\n\"entities\": [");
     bool first = true;
     for (uint32_t t = 0; t < w->table_count; t++) {
-        const strata_table_t *table = w->tables[t];
+        const sti_table_t *table = w->tables[t];
         for (uint32_t row = 0; row < table->count; row++) {
             strata_entity_t e = table->entities[row];
             out_text(o, first ? "\n  " : ",\n  ");
@@ -417,11 +417,11 @@ strata_result_t strata_world_save_json(const strata_world_t *w, const char *path
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(path != NULL);
     char tmp[4096];
-    FILE *f = strata_file_begin(path, tmp, sizeof tmp);
+    FILE *f = sti_file_begin(path, tmp, sizeof tmp);
     if (f == NULL) {
         return STRATA_ERR_IO;
     }
     strata_result_t r = strata_world_write_json(w, f);
-    strata_result_t c = strata_file_commit(f, tmp, path, r == STRATA_OK);
+    strata_result_t c = sti_file_commit(f, tmp, path, r == STRATA_OK);
     return r != STRATA_OK ? r : c;
 }

@@ -12,15 +12,15 @@ static bool query_matches(const strata_world_t *w, const strata_query_desc_t *q,
 }
 
 /* Room in each matching query's table list for one more table; NOMEM only adds capacity. */
-strata_result_t strata_query_reserve(strata_world_t *w, const strata_mask_t *mask) {
+strata_result_t sti_query_reserve(strata_world_t *w, const strata_mask_t *mask) {
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
-        strata_query_cache_t *cache = &w->queries[q];
+        sti_query_cache_t *cache = &w->queries[q];
         if (cache->count < cache->capacity || !query_matches(w, &w->schema->queries[q], mask)) {
             continue;
         }
         uint32_t cap = cache->capacity ? cache->capacity * 2 : 8;
-        strata_table_t **tables = strata_mem_realloc(w, cache->tables, sizeof(strata_table_t *) * cache->capacity,
-                                                     sizeof(strata_table_t *) * cap);
+        sti_table_t **tables = sti_mem_realloc(w, cache->tables, sizeof(sti_table_t *) * cache->capacity,
+                                                     sizeof(sti_table_t *) * cap);
         if (tables == NULL) {
             return STRATA_ERR_NOMEM; /* the lists grown so far only gained capacity */
         }
@@ -31,17 +31,17 @@ strata_result_t strata_query_reserve(strata_world_t *w, const strata_mask_t *mas
 }
 
 /* Append a new table to the lists of the queries it matches. */
-void strata_query_register(strata_world_t *w, strata_table_t *t) {
+void sti_query_register(strata_world_t *w, sti_table_t *t) {
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
         if (query_matches(w, &w->schema->queries[q], &t->mask)) {
-            strata_query_cache_t *cache = &w->queries[q];
+            sti_query_cache_t *cache = &w->queries[q];
             cache->tables[cache->count++] = t;
         }
     }
 }
 
 /* The dirty set of query q, or NULL. */
-static strata_dirty_t *query_dirty(const strata_world_t *w, uint32_t q) {
+static sti_dirty_t *query_dirty(const strata_world_t *w, uint32_t q) {
     return w->dirty_count > 0 && w->query_dirty[q] != UINT32_MAX ? &w->dirty[w->query_dirty[q]] : NULL;
 }
 
@@ -51,7 +51,7 @@ strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(q < w->schema->query_count);
     strata_defer_begin(w);
     strata_iter_t it = {.world = w, .query = q, .open = true};
-    strata_dirty_t *d = query_dirty(w, q);
+    sti_dirty_t *d = query_dirty(w, q);
     if (d != NULL) {
         STRATA_ASSERT(!d->busy); /* one iteration of a changed set at a time */
         d->busy = true;
@@ -65,7 +65,7 @@ strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
 static strata_result_t query_close(strata_iter_t *it) {
     bool open = it->open;
     if (open && query_dirty(it->world, it->query) != NULL) {
-        strata_dirty_close(it); /* reads the cursor: before it is reset */
+        sti_dirty_close(it); /* reads the cursor: before it is reset */
     }
     it->open = false;
     it->cursor = UINT32_MAX;
@@ -85,21 +85,21 @@ bool strata_iter_next(strata_iter_t *it) {
         return false;
     }
     if (query_dirty(w, it->query) != NULL) {
-        if (strata_dirty_next(it)) {
+        if (sti_dirty_next(it)) {
             return true;
         }
         (void)query_close(it); /* nowhere to return a flush error: see strata_iter_end */
         return false;
     }
-    const strata_query_cache_t *cache = &w->queries[it->query];
+    const sti_query_cache_t *cache = &w->queries[it->query];
     while (it->cursor < cache->count) {
-        const strata_table_t *t = cache->tables[it->cursor++];
+        const sti_table_t *t = cache->tables[it->cursor++];
         if (t->count > 0) {
             it->count = t->count;
             it->entities = t->entities;
             it->columns = t->columns;
             if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
-                strata_dirty_mark_rows(w, it->query, t, 0, t->count);
+                sti_dirty_mark_rows(w, it->query, t, 0, t->count);
             }
             return true;
         }
@@ -120,7 +120,7 @@ strata_result_t strata_iter_end(strata_iter_t *it) {
 uint32_t strata_query_count(const strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
-    const strata_query_cache_t *cache = &w->queries[q];
+    const sti_query_cache_t *cache = &w->queries[q];
     uint32_t n = 0;
     for (uint32_t i = 0; i < cache->count; i++) {
         n += cache->tables[i]->count;
@@ -132,7 +132,7 @@ uint32_t strata_query_count(const strata_world_t *w, uint32_t q) {
 uint32_t strata_query_changed_count(const strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
-    const strata_dirty_t *d = query_dirty(w, q);
+    const sti_dirty_t *d = query_dirty(w, q);
     return d != NULL ? d->count : 0;
 }
 

@@ -498,7 +498,7 @@ static strata_result_t save_write(save_out_t *o) {
     out_u32(o, w->record_count);
     out_u32(o, w->alive);
     out_u32(o, w->free_count);
-    for (uint32_t i = w->free_head, n = 0; i != STRATA_NO_INDEX && n < w->free_count; i = w->records[i].row, n++) {
+    for (uint32_t i = w->free_head, n = 0; i != STI_NO_INDEX && n < w->free_count; i = w->records[i].row, n++) {
         out_u32(o, i);
         out_u32(o, w->records[i].generation);
     }
@@ -510,7 +510,7 @@ static strata_result_t save_write(save_out_t *o) {
     }
     out_u32(o, tables);
     for (uint32_t t = 0; t < w->table_count; t++) {
-        const strata_table_t *table = w->tables[t];
+        const sti_table_t *table = w->tables[t];
         if (table->count == 0) {
             continue;
         }
@@ -533,7 +533,7 @@ static strata_result_t save_write(save_out_t *o) {
             }
         }
         for (uint32_t i = 0; i < table->column_count; i++) {
-            const strata_column_t *col = &table->dense[i];
+            const sti_column_t *col = &table->dense[i];
             if (col->id >= cc) {
                 break; /* aspect columns (ids past the components, last in the list) are not saved */
             }
@@ -645,12 +645,12 @@ strata_result_t strata_world_save(const strata_world_t *w, const char *path) {
     strata_result_t r = save_out_open(o, w);
     if (r == STRATA_OK) {
         char tmp[4096];
-        o->file = strata_file_begin(path, tmp, sizeof tmp);
+        o->file = sti_file_begin(path, tmp, sizeof tmp);
         if (o->file == NULL) {
             r = STRATA_ERR_IO;
         } else {
             r = save_write(o);
-            strata_result_t c = strata_file_commit(o->file, tmp, path, r == STRATA_OK);
+            strata_result_t c = sti_file_commit(o->file, tmp, path, r == STRATA_OK);
             r = r != STRATA_OK ? r : c;
         }
         save_out_close(o);
@@ -710,7 +710,7 @@ typedef struct load_block_t {
 
 /* The state of one binary load. */
 typedef struct load_t {
-    strata_loader_t *l;
+    sti_loader_t *l;
     const unsigned char *data;
     size_t size, pos;
     strata_result_t r;         /* the first error */
@@ -723,7 +723,7 @@ static bool load_fail(load_t *ld, strata_result_t r, size_t offset, const char *
     if (ld->r == STRATA_OK) {
         ld->r = r;
         ld->l->report->offset = offset;
-        strata_loader_fail(ld->l, r, "offset %zu: %s", offset, what);
+        sti_loader_fail(ld->l, r, "offset %zu: %s", offset, what);
     }
     return false;
 }
@@ -911,7 +911,7 @@ static bool op_push(load_t *ld, file_value_t *v, load_op_t op) {
 
 static bool load_change(load_t *ld, strata_change_kind_t kind, int64_t component, const char *path, const char *name,
                         int name_len) {
-    if (strata_loader_change(ld->l, kind, component, "%s%s%.*s", path, path[0] ? "." : "", name_len, name) !=
+    if (sti_loader_change(ld->l, kind, component, "%s%s%.*s", path, path[0] ? "." : "", name_len, name) !=
         STRATA_OK) {
         ld->r = STRATA_ERR_NOMEM;
         return false;
@@ -930,7 +930,7 @@ static bool load_incompatible(load_t *ld, const char *path, const char *name, co
     ld->l->report->offset = 0;
     if (ld->r == STRATA_OK) {
         ld->r = STRATA_ERR_SCHEMA;
-        strata_loader_fail(ld->l, STRATA_ERR_SCHEMA, "%s", msg);
+        sti_loader_fail(ld->l, STRATA_ERR_SCHEMA, "%s", msg);
     }
     return false;
 }
@@ -1367,7 +1367,7 @@ static bool load_index(load_t *ld, uint32_t *alive) {
     if (!load_need(ld, (uint64_t)records * 8, "entity index")) {
         return false;
     }
-    strata_result_t r = strata_loader_records(ld->l, records);
+    strata_result_t r = sti_loader_records(ld->l, records);
     if (r != STRATA_OK) {
         ld->r = r;
         ld->l->report->offset = at;
@@ -1380,7 +1380,7 @@ static bool load_index(load_t *ld, uint32_t *alive) {
         if (ld->r != STRATA_OK) {
             return false;
         }
-        if (!strata_loader_free(ld->l, index, generation)) {
+        if (!sti_loader_free(ld->l, index, generation)) {
             return load_fail(ld, STRATA_ERR_CORRUPT, entry, "free list: an invalid or repeated index");
         }
     }
@@ -1421,16 +1421,16 @@ static bool load_tables(load_t *ld, uint32_t alive) {
         if (rows_seen > alive) {
             return load_fail(ld, STRATA_ERR_CORRUPT, ld->pos - 4, "more entities in tables than the index holds");
         }
-        strata_table_t *table = NULL;
+        sti_table_t *table = NULL;
         uint32_t row = 0;
-        strata_result_t r = strata_loader_rows(ld->l, &mask, n, &table, &row);
+        strata_result_t r = sti_loader_rows(ld->l, &mask, n, &table, &row);
         if (r != STRATA_OK) {
             ld->r = r;
             return false;
         }
         for (uint32_t i = 0; i < n; i++) {
             strata_entity_t e = get64(ld->data + ld->pos);
-            if (!strata_loader_place(ld->l, table, row + i, e)) {
+            if (!sti_loader_place(ld->l, table, row + i, e)) {
                 char msg[120];
                 snprintf(msg, sizeof msg, "entity handle 0x%016" PRIx64 " is invalid or used twice", e);
                 return load_fail(ld, STRATA_ERR_CORRUPT, ld->pos, msg);
@@ -1514,14 +1514,14 @@ static void load_free(load_t *ld) {
 strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(data != NULL || size == 0);
-    strata_loader_t *l = NULL;
-    strata_result_t r = strata_loader_open(w, report, &l);
+    sti_loader_t *l = NULL;
+    strata_result_t r = sti_loader_open(w, report, &l);
     if (r != STRATA_OK) {
         return r;
     }
     if (!save_reflected(w)) {
-        strata_loader_abort(l);
-        r = strata_loader_fail(l, STRATA_ERR_SCHEMA, "this world has no reflection data to load with");
+        sti_loader_abort(l);
+        r = sti_loader_fail(l, STRATA_ERR_SCHEMA, "this world has no reflection data to load with");
         w->allocator.free(l, sizeof *l, w->allocator.user);
         return r;
     }
@@ -1542,7 +1542,7 @@ strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_
     }
     load_free(&ld);
     if (ok) {
-        r = strata_loader_finish(l, false);
+        r = sti_loader_finish(l, false);
         if (r != STRATA_OK) {
             ld.r = r;
         }
@@ -1550,12 +1550,12 @@ strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_
         r = ld.r != STRATA_OK ? ld.r : STRATA_ERR_CORRUPT;
     }
     if (r != STRATA_OK) {
-        strata_loader_abort(l);
+        sti_loader_abort(l);
     }
     w->allocator.free(l, sizeof *l, w->allocator.user);
     return r;
 }
 
 strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_load_report_t *report) {
-    return strata_load_file(w, path, report, strata_world_load_mem);
+    return sti_load_file(w, path, report, strata_world_load_mem);
 }

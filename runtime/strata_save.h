@@ -16,33 +16,33 @@
 /* --- Load reports -------------------------------------------------------- */
 
 /* A change found while mapping a save onto the schema, counted later. */
-typedef struct strata_pending_change_t {
+typedef struct sti_pending_change_t {
     uint8_t kind;       /* strata_change_kind_t */
     char name[119];
     int64_t component;  /* the save's component it concerns (the format's own numbering), or -1 */
     uint64_t count;     /* entities (or resources) concerned, set by the format module */
-} strata_pending_change_t;
+} sti_pending_change_t;
 
 /* State of one load: the fresh world it builds and what it found. */
-typedef struct strata_loader_t {
+typedef struct sti_loader_t {
     strata_world_t *target;
     strata_world_t *fresh;             /* the world being built; swapped in on success */
     strata_load_report_t *report;      /* the caller's, or a local one */
     strata_load_report_t local;
     uint32_t record_count;             /* indices the save handed out */
     uint32_t free_tail;                /* the last index of the free list being built */
-    strata_pending_change_t *changes;  /* found while mapping; counted at the end */
+    sti_pending_change_t *changes;  /* found while mapping; counted at the end */
     uint32_t change_count;
     uint32_t change_capacity;
-} strata_loader_t;
+} sti_loader_t;
 
 /* Set up a load into `target`: a fresh world with the same schema, allocator
  * and limits, and its resources at their defaults (the scheduler's state is
  * copied from the target). STRATA_ERR_NOMEM leaves nothing allocated. */
-strata_result_t strata_loader_begin(strata_loader_t *l, strata_world_t *target, strata_load_report_t *report);
+strata_result_t sti_loader_begin(sti_loader_t *l, strata_world_t *target, strata_load_report_t *report);
 
 /* Record an error in the report (printf style); returns r. */
-strata_result_t strata_loader_fail(strata_loader_t *l, strata_result_t r, const char *fmt, ...)
+strata_result_t sti_loader_fail(sti_loader_t *l, strata_result_t r, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -50,7 +50,7 @@ strata_result_t strata_loader_fail(strata_loader_t *l, strata_result_t r, const 
 
 /* Note a change to report on success (NOMEM if the list cannot grow); its
  * count starts at 0, or 1 for a resource (component -1). */
-strata_result_t strata_loader_change(strata_loader_t *l, strata_change_kind_t kind, int64_t component,
+strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, int64_t component,
                                      const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
@@ -58,56 +58,56 @@ strata_result_t strata_loader_change(strata_loader_t *l, strata_change_kind_t ki
     ;
 
 /* Make the fresh world hold `count` entity indices, none placed yet. */
-strata_result_t strata_loader_records(strata_loader_t *l, uint32_t count);
+strata_result_t sti_loader_records(sti_loader_t *l, uint32_t count);
 
 /* The table of `mask` with room for n more rows, whose columns hold the
  * components' defaults; *row gets the first of them. The caller then
- * places n entities there (strata_loader_place) and overwrites values. */
-strata_result_t strata_loader_rows(strata_loader_t *l, const strata_mask_t *mask, uint32_t n, strata_table_t **out,
+ * places n entities there (sti_loader_place) and overwrites values. */
+strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint32_t n, sti_table_t **out,
                                    uint32_t *row);
 
-/* Put entity `e` in row `row` of t (a row from strata_loader_rows). False if
+/* Put entity `e` in row `row` of t (a row from sti_loader_rows). False if
  * its index is out of range, its generation 0, or the index already used. */
-bool strata_loader_place(strata_loader_t *l, strata_table_t *t, uint32_t row, strata_entity_t e);
+bool sti_loader_place(sti_loader_t *l, sti_table_t *t, uint32_t row, strata_entity_t e);
 
 /* Append index `index` to the free list (saves list it head first), its
- * next handle to have `generation`. False as for strata_loader_place. */
-bool strata_loader_free(strata_loader_t *l, uint32_t index, uint32_t generation);
+ * next handle to have `generation`. False as for sti_loader_place. */
+bool sti_loader_free(sti_loader_t *l, uint32_t index, uint32_t generation);
 
 /* Finish: every index must be placed or free (or, if `fill_free`, the
  * missing ones are appended to the free list in ascending order, with
  * generation 1). Then the changes go to the report, the fresh world's
  * contents are swapped into the target, and the old contents freed. */
-strata_result_t strata_loader_finish(strata_loader_t *l, bool fill_free);
+strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free);
 
 /* Give up: free the fresh world and everything the load held. */
-void strata_loader_abort(strata_loader_t *l);
+void sti_loader_abort(sti_loader_t *l);
 
 /* --- Files --------------------------------------------------------------- */
 
 /* Open "path.tmp" for writing; the name goes to tmp (of tmp_cap bytes). */
-FILE *strata_file_begin(const char *path, char *tmp, size_t tmp_cap);
+FILE *sti_file_begin(const char *path, char *tmp, size_t tmp_cap);
 
 /* Flush and fsync f, close it, rename tmp over path. On failure (ok false
  * or any step) removes tmp and returns STRATA_ERR_IO. */
-strata_result_t strata_file_commit(FILE *f, const char *tmp, const char *path, bool ok);
+strata_result_t sti_file_commit(FILE *f, const char *tmp, const char *path, bool ok);
 
 /* Read a whole file into memory from the world's allocator (size in *size;
- * free with strata_file_free). */
-strata_result_t strata_file_read(const strata_world_t *w, const char *path, unsigned char **data, size_t *size);
-void strata_file_free(const strata_world_t *w, unsigned char *data, size_t size);
+ * free with sti_file_free). */
+strata_result_t sti_file_read(const strata_world_t *w, const char *path, unsigned char **data, size_t *size);
+void sti_file_free(const strata_world_t *w, unsigned char *data, size_t size);
 
-/* A loader for w, allocated and begun (strata_loader_begin); on failure
+/* A loader for w, allocated and begun (sti_loader_begin); on failure
  * (STRATA_ERR_NOMEM) the report says so and *out is NULL. Free it with the
  * world's allocator once finished or aborted. */
-strata_result_t strata_loader_open(strata_world_t *w, strata_load_report_t *report, strata_loader_t **out);
+strata_result_t sti_loader_open(strata_world_t *w, strata_load_report_t *report, sti_loader_t **out);
 
 /* A loader from memory: binary or JSON. */
-typedef strata_result_t (*strata_load_mem_fn)(strata_world_t *w, const void *data, size_t size,
+typedef strata_result_t (*sti_load_mem_fn)(strata_world_t *w, const void *data, size_t size,
                                               strata_load_report_t *report);
 /* Read the file at path and load it with `load`; a read failure is reported
  * as "<path>: <why>" and leaves the world as it was. */
-strata_result_t strata_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
-                                 strata_load_mem_fn load);
+strata_result_t sti_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
+                                 sti_load_mem_fn load);
 
 #endif /* STRATA_SAVE_H */
