@@ -82,11 +82,11 @@ def sources(pattern):
 
 # The JSON loader needs jansson, so it has an archive of its own: a game that
 # never loads JSON links neither it nor jansson.
-JSON_SOURCES = ("runtime/json.c",)
+JSON_SOURCES = ("runtime/save/json_read.c",)
 JSON_LIBS = "-ljansson"
 # World tests that link more worlds than the one their name gives
 # (tests/worlds/test_<world>_x.c uses tests/schema/<world>.yaml).
-EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3"]}
+EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4"]}
 
 
 def world_of(schema_path):
@@ -215,7 +215,7 @@ def main(argv):
     n.build("generate", "phony", inputs=[h for pair in generated.values() for h in pair])
     n.line()
 
-    runtime_c = [src for src in sources("runtime/*.c") if src not in JSON_SOURCES]
+    runtime_c = [src for src in sources("runtime/*.c") + sources("runtime/save/*.c") if src not in JSON_SOURCES]
     libs = {}
     json_libs = {}
     for v in list(VARIANTS) + ["fuzz"]:

@@ -6,8 +6,8 @@
  * index and generation they had when saved, so handles (and entity fields
  * holding them) mean the same entities after a load.
  */
-#ifndef STRATA_SAVE_H
-#define STRATA_SAVE_H
+#ifndef STRATA_SAVE_LOADER_H
+#define STRATA_SAVE_LOADER_H
 
 #include "strata_internal.h"
 
@@ -83,31 +83,17 @@ strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free);
 /* Give up: free the fresh world and everything the load held. */
 void sti_loader_abort(sti_loader_t *l);
 
-/* --- Files --------------------------------------------------------------- */
-
-/* Open "path.tmp" for writing; the name goes to tmp (of tmp_cap bytes). */
-FILE *sti_file_begin(const char *path, char *tmp, size_t tmp_cap);
-
-/* Flush and fsync f, close it, rename tmp over path. On failure (ok false
- * or any step) removes tmp and returns STRATA_ERR_IO. */
-strata_result_t sti_file_commit(FILE *f, const char *tmp, const char *path, bool ok);
-
-/* Read a whole file into memory from the world's allocator (size in *size;
- * free with sti_file_free). */
-strata_result_t sti_file_read(const strata_world_t *w, const char *path, unsigned char **data, size_t *size);
-void sti_file_free(const strata_world_t *w, unsigned char *data, size_t size);
-
 /* A loader for w, allocated and begun (sti_loader_begin); on failure
  * (STRATA_ERR_NOMEM) the report says so and *out is NULL. Free it with the
  * world's allocator once finished or aborted. */
 strata_result_t sti_loader_open(strata_world_t *w, strata_load_report_t *report, sti_loader_t **out);
 
-/* A loader from memory: binary or JSON. */
-typedef strata_result_t (*sti_load_mem_fn)(strata_world_t *w, const void *data, size_t size,
-                                              strata_load_report_t *report);
-/* Read the file at path and load it with `load`; a read failure is reported
- * as "<path>: <why>" and leaves the world as it was. */
-strata_result_t sti_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
-                                 sti_load_mem_fn load);
+/* The body of one load: fills l's fresh world from ctx and, when all went
+ * well, returns sti_loader_finish's result; else the error it met. */
+typedef strata_result_t (*sti_load_body_fn)(sti_loader_t *l, void *ctx);
 
-#endif /* STRATA_SAVE_H */
+/* A whole load into w: a loader opened, `body` run (unless w has no
+ * reflection to load with: STRATA_ERR_SCHEMA), aborted on any error. */
+strata_result_t sti_load_run(strata_world_t *w, strata_load_report_t *report, sti_load_body_fn body, void *ctx);
+
+#endif /* STRATA_SAVE_LOADER_H */

@@ -1,13 +1,11 @@
 /* loader.c: what every load shares: building the loaded world beside the
- * target and swapping it in only on success, the load report, and the
- * files (write to a temporary and rename; read whole). */
-#define _POSIX_C_SOURCE 200809L
-#include "strata_save.h"
+ * target and swapping it in only on success, and the load report. */
+#include "loader.h"
 
-#include <errno.h>
+#include "format.h"
+
 #include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
+#include <string.h>
 
 /* --- Reports --------------------------------------------------------------- */
 
@@ -36,7 +34,7 @@ strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, in
     sti_pending_change_t *c = &l->changes[l->change_count++];
     c->kind = (uint8_t)kind;
     c->component = component;
-    c->count = component < 0 ? 1 : 0;
+    c->count = component == -1 ? 1 : 0;
     va_list args;
     va_start(args, fmt);
     vsnprintf(c->name, sizeof c->name, fmt, args);
@@ -250,82 +248,6 @@ void sti_loader_abort(sti_loader_t *l) {
     report->change_count = 0;
 }
 
-/* --- Files ------------------------------------------------------------------ */
-
-FILE *sti_file_begin(const char *path, char *tmp, size_t tmp_cap) {
-    int n = snprintf(tmp, tmp_cap, "%s.tmp", path);
-    if (n < 0 || (size_t)n >= tmp_cap) {
-        errno = ENAMETOOLONG;
-        return NULL;
-    }
-    return fopen(tmp, "wb");
-}
-
-strata_result_t sti_file_commit(FILE *f, const char *tmp, const char *path, bool ok) {
-    ok = ok && fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-    int saved = errno;
-    ok = fclose(f) == 0 && ok;
-    if (ok && rename(tmp, path) == 0) {
-        return STRATA_OK;
-    }
-    saved = errno != 0 ? errno : saved;
-    remove(tmp);
-    errno = saved;
-    return STRATA_ERR_IO;
-}
-
-strata_result_t sti_file_read(const strata_world_t *w, const char *path, unsigned char **data, size_t *size) {
-    *data = NULL;
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return STRATA_ERR_IO;
-    }
-    strata_result_t r = STRATA_ERR_IO;
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        size_t n = (size_t)end;
-        unsigned char *p = w->allocator.alloc(n > 0 ? n : 1, w->allocator.user);
-        if (p == NULL) {
-            r = STRATA_ERR_NOMEM;
-        } else if (fread(p, 1, n, f) != n) {
-            w->allocator.free(p, n > 0 ? n : 1, w->allocator.user);
-        } else {
-            *data = p;
-            *size = n;
-            r = STRATA_OK;
-        }
-    }
-    fclose(f);
-    return r;
-}
-
-void sti_file_free(const strata_world_t *w, unsigned char *data, size_t size) {
-    if (data != NULL) {
-        w->allocator.free(data, size > 0 ? size : 1, w->allocator.user);
-    }
-}
-
-strata_result_t sti_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
-                                 sti_load_mem_fn load) {
-    STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(path != NULL);
-    unsigned char *data = NULL;
-    size_t size = 0;
-    strata_result_t r = sti_file_read(w, path, &data, &size);
-    if (r != STRATA_OK) {
-        if (report != NULL) {
-            memset(report, 0, sizeof *report);
-            snprintf(report->error, sizeof report->error, "%s: %s", path,
-                     r == STRATA_ERR_NOMEM ? "out of memory" : strerror(errno));
-        }
-        return r;
-    }
-    r = load(w, data, size, report);
-    sti_file_free(w, data, size);
-    return r;
-}
-
 strata_result_t sti_loader_open(strata_world_t *w, strata_load_report_t *report, sti_loader_t **out) {
     *out = NULL;
     sti_loader_t *l = w->allocator.alloc(sizeof *l, w->allocator.user);
@@ -343,4 +265,22 @@ strata_result_t sti_loader_open(strata_world_t *w, strata_load_report_t *report,
     }
     *out = l;
     return STRATA_OK;
+}
+
+strata_result_t sti_load_run(strata_world_t *w, strata_load_report_t *report, sti_load_body_fn body, void *ctx) {
+    sti_loader_t *l = NULL;
+    strata_result_t r = sti_loader_open(w, report, &l);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    if (!sti_save_reflected(w)) {
+        r = sti_loader_fail(l, STRATA_ERR_SCHEMA, "this world has no reflection data to load with");
+    } else {
+        r = body(l, ctx);
+    }
+    if (r != STRATA_OK) {
+        sti_loader_abort(l);
+    }
+    w->allocator.free(l, sizeof *l, w->allocator.user);
+    return r;
 }
