@@ -1,4 +1,4 @@
-/* strata_save.h: what the save, load and JSON modules share (private).
+/* loader.h: what every load shares (private): binary and JSON alike.
  *
  * Every load builds its result in a fresh world (the "loader") and swaps it
  * with the target only when everything succeeded, so an error of any kind
