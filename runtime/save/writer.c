@@ -12,7 +12,7 @@ void sti_writer_flush(sti_writer_t *o) {
     }
 }
 
-void sti_writer_put(sti_writer_t *o, const void *data, size_t n) {
+void sti_writer_put_slow(sti_writer_t *o, const void *data, size_t n) {
     if (o->file != NULL) {
         if (n > o->stage_cap - o->staged) {
             sti_writer_flush(o);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct sti_writer_t {
     FILE *file;           /* NULL: into mem */
@@ -20,8 +21,20 @@ typedef struct sti_writer_t {
     bool failed;          /* a write to the file failed */
 } sti_writer_t;
 
-/* Append n bytes (staged for a file; cut at cap in memory, still counted). */
-void sti_writer_put(sti_writer_t *o, const void *data, size_t n);
+/* sti_writer_put when the bytes do not simply fit: flush, write through, or cut at cap. */
+void sti_writer_put_slow(sti_writer_t *o, const void *data, size_t n);
+
+/* Append n bytes (staged for a file; cut at cap in memory, still counted).
+ * Inline: JSON writes many pieces of a few bytes. */
+static inline void sti_writer_put(sti_writer_t *o, const void *data, size_t n) {
+    if (n > 0 && (o->file != NULL ? n <= o->stage_cap - o->staged : o->pos + n <= o->cap)) {
+        memcpy(o->file != NULL ? o->stage + o->staged : o->mem + o->pos, data, n);
+        o->staged += o->file != NULL ? n : 0;
+        o->pos += n;
+        return;
+    }
+    sti_writer_put_slow(o, data, n);
+}
 
 /* Append a NUL-terminated string's bytes. */
 void sti_writer_text(sti_writer_t *o, const char *s);
