@@ -1,7 +1,6 @@
-/* command.c: the deferred command buffer, deferral scopes and steps. */
-#include "strata_internal.h"
-
-#include <stdint.h>
+/* command.c: the command buffer, settling it through move.c, deferral
+ * scopes and steps. */
+#include "command.h"
 
 /* Commands are padded to this, so every header is aligned. */
 #define COMMAND_ALIGN ((size_t)8)
@@ -35,16 +34,7 @@ size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t 
 
 /* Room for a copy of a command of `bytes` bytes. */
 static strata_result_t command_scratch_reserve(strata_world_t *w, size_t bytes) {
-    if (bytes <= w->scratch_capacity) {
-        return STRATA_OK;
-    }
-    unsigned char *scratch = sti_mem_realloc(w, w->scratch, w->scratch_capacity, bytes);
-    if (scratch == NULL) {
-        return STRATA_ERR_NOMEM;
-    }
-    w->scratch = scratch;
-    w->scratch_capacity = bytes;
-    return STRATA_OK;
+    return bytes <= w->scratch_capacity ? STRATA_OK : sti_mem_resize(w, &w->scratch, 1, &w->scratch_capacity, bytes);
 }
 
 /* Room for `bytes` more bytes of commands, growing geometrically; NOMEM changes nothing. */
@@ -52,30 +42,16 @@ strata_result_t sti_command_reserve(strata_world_t *w, size_t bytes) {
     if (bytes == 0 || bytes > SIZE_MAX / 2 - w->cmd_size) {
         return STRATA_ERR_NOMEM;
     }
-    /* With hooks, the flush applies a copy of each command (a hook may move
-     * the buffer); during a flush the copy in use must stay put, so it grows
+    /* With hooks, the settle applies a copy of each command (a hook may move
+     * the buffer); during a settle the copy in use must stay put, so it grows
      * between commands instead (command_apply_all). */
-    if (w->has_hooks && bytes > w->scratch_capacity && !w->flushing) {
+    if (w->has_hooks && bytes > w->scratch_capacity && !w->settling) {
         strata_result_t r = command_scratch_reserve(w, bytes);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    size_t need = w->cmd_size + bytes;
-    if (need <= w->cmd_capacity) {
-        return STRATA_OK;
-    }
-    size_t cap = w->cmd_capacity ? w->cmd_capacity * 2 : 512;
-    if (cap < need) {
-        cap = need;
-    }
-    unsigned char *cmds = sti_mem_realloc(w, w->cmds, w->cmd_capacity, cap);
-    if (cmds == NULL) {
-        return STRATA_ERR_NOMEM;
-    }
-    w->cmds = cmds;
-    w->cmd_capacity = cap;
-    return STRATA_OK;
+    return sti_mem_grow(w, &w->cmds, 1, &w->cmd_capacity, w->cmd_size + bytes, 512);
 }
 
 /* Append a command of `bytes` (sti_command_bytes) into reserved room,
@@ -122,7 +98,7 @@ strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const s
 }
 
 /* Apply an ADD to its entities still alive, resuming after those a failed
- * flush already did. NOMEM stops (cmd->done says where); LIMIT skips that
+ * settle already did. NOMEM stops (cmd->done says where); LIMIT skips that
  * entity and is returned at the end. */
 static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
     const void *values[STRATA_MAX_COMPONENTS];
@@ -139,9 +115,12 @@ static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
         if (rec == NULL) {
             continue;
         }
-        strata_result_t r = sti_component_add_now(w, rec, cmd->k, ids, values);
+        strata_result_t r = sti_move_add(w, rec, cmd->k, ids, values);
         if (r == STRATA_ERR_NOMEM) {
             return r;
+        }
+        if (r == STI_OK_HOOKED) {
+            r = STRATA_OK; /* what the hooks recorded joins this settle */
         }
         if (r == STRATA_OK) {
             sti_mark_ids(w, entities[cmd->done], cmd->k, ids);
@@ -163,16 +142,16 @@ static strata_result_t command_apply(strata_world_t *w, sti_cmd_t *cmd) {
         return STRATA_OK;
     }
     if (cmd->kind == STI_CMD_REMOVE) {
-        strata_result_t r = sti_component_remove_now(w, rec, cmd->k, command_ids(cmd));
-        return r == STRATA_ERR_MISSING ? STRATA_OK : r;
+        strata_result_t r = sti_move_remove(w, rec, cmd->k, command_ids(cmd));
+        return r == STRATA_ERR_MISSING || r == STI_OK_HOOKED ? STRATA_OK : r;
     }
-    sti_entity_destroy_now(w, rec);
+    sti_move_destroy(w, rec);
     return STRATA_OK;
 }
 
 /* Apply the recorded commands in order, those recorded meanwhile (by hooks)
  * included. With hooks each is applied from a copy, since a hook may grow
- * the buffer; without them nothing records during a flush.
+ * the buffer; without them nothing records during a settle.
  * NOMEM stops and keeps the rest; a command failing with LIMIT could never
  * succeed, so it is dropped and the others still apply. */
 static strata_result_t command_apply_all(strata_world_t *w) {
@@ -211,9 +190,9 @@ static strata_result_t command_apply_all(strata_world_t *w) {
 
 /* Apply the commands, then (outside a step) the scheduled destroys, until
  * neither the commands nor the hooks they run leave anything behind. */
-static strata_result_t command_flush(strata_world_t *w) {
+static strata_result_t command_settle_all(strata_world_t *w) {
     strata_result_t first = STRATA_OK;
-    w->flushing = true;
+    w->settling = true;
     for (;;) {
         strata_result_t r = command_apply_all(w);
         if (first == STRATA_OK) {
@@ -226,7 +205,7 @@ static strata_result_t command_flush(strata_world_t *w) {
         for (uint32_t i = 0; i < w->doomed_count; i++) {
             sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);
             if (rec != NULL) {
-                sti_entity_destroy_now(w, rec);
+                sti_move_destroy(w, rec);
             }
         }
         w->doomed_count = 0;
@@ -234,40 +213,40 @@ static strata_result_t command_flush(strata_world_t *w) {
             break;
         }
     }
-    w->flushing = false;
+    w->settling = false;
     return first;
 }
 
-/* Flush if anything is waiting, no scope is open and no flush is running
- * (hooks called by a flush record into it; it applies what they record). */
+/* Settle if anything is waiting, no scope is open and no settle is running
+ * (hooks called by a settle record into it; it applies what they record). */
 strata_result_t sti_command_settle(strata_world_t *w) {
-    if (w->defer_depth > 0 || w->flushing || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
+    if (sti_deferred(w) || w->settling || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
         return STRATA_OK;
     }
-    return command_flush(w);
+    return command_settle_all(w);
 }
 
 /* Open a deferral scope (scopes nest). */
 void strata_defer_begin(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
-    w->defer_depth++;
+    sti_scope_open(w);
 }
 
-/* Close a scope; the outermost one flushes. Returns the flush's first error. */
+/* Close a scope; the outermost one settles. Returns the settle's first error. */
 strata_result_t strata_defer_end(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(w->defer_depth > 0);
     if (w->defer_depth == 0) {
         return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
     }
-    w->defer_depth--;
+    sti_scope_close(w);
     return sti_command_settle(w);
 }
 
 /* True while a deferral scope is open. */
 bool strata_is_deferred(const strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
-    return w->defer_depth > 0;
+    return sti_deferred(w);
 }
 
 /* Open a step: destroys are scheduled, not applied, until strata_step_end. */
@@ -277,11 +256,29 @@ void strata_step_begin(strata_world_t *w) {
     w->in_step = true;
 }
 
-/* Close the step: flush the commands, then apply the scheduled destroys. */
+/* Close the step: settle the commands, then apply the scheduled destroys. */
 strata_result_t strata_step_end(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(w->in_step);
     /* Inside a scope still open, the destroys wait for its end (settle skips). */
     w->in_step = false;
     return sti_command_settle(w);
+}
+
+/* Schedule e's destroy for the end of the step (room in the list first). */
+strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_entity_t e) {
+    strata_result_t r = sti_mem_grow(w, &w->doomed, sizeof(strata_entity_t), &w->doomed_capacity,
+                                     (size_t)w->doomed_count + 1, 64);
+    if (r == STRATA_OK) {
+        w->doomed[w->doomed_count++] = e;
+        rec->flags |= STI_FLAG_DOOMED;
+    }
+    return r;
+}
+
+/* Every buffer deferral holds. */
+void sti_command_free(strata_world_t *w) {
+    sti_mem_free(w, w->cmds, w->cmd_capacity);
+    sti_mem_free(w, w->doomed, sizeof(strata_entity_t) * w->doomed_capacity);
+    sti_mem_free(w, w->scratch, w->scratch_capacity);
 }
