@@ -19,17 +19,9 @@ strata_result_t sti_loader_fail(sti_loader_t *l, strata_result_t r, const char *
 
 strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, int64_t component,
                                      const char *fmt, ...) {
-    strata_world_t *w = l->fresh;
-    if (l->change_count == l->change_capacity) {
-        uint32_t cap = l->change_capacity ? l->change_capacity * 2 : 16;
-        sti_pending_change_t *changes =
-            sti_mem_realloc(w, l->changes, sizeof(sti_pending_change_t) * l->change_capacity,
-                               sizeof(sti_pending_change_t) * cap);
-        if (changes == NULL) {
-            return sti_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
-        }
-        l->changes = changes;
-        l->change_capacity = cap;
+    if (sti_mem_grow(l->fresh, &l->changes, sizeof *l->changes, &l->change_capacity, (size_t)l->change_count + 1,
+                     16) != STRATA_OK) {
+        return sti_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
     }
     sti_pending_change_t *c = &l->changes[l->change_count++];
     c->kind = (uint8_t)kind;

@@ -33,7 +33,7 @@ typedef struct sti_loader_t {
     uint32_t free_tail;                /* the last index of the free list being built */
     sti_pending_change_t *changes;  /* found while mapping; counted at the end */
     uint32_t change_count;
-    uint32_t change_capacity;
+    size_t change_capacity;
 } sti_loader_t;
 
 /* Set up a load into `target`: a fresh world with the same schema, allocator
