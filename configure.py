@@ -86,7 +86,7 @@ JSON_SOURCES = ("runtime/save/json_read.c",)
 JSON_LIBS = "-ljansson"
 # World tests that link more worlds than the one their name gives
 # (tests/worlds/test_<world>_x.c uses tests/schema/<world>.yaml).
-EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3"]}
+EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4"]}
 
 
 def world_of(schema_path):
@@ -211,7 +211,7 @@ def main(argv):
     # The examples' worlds are committed in generated/; the tests' and the
     # bench's live in build/gen/.
     generated = {stem(s): generate(s, "generated") for s in sources("schema/*.yaml")}
-    test_worlds = {stem(s): generate(s, "build/gen") for s in sources("tests/schema/*.yaml")}
+    test_worlds = {stem(s): generate(s, "build/gen") for s in sources("tests/schema/*.yaml") + sources("tests/schema/evolve/*.yaml")}
     n.build("generate", "phony", inputs=[h for pair in generated.values() for h in pair])
     n.line()
 

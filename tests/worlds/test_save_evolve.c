@@ -18,6 +18,7 @@
 #include "save.h"
 #include "save2.h"
 #include "save3.h"
+#include "save4.h"
 
 /* The entities of the version 1 world, by role. */
 typedef struct v1_entities {
@@ -297,26 +298,26 @@ typedef enum save_format { FORMAT_BINARY, FORMAT_JSON } save_format;
 typedef struct old_world {
     strata_world_t *w;
     v1_entities v1;                                /* when made by make_v1 */
-    save3_entity both, only_health, only_vitality; /* when made by old_v3 */
+    save4_entity both, only_health, only_vitality; /* when made by make_v4 */
 } old_world;
 
 static void old_v1(old_world *o) {
     o->w = save_world_core(make_v1(&o->v1));
 }
 
-/* A save of 'save' (save3.yaml) with both a former and a current name of
- * version 2: Health and Vitality, and in Vitality both max and cap. */
-static void old_v3(old_world *o) {
-    save3_world *w = save3_world_create(NULL);
+/* Version 1 of 'save' with both a former and a current name of version 2:
+ * Health and Vitality, and in Vitality both max and cap. */
+static void old_v4(old_world *o) {
+    save4_world *w = save4_world_create(NULL);
     assert_non_null(w);
-    o->both = save3_entity_create(w);
-    save3_health_add(w, o->both, (save3_health){11, 12});
-    save3_vitality_add(w, o->both, (save3_vitality){21, 22, 23});
-    o->only_health = save3_entity_create(w);
-    save3_health_add(w, o->only_health, (save3_health){41, 42});
-    o->only_vitality = save3_entity_create(w);
-    save3_vitality_add(w, o->only_vitality, (save3_vitality){31, 32, 33});
-    o->w = save3_world_core(w);
+    o->both = save4_entity_create(w);
+    save4_health_add(w, o->both, (save4_health){11, 12});
+    save4_vitality_add(w, o->both, (save4_vitality){21, 22, 23});
+    o->only_health = save4_entity_create(w);
+    save4_health_add(w, o->only_health, (save4_health){41, 42});
+    o->only_vitality = save4_entity_create(w);
+    save4_vitality_add(w, o->only_vitality, (save4_vitality){31, 32, 33});
+    o->w = save4_world_core(w);
 }
 
 /* The world saved in format f (malloc'd bytes in *size). */
@@ -453,7 +454,7 @@ static const evolve_case evolve_cases[] = {
     {"lossless widening converts", old_v1, 2, true, check_widened},
     {"a lossy change is an error", old_v1, 3, false, check_lossy},
     {"renamed_from keeps the values", old_v1, 2, true, check_renamed},
-    {"a current name wins over renamed_from", old_v3, 2, true, check_current_name_wins},
+    {"a current name wins over renamed_from", old_v4, 2, true, check_current_name_wins},
 };
 
 static strata_world_t *target_create(int version) {
