@@ -283,8 +283,9 @@ static int64_t saved_find(const saved_list_t *list, const char *name, size_t len
     return -1;
 }
 
-static bool saved_has(const void *set, const char *name, size_t len) {
-    return saved_find(set, name, len) >= 0;
+static const void *saved_element(const void *set, const char *name, size_t len) {
+    int64_t i = saved_find(set, name, len);
+    return i >= 0 ? saved_item(set, (uint32_t)i) : NULL;
 }
 
 static bool load_change(load_t *ld, strata_change_kind_t kind, int64_t counted, const char *path, const char *name,
@@ -360,19 +361,19 @@ static bool load_map_struct(load_t *ld, file_value_t *v, int64_t counted, file_f
                             const strata_field_desc_t *tf, uint32_t tcount, uint32_t src, uint32_t dst,
                             const char *path, bool report) {
     saved_list_t list = {ff, sizeof *ff, fcount};
-    sti_evolve_saved_t saved = {&list, saved_has};
+    sti_evolve_saved_t saved = {&list, saved_element};
     sti_evolve_names_t names = sti_evolve_fields(tf, tcount);
     for (uint32_t j = 0; j < tcount; j++) {
         const strata_field_desc_t *t = &tf[j];
         bool renamed;
-        const char *from = sti_evolve_source(&names, j, &saved, &renamed);
+        const file_field_t *from = sti_evolve_source(&names, j, &saved, &renamed);
         if (from == NULL) {
             if (report && !load_change(ld, STRATA_CHANGE_ADDED, counted, path, t->name, strlen(t->name), NULL)) {
                 return false;
             }
             continue;
         }
-        int64_t match = saved_find(&list, from, strlen(from));
+        int64_t match = from - ff;
         if (report && renamed &&
             !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, t->name, strlen(t->name), t->renamed_from)) {
             return false;
@@ -421,24 +422,25 @@ static bool load_map_values(load_t *ld, file_value_t *values, uint32_t count, bo
     sti_evolve_names_t names = resources ? sti_evolve_fields(rt != NULL ? rt->fields : NULL, rt != NULL ? rt->count : 0)
                                          : sti_evolve_components(s);
     saved_list_t list = {values, sizeof *values, count};
-    sti_evolve_saved_t saved = {&list, saved_has};
+    sti_evolve_saved_t saved = {&list, saved_element};
     const char *path = resources ? "resource" : "";
     for (uint32_t i = 0; i < names.count; i++) {
         const strata_type_desc_t *t = resources ? rt->fields[i].type : &s->component_types[i];
         const char *name = resources ? rt->fields[i].name : t->name;
         bool renamed;
-        const char *from = sti_evolve_source(&names, i, &saved, &renamed);
+        const file_value_t *from = sti_evolve_source(&names, i, &saved, &renamed);
         if (from == NULL) {
             if (!load_change(ld, STRATA_CHANGE_ADDED, resources ? -1 : -2, path, name, strlen(name), NULL)) {
                 return false;
             }
             continue;
         }
-        int64_t match = saved_find(&list, from, strlen(from));
+        int64_t match = from - values;
         int64_t counted = resources ? -1 : match;
         file_value_t *v = &values[match];
         v->target = i;
-        if (renamed && !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, name, strlen(name), from)) {
+        const char *former = resources ? rt->fields[i].renamed_from : t->renamed_from;
+        if (renamed && !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, name, strlen(name), former)) {
             return false;
         }
         char sub[100];

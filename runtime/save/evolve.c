@@ -28,23 +28,15 @@ static bool spelled(const char *s, const char *name, size_t len) {
     return s != NULL && strlen(s) == len && memcmp(s, name, len) == 0;
 }
 
-static bool saved_has(const sti_evolve_saved_t *saved, const char *name) {
-    return name != NULL && saved->has(saved->set, name, strlen(name));
+static const void *saved_find(const sti_evolve_saved_t *saved, const char *name) {
+    return name != NULL ? saved->find(saved->set, name, strlen(name)) : NULL;
 }
 
-const char *sti_evolve_source(const sti_evolve_names_t *schema, uint32_t i, const sti_evolve_saved_t *saved,
+const void *sti_evolve_source(const sti_evolve_names_t *schema, uint32_t i, const sti_evolve_saved_t *saved,
                               bool *renamed) {
-    const char *name = name_at(schema, schema->name, i);
-    const char *former = name_at(schema, schema->former, i);
-    *renamed = false;
-    if (saved_has(saved, name)) {
-        return name;
-    }
-    if (saved_has(saved, former)) {
-        *renamed = true;
-        return former;
-    }
-    return NULL;
+    const void *found = saved_find(saved, name_at(schema, schema->name, i));
+    *renamed = found == NULL && (found = saved_find(saved, name_at(schema, schema->former, i))) != NULL;
+    return found;
 }
 
 int64_t sti_evolve_target(const sti_evolve_names_t *schema, const sti_evolve_saved_t *saved, const char *name,
@@ -56,7 +48,7 @@ int64_t sti_evolve_target(const sti_evolve_names_t *schema, const sti_evolve_sav
     }
     for (uint32_t i = 0; i < schema->count; i++) {
         if (spelled(name_at(schema, schema->former, i), name, len) &&
-            !saved_has(saved, name_at(schema, schema->name, i))) {
+            saved_find(saved, name_at(schema, schema->name, i)) == NULL) {
             return i;
         }
     }

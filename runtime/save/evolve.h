@@ -20,10 +20,11 @@ typedef struct sti_evolve_names_t {
     uint32_t count;
 } sti_evolve_names_t;
 
-/* One level of a save: a set of names, asked through `has`. */
+/* One level of a save: its elements, found by name through `find`. */
 typedef struct sti_evolve_saved_t {
     const void *set;
-    bool (*has)(const void *set, const char *name, size_t len); /* an element spelled name[0..len)? */
+    /* The element spelled name (NUL-terminated, len bytes), or NULL. */
+    const void *(*find)(const void *set, const char *name, size_t len);
 } sti_evolve_saved_t;
 
 /* The level of n fields (also the resources: the resource block's fields). */
@@ -32,9 +33,10 @@ sti_evolve_names_t sti_evolve_fields(const strata_field_desc_t *fields, uint32_t
 /* The level of the schema's components. */
 sti_evolve_names_t sti_evolve_components(const strata_schema_t *s);
 
-/* The saved name schema element i takes its value from: its name, else its
- * former name (*renamed true), else NULL (it keeps its default). */
-const char *sti_evolve_source(const sti_evolve_names_t *schema, uint32_t i, const sti_evolve_saved_t *saved,
+/* The saved element schema element i takes its value from: the one of its
+ * name, else the one of its former name (*renamed true), else NULL (it
+ * keeps its default). */
+const void *sti_evolve_source(const sti_evolve_names_t *schema, uint32_t i, const sti_evolve_saved_t *saved,
                               bool *renamed);
 
 /* The schema element that takes the saved element spelled name[0..len), or

@@ -199,10 +199,17 @@ static bool json_change(json_load_t *jl, strata_change_kind_t kind, bool resourc
     return true;
 }
 
-/* A JSON object as a save's set of names (evolve.h); names are the schema's, NUL-terminated. */
-static bool json_has(const void *set, const char *name, size_t len) {
+/* A JSON object as a level of a save (evolve.h): its members by key. */
+static const void *json_find(const void *set, const char *name, size_t len) {
     (void)len;
-    return json_object_get(set, name) != NULL;
+    return json_object_get(set, name);
+}
+
+/* A level whose every name is there: the dump's components when no
+ * component has a former name, so that they need not be gathered. */
+static const void *json_find_any(const void *set, const char *name, size_t len) {
+    (void)len;
+    return name != NULL ? set : NULL;
 }
 
 /* --- Values ------------------------------------------------------------------- */
@@ -342,13 +349,14 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
 static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t *fields, uint32_t count,
                         unsigned char *base, const char *path, bool resource) {
     sti_evolve_names_t names = sti_evolve_fields(fields, count);
-    sti_evolve_saved_t saved = {obj, json_has};
+    sti_evolve_saved_t saved = {obj, json_find};
     size_t matched = 0;
     for (uint32_t i = 0; i < count; i++) {
         const strata_field_desc_t *f = &fields[i];
         bool renamed;
-        const char *key = sti_evolve_source(&names, i, &saved, &renamed);
-        if (key == NULL) {
+        json_t *v = (json_t *)sti_evolve_source(&names, i, &saved, &renamed);
+        const char *key = renamed ? f->renamed_from : f->name;
+        if (v == NULL) {
             if (!json_change(jl, STRATA_CHANGE_ADDED, resource, path, f->name, NULL)) {
                 return false;
             }
@@ -357,7 +365,6 @@ static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t 
         if (renamed && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, f->name, key)) {
             return false;
         }
-        json_t *v = json_object_get(obj, key);
         matched++;
         json_push_key(jl, key);
         char sub[160];
@@ -404,10 +411,16 @@ static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t 
  * the schema's once, by the evolution rules: jl->components gets, for each
  * name that maps, its component id. */
 static bool json_component_map(json_load_t *jl, json_t *entities) {
-    json_t *seen = json_object();
+    const strata_schema_t *s = jl->l->fresh->schema;
+    sti_evolve_names_t names = sti_evolve_components(s);
+    bool formers = false;
+    for (uint32_t c = 0; c < names.count; c++) {
+        formers = formers || s->component_types[c].renamed_from != NULL;
+    }
     jl->components = json_object();
-    bool ok = seen != NULL && jl->components != NULL;
-    for (size_t i = 0; ok && i < json_array_size(entities); i++) {
+    json_t *seen = formers ? json_object() : NULL;
+    bool ok = jl->components != NULL && (seen != NULL || !formers);
+    for (size_t i = 0; ok && formers && i < json_array_size(entities); i++) {
         json_t *components = json_object_get(json_array_get(entities, i), "components");
         const char *key;
         json_t *value;
@@ -415,13 +428,13 @@ static bool json_component_map(json_load_t *jl, json_t *entities) {
             ok = ok && json_object_set(seen, key, json_null()) == 0;
         }
     }
-    const strata_schema_t *s = jl->l->fresh->schema;
-    sti_evolve_names_t names = sti_evolve_components(s);
-    sti_evolve_saved_t saved = {seen, json_has};
+    sti_evolve_saved_t saved = {formers ? (const void *)seen : (const void *)s, formers ? json_find : json_find_any};
     for (uint32_t c = 0; ok && c < names.count; c++) {
         bool renamed;
-        const char *key = sti_evolve_source(&names, c, &saved, &renamed);
-        ok = key == NULL || json_object_set_new(jl->components, key, json_integer(c)) == 0;
+        if (sti_evolve_source(&names, c, &saved, &renamed) != NULL) {
+            const char *key = renamed ? s->component_types[c].renamed_from : s->component_types[c].name;
+            ok = json_object_set_new(jl->components, key, json_integer(c)) == 0;
+        }
     }
     json_decref(seen);
     if (!ok) {
