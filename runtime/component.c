@@ -48,7 +48,7 @@ static void component_check_ids(const strata_world_t *w, uint32_t k, const uint3
 /* Record an add or a remove of one component (kept out of the hot paths,
  * which then never take the address of their arguments). */
 STI_COLD static strata_result_t component_defer_one(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e,
-                                                       uint32_t c, const void *value) {
+                                                    uint32_t c, const void *value) {
     return sti_command_push(w, kind, &e, 1, &c, &value);
 }
 

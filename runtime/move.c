@@ -138,7 +138,7 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
         const sti_column_t *col = &dst->dense[hole];
         sti_value_write(w, col->data + (size_t)dst->count * col->size, c, value);
     }
-    sti_row_move_add(w, rec, src, dst, hole);
+    sti_row_move_edge(w, rec, src, dst, hole, true);
     return STRATA_OK;
 }
 
@@ -155,7 +155,7 @@ STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *r
     if (edge->hooked) {
         return move_hooked(w, rec, src, edge->table, 0, NULL, NULL);
     }
-    sti_row_move_remove(w, rec, src, edge->table, edge->hole);
+    sti_row_move_edge(w, rec, src, edge->table, edge->hole, false);
     return STRATA_OK;
 }
 
