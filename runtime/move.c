@@ -190,14 +190,15 @@ static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                              const void *const *values) {
     if (k == 1) {
-        return sti_move_add_one(w, rec, ids[0], values != NULL ? values[0] : NULL);
+        const void *value = values != NULL ? values[0] : NULL;
+        return sti_move_add_fast(w, rec, ids[0], value) ? STRATA_OK : sti_move_add_slow(w, rec, ids[0], value);
     }
     return move_by_mask(w, rec, k, ids, values, true);
 }
 
 strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids) {
     if (k == 1) {
-        return sti_move_remove_one(w, rec, ids[0]);
+        return sti_move_remove_fast(w, rec, ids[0]) ? STRATA_OK : sti_move_remove_slow(w, rec, ids[0]);
     }
     return move_by_mask(w, rec, k, ids, NULL, false);
 }

@@ -110,10 +110,10 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
  * MISSING, NOMEM or LIMIT. */
 STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c);
 
-/* Add (or overwrite) one component of a live entity: the hot path (a
- * cached edge to a table with room and small columns) inline, everything
- * else in sti_move_add_slow. */
-STI_HOT strata_result_t sti_move_add_one(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+/* Add (or overwrite) one component of a live entity on the hot path (a
+ * cached edge to a table with room and small columns): true if done, false
+ * (nothing changed) for sti_move_add_slow to do it. */
+STI_HOT bool sti_move_add_fast(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
     sti_table_t *src = w->tables[rec->table];
     const sti_edge_t *edge = &src->edges[c];
     sti_table_t *dst = edge->table;
@@ -121,7 +121,7 @@ STI_HOT strata_result_t sti_move_add_one(strata_world_t *w, sti_record_t *rec, u
      * components are never filled. */
     if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STI_SMALL_SIZE ||
                      edge->hooked)) {
-        return sti_move_add_slow(w, rec, c, value);
+        return false;
     }
     uint32_t hole = edge->hole;
     /* The value first, in the row the entity is about to take: nothing
@@ -134,21 +134,22 @@ STI_HOT strata_result_t sti_move_add_one(strata_world_t *w, sti_record_t *rec, u
         sti_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
     }
     sti_row_move_edge(w, rec, src, dst, hole, true);
-    return STRATA_OK;
+    return true;
 }
 
-/* Remove one component of a live entity: the hot path inline, the rest in sti_move_remove_slow. */
-STI_HOT strata_result_t sti_move_remove_one(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+/* Remove one component of a live entity on the hot path: true if done,
+ * false (nothing changed) for sti_move_remove_slow to do it. */
+STI_HOT bool sti_move_remove_fast(strata_world_t *w, sti_record_t *rec, uint32_t c) {
     sti_table_t *src = w->tables[rec->table];
     const sti_edge_t *edge = &src->edges[w->component_count + c];
     sti_table_t *dst = edge->table;
     /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
     if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STI_SMALL_SIZE ||
                      edge->hooked)) {
-        return sti_move_remove_slow(w, rec, c);
+        return false;
     }
     sti_row_move_edge(w, rec, src, dst, edge->hole, false);
-    return STRATA_OK;
+    return true;
 }
 
 /* Add or overwrite k components (ids distinct) of a live entity with one
