@@ -235,8 +235,8 @@ void strata_defer_begin(strata_world_t *w) {
 /* Close a scope; the outermost one settles. Returns the settle's first error. */
 strata_result_t strata_defer_end(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(w->defer_depth > 0);
-    if (w->defer_depth == 0) {
+    STRATA_ASSERT(sti_deferred(w));
+    if (!sti_deferred(w)) {
         return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
     }
     sti_scope_close(w);
