@@ -33,8 +33,9 @@ typedef struct sti_table_t sti_table_t;             /* table.h */
 typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
 typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
 
-/* The state of a world. Every layer reads the fields of the layers below
- * it; each group is written only by the module named above it. */
+/* The state of a world. Each group of fields is kept by the module named
+ * above it (world.c sets the starting values, the save layer rebuilds them
+ * on a load); the layers above read them. */
 struct strata_world_t {
     /* world.c */
     const strata_schema_t *schema;

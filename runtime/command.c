@@ -17,7 +17,7 @@ static uint32_t *command_ids(sti_cmd_t *cmd) {
 
 /* Bytes of a command record (header, handles, ids, values, padding); 0 on overflow. */
 size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t n, uint32_t k,
-                            const uint32_t *ids) {
+                         const uint32_t *ids) {
     size_t values = 0;
     if (kind == STI_CMD_ADD) {
         for (uint32_t i = 0; i < k; i++) {
@@ -57,8 +57,8 @@ strata_result_t sti_command_reserve(strata_world_t *w, size_t bytes) {
 /* Append a command of `bytes` (sti_command_bytes) into reserved room,
  * copying the values (NULL: defaults, else zeros). */
 void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uint32_t n,
-                          const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
-                          const void *const *values) {
+                       const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
+                       const void *const *values) {
     sti_cmd_t *cmd = (sti_cmd_t *)(void *)(w->cmds + w->cmd_size);
     *cmd = (sti_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
     /* One entity and one component is the common case (a change made in a
@@ -88,7 +88,7 @@ void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uin
 
 /* Reserve and append one command for one entity; NOMEM records nothing. */
 strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
-                                    const uint32_t *ids, const void *const *values) {
+                                 const uint32_t *ids, const void *const *values) {
     size_t bytes = sti_command_bytes(w, kind, 1, k, ids);
     strata_result_t r = sti_command_reserve(w, bytes);
     if (r == STRATA_OK) {
@@ -235,8 +235,8 @@ void strata_defer_begin(strata_world_t *w) {
 /* Close a scope; the outermost one settles. Returns the settle's first error. */
 strata_result_t strata_defer_end(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(w->defer_depth > 0);
-    if (w->defer_depth == 0) {
+    STRATA_ASSERT(sti_deferred(w));
+    if (!sti_deferred(w)) {
         return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
     }
     sti_scope_close(w);

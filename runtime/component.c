@@ -2,10 +2,10 @@
  * recorded while deferred), has, get, set, mark. */
 #include "command.h"
 
-/* After a move now: settle what its hooks recorded, then mark what was
- * written. OK, or the move's error. */
-STI_HOT strata_result_t component_added(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
-                                        strata_result_t r) {
+/* After an add now off the hot path: settle what its hooks recorded, then
+ * mark what was written. OK, or the move's error. */
+static inline strata_result_t component_added(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
+                                              strata_result_t r) {
     if (STI_UNLIKELY(r == STI_OK_HOOKED)) {
         (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next settle */
         r = STRATA_OK;
@@ -16,8 +16,8 @@ STI_HOT strata_result_t component_added(strata_world_t *w, strata_entity_t e, ui
     return r;
 }
 
-/* After a remove now: settle what its hooks recorded. OK, or the move's error. */
-STI_HOT strata_result_t component_removed(strata_world_t *w, strata_result_t r) {
+/* After a remove now off the hot path: settle what its hooks recorded. OK, or the move's error. */
+static inline strata_result_t component_removed(strata_world_t *w, strata_result_t r) {
     if (STI_UNLIKELY(r == STI_OK_HOOKED)) {
         (void)sti_command_settle(w);
         r = STRATA_OK;
@@ -48,7 +48,7 @@ static void component_check_ids(const strata_world_t *w, uint32_t k, const uint3
 /* Record an add or a remove of one component (kept out of the hot paths,
  * which then never take the address of their arguments). */
 STI_COLD static strata_result_t component_defer_one(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e,
-                                                       uint32_t c, const void *value) {
+                                                    uint32_t c, const void *value) {
     return sti_command_push(w, kind, &e, 1, &c, &value);
 }
 
@@ -61,7 +61,11 @@ strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, con
     if (sti_deferred(w)) {
         return component_defer_one(w, STI_CMD_ADD, e, c, value);
     }
-    return component_added(w, e, 1, &c, sti_move_add_one(w, rec, c, value));
+    if (STI_UNLIKELY(!sti_move_add_fast(w, rec, c, value))) {
+        return component_added(w, e, 1, &c, sti_move_add_slow(w, rec, c, value));
+    }
+    sti_mark_ids(w, e, 1, &c);
+    return STRATA_OK;
 }
 
 /* Add (or overwrite) k components with one move, or record them while deferred. */
@@ -94,7 +98,10 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) 
         }
         return component_defer_one(w, STI_CMD_REMOVE, e, c, NULL);
     }
-    return component_removed(w, sti_move_remove_one(w, rec, c));
+    if (STI_UNLIKELY(!sti_move_remove_fast(w, rec, c))) {
+        return component_removed(w, sti_move_remove_slow(w, rec, c));
+    }
+    return STRATA_OK;
 }
 
 /* Remove the ids the entity has with one move; MISSING if it has none. */

@@ -57,11 +57,11 @@ strata_result_t strata_entity_create(strata_world_t *w, strata_entity_t *out) {
 /* One new entity with components, outside deferral: the common spawn. The
  * table is found by the last-table cache when the same set was placed
  * before (no mask copy, no hash), and room is checked inline; anything else
- * takes the general path. Returns false to ask for it (nothing changed). */
+ * takes the bulk path. Returns false to ask for it (nothing changed). */
 static bool entity_create_one(strata_world_t *w, const strata_mask_t *mask, uint32_t k, const uint32_t *ids,
                               const void *const *values, strata_entity_t *out) {
     sti_table_t *t = w->last_found;
-    /* Another set, or one with aspect columns: the general path normalizes. */
+    /* Another set, or one with aspect columns: the bulk path normalizes. */
     if (t == NULL || t->count == t->capacity || !sti_index_room_for_one(w) ||
         !sti_mask_equal(&t->mask, mask, w->mask_words)) {
         return false;
@@ -89,8 +89,7 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     if (n == 0) {
         return STRATA_OK;
     }
-    bool deferred = sti_deferred(w);
-    if (n == 1 && k > 0 && !deferred && entity_create_one(w, &mask, k, ids, values, out)) {
+    if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }
     uint32_t fresh = n > w->free_count ? n - w->free_count : 0;
@@ -99,7 +98,7 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     }
     /* While deferred the entities wait in the empty table and an ADD
      * command carries their components. */
-    deferred = deferred && k > 0;
+    bool deferred = sti_deferred(w) && k > 0;
     sti_table_t *t = w->tables[0];
     strata_result_t r = STRATA_OK;
     if (k > 0 && !deferred) {

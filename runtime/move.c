@@ -138,7 +138,7 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
         const sti_column_t *col = &dst->dense[hole];
         sti_value_write(w, col->data + (size_t)dst->count * col->size, c, value);
     }
-    sti_row_move_add(w, rec, src, dst, hole);
+    sti_row_move_edge(w, rec, src, dst, hole, true);
     return STRATA_OK;
 }
 
@@ -155,7 +155,7 @@ STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *r
     if (edge->hooked) {
         return move_hooked(w, rec, src, edge->table, 0, NULL, NULL);
     }
-    sti_row_move_remove(w, rec, src, edge->table, edge->hole);
+    sti_row_move_edge(w, rec, src, edge->table, edge->hole, false);
     return STRATA_OK;
 }
 
@@ -190,14 +190,15 @@ static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                              const void *const *values) {
     if (k == 1) {
-        return sti_move_add_one(w, rec, ids[0], values != NULL ? values[0] : NULL);
+        const void *value = values != NULL ? values[0] : NULL;
+        return sti_move_add_fast(w, rec, ids[0], value) ? STRATA_OK : sti_move_add_slow(w, rec, ids[0], value);
     }
     return move_by_mask(w, rec, k, ids, values, true);
 }
 
 strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids) {
     if (k == 1) {
-        return sti_move_remove_one(w, rec, ids[0]);
+        return sti_move_remove_fast(w, rec, ids[0]) ? STRATA_OK : sti_move_remove_slow(w, rec, ids[0]);
     }
     return move_by_mask(w, rec, k, ids, NULL, false);
 }

@@ -76,31 +76,22 @@ void sti_columns_remove_small(const sti_table_t *src, const sti_table_t *dst, ui
 /* sti_columns_remove_small for tables with a larger column (memcpy calls). */
 void sti_columns_remove_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
 
-/* Move an entity's row from src to the end of dst (room reserved) along an
- * add edge: dst has src's columns plus, unless hole is STI_NO_HOLE,
- * dst->dense[hole], left for the caller to fill. Returns the new row. */
-STI_HOT uint32_t sti_row_move_add(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
-                                  uint32_t hole) {
+/* Move an entity's row from src to the end of dst (room reserved) along
+ * an edge, and return the new row. Along an add edge (add) dst has src's
+ * columns plus, unless hole is STI_NO_HOLE, dst->dense[hole], left for the
+ * caller to fill; along a remove edge src has dst's columns plus
+ * src->dense[hole], which is dropped. `add` is a constant at every call. */
+STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
+                                   uint32_t hole, bool add) {
     uint32_t row = rec->row;
     uint32_t to = sti_row_finish(w, rec, src, dst);
     if (src->column_count > 0) {
-        if (dst->max_size <= STI_SMALL_SIZE) {
+        bool small = (add ? dst : src)->max_size <= STI_SMALL_SIZE; /* the larger table has every column */
+        if (add && small) {
             sti_columns_add_small(src, dst, hole, row);
-        } else {
+        } else if (add) {
             sti_columns_add_large(src, dst, hole, row);
-        }
-    }
-    return to;
-}
-
-/* Move an entity's row along a remove edge: src has dst's columns plus,
- * unless hole is STI_NO_HOLE, src->dense[hole], which is dropped. */
-STI_HOT uint32_t sti_row_move_remove(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
-                                     uint32_t hole) {
-    uint32_t row = rec->row;
-    uint32_t to = sti_row_finish(w, rec, src, dst);
-    if (src->column_count > 0) {
-        if (src->max_size <= STI_SMALL_SIZE) {
+        } else if (small) {
             sti_columns_remove_small(src, dst, hole, row);
         } else {
             sti_columns_remove_large(src, dst, hole, row);
@@ -119,10 +110,10 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
  * MISSING, NOMEM or LIMIT. */
 STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c);
 
-/* Add (or overwrite) one component of a live entity: the hot path (a
- * cached edge to a table with room and small columns) inline, everything
- * else in sti_move_add_slow. */
-STI_HOT strata_result_t sti_move_add_one(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+/* Add (or overwrite) one component of a live entity on the hot path (a
+ * cached edge to a table with room and small columns): true if done, false
+ * (nothing changed) for sti_move_add_slow to do it. */
+STI_HOT bool sti_move_add_fast(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
     sti_table_t *src = w->tables[rec->table];
     const sti_edge_t *edge = &src->edges[c];
     sti_table_t *dst = edge->table;
@@ -130,7 +121,7 @@ STI_HOT strata_result_t sti_move_add_one(strata_world_t *w, sti_record_t *rec, u
      * components are never filled. */
     if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STI_SMALL_SIZE ||
                      edge->hooked)) {
-        return sti_move_add_slow(w, rec, c, value);
+        return false;
     }
     uint32_t hole = edge->hole;
     /* The value first, in the row the entity is about to take: nothing
@@ -142,22 +133,23 @@ STI_HOT strata_result_t sti_move_add_one(strata_world_t *w, sti_record_t *rec, u
         }
         sti_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
     }
-    sti_row_move_add(w, rec, src, dst, hole);
-    return STRATA_OK;
+    sti_row_move_edge(w, rec, src, dst, hole, true);
+    return true;
 }
 
-/* Remove one component of a live entity: the hot path inline, the rest in sti_move_remove_slow. */
-STI_HOT strata_result_t sti_move_remove_one(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+/* Remove one component of a live entity on the hot path: true if done,
+ * false (nothing changed) for sti_move_remove_slow to do it. */
+STI_HOT bool sti_move_remove_fast(strata_world_t *w, sti_record_t *rec, uint32_t c) {
     sti_table_t *src = w->tables[rec->table];
     const sti_edge_t *edge = &src->edges[w->component_count + c];
     sti_table_t *dst = edge->table;
     /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
     if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STI_SMALL_SIZE ||
                      edge->hooked)) {
-        return sti_move_remove_slow(w, rec, c);
+        return false;
     }
-    sti_row_move_remove(w, rec, src, dst, edge->hole);
-    return STRATA_OK;
+    sti_row_move_edge(w, rec, src, dst, edge->hole, false);
+    return true;
 }
 
 /* Add or overwrite k components (ids distinct) of a live entity with one
