@@ -72,7 +72,7 @@ LAYERS = "runtime/LAYERS"
 # Test programs, built with each of TEST_VARIANTS and run by `ninja test`.
 # tests/worlds/test_<world>_*.c links the world of tests/schema/<world>.yaml,
 # and those EXTRA_WORLDS name besides.
-EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3"]}
+EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4"]}
 # Linked into every test: CMOCKA_TEST_FILTER=PATTERN runs the tests matching it.
 TEST_FILTER = "tools/test_filter.c"
 
@@ -341,7 +341,7 @@ def main(argv):
 
     # Worlds: the examples' are committed in generated/; the tests' and the bench's live in build/gen/.
     generated = {stem(s): b.generate(s, "generated") for s in sources("schema/*.yaml")}
-    test_worlds = {stem(s): b.generate(s, "build/gen") for s in sources("tests/schema/*.yaml")}
+    test_worlds = {stem(s): b.generate(s, "build/gen") for s in sources("tests/schema/*.yaml", "tests/schema/evolve/*.yaml")}
     n.build("generate", "phony", inputs=[f for pair in generated.values() for f in pair])
     n.line()
 

@@ -1,31 +1,30 @@
-/* command.c: the deferred command buffer, deferral scopes and steps. */
-#include "strata_internal.h"
-
-#include <stdint.h>
+/* command.c: the command buffer, settling it through move.c, deferral
+ * scopes and steps. */
+#include "command.h"
 
 /* Commands are padded to this, so every header is aligned. */
 #define COMMAND_ALIGN ((size_t)8)
 
 /* The entity handles that follow a command's header. */
-static strata_entity_t *command_entities(strata_cmd_t *cmd) {
-    return (strata_entity_t *)(void *)((unsigned char *)cmd + sizeof(strata_cmd_t));
+static strata_entity_t *command_entities(sti_cmd_t *cmd) {
+    return (strata_entity_t *)(void *)((unsigned char *)cmd + sizeof(sti_cmd_t));
 }
 
 /* The component ids that follow a command's handles. */
-static uint32_t *command_ids(strata_cmd_t *cmd) {
+static uint32_t *command_ids(sti_cmd_t *cmd) {
     return (uint32_t *)(void *)(command_entities(cmd) + cmd->n);
 }
 
 /* Bytes of a command record (header, handles, ids, values, padding); 0 on overflow. */
-size_t strata_command_bytes(const strata_world_t *w, strata_cmd_kind_t kind, uint32_t n, uint32_t k,
-                            const uint32_t *ids) {
+size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t n, uint32_t k,
+                         const uint32_t *ids) {
     size_t values = 0;
-    if (kind == STRATA_CMD_ADD) {
+    if (kind == STI_CMD_ADD) {
         for (uint32_t i = 0; i < k; i++) {
             values += w->components[ids[i]].size;
         }
     }
-    size_t fixed = sizeof(strata_cmd_t) + sizeof(uint32_t) * (size_t)k + values + COMMAND_ALIGN;
+    size_t fixed = sizeof(sti_cmd_t) + sizeof(uint32_t) * (size_t)k + values + COMMAND_ALIGN;
     if ((size_t)n > (SIZE_MAX - fixed) / sizeof(strata_entity_t)) {
         return 0;
     }
@@ -35,56 +34,33 @@ size_t strata_command_bytes(const strata_world_t *w, strata_cmd_kind_t kind, uin
 
 /* Room for a copy of a command of `bytes` bytes. */
 static strata_result_t command_scratch_reserve(strata_world_t *w, size_t bytes) {
-    if (bytes <= w->scratch_capacity) {
-        return STRATA_OK;
-    }
-    unsigned char *scratch = strata_mem_realloc(w, w->scratch, w->scratch_capacity, bytes);
-    if (scratch == NULL) {
-        return STRATA_ERR_NOMEM;
-    }
-    w->scratch = scratch;
-    w->scratch_capacity = bytes;
-    return STRATA_OK;
+    return bytes <= w->scratch_capacity ? STRATA_OK : sti_mem_resize(w, &w->scratch, 1, &w->scratch_capacity, bytes);
 }
 
 /* Room for `bytes` more bytes of commands, growing geometrically; NOMEM changes nothing. */
-strata_result_t strata_command_reserve(strata_world_t *w, size_t bytes) {
+strata_result_t sti_command_reserve(strata_world_t *w, size_t bytes) {
     if (bytes == 0 || bytes > SIZE_MAX / 2 - w->cmd_size) {
         return STRATA_ERR_NOMEM;
     }
-    /* With hooks, the flush applies a copy of each command (a hook may move
-     * the buffer); during a flush the copy in use must stay put, so it grows
+    /* With hooks, the settle applies a copy of each command (a hook may move
+     * the buffer); during a settle the copy in use must stay put, so it grows
      * between commands instead (command_apply_all). */
-    if (w->has_hooks && bytes > w->scratch_capacity && !w->flushing) {
+    if (w->has_hooks && bytes > w->scratch_capacity && !w->settling) {
         strata_result_t r = command_scratch_reserve(w, bytes);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    size_t need = w->cmd_size + bytes;
-    if (need <= w->cmd_capacity) {
-        return STRATA_OK;
-    }
-    size_t cap = w->cmd_capacity ? w->cmd_capacity * 2 : 512;
-    if (cap < need) {
-        cap = need;
-    }
-    unsigned char *cmds = strata_mem_realloc(w, w->cmds, w->cmd_capacity, cap);
-    if (cmds == NULL) {
-        return STRATA_ERR_NOMEM;
-    }
-    w->cmds = cmds;
-    w->cmd_capacity = cap;
-    return STRATA_OK;
+    return sti_mem_grow(w, &w->cmds, 1, &w->cmd_capacity, w->cmd_size + bytes, 512);
 }
 
-/* Append a command of `bytes` (strata_command_bytes) into reserved room,
+/* Append a command of `bytes` (sti_command_bytes) into reserved room,
  * copying the values (NULL: defaults, else zeros). */
-void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kind, uint32_t n,
-                          const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
-                          const void *const *values) {
-    strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + w->cmd_size);
-    *cmd = (strata_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
+void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uint32_t n,
+                       const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
+                       const void *const *values) {
+    sti_cmd_t *cmd = (sti_cmd_t *)(void *)(w->cmds + w->cmd_size);
+    *cmd = (sti_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
     /* One entity and one component is the common case (a change made in a
      * system's loop): plain stores, no memcpy calls. */
     if (n == 1) {
@@ -97,11 +73,11 @@ void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kin
     } else if (k > 0) {
         memcpy(command_ids(cmd), ids, sizeof(uint32_t) * k);
     }
-    if (kind == STRATA_CMD_ADD) {
+    if (kind == STI_CMD_ADD) {
         unsigned char *at = (unsigned char *)(command_ids(cmd) + k);
         for (uint32_t i = 0; i < k; i++) {
             if (w->components[ids[i]].size > 0) {
-                strata_value_write(w, at, ids[i], values != NULL ? values[i] : NULL);
+                sti_value_write(w, at, ids[i], values != NULL ? values[i] : NULL);
                 at += w->components[ids[i]].size;
             }
         }
@@ -111,20 +87,20 @@ void strata_command_write(strata_world_t *w, size_t bytes, strata_cmd_kind_t kin
 }
 
 /* Reserve and append one command for one entity; NOMEM records nothing. */
-strata_result_t strata_command_push(strata_world_t *w, strata_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
-                                    const uint32_t *ids, const void *const *values) {
-    size_t bytes = strata_command_bytes(w, kind, 1, k, ids);
-    strata_result_t r = strata_command_reserve(w, bytes);
+strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
+                                 const uint32_t *ids, const void *const *values) {
+    size_t bytes = sti_command_bytes(w, kind, 1, k, ids);
+    strata_result_t r = sti_command_reserve(w, bytes);
     if (r == STRATA_OK) {
-        strata_command_write(w, bytes, kind, 1, e, k, ids, values);
+        sti_command_write(w, bytes, kind, 1, e, k, ids, values);
     }
     return r;
 }
 
 /* Apply an ADD to its entities still alive, resuming after those a failed
- * flush already did. NOMEM stops (cmd->done says where); LIMIT skips that
+ * settle already did. NOMEM stops (cmd->done says where); LIMIT skips that
  * entity and is returned at the end. */
-static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
+static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
     const void *values[STRATA_MAX_COMPONENTS];
     const uint32_t *ids = command_ids(cmd);
     const unsigned char *at = (const unsigned char *)(ids + cmd->k);
@@ -135,16 +111,19 @@ static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
     const strata_entity_t *entities = command_entities(cmd);
     strata_result_t first = STRATA_OK;
     for (; cmd->done < cmd->n; cmd->done++) {
-        strata_record_t *rec = strata_record_lookup(w, entities[cmd->done]);
+        sti_record_t *rec = sti_record_lookup(w, entities[cmd->done]);
         if (rec == NULL) {
             continue;
         }
-        strata_result_t r = strata_component_add_now(w, rec, cmd->k, ids, values);
+        strata_result_t r = sti_move_add(w, rec, cmd->k, ids, values);
         if (r == STRATA_ERR_NOMEM) {
             return r;
         }
+        if (r == STI_OK_HOOKED) {
+            r = STRATA_OK; /* what the hooks recorded joins this settle */
+        }
         if (r == STRATA_OK) {
-            strata_mark_ids(w, entities[cmd->done], cmd->k, ids);
+            sti_mark_ids(w, entities[cmd->done], cmd->k, ids);
         }
         if (first == STRATA_OK) {
             first = r;
@@ -154,32 +133,32 @@ static strata_result_t command_apply_add(strata_world_t *w, strata_cmd_t *cmd) {
 }
 
 /* Apply one command; a dead entity or an absent component is skipped. */
-static strata_result_t command_apply(strata_world_t *w, strata_cmd_t *cmd) {
-    if (cmd->kind == STRATA_CMD_ADD) {
+static strata_result_t command_apply(strata_world_t *w, sti_cmd_t *cmd) {
+    if (cmd->kind == STI_CMD_ADD) {
         return command_apply_add(w, cmd);
     }
-    strata_record_t *rec = strata_record_lookup(w, command_entities(cmd)[0]);
+    sti_record_t *rec = sti_record_lookup(w, command_entities(cmd)[0]);
     if (rec == NULL) {
         return STRATA_OK;
     }
-    if (cmd->kind == STRATA_CMD_REMOVE) {
-        strata_result_t r = strata_component_remove_now(w, rec, cmd->k, command_ids(cmd));
-        return r == STRATA_ERR_MISSING ? STRATA_OK : r;
+    if (cmd->kind == STI_CMD_REMOVE) {
+        strata_result_t r = sti_move_remove(w, rec, cmd->k, command_ids(cmd));
+        return r == STRATA_ERR_MISSING || r == STI_OK_HOOKED ? STRATA_OK : r;
     }
-    strata_entity_destroy_now(w, rec);
+    sti_move_destroy(w, rec);
     return STRATA_OK;
 }
 
 /* Apply the recorded commands in order, those recorded meanwhile (by hooks)
  * included. With hooks each is applied from a copy, since a hook may grow
- * the buffer; without them nothing records during a flush.
+ * the buffer; without them nothing records during a settle.
  * NOMEM stops and keeps the rest; a command failing with LIMIT could never
  * succeed, so it is dropped and the others still apply. */
 static strata_result_t command_apply_all(strata_world_t *w) {
     strata_result_t first = STRATA_OK;
     size_t at = 0;
     while (at < w->cmd_size) {
-        strata_cmd_t *cmd = (strata_cmd_t *)(void *)(w->cmds + at);
+        sti_cmd_t *cmd = (sti_cmd_t *)(void *)(w->cmds + at);
         size_t size = cmd->size;
         if (w->has_hooks) {
             if (command_scratch_reserve(w, size) != STRATA_OK) {
@@ -187,11 +166,11 @@ static strata_result_t command_apply_all(strata_world_t *w) {
                 break;
             }
             memcpy(w->scratch, cmd, size);
-            cmd = (strata_cmd_t *)(void *)w->scratch;
+            cmd = (sti_cmd_t *)(void *)w->scratch;
         }
         strata_result_t r = command_apply(w, cmd);
         /* Progress of a partly applied batch, for the retry. */
-        ((strata_cmd_t *)(void *)(w->cmds + at))->done = cmd->done;
+        ((sti_cmd_t *)(void *)(w->cmds + at))->done = cmd->done;
         if (r == STRATA_ERR_NOMEM) {
             first = r;
             break;
@@ -211,9 +190,9 @@ static strata_result_t command_apply_all(strata_world_t *w) {
 
 /* Apply the commands, then (outside a step) the scheduled destroys, until
  * neither the commands nor the hooks they run leave anything behind. */
-static strata_result_t command_flush(strata_world_t *w) {
+static strata_result_t command_settle_all(strata_world_t *w) {
     strata_result_t first = STRATA_OK;
-    w->flushing = true;
+    w->settling = true;
     for (;;) {
         strata_result_t r = command_apply_all(w);
         if (first == STRATA_OK) {
@@ -224,9 +203,9 @@ static strata_result_t command_flush(strata_world_t *w) {
         }
         /* Scheduled destroys come after every command, as if at the end of the step. */
         for (uint32_t i = 0; i < w->doomed_count; i++) {
-            strata_record_t *rec = strata_record_lookup(w, w->doomed[i]);
+            sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);
             if (rec != NULL) {
-                strata_entity_destroy_now(w, rec);
+                sti_move_destroy(w, rec);
             }
         }
         w->doomed_count = 0;
@@ -234,40 +213,40 @@ static strata_result_t command_flush(strata_world_t *w) {
             break;
         }
     }
-    w->flushing = false;
+    w->settling = false;
     return first;
 }
 
-/* Flush if anything is waiting, no scope is open and no flush is running
- * (hooks called by a flush record into it; it applies what they record). */
-strata_result_t strata_command_settle(strata_world_t *w) {
-    if (w->defer_depth > 0 || w->flushing || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
+/* Settle if anything is waiting, no scope is open and no settle is running
+ * (hooks called by a settle record into it; it applies what they record). */
+strata_result_t sti_command_settle(strata_world_t *w) {
+    if (sti_deferred(w) || w->settling || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
         return STRATA_OK;
     }
-    return command_flush(w);
+    return command_settle_all(w);
 }
 
 /* Open a deferral scope (scopes nest). */
 void strata_defer_begin(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
-    w->defer_depth++;
+    sti_scope_open(w);
 }
 
-/* Close a scope; the outermost one flushes. Returns the flush's first error. */
+/* Close a scope; the outermost one settles. Returns the settle's first error. */
 strata_result_t strata_defer_end(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(w->defer_depth > 0);
-    if (w->defer_depth == 0) {
+    STRATA_ASSERT(sti_deferred(w));
+    if (!sti_deferred(w)) {
         return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
     }
-    w->defer_depth--;
-    return strata_command_settle(w);
+    sti_scope_close(w);
+    return sti_command_settle(w);
 }
 
 /* True while a deferral scope is open. */
 bool strata_is_deferred(const strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
-    return w->defer_depth > 0;
+    return sti_deferred(w);
 }
 
 /* Open a step: destroys are scheduled, not applied, until strata_step_end. */
@@ -277,11 +256,29 @@ void strata_step_begin(strata_world_t *w) {
     w->in_step = true;
 }
 
-/* Close the step: flush the commands, then apply the scheduled destroys. */
+/* Close the step: settle the commands, then apply the scheduled destroys. */
 strata_result_t strata_step_end(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(w->in_step);
     /* Inside a scope still open, the destroys wait for its end (settle skips). */
     w->in_step = false;
-    return strata_command_settle(w);
+    return sti_command_settle(w);
+}
+
+/* Schedule e's destroy for the end of the step (room in the list first). */
+strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_entity_t e) {
+    strata_result_t r = sti_mem_grow(w, &w->doomed, sizeof(strata_entity_t), &w->doomed_capacity,
+                                     (size_t)w->doomed_count + 1, 64);
+    if (r == STRATA_OK) {
+        w->doomed[w->doomed_count++] = e;
+        rec->flags |= STI_FLAG_DOOMED;
+    }
+    return r;
+}
+
+/* Every buffer deferral holds. */
+void sti_command_free(strata_world_t *w) {
+    sti_mem_free(w, w->cmds, w->cmd_capacity);
+    sti_mem_free(w, w->doomed, sizeof(strata_entity_t) * w->doomed_capacity);
+    sti_mem_free(w, w->scratch, w->scratch_capacity);
 }

@@ -1,107 +1,32 @@
-/* entity.c: entity ids (index + generation, LIFO reuse of freed indices),
- * creation one by one and in bulk, destruction. */
-#include "strata_internal.h"
+/* entity.c: the entity entry points: create one or in bulk (never
+ * deferred), destroy (now, at the step's end, or recorded). */
+#include "entity.h"
 
-#include <stdint.h>
-
-/* Copy `size` bytes at `value` into n consecutive elements at dst, doubling
- * the copied run so large fills are a few big memcpys, not n small ones. */
-static void entity_fill(unsigned char *dst, const void *value, size_t size, size_t n) {
-    /* Runs stop growing at about 16 KiB so the source stays in cache. */
-    size_t cap = 16384 / size > 0 ? 16384 / size : 1;
-    memcpy(dst, value, size);
-    size_t done = 1;
-    while (done < n) {
-        size_t m = done < cap ? done : cap;
-        if (m > n - done) {
-            m = n - done;
-        }
-        memcpy(dst + done * size, dst, m * size);
-        done += m;
-    }
-}
-
-/* Room for `fresh` more records, growing geometrically; NOMEM changes nothing. */
-strata_result_t strata_records_reserve(strata_world_t *w, uint32_t fresh) {
-    uint64_t need = (uint64_t)w->record_count + fresh;
-    if (need <= w->record_capacity) {
+/* The dirty sets grow first, so marking never allocates. */
+strata_result_t sti_records_reserve(strata_world_t *w, uint32_t fresh) {
+    size_t cap = sti_index_capacity_for(w, fresh);
+    if (cap == w->record_capacity) {
         return STRATA_OK;
     }
-    uint64_t cap = (uint64_t)w->record_capacity * 2;
-    if (cap < need) {
-        cap = need;
-    }
-    if (cap > (uint64_t)w->entity_limit && need <= w->entity_limit) {
-        cap = w->entity_limit; /* no point holding records no index can use */
-    }
-    if (cap > SIZE_MAX / sizeof(strata_record_t) || cap > UINT32_MAX) {
+    if (cap == 0) {
         return STRATA_ERR_NOMEM;
     }
-    /* Dirty sets hold an entry per index: they grow first, so marking never allocates. */
-    strata_result_t r = strata_dirty_reserve(w, (uint32_t)cap);
-    if (r != STRATA_OK) {
-        return r;
-    }
-    strata_record_t *records = strata_mem_realloc(w, w->records, sizeof(strata_record_t) * w->record_capacity,
-                                                  sizeof(strata_record_t) * (size_t)cap);
-    if (records == NULL) {
-        return STRATA_ERR_NOMEM;
-    }
-    w->records = records;
-    w->record_capacity = (uint32_t)cap;
-    return STRATA_OK;
+    strata_result_t r = sti_dirty_reserve(w, cap);
+    return r == STRATA_OK ? sti_index_resize(w, cap) : r;
 }
 
-/* A new index for one entity at the end of t (row and record reserved):
- * the most recently freed one, else a fresh one. */
-STRATA_HOT strata_entity_t entity_place_one(strata_world_t *w, strata_table_t *t) {
+/* A new index for one entity at the end of t (row and record reserved). */
+STI_HOT strata_entity_t entity_place_one(strata_world_t *w, sti_table_t *t) {
     uint32_t row = t->count++;
-    uint32_t index = w->free_head;
-    strata_record_t *rec;
-    if (index != STRATA_NO_INDEX) {
-        rec = &w->records[index];
-        w->free_head = rec->row;
-        w->free_count--;
-    } else {
-        index = w->record_count++;
-        rec = &w->records[index];
-        rec->generation = 1;
-    }
-    rec->row = row;
-    rec->table = (uint16_t)t->id;
-    rec->flags = 0;
-    w->alive++;
-    return t->entities[row] = strata_entity_make(index, rec->generation);
+    return t->entities[row] = sti_index_take(w, (uint16_t)t->id, row);
 }
 
-/* New indices for n entities at the end of t (rows and records reserved):
- * freed indices first, most recently freed first, then fresh ones. */
-static void entity_place(strata_world_t *w, strata_table_t *t, uint32_t n, strata_entity_t *out) {
-    uint32_t row = t->count;
-    uint16_t tid = (uint16_t)t->id;
-    strata_record_t *records = w->records;
-    strata_entity_t *handles = t->entities + row;
-    /* Locals, not fields: the stores below could alias the fields, the
-     * locals stay in registers. */
-    uint32_t head = w->free_head;
-    uint32_t i = 0;
-    for (; i < n && head != STRATA_NO_INDEX; i++) {
-        strata_record_t *rec = &records[head];
-        uint32_t next = rec->row;
-        *rec = (strata_record_t){row + i, rec->generation, tid, 0};
-        handles[i] = out[i] = strata_entity_make(head, rec->generation);
-        head = next;
+/* New rows [row, row + n) of t are in place: their hooks, then what the hooks recorded. */
+static void entity_created(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t n) {
+    if (t->hooked) {
+        sti_observe_created(w, t, row, n);
+        (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next settle */
     }
-    w->free_head = head;
-    w->free_count -= i;
-    uint32_t base = w->record_count - i; /* so base + j is the fresh index of the j-th entity */
-    for (uint32_t j = i; j < n; j++) {
-        records[base + j] = (strata_record_t){row + j, 1, tid, 0};
-        handles[j] = out[j] = strata_entity_make(base + j, 1);
-    }
-    w->record_count += n - i;
-    t->count += n;
-    w->alive += n;
 }
 
 /* A new entity in the empty table, at once even while deferred. */
@@ -109,84 +34,43 @@ strata_result_t strata_entity_create(strata_world_t *w, strata_entity_t *out) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(out != NULL);
     *out = STRATA_ENTITY_NULL;
-    strata_table_t *empty = w->tables[0];
+    sti_table_t *empty = w->tables[0];
     if (w->free_count == 0) {
         if (w->record_count >= w->entity_limit) {
             return STRATA_ERR_LIMIT;
         }
         if (w->record_count == w->record_capacity) {
-            strata_result_t r = strata_records_reserve(w, 1);
+            strata_result_t r = sti_records_reserve(w, 1);
             if (r != STRATA_OK) {
                 return r;
             }
         }
     }
-    if (empty->count == empty->capacity) {
-        strata_result_t r = strata_table_reserve(w, empty, 1);
-        if (r != STRATA_OK) {
-            return r;
-        }
+    strata_result_t r = sti_table_room(w, empty);
+    if (r != STRATA_OK) {
+        return r;
     }
     *out = entity_place_one(w, empty);
     return STRATA_OK;
 }
 
-/* Fill the new rows [row, row + n) of t, whose columns are those of ids
- * (k entries; tags have none), from values (NULL: defaults, else zeros). */
-static void entity_fill_columns(strata_world_t *w, strata_table_t *t, uint32_t row, uint32_t n, uint32_t k,
-                                const uint32_t *ids, const void *const *values) {
-    for (uint32_t i = 0; i < k; i++) {
-        uint32_t c = ids[i];
-        unsigned char *col = t->columns[c];
-        if (col == NULL) {
-            continue;
-        }
-        size_t size = w->components[c].size;
-        const void *value = values != NULL ? values[i] : NULL;
-        if (n == 1) {
-            strata_value_write(w, col + row * size, c, value);
-            continue;
-        }
-        if (value == NULL) {
-            value = w->components[c].defaults;
-        }
-        if (value != NULL) {
-            entity_fill(col + row * size, value, size, n);
-        } else {
-            memset(col + row * size, 0, size * n);
-        }
-    }
-}
-
 /* One new entity with components, outside deferral: the common spawn. The
  * table is found by the last-table cache when the same set was placed
  * before (no mask copy, no hash), and room is checked inline; anything else
- * takes the general path. Returns false to ask for it (nothing changed). */
+ * takes the bulk path. Returns false to ask for it (nothing changed). */
 static bool entity_create_one(strata_world_t *w, const strata_mask_t *mask, uint32_t k, const uint32_t *ids,
                               const void *const *values, strata_entity_t *out) {
-    strata_table_t *t = w->last_found;
-    if (t == NULL || t->count == t->capacity || (w->free_count == 0 && w->record_count == w->record_capacity) ||
-        (w->free_count == 0 && w->record_count >= w->entity_limit)) {
+    sti_table_t *t = w->last_found;
+    /* Another set, or one with aspect columns: the bulk path normalizes. */
+    if (t == NULL || t->count == t->capacity || !sti_index_room_for_one(w) ||
+        !sti_mask_equal(&t->mask, mask, w->mask_words)) {
         return false;
-    }
-    for (uint32_t i = 0; i < w->mask_words; i++) {
-        if (t->mask.bits[i] != mask->bits[i]) {
-            return false; /* another set, or one with aspect columns: the general path normalizes */
-        }
     }
     uint32_t row = t->count;
     *out = entity_place_one(w, t);
-    for (uint32_t i = 0; i < k; i++) {
-        unsigned char *col = t->columns[ids[i]];
-        if (col != NULL) {
-            strata_value_write(w, col + (size_t)row * w->components[ids[i]].size, ids[i],
-                               values != NULL ? values[i] : NULL);
-        }
-    }
-    strata_mark_ids(w, *out, k, ids);
-    if (t->hooked) {
-        strata_hooks_created(w, t, row, 1);
-    }
+    sti_table_write(w, t, row, k, ids, values);
+    sti_mark_ids(w, *out, k, ids);
+    entity_created(w, t, row, 1);
     return true;
 }
 
@@ -205,7 +89,7 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     if (n == 0) {
         return STRATA_OK;
     }
-    if (n == 1 && k > 0 && w->defer_depth == 0 && entity_create_one(w, &mask, k, ids, values, out)) {
+    if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }
     uint32_t fresh = n > w->free_count ? n - w->free_count : 0;
@@ -214,102 +98,64 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     }
     /* While deferred the entities wait in the empty table and an ADD
      * command carries their components. */
-    bool deferred = w->defer_depth > 0 && k > 0;
-    strata_table_t *t = w->tables[0];
+    bool deferred = sti_deferred(w) && k > 0;
+    sti_table_t *t = w->tables[0];
     strata_result_t r = STRATA_OK;
     if (k > 0 && !deferred) {
-        r = strata_table_ensure(w, &mask, &t);
+        r = sti_table_ensure(w, &mask, &t);
     }
     if (r == STRATA_OK) {
-        r = strata_records_reserve(w, fresh);
+        r = sti_records_reserve(w, fresh);
     }
     if (r == STRATA_OK) {
-        r = strata_table_reserve(w, t, n);
+        r = sti_table_reserve(w, t, n);
     }
-    size_t bytes = deferred ? strata_command_bytes(w, STRATA_CMD_ADD, n, k, ids) : 0;
+    size_t bytes = deferred ? sti_command_bytes(w, STI_CMD_ADD, n, k, ids) : 0;
     if (r == STRATA_OK && deferred) {
-        r = strata_command_reserve(w, bytes);
+        r = sti_command_reserve(w, bytes);
     }
     if (r != STRATA_OK) {
         return r;
     }
     uint32_t row = t->count;
-    entity_place(w, t, n, out);
+    sti_index_take_many(w, (uint16_t)t->id, row, n, t->entities + row, out);
+    t->count += n;
     if (deferred) {
-        strata_command_write(w, bytes, STRATA_CMD_ADD, n, out, k, ids, values);
+        sti_command_write(w, bytes, STI_CMD_ADD, n, out, k, ids, values);
         return STRATA_OK;
     }
-    entity_fill_columns(w, t, row, n, k, ids, values);
+    sti_table_fill(w, t, row, n, k, ids, values);
     for (uint32_t i = 0; w->dirty_count > 0 && i < n; i++) {
-        strata_mark_ids(w, out[i], k, ids);
+        sti_mark_ids(w, out[i], k, ids);
     }
-    if (t->hooked) {
-        strata_hooks_created(w, t, row, n);
-    }
-    return STRATA_OK;
-}
-
-/* Swap-remove a live entity's row and free its index (generation bumped, never 0). */
-void strata_entity_destroy_now(strata_world_t *w, strata_record_t *rec) {
-    if (w->tables[rec->table]->hooked) {
-        /* Hooks cannot move it (their structural changes are deferred), but
-         * one that creates an entity can move the records array. */
-        uint32_t index = (uint32_t)(rec - w->records);
-        strata_hooks_destroy(w, rec);
-        rec = &w->records[index];
-    }
-    strata_table_remove_row(w, w->tables[rec->table], rec->row);
-    uint32_t generation = rec->generation + 1;
-    rec->generation = generation != 0 ? generation : 1;
-    rec->table = STRATA_NO_TABLE;
-    rec->flags = 0;
-    rec->row = w->free_head;
-    w->free_head = (uint32_t)(rec - w->records);
-    w->free_count++;
-    w->alive--;
-}
-
-/* Schedule e's destroy for the end of the step (room in the list first). */
-static strata_result_t entity_doom(strata_world_t *w, strata_record_t *rec, strata_entity_t e) {
-    if (w->doomed_count == w->doomed_capacity) {
-        uint32_t cap = w->doomed_capacity ? w->doomed_capacity * 2 : 64;
-        strata_entity_t *doomed = strata_mem_realloc(w, w->doomed, sizeof(strata_entity_t) * w->doomed_capacity,
-                                                     sizeof(strata_entity_t) * cap);
-        if (doomed == NULL) {
-            return STRATA_ERR_NOMEM;
-        }
-        w->doomed = doomed;
-        w->doomed_capacity = cap;
-    }
-    w->doomed[w->doomed_count++] = e;
-    rec->flags |= STRATA_FLAG_DOOMED;
+    entity_created(w, t, row, n);
     return STRATA_OK;
 }
 
 /* Destroy now, or schedule it (step) or record it (deferred); STALE if dead or scheduled. */
 strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e) {
     STRATA_ASSERT(w != NULL);
-    strata_record_t *rec = strata_record_lookup(w, e);
-    if (rec == NULL || (rec->flags & STRATA_FLAG_DOOMED) != 0) {
+    sti_record_t *rec = sti_record_lookup(w, e);
+    if (rec == NULL || (rec->flags & STI_FLAG_DOOMED) != 0) {
         return STRATA_ERR_STALE;
     }
     if (w->in_step) {
-        return entity_doom(w, rec, e);
+        return sti_command_doom(w, rec, e);
     }
-    if (w->defer_depth > 0) {
-        strata_result_t r = strata_command_push(w, STRATA_CMD_DESTROY, &e, 0, NULL, NULL);
+    if (sti_deferred(w)) {
+        strata_result_t r = sti_command_push(w, STI_CMD_DESTROY, &e, 0, NULL, NULL);
         if (r == STRATA_OK) {
-            rec->flags |= STRATA_FLAG_DOOMED;
+            rec->flags |= STI_FLAG_DOOMED;
         }
         return r;
     }
-    strata_entity_destroy_now(w, rec);
-    (void)strata_command_settle(w); /* what its hooks recorded; a failure keeps it for the next flush */
+    sti_move_destroy(w, rec);
+    (void)sti_command_settle(w); /* what its hooks recorded; a failure keeps it for the next settle */
     return STRATA_OK;
 }
 
 /* True if e names a live entity (a scheduled one included). */
 bool strata_entity_alive(const strata_world_t *w, strata_entity_t e) {
     STRATA_ASSERT(w != NULL);
-    return strata_record_lookup(w, e) != NULL;
+    return sti_record_lookup(w, e) != NULL;
 }

@@ -1,15 +1,37 @@
-/* strata_unity.h: the whole runtime as one translation unit, for tests that
- * reach private functions or define STRATA_ASSERT (e.g. as cmocka's
- * mock_assert) before including it. Such a test is compiled alone, without
- * linking the runtime's objects. */
+/* strata_unity.h: the runtime (libstrata: the core and the saves) as one translation unit, for
+ * tests that reach private functions or define STRATA_ASSERT (e.g. as
+ * cmocka's mock_assert) before including it. Such a test is compiled
+ * alone, without linking the runtime's objects. The modules come in
+ * layer order (runtime/LAYERS). */
 #ifndef STRATA_UNITY_H
 #define STRATA_UNITY_H
 
-#include "command.c"
-#include "component.c"
-#include "entity.c"
-#include "query.c"
+/* save/file.c needs POSIX's fsync and fileno; in one unit the request must
+ * come before any header. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "mem.c"
+#include "entity_index.c"
 #include "table.c"
+#include "query.c"
+#include "archetype.c"
+#include "dirty.c"
+#include "observe.c"
+#include "move.c"
+#include "command.c"
+#include "entity.c"
+#include "component.c"
+#include "iter.c"
 #include "world.c"
+#include "save/writer.c"
+#include "save/file.c"
+#include "save/format.c"
+#include "save/loader.c"
+#include "save/evolve.c"
+#include "save/binary_write.c"
+#include "save/binary_read.c"
+#include "save/json_write.c"
 
 #endif /* STRATA_UNITY_H */

@@ -1,28 +1,5 @@
-/* world.c: world creation and destruction, the allocator hooks, resources,
- * stats and result names. */
-#include "strata_internal.h"
-
-#include <stdlib.h>
-
-/* malloc behind the alloc hook when the desc gives none. */
-static void *world_libc_alloc(size_t size, void *user) {
-    (void)user;
-    return malloc(size);
-}
-
-/* realloc behind the realloc hook when the desc gives none. */
-static void *world_libc_realloc(void *p, size_t old_size, size_t size, void *user) {
-    (void)old_size;
-    (void)user;
-    return realloc(p, size);
-}
-
-/* free behind the free hook when the desc gives none. */
-static void world_libc_free(void *p, size_t size, void *user) {
-    (void)size;
-    (void)user;
-    free(p);
-}
+/* world.c: world creation and destruction, resources, stats and result names. */
+#include "world.h"
 
 /* The desc with every zero field replaced by its default (one place for all defaults). */
 static strata_world_desc_t world_desc_defaults(const strata_world_desc_t *desc) {
@@ -36,7 +13,7 @@ static strata_world_desc_t world_desc_defaults(const strata_world_desc_t *desc) 
     STRATA_ASSERT(!any || all); /* all three hooks or none */
     (void)all;
     if (!any) {
-        d.allocator = (strata_allocator_t){world_libc_alloc, world_libc_realloc, world_libc_free, NULL};
+        d.allocator = sti_mem_libc();
     }
     if (d.initial_capacity == 0) {
         d.initial_capacity = 1024;
@@ -97,16 +74,19 @@ static bool world_schema_valid(const strata_schema_t *s) {
 /* Allocate everything a new world holds; on failure the caller destroys
  * the partial world. */
 static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_capacity) {
-    strata_result_t r = strata_hooks_init(w);
+    strata_result_t r = sti_observe_init(w);
     if (r == STRATA_OK) {
-        r = strata_records_reserve(w, initial_capacity);
+        r = sti_dirty_init(w);
+    }
+    if (r == STRATA_OK) {
+        r = sti_records_reserve(w, initial_capacity);
     }
     if (r != STRATA_OK) {
         return r;
     }
     if (w->schema->query_count > 0) {
-        size_t size = sizeof(strata_query_cache_t) * w->schema->query_count;
-        w->queries = strata_mem_alloc(w, size);
+        size_t size = sizeof(sti_query_cache_t) * w->schema->query_count;
+        w->queries = sti_mem_alloc(w, size);
         if (w->queries == NULL) {
             return STRATA_ERR_NOMEM;
         }
@@ -115,7 +95,7 @@ static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_cap
     const strata_schema_t *s = w->schema;
     if (s->resources_size > 0) {
         w->resources_block_size = (size_t)s->resources_size + s->resources_align - 1;
-        w->resources_block = strata_mem_alloc(w, w->resources_block_size);
+        w->resources_block = sti_mem_alloc(w, w->resources_block_size);
         if (w->resources_block == NULL) {
             return STRATA_ERR_NOMEM;
         }
@@ -128,8 +108,8 @@ static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_cap
         }
     }
     strata_mask_t empty = {{0}};
-    strata_table_t *t = NULL;
-    return strata_table_ensure(w, &empty, &t);
+    sti_table_t *t = NULL;
+    return sti_table_ensure(w, &empty, &t);
 }
 
 /* A new world for schema (asserted valid), or NOMEM with *out NULL and nothing held. */
@@ -156,7 +136,7 @@ strata_result_t strata_world_create(const strata_schema_t *schema, const strata_
     w->component_count = schema->component_count;
     w->column_id_count = schema->component_count;
     w->mask_words = (schema->component_count + 63) / 64;
-    w->free_head = STRATA_NO_INDEX;
+    w->free_head = STI_NO_INDEX;
     w->entity_limit = STRATA_MAX_ENTITIES;
     w->table_limit = STRATA_MAX_TABLES;
     strata_result_t r = world_alloc_parts(w, d.initial_capacity);
@@ -176,24 +156,14 @@ void strata_world_destroy(strata_world_t *w) {
     /* Entities die with the world: their on_remove hooks run (resources
      * held outside the world are freed there). What the hooks record is
      * dropped with the rest. */
-    strata_hooks_destroy_all(w);
-    for (uint32_t i = 0; i < w->table_count; i++) {
-        strata_table_free(w, w->tables[i]);
-    }
-    strata_mem_free(w, w->tables, sizeof(strata_table_t *) * w->table_capacity);
-    strata_mem_free(w, w->table_hash, sizeof(uint16_t) * w->hash_capacity);
-    if (w->queries != NULL) {
-        for (uint32_t q = 0; q < w->schema->query_count; q++) {
-            strata_mem_free(w, w->queries[q].tables, sizeof(strata_table_t *) * w->queries[q].capacity);
-        }
-        strata_mem_free(w, w->queries, sizeof(strata_query_cache_t) * w->schema->query_count);
-    }
-    strata_mem_free(w, w->records, sizeof(strata_record_t) * w->record_capacity);
-    strata_mem_free(w, w->cmds, w->cmd_capacity);
-    strata_mem_free(w, w->doomed, sizeof(strata_entity_t) * w->doomed_capacity);
-    strata_mem_free(w, w->resources_block, w->resources_block_size);
-    strata_mem_free(w, w->scratch, w->scratch_capacity);
-    strata_hooks_free(w);
+    sti_hooks_destroy_all(w);
+    sti_archetype_free(w);
+    sti_query_free(w);
+    sti_mem_free(w, w->records, sizeof(sti_record_t) * w->record_capacity);
+    sti_command_free(w);
+    sti_mem_free(w, w->resources_block, w->resources_block_size);
+    sti_observe_free(w);
+    sti_dirty_free(w);
     strata_allocator_t a = w->allocator;
     a.free(w, sizeof *w, a.user);
 }
@@ -247,31 +217,8 @@ const char *strata_result_str(strata_result_t r) {
     return "unknown result";
 }
 
-/* Allocate through the hooks, counting the bytes; NULL on failure. */
-void *strata_mem_alloc(strata_world_t *w, size_t size) {
-    void *p = w->allocator.alloc(size, w->allocator.user);
-    if (p != NULL) {
-        w->bytes += size;
-    }
-    return p;
-}
-
-/* Resize through the hooks (alloc if p is NULL); NULL on failure, p kept. */
-void *strata_mem_realloc(strata_world_t *w, void *p, size_t old_size, size_t size) {
-    if (p == NULL) {
-        return strata_mem_alloc(w, size);
-    }
-    void *q = w->allocator.realloc(p, old_size, size, w->allocator.user);
-    if (q != NULL) {
-        w->bytes = w->bytes - old_size + size;
-    }
-    return q;
-}
-
-/* Free through the hooks, uncounting the bytes; NULL is a no-op. */
-void strata_mem_free(strata_world_t *w, void *p, size_t size) {
-    if (p != NULL) {
-        w->allocator.free(p, size, w->allocator.user);
-        w->bytes -= size;
-    }
+/* The load's entities arrive as if created. */
+void sti_hooks_loaded(strata_world_t *w) {
+    sti_observe_loaded(w);
+    (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next settle */
 }

@@ -630,9 +630,9 @@ static bool world_matches(char *why, size_t why_size) {
         for (int k = 0; k < M_NSYS; k++) {
             system_counts[k] += m_system_matches(me, k);
         }
-        const strata_record_t *rec = &core->records[(uint32_t)me->h];
+        const sti_record_t *rec = &core->records[(uint32_t)me->h];
         for (int k = 0; k < M_NSETS; k++) {
-            bool in = (me->dirty >> k) & 1u, real = (rec->flags & STRATA_FLAG_DIRTY(H.set_slot[k])) != 0;
+            bool in = (me->dirty >> k) & 1u, real = (rec->flags & STI_FLAG_DIRTY(H.set_slot[k])) != 0;
             set_sizes[k] += in;
             if (in != real) {
                 DIFFER("%#llx is %s changed set %d, the model says otherwise", (unsigned long long)me->h,

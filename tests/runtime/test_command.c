@@ -1,6 +1,6 @@
 /* test_command.c: deferred commands (recorded while a scope is open,
  * applied in order when the outermost one closes), the visit-once rule of
- * iteration, steps (destroys wait for the step's end), and failed flushes
+ * iteration, steps (destroys wait for the step's end), and failed settles
  * (commands kept for the next one). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -366,7 +366,7 @@ static void test_command_nomem_while_recording_records_nothing(void **state) {
     world_close(f);
 }
 
-static void test_command_failed_flush_keeps_commands_in_order(void **state) {
+static void test_command_failed_settle_keeps_commands_in_order(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t a = spawn_mover(f, 0.0f), b = spawn_mover(f, 1.0f), c = spawn_mover(f, 2.0f);
     health h = {8};
@@ -375,7 +375,7 @@ static void test_command_failed_flush_keeps_commands_in_order(void **state) {
     assert_int_equal(strata_add(f->w, b, HEALTH, &h), STRATA_OK);
     assert_int_equal(strata_entity_destroy(f->w, c), STRATA_OK);
     assert_int_equal(strata_add(f->w, a, NAME, NULL), STRATA_OK);
-    /* Fail the k-th allocation of each flush in turn, until one goes through. */
+    /* Fail the k-th allocation of each settle in turn, until one goes through. */
     for (long k = 1;; k++) {
         f->heap.fail_at = f->heap.calls + k;
         strata_result_t r = strata_defer_end(f->w);
@@ -399,7 +399,7 @@ static void test_command_failed_flush_keeps_commands_in_order(void **state) {
     world_close(f);
 }
 
-static void test_command_failed_flush_applies_nothing_out_of_order(void **state) {
+static void test_command_failed_settle_applies_nothing_out_of_order(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t a = spawn_mover(f, 0.0f), b = spawn_mover(f, 1.0f);
     strata_defer_begin(f->w);
@@ -411,7 +411,7 @@ static void test_command_failed_flush_applies_nothing_out_of_order(void **state)
     assert_false(strata_has(f->w, a, HEALTH));
     assert_true(strata_entity_alive(f->w, b)); /* waits behind the failed command */
     assert_int_equal(pending(f), 2);
-    /* The next flush retries them. */
+    /* The next settle retries them. */
     strata_defer_begin(f->w);
     assert_int_equal(strata_defer_end(f->w), STRATA_OK);
     assert_true(strata_has(f->w, a, HEALTH));
@@ -430,7 +430,7 @@ static void test_command_failed_deferred_create_many_resumes(void **state) {
     assert_true(strata_iter_next(&it));
     assert_int_equal(strata_entity_create_many(f->w, 40, 3, ids, values, e), STRATA_OK);
     assert_int_equal(pending(f), 1);
-    /* Fail the k-th allocation of each flush in turn: the batch resumes
+    /* Fail the k-th allocation of each settle in turn: the batch resumes
      * where it stopped, each entity placed once. */
     long k = 1;
     f->heap.fail_at = f->heap.calls + k;
@@ -443,7 +443,7 @@ static void test_command_failed_deferred_create_many_resumes(void **state) {
         assert_true(now >= done && now < 40);
         partial = partial || now > 0;
         done = now;
-        /* A write between flushes must survive the retry: placed entities
+        /* A write between settles must survive the retry: placed entities
          * are not placed again. */
         health changed = {99};
         for (int i = 0; i < 40; i++) {
@@ -457,7 +457,7 @@ static void test_command_failed_deferred_create_many_resumes(void **state) {
         r = strata_defer_end(f->w);
     }
     f->heap.fail_at = 0;
-    assert_true(partial); /* some flush stopped in the middle of the batch */
+    assert_true(partial); /* some settle stopped in the middle of the batch */
     assert_int_equal(strata_query_count(f->w, Q_ALIVE), 40);
     int changed = 0;
     for (int i = 0; i < 40; i++) {
@@ -470,7 +470,7 @@ static void test_command_failed_deferred_create_many_resumes(void **state) {
     world_close(f);
 }
 
-static void test_command_failed_step_end_keeps_destroys_for_next_flush(void **state) {
+static void test_command_failed_step_end_keeps_destroys_for_next_settle(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t a = spawn_mover(f, 0.0f), b = spawn_mover(f, 1.0f);
     strata_step_begin(f->w);
@@ -534,10 +534,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_command_step_destroy_waits_for_step_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_step_end_inside_a_scope_waits_for_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_nomem_while_recording_records_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_command_failed_flush_keeps_commands_in_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_command_failed_flush_applies_nothing_out_of_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_command_failed_settle_keeps_commands_in_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_command_failed_settle_applies_nothing_out_of_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_failed_deferred_create_many_resumes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_command_failed_step_end_keeps_destroys_for_next_flush, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_command_failed_step_end_keeps_destroys_for_next_settle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_limit_drops_only_that_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_assert_unbalanced_scopes_and_steps, setup, teardown),
     };

@@ -18,7 +18,7 @@
 typedef struct vec2 { float x, y; } vec2;
 typedef struct health { int32_t hp; } health;
 typedef struct name { char text[23]; } name;                  /* odd size, align 1 */
-typedef struct big { double m[6]; } big;                       /* above STRATA_SMALL_SIZE */
+typedef struct big { double m[6]; } big;                       /* above STI_SMALL_SIZE */
 typedef struct wide { _Alignas(32) float v[8]; } wide;         /* over-aligned */
 typedef struct tiny { uint8_t a, b, c; } tiny;                 /* 3 bytes */
 
@@ -63,8 +63,8 @@ static strata_entity_t spawn(fixture_t *f) {
 }
 
 /* The table an entity is in (private: tests watch moves). */
-static const strata_table_t *table_of(fixture_t *f, strata_entity_t e) {
-    return f->w->tables[strata_record_lookup(f->w, e)->table];
+static const sti_table_t *table_of(fixture_t *f, strata_entity_t e) {
+    return f->w->tables[sti_record_lookup(f->w, e)->table];
 }
 
 /* --- Tests ---------------------------------------------------------------- */
@@ -104,7 +104,7 @@ static void test_component_add_present_overwrites_without_moving(void **state) {
     vec2 p = {3.0f, 4.0f}, q = {5.0f, 6.0f};
     assert_int_equal(strata_add(f->w, e, POSITION, &p), STRATA_OK);
     assert_int_equal(strata_add(f->w, e, FROZEN, NULL), STRATA_OK);
-    const strata_table_t *t = table_of(f, e);
+    const sti_table_t *t = table_of(f, e);
     const vec2 *where = strata_get(f->w, e, POSITION);
     assert_int_equal(strata_add(f->w, e, POSITION, &q), STRATA_OK);
     assert_int_equal(strata_add(f->w, e, FROZEN, NULL), STRATA_OK);
@@ -125,7 +125,7 @@ static void test_component_tags_have_no_column(void **state) {
     assert_null(strata_get_mut(f->w, e, FROZEN));
     assert_int_equal(strata_set(f->w, e, FROZEN, NULL), STRATA_OK);
     assert_int_equal(strata_set(f->w, e, MARKED, NULL), STRATA_ERR_MISSING);
-    const strata_table_t *t = table_of(f, e);
+    const sti_table_t *t = table_of(f, e);
     assert_int_equal(t->column_count, 0);
     assert_null(t->columns[FROZEN]);
     assert_int_equal(strata_remove(f->w, e, FROZEN), STRATA_OK);
@@ -188,7 +188,7 @@ static void test_component_add_many_moves_once_and_overwrites(void **state) {
     assert_true(gp->x == 3.0f && gv->y == 6.0f && gh->hp == 7);
     assert_true(strata_has(f->w, e, FROZEN));
     /* All present: values overwrite in place, no move. */
-    const strata_table_t *t = table_of(f, e);
+    const sti_table_t *t = table_of(f, e);
     health h2 = {8};
     const void *values2[] = {&h2, NULL, NULL, NULL};
     assert_int_equal(strata_add_many(f->w, e, 4, ids, values2), STRATA_OK);
@@ -273,9 +273,9 @@ static void test_component_edges_are_cached_both_ways(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t e = spawn(f);
     assert_int_equal(strata_add(f->w, e, POSITION, NULL), STRATA_OK);
-    strata_table_t *p = f->w->tables[strata_record_lookup(f->w, e)->table];
+    sti_table_t *p = f->w->tables[sti_record_lookup(f->w, e)->table];
     assert_int_equal(strata_add(f->w, e, HEALTH, NULL), STRATA_OK);
-    strata_table_t *ph = f->w->tables[strata_record_lookup(f->w, e)->table];
+    sti_table_t *ph = f->w->tables[sti_record_lookup(f->w, e)->table];
     uint32_t cc = COMPONENT_COUNT;
     assert_ptr_equal(p->edges[HEALTH].table, ph);
     assert_ptr_equal(ph->edges[cc + HEALTH].table, p);
@@ -283,7 +283,7 @@ static void test_component_edges_are_cached_both_ways(void **state) {
     assert_int_equal(p->edges[HEALTH].hole, 1);
     assert_int_equal(ph->edges[cc + HEALTH].hole, 1);
     assert_int_equal(strata_add(f->w, e, FROZEN, NULL), STRATA_OK);
-    assert_int_equal(ph->edges[FROZEN].hole, STRATA_NO_HOLE);
+    assert_int_equal(ph->edges[FROZEN].hole, STI_NO_HOLE);
     /* The graph, not a search, takes it back. */
     strata_world_stats_t s0, s1;
     strata_world_stats(f->w, &s0);

@@ -107,7 +107,7 @@ static void test_entity_generation_skips_zero_on_wrap(void **state) {
     uint32_t index = (uint32_t)e;
     /* Pretend this index has been reused 2^32 - 2 times. */
     f->w->records[index].generation = UINT32_MAX;
-    e = strata_entity_make(index, UINT32_MAX);
+    e = sti_entity_make(index, UINT32_MAX);
     assert_true(strata_entity_alive(f->w, e));
     assert_int_equal(strata_entity_destroy(f->w, e), STRATA_OK);
     strata_entity_t again;
@@ -137,9 +137,9 @@ static void test_entity_stale_handles_fail_every_operation(void **state) {
     strata_entity_t stale[] = {
         dead,
         STRATA_ENTITY_NULL,
-        strata_entity_make(5000, 1),                    /* index out of range */
-        strata_entity_make((uint32_t)live, 0),          /* generation 0 is never live */
-        strata_entity_make((uint32_t)live, 7),          /* wrong generation */
+        sti_entity_make(5000, 1),                    /* index out of range */
+        sti_entity_make((uint32_t)live, 0),          /* generation 0 is never live */
+        sti_entity_make((uint32_t)live, 7),          /* wrong generation */
     };
     uint32_t ids[] = {POSITION, HEALTH};
     for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++) {
@@ -332,7 +332,7 @@ static void test_entity_create_many_nomem_creates_nothing(void **state) {
 
 static void test_entity_memory_per_entity_within_24_bytes(void **state) {
     fixture_t *f = world_open(state);
-    assert_true(sizeof(strata_record_t) + sizeof(strata_entity_t) <= 24);
+    assert_true(sizeof(sti_record_t) + sizeof(strata_entity_t) <= 24);
     enum { N = 100000 };
     strata_entity_t *e = test_malloc(sizeof(strata_entity_t) * N);
     strata_world_stats_t before, after;

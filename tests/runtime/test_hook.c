@@ -160,7 +160,7 @@ static void test_hook_aspect_column_moves_with_the_entity(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t e = mover(f);
     mover(f);
-    const strata_table_t *t = f->w->tables[f->w->records[(uint32_t)e].table];
+    const sti_table_t *t = f->w->tables[f->w->records[(uint32_t)e].table];
     uint32_t id = strata_query_aspect_id(f->w, Q_MOVING);
     track *a = (track *)t->columns[id] + f->w->records[(uint32_t)e].row;
     a->seen = 77;

@@ -177,7 +177,7 @@ static void test_query_iter_end_is_idempotent_and_stops(void **state) {
     world_close(f);
 }
 
-static void test_query_finished_iterator_ignores_tables_made_by_its_flush(void **state) {
+static void test_query_finished_iterator_ignores_tables_made_by_its_settle(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t e;
     uint32_t pv[] = {POSITION, VELOCITY};
@@ -192,7 +192,7 @@ static void test_query_finished_iterator_ignores_tables_made_by_its_flush(void *
     world_close(f);
 }
 
-static void test_query_nested_iterators_flush_at_outermost_end(void **state) {
+static void test_query_nested_iterators_settle_at_outermost_end(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t e[3];
     uint32_t pv[] = {POSITION, VELOCITY};
@@ -240,8 +240,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_query_iteration_skips_empty_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_iteration_exposes_columns_by_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_iter_end_is_idempotent_and_stops, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_query_finished_iterator_ignores_tables_made_by_its_flush, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_query_nested_iterators_flush_at_outermost_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_finished_iterator_ignores_tables_made_by_its_settle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_nested_iterators_settle_at_outermost_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_empty_world_iterates_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_assert_query_out_of_range, setup, teardown),
     };

@@ -57,7 +57,7 @@ static strata_mask_t mask_of(uint32_t k, const uint32_t *ids) {
 static void test_table_empty_table_exists_from_creation(void **state) {
     fixture_t *f = world_open(state);
     assert_int_equal(f->w->table_count, 1);
-    const strata_table_t *t = f->w->tables[0];
+    const sti_table_t *t = f->w->tables[0];
     assert_int_equal(t->id, 0);
     assert_int_equal(t->column_count, 0);
     for (uint32_t c = 0; c < COMPONENT_COUNT; c++) {
@@ -66,7 +66,7 @@ static void test_table_empty_table_exists_from_creation(void **state) {
     }
     strata_entity_t e;
     assert_int_equal(strata_entity_create(f->w, &e), STRATA_OK);
-    assert_int_equal(strata_record_lookup(f->w, e)->table, 0);
+    assert_int_equal(sti_record_lookup(f->w, e)->table, 0);
     assert_int_equal(t->count, 1);
     world_close(f);
 }
@@ -76,10 +76,10 @@ static void test_table_ensure_finds_the_same_table_by_mask(void **state) {
     uint32_t a[] = {VELOCITY, POSITION, T3};
     uint32_t b[] = {T3, POSITION, VELOCITY};
     strata_mask_t ma = mask_of(3, a), mb = mask_of(3, b), mc = mask_of(2, a);
-    strata_table_t *ta = NULL, *tb = NULL, *tc = NULL;
-    assert_int_equal(strata_table_ensure(f->w, &ma, &ta), STRATA_OK);
-    assert_int_equal(strata_table_ensure(f->w, &mb, &tb), STRATA_OK);
-    assert_int_equal(strata_table_ensure(f->w, &mc, &tc), STRATA_OK);
+    sti_table_t *ta = NULL, *tb = NULL, *tc = NULL;
+    assert_int_equal(sti_table_ensure(f->w, &ma, &ta), STRATA_OK);
+    assert_int_equal(sti_table_ensure(f->w, &mb, &tb), STRATA_OK);
+    assert_int_equal(sti_table_ensure(f->w, &mc, &tc), STRATA_OK);
     assert_ptr_equal(ta, tb);
     assert_ptr_not_equal(ta, tc);
     assert_int_equal(f->w->table_count, 3);
@@ -95,7 +95,7 @@ static void test_table_ensure_finds_the_same_table_by_mask(void **state) {
 static void test_table_hash_grows_and_keeps_every_table(void **state) {
     fixture_t *f = world_open(state);
     /* Every set of the seven tags with Position: 128 tables. */
-    strata_table_t *made[128];
+    sti_table_t *made[128];
     for (uint32_t bits = 0; bits < 128; bits++) {
         strata_mask_t m = {{0}};
         strata_mask_set(&m, POSITION);
@@ -104,13 +104,13 @@ static void test_table_hash_grows_and_keeps_every_table(void **state) {
                 strata_mask_set(&m, T0 + i);
             }
         }
-        assert_int_equal(strata_table_ensure(f->w, &m, &made[bits]), STRATA_OK);
+        assert_int_equal(sti_table_ensure(f->w, &m, &made[bits]), STRATA_OK);
     }
     assert_int_equal(f->w->table_count, 129);
     assert_true(f->w->hash_capacity >= 2 * 129);
     for (uint32_t bits = 0; bits < 128; bits++) {
-        strata_table_t *again = NULL;
-        assert_int_equal(strata_table_ensure(f->w, &made[bits]->mask, &again), STRATA_OK);
+        sti_table_t *again = NULL;
+        assert_int_equal(sti_table_ensure(f->w, &made[bits]->mask, &again), STRATA_OK);
         assert_ptr_equal(again, made[bits]);
     }
     assert_int_equal(f->w->table_count, 129);
@@ -129,7 +129,7 @@ static void test_table_grows_geometrically_keeping_values_aligned(void **state) 
         uint32_t ids[] = {WIDE, POSITION};
         const void *values[] = {&wd, &p};
         assert_int_equal(strata_entity_create_many(f->w, 1, 2, ids, values, &e[i]), STRATA_OK);
-        const strata_table_t *t = f->w->tables[strata_record_lookup(f->w, e[i])->table];
+        const sti_table_t *t = f->w->tables[sti_record_lookup(f->w, e[i])->table];
         if (t->capacity != capacity) {
             growths++;
             capacity = t->capacity;
@@ -150,14 +150,14 @@ static void test_table_failed_growth_leaves_table_as_it_was(void **state) {
     fixture_t *f = world_open(state);
     uint32_t ids[] = {POSITION, WIDE};
     strata_mask_t m = mask_of(2, ids);
-    strata_table_t *t = NULL;
-    assert_int_equal(strata_table_ensure(f->w, &m, &t), STRATA_OK);
+    sti_table_t *t = NULL;
+    assert_int_equal(sti_table_ensure(f->w, &m, &t), STRATA_OK);
     strata_entity_t e[8];
     assert_int_equal(strata_entity_create_many(f->w, 8, 2, ids, NULL, e), STRATA_OK);
     assert_int_equal(t->capacity, 8);
     for (long k = 1;; k++) {
         f->heap.fail_at = f->heap.calls + k;
-        strata_result_t r = strata_table_reserve(f->w, t, 1);
+        strata_result_t r = sti_table_reserve(f->w, t, 1);
         if (r == STRATA_OK) {
             break;
         }
@@ -178,13 +178,13 @@ static void test_table_limit_stops_creation(void **state) {
     f->w->table_limit = 2;
     uint32_t a[] = {POSITION}, b[] = {VELOCITY};
     strata_mask_t ma = mask_of(1, a), mb = mask_of(1, b);
-    strata_table_t *t = NULL;
-    assert_int_equal(strata_table_ensure(f->w, &ma, &t), STRATA_OK);
-    strata_table_t *untouched = t;
-    assert_int_equal(strata_table_ensure(f->w, &mb, &t), STRATA_ERR_LIMIT);
+    sti_table_t *t = NULL;
+    assert_int_equal(sti_table_ensure(f->w, &ma, &t), STRATA_OK);
+    sti_table_t *untouched = t;
+    assert_int_equal(sti_table_ensure(f->w, &mb, &t), STRATA_ERR_LIMIT);
     assert_ptr_equal(t, untouched);
     assert_int_equal(f->w->table_count, 2);
-    assert_int_equal(strata_table_ensure(f->w, &ma, &t), STRATA_OK); /* existing ones still found */
+    assert_int_equal(sti_table_ensure(f->w, &ma, &t), STRATA_OK); /* existing ones still found */
     world_close(f);
 }
 
@@ -192,10 +192,10 @@ static void test_table_nomem_on_creation_changes_nothing_visible(void **state) {
     fixture_t *f = world_open(state);
     uint32_t a[] = {POSITION, VELOCITY, T1};
     strata_mask_t m = mask_of(3, a);
-    strata_table_t *t = NULL;
+    sti_table_t *t = NULL;
     for (long k = 1;; k++) {
         f->heap.fail_at = f->heap.calls + k;
-        strata_result_t r = strata_table_ensure(f->w, &m, &t);
+        strata_result_t r = sti_table_ensure(f->w, &m, &t);
         if (r == STRATA_OK) {
             break;
         }

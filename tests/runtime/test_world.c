@@ -18,7 +18,7 @@
 typedef struct vec2 { float x, y; } vec2;
 typedef struct health { int32_t hp; } health;
 typedef struct name { char text[24]; } name;
-typedef struct big { double m[6]; } big; /* above STRATA_SMALL_SIZE */
+typedef struct big { double m[6]; } big; /* above STI_SMALL_SIZE */
 
 enum { POSITION, VELOCITY, HEALTH, FROZEN, NAME, BIG, COMPONENT_COUNT };
 enum { Q_MOVING, Q_ALIVE, Q_FROZEN, Q_NAMED, QUERY_COUNT };
@@ -324,10 +324,10 @@ static void run_keep(run_t *run, strata_entity_t e) {
         assert_int_equal(r_, (expected));                                                                              \
     } while (0)
 
-/* Close the outermost scope; a flush that fails keeps its commands, so
+/* Close the outermost scope; a settle that fails keeps its commands, so
  * retry until they are all applied (then `pending` destroys still wait
  * for the end of the step). */
-static void run_flush(run_t *run, strata_result_t r, uint32_t pending) {
+static void run_settle(run_t *run, strata_result_t r, uint32_t pending) {
     while (r == STRATA_ERR_NOMEM) {
         strata_world_stats_t s;
         strata_world_stats(run->w, &s);
@@ -410,7 +410,7 @@ static void run_workload(run_t *run) {
     for (int i = 0; i < 5; i++) {
         run_keep(run, deferred[i]);
     }
-    run_flush(run, strata_defer_end(w), 0);
+    run_settle(run, strata_defer_end(w), 0);
 
     /* A step: destroys wait for its end. */
     strata_step_begin(w);
@@ -423,9 +423,9 @@ static void run_workload(run_t *run) {
             RUN(run, STRATA_OK, strata_add(w, it.entities[i], BIG, &bg));
         }
     }
-    run_flush(run, strata_defer_end(w), 2);
+    run_settle(run, strata_defer_end(w), 2);
     assert_true(strata_entity_alive(w, solo[2]));
-    run_flush(run, strata_step_end(w), 0);
+    run_settle(run, strata_step_end(w), 0);
     assert_false(strata_entity_alive(w, solo[2]));
 
     /* More bulk into an existing table, reusing freed indices. */

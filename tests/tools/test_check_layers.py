@@ -27,7 +27,7 @@ CLEAN = {
     "save/format.h": '#include "../mem.h"\n',
     "save/format.c": '#include "format.h"\n#include "table.h"\n',
     "world.c": '#include "table.h"\n#include "save/format.h"\n#include "mem.h"\n',
-    "strata_unity.h": '#include "world.c"\n#include "table.c"\n#include "mem.c"\n',
+    "strata_unity.h": '#include "world.c"\n#include "table.c"\n#include "save/format.c"\n#include "mem.c"\n',
 }
 
 
@@ -52,6 +52,12 @@ class CheckLayersTest(unittest.TestCase):
         result = self.check(self.plant(CLEAN))
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("layers hold", result.stdout)
+
+    def test_check_layers_fails_when_the_unit_leaves_out_a_c_file(self):
+        root = self.plant({**CLEAN, "strata_unity.h": '#include "world.c"\n#include "mem.c"\n'})
+        result = self.check(root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(f'{root / "strata_unity.h"}:1: error: table.c is not in the unit', result.stderr)
 
     def test_check_layers_fails_on_an_upward_include(self):
         root = self.plant({**CLEAN, "table.c": '#include "table.h"\n\n#include "world.c"\n'})

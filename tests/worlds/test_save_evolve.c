@@ -2,7 +2,9 @@
  * 1) loads into save2.yaml (version 2: added, removed, renamed and widened
  * components and fields), binary and JSON alike, entity references intact;
  * a lossy change (save3.yaml), a newer save and another world's save are
- * errors that leave the world untouched. */
+ * errors that leave the world untouched. The evolution rules are one
+ * mapping for both formats: a table of cases, each run through a binary
+ * save and a JSON dump with the same checks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include "save.h"
 #include "save2.h"
 #include "save3.h"
+#include "save4.h"
 
 /* The entities of the version 1 world, by role. */
 typedef struct v1_entities {
@@ -287,6 +290,227 @@ static void test_save_evolve_failed_load_leaves_v2_untouched(void **state) {
     save_world_destroy(v1);
 }
 
+/* --- The evolution rules, one table for both formats ----------------------- */
+
+typedef enum save_format { FORMAT_BINARY, FORMAT_JSON } save_format;
+
+/* The older world a case saves, and its entities. */
+typedef struct old_world {
+    strata_world_t *w;
+    v1_entities v1;                                /* when made by make_v1 */
+    save4_entity both, only_health, only_vitality; /* when made by make_v4 */
+} old_world;
+
+static void old_v1(old_world *o) {
+    o->w = save_world_core(make_v1(&o->v1));
+}
+
+/* Version 1 of 'save' with both a former and a current name of version 2:
+ * Health and Vitality, and in Vitality both max and cap. */
+static void old_v4(old_world *o) {
+    save4_world *w = save4_world_create(NULL);
+    assert_non_null(w);
+    o->both = save4_entity_create(w);
+    save4_health_add(w, o->both, (save4_health){11, 12});
+    save4_vitality_add(w, o->both, (save4_vitality){21, 22, 23});
+    o->only_health = save4_entity_create(w);
+    save4_health_add(w, o->only_health, (save4_health){41, 42});
+    o->only_vitality = save4_entity_create(w);
+    save4_vitality_add(w, o->only_vitality, (save4_vitality){31, 32, 33});
+    o->w = save4_world_core(w);
+}
+
+/* The world saved in format f (malloc'd bytes in *size). */
+static void *save_as(strata_world_t *w, save_format f, size_t *size) {
+    strata_result_t r = f == FORMAT_BINARY ? strata_world_save_mem(w, NULL, 0, size)
+                                           : strata_world_write_json_mem(w, NULL, 0, size);
+    assert_int_equal(r, STRATA_ERR_LIMIT);
+    void *data = malloc(*size);
+    r = f == FORMAT_BINARY ? strata_world_save_mem(w, data, *size, size)
+                           : strata_world_write_json_mem(w, data, *size, size);
+    assert_int_equal(r, STRATA_OK);
+    return data;
+}
+
+static strata_result_t load_as(strata_world_t *w, const void *data, size_t size, save_format f,
+                               strata_load_report_t *report) {
+    return f == FORMAT_BINARY ? strata_world_load_mem(w, data, size, report)
+                              : strata_world_load_json_mem(w, data, size, report);
+}
+
+/* The change of `kind` named `name`, or NULL. */
+static const strata_change_t *find_change(const strata_load_report_t *report, strata_change_kind_t kind,
+                                          const char *name) {
+    for (uint32_t i = 0; i < report->change_count && i < STRATA_REPORT_MAX; i++) {
+        if (report->changes[i].kind == kind && strcmp(report->changes[i].name, name) == 0) {
+            return &report->changes[i];
+        }
+    }
+    return NULL;
+}
+
+static void expect_change(const strata_load_report_t *report, strata_change_kind_t kind, const char *name,
+                          uint64_t count) {
+    assert_int_equal(change(report, kind, name)->count, count);
+}
+
+static save2_world *as_v2(strata_world_t *w) {
+    return (save2_world *)(void *)w;
+}
+
+/* An added component and added fields: their defaults. */
+static void check_added(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    save2_world *w = as_v2(core);
+    const v1_entities *e = &o->v1;
+    save_entity all[] = {e->mover, e->hero, e->follower, e->relic, e->painted, e->everything};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        assert_false(save2_armor_has(w, as2(all[i])));
+    }
+    assert_true(save2_vitality_get(w, as2(e->hero))->regen == 0.25f);
+    assert_true(save2_appearance_get(w, as2(e->painted))->glow == 0.5f);
+    assert_true(save2_everything_get(w, as2(e->everything))->path[3].z == 7.0f);
+    assert_int_equal(save2_level_res(w)->number, 1);
+    assert_int_equal(save2_config_res(w)->mode, 2);
+    expect_change(report, STRATA_CHANGE_ADDED, "Vitality.regen", 1);
+    expect_change(report, STRATA_CHANGE_ADDED, "Appearance.glow", 1);
+    expect_change(report, STRATA_CHANGE_ADDED, "resource.Level", 1);
+    expect_change(report, STRATA_CHANGE_ADDED, "resource.Config.mode", 1);
+}
+
+/* Removed components, fields and resources: reported with how many had them. */
+static void check_removed(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    save2_world *w = as_v2(core);
+    assert_true(save2_entity_alive(w, as2(o->v1.relic)));
+    assert_true(save2_target_has(w, as2(o->v1.follower)));
+    expect_change(report, STRATA_CHANGE_DROPPED, "Old", 2);
+    expect_change(report, STRATA_CHANGE_DROPPED, "Legacy", 1);
+    expect_change(report, STRATA_CHANGE_DROPPED, "Target.since", 1);
+    expect_change(report, STRATA_CHANGE_DROPPED, "resource.Obsolete", 1);
+}
+
+/* Lossless widening: the values, converted. */
+static void check_widened(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    (void)report;
+    save2_world *w = as_v2(core);
+    const save2_vitality *v = save2_vitality_get(w, as2(o->v1.hero));
+    assert_true(v->value == -2000000000); /* i32 -> i64 */
+    assert_int_equal(v->cap, -300);       /* i16 -> i32 */
+    assert_true(save2_position_get(w, as2(o->v1.mover))->y == -3.5); /* f32 -> f64 */
+    assert_true(save2_score_res(w)->value == -5);                     /* i32 -> i64 */
+    assert_int_equal(save2_score_res(w)->best, 65535);                /* u16 -> u32 */
+    assert_string_equal(save2_name_get(w, as2(o->v1.hero))->text, "hero"); /* char[16] -> char[32] */
+    assert_true(save2_everything_get(w, as2(o->v1.everything))->path[2].y == 9.0f); /* Vec2[3] -> [4] */
+}
+
+/* A lossy change (i32 -> i16, and the saved value does not fit): an error naming the field. */
+static void check_lossy(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    (void)core;
+    (void)o;
+    assert_non_null(strstr(report->error, "Health.value"));
+}
+
+/* renamed_from: a component and a field under their new names, values kept. */
+static void check_renamed(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    save2_world *w = as_v2(core);
+    const save2_vitality *v = save2_vitality_get(w, as2(o->v1.hero));
+    assert_non_null(v);
+    assert_true(v->value == -2000000000);
+    assert_int_equal(v->cap, -300);
+    expect_change(report, STRATA_CHANGE_RENAMED, "Vitality (was Health)", 1);
+    expect_change(report, STRATA_CHANGE_RENAMED, "Vitality.cap (was max)", 1);
+}
+
+/* A save holding the current name beside the former one: the current name
+ * wins, for every entity, and the former one is dropped (not renamed). */
+static void check_current_name_wins(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    save2_world *w = as_v2(core);
+    const save2_vitality *both = save2_vitality_get(w, (save2_entity){o->both.id});
+    assert_non_null(both);
+    assert_true(both->value == 21);
+    assert_int_equal(both->cap, 22);
+    const save2_vitality *only = save2_vitality_get(w, (save2_entity){o->only_vitality.id});
+    assert_true(only->value == 31);
+    assert_int_equal(only->cap, 32);
+    /* Health does not become Vitality, not even where the entity has no Vitality. */
+    assert_true(save2_entity_alive(w, (save2_entity){o->only_health.id}));
+    assert_false(save2_vitality_has(w, (save2_entity){o->only_health.id}));
+    expect_change(report, STRATA_CHANGE_DROPPED, "Health", 2);
+    expect_change(report, STRATA_CHANGE_DROPPED, "Vitality.max", 2);
+    assert_null(find_change(report, STRATA_CHANGE_RENAMED, "Vitality (was Health)"));
+    assert_null(find_change(report, STRATA_CHANGE_RENAMED, "Vitality.cap (was max)"));
+}
+
+typedef struct evolve_case {
+    const char *name;
+    void (*make_old)(old_world *o);
+    int target;  /* the schema version loaded into: 2 or 3 */
+    bool loads;  /* else the load fails and leaves the target untouched */
+    void (*check)(strata_world_t *w, const old_world *o, const strata_load_report_t *report);
+} evolve_case;
+
+static const evolve_case evolve_cases[] = {
+    {"added component and fields take their defaults", old_v1, 2, true, check_added},
+    {"removed ones are reported", old_v1, 2, true, check_removed},
+    {"lossless widening converts", old_v1, 2, true, check_widened},
+    {"a lossy change is an error", old_v1, 3, false, check_lossy},
+    {"renamed_from keeps the values", old_v1, 2, true, check_renamed},
+    {"a current name wins over renamed_from", old_v4, 2, true, check_current_name_wins},
+};
+
+static strata_world_t *target_create(int version) {
+    strata_world_t *w = version == 2 ? save2_world_core(save2_world_create(NULL))
+                                     : save3_world_core(save3_world_create(NULL));
+    assert_non_null(w);
+    return w;
+}
+
+static void run_case(const evolve_case *c, save_format f) {
+    old_world o;
+    memset(&o, 0, sizeof o);
+    c->make_old(&o);
+    size_t size = 0;
+    void *data = save_as(o.w, f, &size);
+    strata_world_t *w = target_create(c->target);
+    if (c->target == 3) {
+        save3_world *w3 = (save3_world *)(void *)w;
+        save3_health_add(w3, save3_entity_create(w3), (save3_health){1, 2});
+    }
+    size_t before_size = 0;
+    void *before = save_as(w, FORMAT_BINARY, &before_size);
+    strata_load_report_t report;
+    strata_result_t r = load_as(w, data, size, f, &report);
+    if ((r == STRATA_OK) != c->loads) {
+        fail_msg("%s (%s): %s: %s", c->name, f == FORMAT_BINARY ? "binary" : "JSON", strata_result_str(r),
+                 report.error);
+    }
+    c->check(w, &o, &report);
+    if (!c->loads) {
+        size_t after_size = 0;
+        void *after = save_as(w, FORMAT_BINARY, &after_size);
+        assert_int_equal(after_size, before_size);
+        assert_memory_equal(after, before, before_size);
+        free(after);
+    }
+    free(before);
+    free(data);
+    strata_world_destroy(w);
+    strata_world_destroy(o.w);
+}
+
+static void test_save_evolve_cases_binary(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof evolve_cases / sizeof evolve_cases[0]; i++) {
+        run_case(&evolve_cases[i], FORMAT_BINARY);
+    }
+}
+
+static void test_save_evolve_cases_json(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof evolve_cases / sizeof evolve_cases[0]; i++) {
+        run_case(&evolve_cases[i], FORMAT_JSON);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_save_evolve_binary_v1_loads_into_v2),
@@ -294,6 +518,8 @@ int main(void) {
         cmocka_unit_test(test_save_evolve_lossy_change_is_an_error),
         cmocka_unit_test(test_save_evolve_newer_save_is_an_error),
         cmocka_unit_test(test_save_evolve_failed_load_leaves_v2_untouched),
+        cmocka_unit_test(test_save_evolve_cases_binary),
+        cmocka_unit_test(test_save_evolve_cases_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

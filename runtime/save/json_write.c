@@ -1,6 +1,6 @@
 /* json_write.c: entities and whole worlds as JSON (docs/saves.md). Writing
  * needs nothing beyond libc, so it is part of libstrata; loading JSON
- * (json.c) needs jansson and lives in libstrata_json.
+ * (json_read.c) needs jansson and lives in libstrata_json.
  *
  * Values: bool as true/false, integers as numbers (a u64 or an entity id
  * above 2^63-1 as a decimal string, since JSON readers keep integers in an
@@ -8,7 +8,9 @@
  * (NaN and infinities as the strings "nan", "inf", "-inf"), enums as their
  * member's name, char[N] as a string, T[N] as a list, structs as objects.
  */
-#include "strata_save.h"
+#include "file.h"
+#include "format.h"
+#include "writer.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -16,57 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Where JSON goes: a FILE (staged) or a buffer (bytes past cap only counted). */
-typedef struct json_out_t {
-    FILE *file;
-    char *buf;
-    size_t cap;
-    size_t len;     /* bytes produced */
-    bool failed;    /* a write to the file failed */
-    size_t staged;
-    char stage[8192];
-} json_out_t;
-
-static void out_flush(json_out_t *o) {
-    if (o->file != NULL && o->staged > 0) {
-        if (fwrite(o->stage, 1, o->staged, o->file) != o->staged) {
-            o->failed = true;
-        }
-        o->staged = 0;
-    }
-}
-
-static void out_put(json_out_t *o, const char *s, size_t n) {
-    if (o->file != NULL) {
-        if (n > sizeof o->stage - o->staged) {
-            out_flush(o);
-            if (n > sizeof o->stage) {
-                o->failed |= fwrite(s, 1, n, o->file) != n;
-                o->len += n;
-                return;
-            }
-        }
-        memcpy(o->stage + o->staged, s, n);
-        o->staged += n;
-    } else if (o->len < o->cap) {
-        size_t room = o->cap - o->len;
-        memcpy(o->buf + o->len, s, n < room ? n : room);
-    }
-    o->len += n;
-}
-
-static void out_text(json_out_t *o, const char *s) {
-    out_put(o, s, strlen(s));
-}
-
 /* A newline and `depth` levels of 4-space indent, when pretty. */
-static void out_indent(json_out_t *o, bool pretty, uint32_t depth) {
+static void out_indent(sti_writer_t *o, bool pretty, uint32_t depth) {
     if (!pretty) {
         return;
     }
-    out_put(o, "\n", 1);
+    sti_writer_put(o, "\n", 1);
     for (uint32_t i = 0; i < depth; i++) {
-        out_put(o, "    ", 4);
+        sti_writer_put(o, "    ", 4);
     }
 }
 
@@ -98,11 +57,11 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
  * and control characters. A byte b that is not part of valid UTF-8 becomes
  * the private-use character U+F700 + b (0x80 <= b <= 0xff), and so do the
  * three bytes of any such character the text really holds, so that the
- * loader (json.c) can turn every one of them back into its byte: any bytes
+ * loader (json_read.c) can turn every one of them back into its byte: any bytes
  * survive a dump and a load. */
-static void out_string(json_out_t *o, const char *s, size_t n) {
+static void out_string(sti_writer_t *o, const char *s, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
-    out_put(o, "\"", 1);
+    sti_writer_put(o, "\"", 1);
     size_t run = 0; /* bytes at p[i - run, i) to copy as they are */
     for (size_t i = 0; i < n;) {
         unsigned char c = p[i];
@@ -116,7 +75,7 @@ static void out_string(json_out_t *o, const char *s, size_t n) {
             run += len;
             continue;
         }
-        out_put(o, (const char *)p + i - run, run);
+        sti_writer_put(o, (const char *)p + i - run, run);
         run = 0;
         char esc[8];
         if (c == '"' || c == '\\') {
@@ -130,33 +89,33 @@ static void out_string(json_out_t *o, const char *s, size_t n) {
         } else {
             snprintf(esc, sizeof esc, "\\u%04x", 0xf700u + c);
         }
-        out_text(o, esc);
+        sti_writer_text(o, esc);
         i++;
     }
-    out_put(o, (const char *)p + n - run, run);
-    out_put(o, "\"", 1);
+    sti_writer_put(o, (const char *)p + n - run, run);
+    sti_writer_put(o, "\"", 1);
 }
 
-static void out_u64(json_out_t *o, uint64_t v) {
+static void json_out_u64(sti_writer_t *o, uint64_t v) {
     char text[32];
     snprintf(text, sizeof text, v > INT64_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, v);
-    out_text(o, text);
+    sti_writer_text(o, text);
 }
 
-static void out_i64(json_out_t *o, int64_t v) {
+static void out_i64(sti_writer_t *o, int64_t v) {
     char text[32];
     snprintf(text, sizeof text, "%" PRId64, v);
-    out_text(o, text);
+    sti_writer_text(o, text);
 }
 
 /* The fewest digits that read back as the same double (or float). */
-static void out_float(json_out_t *o, double v, bool single) {
+static void out_float(sti_writer_t *o, double v, bool single) {
     if (isnan(v)) {
-        out_text(o, "\"nan\"");
+        sti_writer_text(o, "\"nan\"");
         return;
     }
     if (isinf(v)) {
-        out_text(o, v > 0 ? "\"inf\"" : "\"-inf\"");
+        sti_writer_text(o, v > 0 ? "\"inf\"" : "\"-inf\"");
         return;
     }
     char text[40];
@@ -166,42 +125,30 @@ static void out_float(json_out_t *o, double v, bool single) {
             break;
         }
     }
-    out_text(o, text);
+    sti_writer_text(o, text);
 }
 
-static void out_fields(json_out_t *o, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base,
+static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base,
                        bool pretty, uint32_t depth);
 
 /* One element of field f at p. */
-static void out_element(json_out_t *o, const strata_field_desc_t *f, const unsigned char *p, bool pretty,
+static void out_element(sti_writer_t *o, const strata_field_desc_t *f, const unsigned char *p, bool pretty,
                         uint32_t depth) {
+    sti_scalar_t v = sti_scalar_read(f->kind, f->size, p);
     switch (f->kind) {
-    case STRATA_KIND_BOOL: { bool b; memcpy(&b, p, 1); out_text(o, b ? "true" : "false"); break; }
-    case STRATA_KIND_I8: { int8_t v; memcpy(&v, p, 1); out_i64(o, v); break; }
-    case STRATA_KIND_I16: { int16_t v; memcpy(&v, p, 2); out_i64(o, v); break; }
-    case STRATA_KIND_I32: { int32_t v; memcpy(&v, p, 4); out_i64(o, v); break; }
-    case STRATA_KIND_I64: { int64_t v; memcpy(&v, p, 8); out_i64(o, v); break; }
-    case STRATA_KIND_U8: out_u64(o, p[0]); break;
-    case STRATA_KIND_U16: { uint16_t v; memcpy(&v, p, 2); out_u64(o, v); break; }
-    case STRATA_KIND_U32: { uint32_t v; memcpy(&v, p, 4); out_u64(o, v); break; }
-    case STRATA_KIND_U64: case STRATA_KIND_ENTITY: { uint64_t v; memcpy(&v, p, 8); out_u64(o, v); break; }
-    case STRATA_KIND_F32: { float v; memcpy(&v, p, 4); out_float(o, v, true); break; }
-    case STRATA_KIND_F64: { double v; memcpy(&v, p, 8); out_float(o, v, false); break; }
-    case STRATA_KIND_ENUM: {
-        int64_t v = 0;
-        switch (f->size) {
-        case 1: { int8_t x; memcpy(&x, p, 1); v = x; break; }
-        case 2: { int16_t x; memcpy(&x, p, 2); v = x; break; }
-        case 8: memcpy(&v, p, 8); break;
-        default: { int32_t x; memcpy(&x, p, 4); v = x; break; }
-        }
-        if (v >= 0 && v < (int64_t)f->type->count) {
-            out_string(o, f->type->members[v], strlen(f->type->members[v]));
+    case STRATA_KIND_BOOL: sti_writer_text(o, v.u ? "true" : "false"); break;
+    case STRATA_KIND_I8: case STRATA_KIND_I16: case STRATA_KIND_I32: case STRATA_KIND_I64: out_i64(o, v.i); break;
+    case STRATA_KIND_U8: case STRATA_KIND_U16: case STRATA_KIND_U32: case STRATA_KIND_U64: case STRATA_KIND_ENTITY:
+        json_out_u64(o, v.u);
+        break;
+    case STRATA_KIND_F32: case STRATA_KIND_F64: out_float(o, v.f, f->kind == STRATA_KIND_F32); break;
+    case STRATA_KIND_ENUM:
+        if (v.i >= 0 && v.i < (int64_t)f->type->count) {
+            out_string(o, f->type->members[v.i], strlen(f->type->members[v.i]));
         } else {
-            out_i64(o, v); /* not a member: the number, which loading rejects */
+            out_i64(o, v.i); /* not a member: the number, which loading rejects */
         }
         break;
-    }
     case STRATA_KIND_STRING: {
         const char *s = (const char *)p;
         const char *nul = memchr(s, 0, f->size);
@@ -209,62 +156,62 @@ static void out_element(json_out_t *o, const strata_field_desc_t *f, const unsig
         break;
     }
     case STRATA_KIND_STRUCT:
-        out_fields(o, f->type->fields, f->type->count, p, pretty, depth);
+        json_out_fields(o, f->type->fields, f->type->count, p, pretty, depth);
         break;
     default:
-        out_text(o, "null");
+        sti_writer_text(o, "null");
         break;
     }
 }
 
 /* An object of `count` fields of the value at base. */
-static void out_fields(json_out_t *o, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base,
+static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base,
                        bool pretty, uint32_t depth) {
     if (count == 0) {
-        out_text(o, "{}");
+        sti_writer_text(o, "{}");
         return;
     }
-    out_put(o, "{", 1);
+    sti_writer_put(o, "{", 1);
     for (uint32_t i = 0; i < count; i++) {
         const strata_field_desc_t *f = &fields[i];
         if (i > 0) {
-            out_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
+            sti_writer_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
         }
         out_indent(o, pretty, depth + 1);
         out_string(o, f->name, strlen(f->name));
-        out_put(o, ": ", 2);
+        sti_writer_put(o, ": ", 2);
         const unsigned char *p = base + f->offset;
         if (!f->array) {
             out_element(o, f, p, pretty, depth + 1);
             continue;
         }
-        out_put(o, "[", 1);
+        sti_writer_put(o, "[", 1);
         for (uint32_t j = 0; j < f->count; j++) {
             if (j > 0) {
-                out_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
+                sti_writer_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
             }
             out_indent(o, pretty, depth + 2);
             out_element(o, f, p + (size_t)j * f->size, pretty, depth + 2);
         }
         out_indent(o, pretty, depth + 1);
-        out_put(o, "]", 1);
+        sti_writer_put(o, "]", 1);
     }
     out_indent(o, pretty, depth);
-    out_put(o, "}", 1);
+    sti_writer_put(o, "}", 1);
 }
 
 /* One entity: {"id": ..., "components": {...}} in component order. */
-static void out_entity(json_out_t *o, const strata_world_t *w, const strata_record_t *rec, strata_entity_t e,
+static void out_entity(sti_writer_t *o, const strata_world_t *w, const sti_record_t *rec, strata_entity_t e,
                        bool pretty, uint32_t depth) {
     const strata_schema_t *s = w->schema;
-    const strata_table_t *t = w->tables[rec->table];
-    out_put(o, "{", 1);
+    const sti_table_t *t = w->tables[rec->table];
+    sti_writer_put(o, "{", 1);
     out_indent(o, pretty, depth + 1);
-    out_text(o, "\"id\": ");
-    out_u64(o, e);
-    out_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
+    sti_writer_text(o, "\"id\": ");
+    json_out_u64(o, e);
+    sti_writer_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
     out_indent(o, pretty, depth + 1);
-    out_text(o, "\"components\": {");
+    sti_writer_text(o, "\"components\": {");
     bool first = true;
     for (uint32_t c = 0; c < w->component_count; c++) {
         if (!strata_mask_test(&t->mask, c)) {
@@ -272,156 +219,156 @@ static void out_entity(json_out_t *o, const strata_world_t *w, const strata_reco
         }
         const strata_type_desc_t *type = &s->component_types[c];
         if (!first) {
-            out_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
+            sti_writer_put(o, pretty ? "," : ", ", pretty ? 1 : 2);
         }
         first = false;
         out_indent(o, pretty, depth + 2);
         out_string(o, type->name, strlen(type->name));
-        out_put(o, ": ", 2);
+        sti_writer_put(o, ": ", 2);
         const unsigned char *col = t->columns[c];
         const unsigned char *value = col != NULL ? col + (size_t)rec->row * w->components[c].size : NULL;
-        out_fields(o, type->fields, value != NULL ? type->count : 0, value, pretty, depth + 2);
+        json_out_fields(o, type->fields, value != NULL ? type->count : 0, value, pretty, depth + 2);
     }
     if (!first) {
         out_indent(o, pretty, depth + 1);
     }
-    out_put(o, "}", 1);
+    sti_writer_put(o, "}", 1);
     out_indent(o, pretty, depth);
-    out_put(o, "}", 1);
+    sti_writer_put(o, "}", 1);
 }
 
-/* Worlds built by hand (runtime tests) have no field descriptions. */
-static bool json_reflected(const strata_world_t *w) {
-    return w->schema->component_types != NULL || w->component_count == 0;
+static void out_world(sti_writer_t *o, const strata_world_t *w);
+
+/* One entity (at rec, pretty or not, with a newline when pretty), or with
+ * rec NULL the whole world. */
+static void out_json(sti_writer_t *o, const strata_world_t *w, const sti_record_t *rec, strata_entity_t e,
+                     bool pretty) {
+    if (rec == NULL) {
+        out_world(o, w);
+        return;
+    }
+    out_entity(o, w, rec, e, pretty, 0);
+    if (pretty) {
+        sti_writer_put(o, "\n", 1);
+    }
+}
+
+/* out_json into f through a staging buffer from the world's allocator. */
+static strata_result_t out_json_file(const strata_world_t *w, FILE *f, const sti_record_t *rec, strata_entity_t e,
+                                     bool pretty) {
+    struct {
+        sti_writer_t sink;
+        unsigned char stage[8192];
+    } *o = w->allocator.alloc(sizeof *o, w->allocator.user);
+    if (o == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    o->sink = (sti_writer_t){.file = f, .stage = o->stage, .stage_cap = sizeof o->stage};
+    out_json(&o->sink, w, rec, e, pretty);
+    sti_writer_flush(&o->sink);
+    bool failed = o->sink.failed;
+    w->allocator.free(o, sizeof *o, w->allocator.user);
+    return failed ? STRATA_ERR_IO : STRATA_OK;
 }
 
 strata_result_t strata_entity_write_json(const strata_world_t *w, strata_entity_t e, FILE *f, unsigned flags) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(f != NULL);
-    STRATA_ASSERT(json_reflected(w));
-    const strata_record_t *rec = strata_record_lookup(w, e);
+    STRATA_ASSERT(sti_save_reflected(w));
+    const sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
-    json_out_t *o = w->allocator.alloc(sizeof *o, w->allocator.user);
-    if (o == NULL) {
-        return STRATA_ERR_NOMEM;
-    }
-    memset(o, 0, offsetof(json_out_t, stage));
-    o->file = f;
-    out_entity(o, w, rec, e, (flags & STRATA_JSON_PRETTY) != 0, 0);
-    if (flags & STRATA_JSON_PRETTY) {
-        out_put(o, "\n", 1);
-    }
-    out_flush(o);
-    bool failed = o->failed;
-    w->allocator.free(o, sizeof *o, w->allocator.user);
-    return failed ? STRATA_ERR_IO : STRATA_OK;
+    return out_json_file(w, f, rec, e, (flags & STRATA_JSON_PRETTY) != 0);
 }
 
 size_t strata_entity_json(const strata_world_t *w, strata_entity_t e, char *buf, size_t cap, unsigned flags) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(buf != NULL || cap == 0);
-    STRATA_ASSERT(json_reflected(w));
-    const strata_record_t *rec = strata_record_lookup(w, e);
+    STRATA_ASSERT(sti_save_reflected(w));
+    const sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         if (cap > 0) {
             buf[0] = '\0';
         }
         return 0;
     }
-    json_out_t o;
-    memset(&o, 0, offsetof(json_out_t, stage));
-    o.buf = buf;
-    o.cap = cap > 0 ? cap - 1 : 0; /* room for the NUL */
+    sti_writer_t o = {.mem = (unsigned char *)buf, .cap = cap > 0 ? cap - 1 : 0}; /* room for the NUL */
     out_entity(&o, w, rec, e, (flags & STRATA_JSON_PRETTY) != 0, 0);
     if (cap > 0) {
-        buf[o.len < cap - 1 ? o.len : cap - 1] = '\0';
+        buf[o.pos < cap - 1 ? o.pos : cap - 1] = '\0';
     }
-    return o.len;
+    return o.pos;
 }
 
 /* The whole world: the schema, the entity index, resources, then one entity a line. */
-static void out_world(json_out_t *o, const strata_world_t *w) {
+static void out_world(sti_writer_t *o, const strata_world_t *w) {
     const strata_schema_t *s = w->schema;
     char line[160];
-    out_text(o, "{\n\"strata\": 1,\n\"schema\": ");
+    sti_writer_text(o, "{\n\"strata\": 1,\n\"schema\": ");
     const char *name = s->save_name != NULL ? s->save_name : s->name;
     out_string(o, name, strlen(name));
     snprintf(line, sizeof line, ",\n\"version\": %" PRIu32 ",\n\"indices\": %" PRIu32 ",\n\"free\": [", s->version,
              w->record_count);
-    out_text(o, line);
-    for (uint32_t i = w->free_head, n = 0; i != STRATA_NO_INDEX && n < w->free_count; i = w->records[i].row, n++) {
+    sti_writer_text(o, line);
+    for (uint32_t i = w->free_head, n = 0; i != STI_NO_INDEX && n < w->free_count; i = w->records[i].row, n++) {
         snprintf(line, sizeof line, "%s[%" PRIu32 ", %" PRIu32 "]", n > 0 ? ", " : "", i, w->records[i].generation);
-        out_text(o, line);
+        sti_writer_text(o, line);
     }
-    out_text(o, "],\n\"resources\": {");
+    sti_writer_text(o, "],\n\"resources\": {");
     const strata_type_desc_t *rt = s->resource_type;
     for (uint32_t i = 0; rt != NULL && i < rt->count; i++) {
         const strata_field_desc_t *f = &rt->fields[i];
-        out_text(o, i > 0 ? ",\n  " : "\n  ");
+        sti_writer_text(o, i > 0 ? ",\n  " : "\n  ");
         out_string(o, f->name, strlen(f->name));
-        out_put(o, ": ", 2);
-        out_fields(o, f->type->fields, f->type->count, (const unsigned char *)w->resources + f->offset, false, 0);
+        sti_writer_put(o, ": ", 2);
+        json_out_fields(o, f->type->fields, f->type->count, (const unsigned char *)w->resources + f->offset, false, 0);
     }
-    out_text(o, rt != NULL && rt->count > 0 ? "\n},\n\"entities\": [" : "},\n\"entities\": [");
+    sti_writer_text(o, rt != NULL && rt->count > 0 ? "\n},\n\"entities\": [" : "},\n\"entities\": [");
     bool first = true;
     for (uint32_t t = 0; t < w->table_count; t++) {
-        const strata_table_t *table = w->tables[t];
+        const sti_table_t *table = w->tables[t];
         for (uint32_t row = 0; row < table->count; row++) {
             strata_entity_t e = table->entities[row];
-            out_text(o, first ? "\n  " : ",\n  ");
+            sti_writer_text(o, first ? "\n  " : ",\n  ");
             first = false;
             out_entity(o, w, &w->records[(uint32_t)e], e, false, 0);
         }
     }
-    out_text(o, first ? "]\n}\n" : "\n]\n}\n");
+    sti_writer_text(o, first ? "]\n}\n" : "\n]\n}\n");
 }
 
 strata_result_t strata_world_write_json(const strata_world_t *w, FILE *f) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(f != NULL);
-    if (!json_reflected(w)) {
+    if (!sti_save_reflected(w)) {
         return STRATA_ERR_SCHEMA;
     }
-    json_out_t *o = w->allocator.alloc(sizeof *o, w->allocator.user);
-    if (o == NULL) {
-        return STRATA_ERR_NOMEM;
-    }
-    memset(o, 0, offsetof(json_out_t, stage));
-    o->file = f;
-    out_world(o, w);
-    out_flush(o);
-    bool failed = o->failed;
-    w->allocator.free(o, sizeof *o, w->allocator.user);
-    return failed ? STRATA_ERR_IO : STRATA_OK;
+    return out_json_file(w, f, NULL, 0, false);
 }
 
 strata_result_t strata_world_write_json_mem(const strata_world_t *w, char *buf, size_t cap, size_t *size) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(size != NULL);
     STRATA_ASSERT(buf != NULL || cap == 0);
-    if (!json_reflected(w)) {
+    if (!sti_save_reflected(w)) {
         return STRATA_ERR_SCHEMA;
     }
-    json_out_t o;
-    memset(&o, 0, offsetof(json_out_t, stage));
-    o.buf = buf;
-    o.cap = cap;
+    sti_writer_t o = {.mem = (unsigned char *)buf, .cap = cap};
     out_world(&o, w);
-    *size = o.len;
-    return o.len <= cap ? STRATA_OK : STRATA_ERR_LIMIT;
+    *size = o.pos;
+    return o.pos <= cap ? STRATA_OK : STRATA_ERR_LIMIT;
 }
 
 strata_result_t strata_world_save_json(const strata_world_t *w, const char *path) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(path != NULL);
     char tmp[4096];
-    FILE *f = strata_file_begin(path, tmp, sizeof tmp);
+    FILE *f = sti_file_begin(path, tmp, sizeof tmp);
     if (f == NULL) {
         return STRATA_ERR_IO;
     }
     strata_result_t r = strata_world_write_json(w, f);
-    strata_result_t c = strata_file_commit(f, tmp, path, r == STRATA_OK);
+    strata_result_t c = sti_file_commit(f, tmp, path, r == STRATA_OK);
     return r != STRATA_OK ? r : c;
 }

@@ -1,15 +1,17 @@
-/* json.c: loading worlds dumped as JSON (docs/saves.md), with jansson. In
+/* json_read.c: loading worlds dumped as JSON (docs/saves.md), with jansson. In
  * its own archive, libstrata_json, so only games that load JSON link
  * jansson.
  *
  * jansson parses and checks the syntax; this file maps the document onto
- * the schema by name, with the same rules as a binary load: components and
- * fields missing take their defaults, unknown ones are dropped and
- * reported, `renamed_from` names are found, values must fit their field.
+ * the schema with the evolution rules of a binary load (evolve.h): the
+ * components by the names the dump's entities have, the fields of each
+ * object by its keys; values must fit their field.
  * jansson keeps no positions of values, so an error about a value finds
  * its line and column again by walking the text along the value's path.
  */
-#include "strata_save.h"
+#include "evolve.h"
+#include "file.h"
+#include "format.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,12 +30,13 @@ typedef struct json_step_t {
 } json_step_t;
 
 typedef struct json_load_t {
-    strata_loader_t *l;
+    sti_loader_t *l;
     const char *text;
     size_t size;
     json_step_t path[JSON_MAX_PATH];
     uint32_t depth;
     strata_result_t r;
+    json_t *components; /* the dump's component names -> the schema's component ids */
 } json_load_t;
 
 /* --- Where a value is -------------------------------------------------------- */
@@ -161,7 +164,7 @@ static bool json_fail(json_load_t *jl, strata_result_t r, const char *fmt, ...) 
     va_start(args, fmt);
     vsnprintf(what, sizeof what, fmt, args);
     va_end(args);
-    strata_loader_fail(jl->l, r, "line %u, column %u: %s%s%s", line, report->column, path, path[0] ? ": " : "",
+    sti_loader_fail(jl->l, r, "line %u, column %u: %s%s%s", line, report->column, path, path[0] ? ": " : "",
                        what);
     return false;
 }
@@ -187,22 +190,26 @@ static void json_pop(json_load_t *jl) {
 /* --- Changes ------------------------------------------------------------------ */
 
 /* Count one more occurrence of a change, noting it the first time. */
-static bool json_change(json_load_t *jl, strata_change_kind_t kind, bool resource, const char *path, const char *name) {
-    char full[160];
-    snprintf(full, sizeof full, "%s%s%s", path, path[0] ? "." : "", name);
-    strata_loader_t *l = jl->l;
-    for (uint32_t i = 0; i < l->change_count; i++) {
-        if (l->changes[i].kind == kind && strcmp(l->changes[i].name, full) == 0) {
-            l->changes[i].count++;
-            return true;
-        }
-    }
-    if (strata_loader_change(l, kind, resource ? -1 : 0, "%s", full) != STRATA_OK) {
+static bool json_change(json_load_t *jl, strata_change_kind_t kind, bool resource, const char *path, const char *name,
+                        const char *former) {
+    if (sti_evolve_note(jl->l, kind, resource ? -1 : 0, true, path, name, strlen(name), former) != STRATA_OK) {
         jl->r = STRATA_ERR_NOMEM;
         return false;
     }
-    l->changes[l->change_count - 1].count = 1;
     return true;
+}
+
+/* A JSON object as a level of a save (evolve.h): its members by key. */
+static const void *json_find(const void *set, const char *name, size_t len) {
+    (void)len;
+    return json_object_get(set, name);
+}
+
+/* A level whose every name is there: the dump's components when no
+ * component has a former name, so that they need not be gathered. */
+static const void *json_find_any(const void *set, const char *name, size_t len) {
+    (void)len;
+    return name != NULL ? set : NULL;
 }
 
 /* --- Values ------------------------------------------------------------------- */
@@ -229,12 +236,6 @@ static bool json_unsigned(json_t *v, uint64_t *out) {
     return false;
 }
 
-static const char *json_kind_name(uint8_t kind) {
-    static const char *const names[] = {"?", "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-                                        "f32", "f64", "entity", "enum", "struct", "char[]"};
-    return kind <= STRATA_KIND_STRING ? names[kind] : "?";
-}
-
 static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t *fields, uint32_t count,
                         unsigned char *base, const char *path, bool resource);
 
@@ -255,14 +256,11 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected an integer");
         }
         int64_t i = json_integer_value(v);
-        uint32_t bits = f->kind == STRATA_KIND_I8 ? 8 : f->kind == STRATA_KIND_I16 ? 16 : f->kind == STRATA_KIND_I32 ? 32 : 64;
+        uint32_t bits = sti_kind_bits(f->kind);
         if (bits < 64 && (i < -((int64_t)1 << (bits - 1)) || i >= ((int64_t)1 << (bits - 1)))) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRId64 " is out of range for %s", i, json_kind_name(f->kind));
+            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRId64 " is out of range for %s", i, sti_kind_name(f->kind));
         }
-        if (bits == 8) { int8_t x = (int8_t)i; memcpy(p, &x, 1); }
-        else if (bits == 16) { int16_t x = (int16_t)i; memcpy(p, &x, 2); }
-        else if (bits == 32) { int32_t x = (int32_t)i; memcpy(p, &x, 4); }
-        else { memcpy(p, &i, 8); }
+        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.i = i, .u = (uint64_t)i});
         return true;
     }
     case STRATA_KIND_U8: case STRATA_KIND_U16: case STRATA_KIND_U32: case STRATA_KIND_U64: case STRATA_KIND_ENTITY: {
@@ -270,19 +268,16 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         if (!json_unsigned(v, &u)) {
             if (json_is_integer(v)) {
                 return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRId64 " is out of range for %s",
-                                 (int64_t)json_integer_value(v), json_kind_name(f->kind));
+                                 (int64_t)json_integer_value(v), sti_kind_name(f->kind));
             }
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected %s",
                              f->kind == STRATA_KIND_ENTITY ? "an entity id" : "an unsigned integer");
         }
-        uint32_t bits = f->kind == STRATA_KIND_U8 ? 8 : f->kind == STRATA_KIND_U16 ? 16 : f->kind == STRATA_KIND_U32 ? 32 : 64;
+        uint32_t bits = sti_kind_bits(f->kind);
         if (bits < 64 && u >> bits != 0) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " is out of range for %s", u, json_kind_name(f->kind));
+            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " is out of range for %s", u, sti_kind_name(f->kind));
         }
-        if (bits == 8) { p[0] = (unsigned char)u; }
-        else if (bits == 16) { uint16_t x = (uint16_t)u; memcpy(p, &x, 2); }
-        else if (bits == 32) { uint32_t x = (uint32_t)u; memcpy(p, &x, 4); }
-        else { memcpy(p, &u, 8); }
+        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.u = u});
         return true;
     }
     case STRATA_KIND_F32: case STRATA_KIND_F64: {
@@ -298,15 +293,10 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         } else {
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected a number");
         }
-        if (f->kind == STRATA_KIND_F32) {
-            if (isfinite(d) && fabs(d) > 3.4028234663852886e38) {
-                return json_fail(jl, STRATA_ERR_CORRUPT, "%g is out of range for f32", d);
-            }
-            float x = (float)d;
-            memcpy(p, &x, 4);
-        } else {
-            memcpy(p, &d, 8);
+        if (f->kind == STRATA_KIND_F32 && isfinite(d) && fabs(d) > 3.4028234663852886e38) {
+            return json_fail(jl, STRATA_ERR_CORRUPT, "%g is out of range for f32", d);
         }
+        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.f = d});
         return true;
     }
     case STRATA_KIND_ENUM: {
@@ -316,13 +306,7 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         const char *name = json_string_value(v);
         for (uint32_t m = 0; m < f->type->count; m++) {
             if (strcmp(f->type->members[m], name) == 0) {
-                int64_t value = m;
-                switch (f->size) {
-                case 1: { int8_t x = (int8_t)value; memcpy(p, &x, 1); break; }
-                case 2: { int16_t x = (int16_t)value; memcpy(p, &x, 2); break; }
-                case 8: memcpy(p, &value, 8); break;
-                default: { int32_t x = (int32_t)value; memcpy(p, &x, 4); break; }
-                }
+                sti_scalar_write(STRATA_KIND_ENUM, f->size, p, (sti_scalar_t){.i = m});
                 return true;
             }
         }
@@ -359,29 +343,27 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
     }
 }
 
-/* The fields of obj into the value at base: by name, else by former name;
- * absent ones keep their defaults, unknown ones are dropped (both reported). */
+/* The fields of obj into the value at base, mapped by the evolution rules
+ * (evolve.h); absent ones keep their defaults, unknown ones are dropped
+ * (both reported). */
 static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t *fields, uint32_t count,
                         unsigned char *base, const char *path, bool resource) {
+    sti_evolve_names_t names = sti_evolve_fields(fields, count);
+    sti_evolve_saved_t saved = {obj, json_find};
     size_t matched = 0;
     for (uint32_t i = 0; i < count; i++) {
         const strata_field_desc_t *f = &fields[i];
-        const char *key = f->name;
-        json_t *v = json_object_get(obj, key);
-        if (v == NULL && f->renamed_from != NULL) {
-            key = f->renamed_from;
-            v = json_object_get(obj, key);
-            char renamed[120];
-            snprintf(renamed, sizeof renamed, "%s (was %s)", f->name, f->renamed_from);
-            if (v != NULL && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, renamed)) {
-                return false;
-            }
-        }
+        bool renamed;
+        json_t *v = (json_t *)sti_evolve_source(&names, i, &saved, &renamed);
+        const char *key = renamed ? f->renamed_from : f->name;
         if (v == NULL) {
-            if (!json_change(jl, STRATA_CHANGE_ADDED, resource, path, f->name)) {
+            if (!json_change(jl, STRATA_CHANGE_ADDED, resource, path, f->name, NULL)) {
                 return false;
             }
             continue;
+        }
+        if (renamed && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, f->name, key)) {
+            return false;
         }
         matched++;
         json_push_key(jl, key);
@@ -414,13 +396,8 @@ static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t 
         const char *key;
         json_t *v;
         json_object_foreach(obj, key, v) {
-            bool known = false;
-            for (uint32_t i = 0; i < count && !known; i++) {
-                known = strcmp(fields[i].name, key) == 0 ||
-                        (fields[i].renamed_from != NULL && strcmp(fields[i].renamed_from, key) == 0 &&
-                         json_object_get(obj, fields[i].name) == NULL);
-            }
-            if (!known && !json_change(jl, STRATA_CHANGE_DROPPED, resource, path, key)) {
+            if (sti_evolve_target(&names, &saved, key, strlen(key)) < 0 &&
+                !json_change(jl, STRATA_CHANGE_DROPPED, resource, path, key, NULL)) {
                 return false;
             }
         }
@@ -430,22 +407,46 @@ static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t 
 
 /* --- The document ------------------------------------------------------------ */
 
-/* The component id `name` maps to (by name, else by a former name), or -1. */
-static int64_t json_component(const strata_schema_t *s, json_t *components, const char *name, bool *renamed) {
-    *renamed = false;
-    for (uint32_t c = 0; c < s->component_count; c++) {
-        if (strcmp(s->component_types[c].name, name) == 0) {
-            return c;
+/* The components of the dump (the names its entities have), mapped onto
+ * the schema's once, by the evolution rules: jl->components gets, for each
+ * name that maps, its component id. */
+static bool json_component_map(json_load_t *jl, json_t *entities) {
+    const strata_schema_t *s = jl->l->fresh->schema;
+    sti_evolve_names_t names = sti_evolve_components(s);
+    bool formers = false;
+    for (uint32_t c = 0; c < names.count; c++) {
+        formers = formers || s->component_types[c].renamed_from != NULL;
+    }
+    jl->components = json_object();
+    json_t *seen = formers ? json_object() : NULL;
+    bool ok = jl->components != NULL && (seen != NULL || !formers);
+    for (size_t i = 0; ok && formers && i < json_array_size(entities); i++) {
+        json_t *components = json_object_get(json_array_get(entities, i), "components");
+        const char *key;
+        json_t *value;
+        json_object_foreach(json_is_object(components) ? components : NULL, key, value) {
+            ok = ok && json_object_set(seen, key, json_null()) == 0;
         }
     }
-    for (uint32_t c = 0; c < s->component_count; c++) {
-        const char *old = s->component_types[c].renamed_from;
-        if (old != NULL && strcmp(old, name) == 0 && json_object_get(components, s->component_types[c].name) == NULL) {
-            *renamed = true;
-            return c;
+    sti_evolve_saved_t saved = {formers ? (const void *)seen : (const void *)s, formers ? json_find : json_find_any};
+    for (uint32_t c = 0; ok && c < names.count; c++) {
+        bool renamed;
+        if (sti_evolve_source(&names, c, &saved, &renamed) != NULL) {
+            const char *key = renamed ? s->component_types[c].renamed_from : s->component_types[c].name;
+            ok = json_object_set_new(jl->components, key, json_integer(c)) == 0;
         }
     }
-    return -1;
+    json_decref(seen);
+    if (!ok) {
+        jl->r = sti_loader_fail(jl->l, STRATA_ERR_NOMEM, "out of memory");
+    }
+    return ok;
+}
+
+/* The component id the dump's component `key` maps to, or -1 (dropped). */
+static int64_t json_component(const json_load_t *jl, const char *key) {
+    json_t *c = json_object_get(jl->components, key);
+    return c != NULL ? (int64_t)json_integer_value(c) : -1;
 }
 
 /* An entity handle: "id" as a number or a string of digits. */
@@ -484,39 +485,34 @@ static bool json_entity(json_load_t *jl, json_t *entity) {
     const char *key;
     json_t *value;
     json_object_foreach(components, key, value) {
-        bool renamed;
-        int64_t c = json_component(s, components, key, &renamed);
+        int64_t c = json_component(jl, key);
         if (c < 0) {
-            if (!json_change(jl, STRATA_CHANGE_DROPPED, false, "", key)) {
+            if (!json_change(jl, STRATA_CHANGE_DROPPED, false, "", key, NULL)) {
                 return false;
             }
             continue;
         }
         strata_mask_set(&mask, (uint32_t)c);
-        if (renamed) {
-            char text[140];
-            snprintf(text, sizeof text, "%s (was %s)", s->component_types[c].name, key);
-            if (!json_change(jl, STRATA_CHANGE_RENAMED, false, "", text)) {
-                return false;
-            }
+        const char *name = s->component_types[c].name;
+        if (strcmp(name, key) != 0 && !json_change(jl, STRATA_CHANGE_RENAMED, false, "", name, key)) {
+            return false;
         }
     }
-    strata_table_t *t = NULL;
+    sti_table_t *t = NULL;
     uint32_t row = 0;
-    strata_result_t r = strata_loader_rows(jl->l, &mask, 1, &t, &row);
+    strata_result_t r = sti_loader_rows(jl->l, &mask, 1, &t, &row);
     if (r != STRATA_OK) {
         jl->r = r;
         return false;
     }
-    if (!strata_loader_place(jl->l, t, row, e)) {
+    if (!sti_loader_place(jl->l, t, row, e)) {
         /* Take the row back: the world is dropped anyway, but keep it consistent. */
         t->count--;
         return json_fail(jl, STRATA_ERR_CORRUPT, "entity id %" PRIu64 " is out of range or used twice", e);
     }
     json_push_key(jl, "components");
     json_object_foreach(components, key, value) {
-        bool renamed;
-        int64_t c = json_component(s, components, key, &renamed);
+        int64_t c = json_component(jl, key);
         if (c < 0) {
             continue;
         }
@@ -536,7 +532,7 @@ static bool json_entity(json_load_t *jl, json_t *entity) {
             const char *field;
             json_t *ignored;
             json_object_foreach(value, field, ignored) {
-                if (!json_change(jl, STRATA_CHANGE_DROPPED, false, type->name, field)) {
+                if (!json_change(jl, STRATA_CHANGE_DROPPED, false, type->name, field, NULL)) {
                     return false;
                 }
             }
@@ -654,7 +650,7 @@ static bool json_world(json_load_t *jl, json_t *root) {
         return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices are more than %zu bytes of JSON hold",
                          count, jl->size);
     }
-    strata_result_t r = strata_loader_records(jl->l, (uint32_t)(count > UINT32_MAX ? UINT32_MAX : count));
+    strata_result_t r = sti_loader_records(jl->l, (uint32_t)(count > UINT32_MAX ? UINT32_MAX : count));
     if (r != STRATA_OK) {
         jl->r = r;
         return false;
@@ -667,12 +663,15 @@ static bool json_world(json_load_t *jl, json_t *root) {
         if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_integer(index) ||
             !json_is_integer(generation) || json_integer_value(index) < 0 || json_integer_value(index) > UINT32_MAX ||
             json_integer_value(generation) < 1 || json_integer_value(generation) > UINT32_MAX ||
-            !strata_loader_free(jl->l, (uint32_t)json_integer_value(index), (uint32_t)json_integer_value(generation))) {
+            !sti_loader_free(jl->l, (uint32_t)json_integer_value(index), (uint32_t)json_integer_value(generation))) {
             return json_fail(jl, STRATA_ERR_CORRUPT, "an invalid or repeated [index, generation]");
         }
         json_pop(jl);
     }
     json_pop(jl);
+    if (!json_component_map(jl, entities)) {
+        return false;
+    }
     json_push_key(jl, "entities");
     for (size_t i = 0; i < n; i++) {
         json_push_index(jl, i);
@@ -685,37 +684,38 @@ static bool json_world(json_load_t *jl, json_t *root) {
     return json_resources(jl, json_object_get(root, "resources"));
 }
 
-strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, size_t size,
-                                           strata_load_report_t *report) {
-    STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(text != NULL || size == 0);
-    strata_loader_t *l = NULL;
-    strata_result_t r = strata_loader_open(w, report, &l);
-    if (r != STRATA_OK) {
-        return r;
-    }
-    json_load_t jl = {.l = l, .text = text, .size = size};
+/* The text of a JSON load (sti_load_body_fn's context). */
+typedef struct json_input_t {
+    const char *text;
+    size_t size;
+} json_input_t;
+
+static strata_result_t json_body(sti_loader_t *l, void *ctx) {
+    const json_input_t *in = ctx;
+    json_load_t jl = {.l = l, .text = in->text, .size = in->size};
     json_error_t error;
-    json_t *root = json_loadb(text != NULL ? text : "", size, JSON_REJECT_DUPLICATES, &error);
+    json_t *root = json_loadb(in->text != NULL ? in->text : "", in->size, JSON_REJECT_DUPLICATES, &error);
     if (root == NULL) {
         l->report->line = (uint32_t)(error.line > 0 ? error.line : 1);
         l->report->column = (uint32_t)(error.column > 0 ? error.column : 1);
         l->report->offset = (uint64_t)(error.position > 0 ? error.position : 0);
-        jl.r = strata_loader_fail(l, STRATA_ERR_CORRUPT, "line %u, column %u: %s", l->report->line,
-                                  l->report->column, error.text);
-    } else if (w->schema->component_types == NULL && w->component_count > 0) {
-        jl.r = strata_loader_fail(l, STRATA_ERR_SCHEMA, "this world has no reflection data to load with");
+        jl.r = sti_loader_fail(l, STRATA_ERR_CORRUPT, "line %u, column %u: %s", l->report->line, l->report->column,
+                               error.text);
     } else if (json_world(&jl, root)) {
         /* A dump that lists the free indices must account for all of them. */
-        jl.r = strata_loader_finish(l, json_object_get(root, "free") == NULL);
+        jl.r = sti_loader_finish(l, json_object_get(root, "free") == NULL);
     }
     json_decref(root);
-    r = jl.r;
-    if (r != STRATA_OK) {
-        strata_loader_abort(l);
-    }
-    w->allocator.free(l, sizeof *l, w->allocator.user);
-    return r;
+    json_decref(jl.components);
+    return jl.r;
+}
+
+strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, size_t size,
+                                           strata_load_report_t *report) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(text != NULL || size == 0);
+    json_input_t in = {text, size};
+    return sti_load_run(w, report, json_body, &in);
 }
 
 /* strata_world_load_json_mem with the binary loader's signature. */
@@ -724,5 +724,5 @@ static strata_result_t json_load_mem(strata_world_t *w, const void *data, size_t
 }
 
 strata_result_t strata_world_load_json(strata_world_t *w, const char *path, strata_load_report_t *report) {
-    return strata_load_file(w, path, report, json_load_mem);
+    return sti_load_file(w, path, report, json_load_mem);
 }

@@ -1,17 +1,15 @@
 /* loader.c: what every load shares: building the loaded world beside the
- * target and swapping it in only on success, the load report, and the
- * files (write to a temporary and rename; read whole). */
-#define _POSIX_C_SOURCE 200809L
-#include "strata_save.h"
+ * target and swapping it in only on success, and the load report. */
+#include "loader.h"
 
-#include <errno.h>
+#include "format.h"
+
 #include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
+#include <string.h>
 
 /* --- Reports --------------------------------------------------------------- */
 
-strata_result_t strata_loader_fail(strata_loader_t *l, strata_result_t r, const char *fmt, ...) {
+strata_result_t sti_loader_fail(sti_loader_t *l, strata_result_t r, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
     vsnprintf(l->report->error, sizeof l->report->error, fmt, args);
@@ -19,24 +17,16 @@ strata_result_t strata_loader_fail(strata_loader_t *l, strata_result_t r, const 
     return r;
 }
 
-strata_result_t strata_loader_change(strata_loader_t *l, strata_change_kind_t kind, int64_t component,
+strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, int64_t component,
                                      const char *fmt, ...) {
-    strata_world_t *w = l->fresh;
-    if (l->change_count == l->change_capacity) {
-        uint32_t cap = l->change_capacity ? l->change_capacity * 2 : 16;
-        strata_pending_change_t *changes =
-            strata_mem_realloc(w, l->changes, sizeof(strata_pending_change_t) * l->change_capacity,
-                               sizeof(strata_pending_change_t) * cap);
-        if (changes == NULL) {
-            return strata_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
-        }
-        l->changes = changes;
-        l->change_capacity = cap;
+    if (sti_mem_grow(l->fresh, &l->changes, sizeof *l->changes, &l->change_capacity, (size_t)l->change_count + 1,
+                     16) != STRATA_OK) {
+        return sti_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
     }
-    strata_pending_change_t *c = &l->changes[l->change_count++];
+    sti_pending_change_t *c = &l->changes[l->change_count++];
     c->kind = (uint8_t)kind;
     c->component = component;
-    c->count = component < 0 ? 1 : 0;
+    c->count = component == -1 ? 1 : 0;
     va_list args;
     va_start(args, fmt);
     vsnprintf(c->name, sizeof c->name, fmt, args);
@@ -46,7 +36,7 @@ strata_result_t strata_loader_change(strata_loader_t *l, strata_change_kind_t ki
 
 /* --- Building the loaded world ---------------------------------------------- */
 
-strata_result_t strata_loader_begin(strata_loader_t *l, strata_world_t *target, strata_load_report_t *report) {
+strata_result_t sti_loader_begin(sti_loader_t *l, strata_world_t *target, strata_load_report_t *report) {
     STRATA_ASSERT(target != NULL);
     /* Loading replaces the tables an open iterator or a step is walking. */
     STRATA_ASSERT(target->defer_depth == 0 && !target->in_step);
@@ -58,7 +48,7 @@ strata_result_t strata_loader_begin(strata_loader_t *l, strata_world_t *target, 
     strata_world_desc_t desc = {.allocator = target->allocator, .initial_capacity = 1, .user = target->user};
     strata_result_t r = strata_world_create(target->schema, &desc, &l->fresh);
     if (r != STRATA_OK) {
-        return strata_loader_fail(l, r, "out of memory");
+        return sti_loader_fail(l, r, "out of memory");
     }
     strata_world_t *w = l->fresh;
     w->entity_limit = target->entity_limit;
@@ -82,23 +72,23 @@ strata_result_t strata_loader_begin(strata_loader_t *l, strata_world_t *target, 
     return STRATA_OK;
 }
 
-strata_result_t strata_loader_records(strata_loader_t *l, uint32_t count) {
+strata_result_t sti_loader_records(sti_loader_t *l, uint32_t count) {
     strata_world_t *w = l->fresh;
     if (count > w->entity_limit) {
-        return strata_loader_fail(l, STRATA_ERR_LIMIT, "the save holds %u entity indices; the limit is %u", count,
+        return sti_loader_fail(l, STRATA_ERR_LIMIT, "the save holds %u entity indices; the limit is %u", count,
                                   w->entity_limit);
     }
-    strata_result_t r = strata_records_reserve(w, count);
+    strata_result_t r = sti_records_reserve(w, count);
     if (r != STRATA_OK) {
-        return strata_loader_fail(l, r, "out of memory");
+        return sti_loader_fail(l, r, "out of memory");
     }
     /* Generation 0 marks an index not seen yet: no handle has it. */
     for (uint32_t i = 0; i < count; i++) {
-        w->records[i] = (strata_record_t){STRATA_NO_INDEX, 0, STRATA_NO_TABLE, 0};
+        w->records[i] = (sti_record_t){STI_NO_INDEX, 0, STI_NO_TABLE, 0};
     }
     w->record_count = count;
     l->record_count = count;
-    l->free_tail = STRATA_NO_INDEX;
+    l->free_tail = STI_NO_INDEX;
     return STRATA_OK;
 }
 
@@ -117,16 +107,16 @@ static void loader_fill(unsigned char *dst, const void *value, size_t size, size
     }
 }
 
-strata_result_t strata_loader_rows(strata_loader_t *l, const strata_mask_t *mask, uint32_t n, strata_table_t **out,
+strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint32_t n, sti_table_t **out,
                                    uint32_t *row) {
     strata_world_t *w = l->fresh;
-    strata_table_t *t = NULL;
-    strata_result_t r = strata_table_ensure(w, mask, &t);
+    sti_table_t *t = NULL;
+    strata_result_t r = sti_table_ensure(w, mask, &t);
     if (r == STRATA_OK) {
-        r = strata_table_reserve(w, t, n);
+        r = sti_table_reserve(w, t, n);
     }
     if (r != STRATA_OK) {
-        return strata_loader_fail(l, r, r == STRATA_ERR_LIMIT ? "too many archetypes" : "out of memory");
+        return sti_loader_fail(l, r, r == STRATA_ERR_LIMIT ? "too many archetypes" : "out of memory");
     }
     uint32_t first = t->count;
     *out = t;
@@ -135,7 +125,7 @@ strata_result_t strata_loader_rows(strata_loader_t *l, const strata_mask_t *mask
         return STRATA_OK; /* a new table may have no columns allocated yet: nothing to fill */
     }
     for (uint32_t i = 0; i < t->column_count; i++) {
-        const strata_column_t *col = &t->dense[i];
+        const sti_column_t *col = &t->dense[i];
         unsigned char *dst = col->data + (size_t)first * col->size;
         const void *defaults = w->components[col->id].defaults;
         if (defaults != NULL) {
@@ -150,29 +140,29 @@ strata_result_t strata_loader_rows(strata_loader_t *l, const strata_mask_t *mask
     return STRATA_OK;
 }
 
-bool strata_loader_place(strata_loader_t *l, strata_table_t *t, uint32_t row, strata_entity_t e) {
+bool sti_loader_place(sti_loader_t *l, sti_table_t *t, uint32_t row, strata_entity_t e) {
     uint32_t index = (uint32_t)e;
     uint32_t generation = (uint32_t)(e >> 32);
     if (index >= l->record_count || generation == 0) {
         return false;
     }
-    strata_record_t *rec = &l->fresh->records[index];
+    sti_record_t *rec = &l->fresh->records[index];
     if (rec->generation != 0) {
         return false;
     }
-    *rec = (strata_record_t){row, generation, (uint16_t)t->id, 0};
+    *rec = (sti_record_t){row, generation, (uint16_t)t->id, 0};
     t->entities[row] = e;
     l->fresh->alive++;
     return true;
 }
 
-bool strata_loader_free(strata_loader_t *l, uint32_t index, uint32_t generation) {
+bool sti_loader_free(sti_loader_t *l, uint32_t index, uint32_t generation) {
     strata_world_t *w = l->fresh;
     if (index >= l->record_count || generation == 0 || w->records[index].generation != 0) {
         return false;
     }
-    w->records[index] = (strata_record_t){STRATA_NO_INDEX, generation, STRATA_NO_TABLE, 0};
-    if (l->free_tail == STRATA_NO_INDEX) {
+    w->records[index] = (sti_record_t){STI_NO_INDEX, generation, STI_NO_TABLE, 0};
+    if (l->free_tail == STI_NO_INDEX) {
         w->free_head = index;
     } else {
         w->records[l->free_tail].row = index;
@@ -191,29 +181,29 @@ static void loader_swap(strata_world_t *a, strata_world_t *b) {
     *b = t;
 }
 
-strata_result_t strata_loader_finish(strata_loader_t *l, bool fill_free) {
+strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
     strata_world_t *w = l->fresh;
     for (uint32_t i = 0; i < l->record_count; i++) {
         if (w->records[i].generation != 0) {
             continue;
         }
         if (!fill_free) {
-            return strata_loader_fail(l, STRATA_ERR_CORRUPT, "entity index %u is neither alive nor free", i);
+            return sti_loader_fail(l, STRATA_ERR_CORRUPT, "entity index %u is neither alive nor free", i);
         }
-        strata_loader_free(l, i, 1);
+        sti_loader_free(l, i, 1);
     }
     /* Every table row must have been placed. */
     for (uint32_t t = 0; t < w->table_count; t++) {
         for (uint32_t row = 0; row < w->tables[t]->count; row++) {
             if (w->tables[t]->entities[row] == STRATA_ENTITY_NULL) {
-                return strata_loader_fail(l, STRATA_ERR_CORRUPT, "a table row holds no entity");
+                return sti_loader_fail(l, STRATA_ERR_CORRUPT, "a table row holds no entity");
             }
         }
     }
     strata_load_report_t *report = l->report;
     report->entities = w->alive;
     for (uint32_t i = 0; i < l->change_count; i++) {
-        const strata_pending_change_t *c = &l->changes[i];
+        const sti_pending_change_t *c = &l->changes[i];
         if (report->change_count < STRATA_REPORT_MAX) {
             strata_change_t *out = &report->changes[report->change_count];
             out->kind = c->kind;
@@ -222,22 +212,22 @@ strata_result_t strata_loader_finish(strata_loader_t *l, bool fill_free) {
         }
         report->change_count++;
     }
-    strata_mem_free(w, l->changes, sizeof(strata_pending_change_t) * l->change_capacity);
+    sti_mem_free(w, l->changes, sizeof(sti_pending_change_t) * l->change_capacity);
     l->changes = NULL;
     l->change_capacity = 0;
     /* The old entities leave the target (their on_remove hooks run there),
      * the loaded ones arrive (on_add, and changed for every `changed` query). */
-    strata_hooks_destroy_all(l->target);
+    sti_hooks_destroy_all(l->target);
     loader_swap(l->target, w);
     strata_world_destroy(w); /* the old contents: their hooks have run */
     l->fresh = NULL;
-    strata_hooks_loaded(l->target);
+    sti_hooks_loaded(l->target);
     return STRATA_OK;
 }
 
-void strata_loader_abort(strata_loader_t *l) {
+void sti_loader_abort(sti_loader_t *l) {
     if (l->fresh != NULL) {
-        strata_mem_free(l->fresh, l->changes, sizeof(strata_pending_change_t) * l->change_capacity);
+        sti_mem_free(l->fresh, l->changes, sizeof(sti_pending_change_t) * l->change_capacity);
         /* Its entities never arrived (no on_add ran): no on_remove either. */
         l->fresh->hooks_gone = true;
         strata_world_destroy(l->fresh);
@@ -250,85 +240,9 @@ void strata_loader_abort(strata_loader_t *l) {
     report->change_count = 0;
 }
 
-/* --- Files ------------------------------------------------------------------ */
-
-FILE *strata_file_begin(const char *path, char *tmp, size_t tmp_cap) {
-    int n = snprintf(tmp, tmp_cap, "%s.tmp", path);
-    if (n < 0 || (size_t)n >= tmp_cap) {
-        errno = ENAMETOOLONG;
-        return NULL;
-    }
-    return fopen(tmp, "wb");
-}
-
-strata_result_t strata_file_commit(FILE *f, const char *tmp, const char *path, bool ok) {
-    ok = ok && fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-    int saved = errno;
-    ok = fclose(f) == 0 && ok;
-    if (ok && rename(tmp, path) == 0) {
-        return STRATA_OK;
-    }
-    saved = errno != 0 ? errno : saved;
-    remove(tmp);
-    errno = saved;
-    return STRATA_ERR_IO;
-}
-
-strata_result_t strata_file_read(const strata_world_t *w, const char *path, unsigned char **data, size_t *size) {
-    *data = NULL;
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return STRATA_ERR_IO;
-    }
-    strata_result_t r = STRATA_ERR_IO;
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        size_t n = (size_t)end;
-        unsigned char *p = w->allocator.alloc(n > 0 ? n : 1, w->allocator.user);
-        if (p == NULL) {
-            r = STRATA_ERR_NOMEM;
-        } else if (fread(p, 1, n, f) != n) {
-            w->allocator.free(p, n > 0 ? n : 1, w->allocator.user);
-        } else {
-            *data = p;
-            *size = n;
-            r = STRATA_OK;
-        }
-    }
-    fclose(f);
-    return r;
-}
-
-void strata_file_free(const strata_world_t *w, unsigned char *data, size_t size) {
-    if (data != NULL) {
-        w->allocator.free(data, size > 0 ? size : 1, w->allocator.user);
-    }
-}
-
-strata_result_t strata_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
-                                 strata_load_mem_fn load) {
-    STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(path != NULL);
-    unsigned char *data = NULL;
-    size_t size = 0;
-    strata_result_t r = strata_file_read(w, path, &data, &size);
-    if (r != STRATA_OK) {
-        if (report != NULL) {
-            memset(report, 0, sizeof *report);
-            snprintf(report->error, sizeof report->error, "%s: %s", path,
-                     r == STRATA_ERR_NOMEM ? "out of memory" : strerror(errno));
-        }
-        return r;
-    }
-    r = load(w, data, size, report);
-    strata_file_free(w, data, size);
-    return r;
-}
-
-strata_result_t strata_loader_open(strata_world_t *w, strata_load_report_t *report, strata_loader_t **out) {
+strata_result_t sti_loader_open(strata_world_t *w, strata_load_report_t *report, sti_loader_t **out) {
     *out = NULL;
-    strata_loader_t *l = w->allocator.alloc(sizeof *l, w->allocator.user);
+    sti_loader_t *l = w->allocator.alloc(sizeof *l, w->allocator.user);
     if (l == NULL) {
         if (report != NULL) {
             memset(report, 0, sizeof *report);
@@ -336,11 +250,29 @@ strata_result_t strata_loader_open(strata_world_t *w, strata_load_report_t *repo
         }
         return STRATA_ERR_NOMEM;
     }
-    strata_result_t r = strata_loader_begin(l, w, report);
+    strata_result_t r = sti_loader_begin(l, w, report);
     if (r != STRATA_OK) {
         w->allocator.free(l, sizeof *l, w->allocator.user);
         return r;
     }
     *out = l;
     return STRATA_OK;
+}
+
+strata_result_t sti_load_run(strata_world_t *w, strata_load_report_t *report, sti_load_body_fn body, void *ctx) {
+    sti_loader_t *l = NULL;
+    strata_result_t r = sti_loader_open(w, report, &l);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    if (!sti_save_reflected(w)) {
+        r = sti_loader_fail(l, STRATA_ERR_SCHEMA, "this world has no reflection data to load with");
+    } else {
+        r = body(l, ctx);
+    }
+    if (r != STRATA_OK) {
+        sti_loader_abort(l);
+    }
+    w->allocator.free(l, sizeof *l, w->allocator.user);
+    return r;
 }

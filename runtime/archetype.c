@@ -1,0 +1,195 @@
+/* archetype.c: the table set (hash by mask), creating and classifying
+ * tables, and the archetype graph's edges. */
+#include "archetype.h"
+
+/* A well-mixed hash of the mask's first `words` words. */
+static uint64_t archetype_hash_mask(const strata_mask_t *m, uint32_t words) {
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (uint32_t i = 0; i < words; i++) {
+        h ^= m->bits[i];
+        h *= 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    h *= 0xc4ceb9fe1a85ec53u;
+    return h ^ (h >> 29);
+}
+
+/* The slot of `mask` in a hash of `cap` slots: its table's, or the empty
+ * slot where it would go. */
+static uint32_t archetype_slot(const strata_world_t *w, const uint16_t *hash, uint32_t cap,
+                               const strata_mask_t *mask) {
+    uint32_t i = (uint32_t)archetype_hash_mask(mask, w->mask_words) & (cap - 1);
+    while (hash[i] != STI_NO_TABLE && !sti_mask_equal(&w->tables[hash[i]]->mask, mask, w->mask_words)) {
+        i = (i + 1) & (cap - 1);
+    }
+    return i;
+}
+
+/* Make the hash hold one more table at load <= 1/2 (rehashing into a new
+ * array, so a failure changes nothing). */
+static strata_result_t archetype_hash_reserve(strata_world_t *w) {
+    if (((size_t)w->table_count + 1) * 2 <= w->hash_capacity) {
+        return STRATA_OK;
+    }
+    uint32_t cap = w->hash_capacity ? w->hash_capacity * 2 : 32;
+    uint16_t *hash = sti_mem_alloc(w, sizeof(uint16_t) * cap);
+    if (hash == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    memset(hash, 0xff, sizeof(uint16_t) * cap);
+    for (uint32_t t = 0; t < w->table_count; t++) {
+        hash[archetype_slot(w, hash, cap, &w->tables[t]->mask)] = (uint16_t)t;
+    }
+    sti_mem_free(w, w->table_hash, sizeof(uint16_t) * w->hash_capacity);
+    w->table_hash = hash;
+    w->hash_capacity = cap;
+    return STRATA_OK;
+}
+
+/* Aspect bits follow from the component bits: set those of the monitored queries matched. */
+static void archetype_normalize(const strata_world_t *w, strata_mask_t *mask) {
+    for (uint32_t id = w->component_count; id < w->column_id_count; id++) {
+        strata_mask_clear(mask, id);
+    }
+    for (uint32_t k = 0; k < w->monitor_count; k++) {
+        if (w->monitor_aspect[k] != UINT32_MAX && sti_query_matches(w, w->monitor_query[k], mask)) {
+            strata_mask_set(mask, w->monitor_aspect[k]);
+        }
+    }
+}
+
+/* What a new table matches among monitors and dirty sets, and whether it has hooks. */
+static void archetype_classify(const strata_world_t *w, sti_table_t *t) {
+    for (uint32_t k = 0; k < w->monitor_count; k++) {
+        if (sti_query_matches(w, w->monitor_query[k], &t->mask)) {
+            t->monitors |= (uint64_t)1 << k;
+        }
+    }
+    for (uint32_t q = 0; w->dirty_count > 0 && q < w->schema->query_count; q++) {
+        if (w->query_dirty[q] != UINT32_MAX && sti_query_matches(w, q, &t->mask)) {
+            t->tracked_by |= (uint64_t)1 << w->query_dirty[q];
+        }
+    }
+    t->hooked = t->monitors != 0 || sti_mask_meets(&t->mask, &w->hooked);
+}
+
+/* Create the table of `mask` (not present yet). Every allocation comes
+ * before the first change, and those that succeed before one fails only
+ * add capacity, so a failure leaves the world as it was. */
+static strata_result_t archetype_create(strata_world_t *w, const strata_mask_t *mask, sti_table_t **out) {
+    if (w->table_count >= w->table_limit) {
+        return STRATA_ERR_LIMIT;
+    }
+    strata_result_t r = sti_mem_grow(w, &w->tables, sizeof(sti_table_t *), &w->table_capacity,
+                                     (size_t)w->table_count + 1, 16);
+    if (r == STRATA_OK) {
+        r = archetype_hash_reserve(w);
+    }
+    if (r == STRATA_OK) {
+        r = sti_query_reserve(w, mask);
+    }
+    if (r != STRATA_OK) {
+        return r;
+    }
+    sti_table_t *t = sti_table_alloc(w, mask, w->table_count);
+    if (t == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    archetype_classify(w, t);
+    w->tables[w->table_count++] = t;
+    w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, mask)] = (uint16_t)t->id;
+    sti_query_register(w, t);
+    *out = t;
+    return STRATA_OK;
+}
+
+/* The table of mask (its aspect bits made to follow its components): the
+ * last one found, else the hash, else a new one. */
+strata_result_t sti_table_ensure(strata_world_t *w, const strata_mask_t *components, sti_table_t **out) {
+    strata_mask_t canonical = *components;
+    if (w->column_id_count != w->component_count) {
+        archetype_normalize(w, &canonical);
+    }
+    const strata_mask_t *mask = &canonical;
+    sti_table_t *t = w->last_found;
+    if (t != NULL && sti_mask_equal(&t->mask, mask, w->mask_words)) {
+        *out = t;
+        return STRATA_OK;
+    }
+    if (w->hash_capacity > 0) {
+        uint16_t id = w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, mask)];
+        if (id != STI_NO_TABLE) {
+            *out = w->last_found = w->tables[id];
+            return STRATA_OK;
+        }
+    }
+    strata_result_t r = archetype_create(w, mask, &t);
+    if (r == STRATA_OK) {
+        *out = w->last_found = t;
+    }
+    return r;
+}
+
+/* True if the components gained or lost between src and dst include a hooked one,
+ * or the monitors matched differ. */
+bool sti_move_is_hooked(const strata_world_t *w, const sti_table_t *src, const sti_table_t *dst) {
+    if (src->monitors != dst->monitors) {
+        return true;
+    }
+    for (uint32_t i = 0; i < STRATA_MAX_COMPONENTS / 64; i++) {
+        if (((src->mask.bits[i] ^ dst->mask.bits[i]) & w->hooked.bits[i]) != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The index of c's column in t's dense list, or STI_NO_HOLE for a tag. */
+static uint32_t archetype_dense_index(const sti_table_t *t, uint32_t c) {
+    for (uint32_t i = 0; i < t->column_count; i++) {
+        if (t->dense[i].id == c) {
+            return i;
+        }
+    }
+    return STI_NO_HOLE;
+}
+
+/* Find or create src's neighbour by c and cache the edge both ways. */
+strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, bool add, sti_edge_t *out) {
+    strata_mask_t mask = src->mask;
+    if (add) {
+        strata_mask_set(&mask, c);
+    } else {
+        strata_mask_clear(&mask, c);
+    }
+    sti_table_t *dst = NULL;
+    strata_result_t r = sti_table_ensure(w, &mask, &dst);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    /* The hole is an index in the larger table of the two, so one value serves both directions. */
+    uint32_t hole = archetype_dense_index(add ? dst : src, c);
+    uint32_t cc = w->component_count;
+    /* Hooks or aspects on the way make both directions hooked. */
+    bool hooked = sti_move_is_hooked(w, src, dst);
+    if (add) {
+        src->edges[c] = (sti_edge_t){dst, hole, hooked};
+        dst->edges[cc + c] = (sti_edge_t){src, hole, hooked};
+    } else {
+        src->edges[cc + c] = (sti_edge_t){dst, hole, hooked};
+        dst->edges[c] = (sti_edge_t){src, hole, hooked};
+    }
+    if (out != NULL) {
+        *out = (sti_edge_t){dst, hole, hooked};
+    }
+    return STRATA_OK;
+}
+
+/* Every table, then the arrays that index them. */
+void sti_archetype_free(strata_world_t *w) {
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        sti_table_free(w, w->tables[i]);
+    }
+    sti_mem_free(w, w->tables, sizeof(sti_table_t *) * w->table_capacity);
+    sti_mem_free(w, w->table_hash, sizeof(uint16_t) * w->hash_capacity);
+}

@@ -1,0 +1,181 @@
+/* base.h: the bottom layer of the runtime. Compiler attributes, the mask
+ * operations and the one query-match predicate, the world's state (each
+ * field names the module that owns it) and the deferral counter.
+ *
+ * The runtime is layered: a module includes only its own header and those
+ * of lower layers (runtime/LAYERS lists the order; runtime/README.md says
+ * which file owns which rule). Internal names start with sti_ / STI_;
+ * strata_ / STRATA_ names are the public API of strata.h.
+ */
+#ifndef STI_BASE_H
+#define STI_BASE_H
+
+#include "strata.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* The hot paths rely on these small functions being inlined (with their
+ * `small` argument a constant); the cold ones stay out of the way. */
+#if defined(__GNUC__) || defined(__clang__)
+#define STI_HOT static inline __attribute__((always_inline))
+#define STI_COLD __attribute__((noinline, cold))
+#define STI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define STI_HOT static inline
+#define STI_COLD
+#define STI_UNLIKELY(x) (x)
+#endif
+
+/* Types of the layers above, which the world holds by pointer. */
+typedef struct sti_record_t sti_record_t;           /* entity_index.h */
+typedef struct sti_table_t sti_table_t;             /* table.h */
+typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
+typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
+
+/* The state of a world. Each group of fields is kept by the module named
+ * above it (world.c sets the starting values, the save layer rebuilds them
+ * on a load); the layers above read them. */
+struct strata_world_t {
+    /* world.c */
+    const strata_schema_t *schema;
+    void *user;                /* the game's pointer (desc.user) */
+    uint32_t component_count;
+    void *resources;           /* aligned inside resources_block */
+    void *resources_block;
+    size_t resources_block_size;
+
+    /* mem.c */
+    strata_allocator_t allocator;
+    size_t bytes;              /* held through the allocator, for stats */
+
+    /* observe.c: hooks, monitors, aspects (set once at creation). */
+    /* By column id: the schema's components, then one per aspect (its size,
+     * alignment and defaults). schema->components when there is no aspect. */
+    const strata_component_desc_t *components;
+    uint32_t column_id_count;  /* component_count + aspects */
+    uint32_t mask_words;       /* mask words column ids can use: all that matching and hashing compare */
+    strata_component_desc_t *column_descs; /* owned copy behind `components` when there are aspects */
+    strata_mask_t hooked;      /* components with an on_add or on_remove hook */
+    uint32_t monitor_count;    /* queries with an aspect or hooks */
+    uint32_t monitor_query[STRATA_MAX_MONITORS];  /* their query ids */
+    uint32_t monitor_aspect[STRATA_MAX_MONITORS]; /* their aspect column ids, or UINT32_MAX */
+    bool has_hooks;            /* a component or query hook, or an aspect, exists */
+    bool hooks_gone;           /* the entities' on_remove hooks have run: destroy runs none */
+
+    /* dirty.c */
+    sti_dirty_t *dirty;
+    uint32_t dirty_count;
+    uint32_t *query_dirty;     /* by query id: its dirty set, or UINT32_MAX */
+    uint64_t *query_marks;     /* by query id: the sets its write terms feed (its own excluded) */
+    uint64_t *trackers;        /* by component id: the sets tracking it */
+
+    /* entity_index.c */
+    sti_record_t *records;
+    uint32_t record_count;     /* indices ever handed out */
+    size_t record_capacity;
+    uint32_t free_head;        /* LIFO free list threaded through record.row */
+    uint32_t free_count;
+    uint32_t alive;
+    uint32_t entity_limit;     /* STRATA_MAX_ENTITIES; tests lower it */
+
+    /* archetype.c: tables[0] is the empty table. */
+    sti_table_t **tables;
+    uint32_t table_count;
+    size_t table_capacity;
+    uint32_t table_limit;      /* STRATA_MAX_TABLES; tests lower it */
+    uint16_t *table_hash;      /* table ids by mask hash, STI_NO_TABLE when empty */
+    uint32_t hash_capacity;    /* a power of two, at least twice table_count */
+    sti_table_t *last_found;   /* the last table found by mask: spawning the same bundle again skips the hash */
+
+    /* query.c: by query id. */
+    sti_query_cache_t *queries;
+
+    /* command.c (defer_depth: the scope helpers below) */
+    uint32_t defer_depth;
+    bool in_step;
+    bool settling;             /* applying commands: hooks' commands join the running settle */
+    unsigned char *cmds;       /* the command buffer */
+    size_t cmd_size;
+    size_t cmd_capacity;
+    uint32_t cmd_count;
+    unsigned char *scratch;    /* a copy of the command being applied (hooks may move the buffer) */
+    size_t scratch_capacity;
+    strata_entity_t *doomed;   /* destroys scheduled for the end of the step */
+    uint32_t doomed_count;
+    size_t doomed_capacity;
+};
+
+/* --- Masks --------------------------------------------------------------- */
+
+/* True if a and b agree on their first `words` words. */
+static inline bool sti_mask_equal(const strata_mask_t *a, const strata_mask_t *b, uint32_t words) {
+    for (uint32_t i = 0; i < words; i++) {
+        if (a->bits[i] != b->bits[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* True if any bit of a is set in b as well. */
+static inline bool sti_mask_meets(const strata_mask_t *a, const strata_mask_t *b) {
+    for (uint32_t i = 0; i < STRATA_MAX_COMPONENTS / 64; i++) {
+        if ((a->bits[i] & b->bits[i]) != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* True if the mask has no bit set. */
+static inline bool sti_mask_empty(const strata_mask_t *m) {
+    for (uint32_t i = 0; i < STRATA_MAX_COMPONENTS / 64; i++) {
+        if (m->bits[i] != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The bits of a that b lacks, among those of `among`. */
+static inline strata_mask_t sti_mask_minus(const strata_mask_t *a, const strata_mask_t *b, const strata_mask_t *among) {
+    strata_mask_t m;
+    for (uint32_t i = 0; i < STRATA_MAX_COMPONENTS / 64; i++) {
+        m.bits[i] = a->bits[i] & ~b->bits[i] & among->bits[i];
+    }
+    return m;
+}
+
+/* True if a table of `mask` matches query q: every component of its `all`,
+ * none of its `none`. The one match rule: the query cache, monitors, dirty
+ * sets and aspect columns all ask it. */
+static inline bool sti_query_matches(const strata_world_t *w, uint32_t q, const strata_mask_t *mask) {
+    const strata_query_desc_t *d = &w->schema->queries[q];
+    for (uint32_t i = 0; i < w->mask_words; i++) {
+        if ((d->all.bits[i] & ~mask->bits[i]) != 0 || (d->none.bits[i] & mask->bits[i]) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --- Deferral ------------------------------------------------------------ */
+
+/* True while structural changes are recorded instead of applied: the one
+ * test every entry point makes (command.c applies what waits). */
+STI_HOT bool sti_deferred(const strata_world_t *w) {
+    return w->defer_depth > 0;
+}
+
+/* Open a deferral scope (scopes nest); hooks run inside one. */
+static inline void sti_scope_open(strata_world_t *w) {
+    w->defer_depth++;
+}
+
+/* Close a scope without applying anything: the caller settles (command.c). */
+static inline void sti_scope_close(strata_world_t *w) {
+    w->defer_depth--;
+}
+
+#endif /* STI_BASE_H */

@@ -1,0 +1,49 @@
+/* command.h: deferral. While a scope is open (strata_defer_begin, an open
+ * iterator, hooks running) structural changes are recorded in the command
+ * buffer; when the outermost scope ends they are settled: applied in
+ * order through move.c, then (outside a step) the destroys scheduled for
+ * the step's end. "Settle" is the one name for applying what waits, and
+ * sti_command_settle the one place that decides whether it is time.
+ */
+#ifndef STI_COMMAND_H
+#define STI_COMMAND_H
+
+#include "move.h"
+
+/* Kinds of deferred command. */
+typedef enum sti_cmd_kind_t {
+    STI_CMD_ADD = 1,     /* add components (values follow) to n entities */
+    STI_CMD_REMOVE = 2,  /* remove components from one entity */
+    STI_CMD_DESTROY = 3, /* destroy one entity */
+} sti_cmd_kind_t;
+
+/* A deferred command's header in the command buffer. Then come the n
+ * entity handles, the k component ids and (ADD) each non-tag value's bytes
+ * in id order; the record is padded to a multiple of 8 bytes. */
+typedef struct sti_cmd_t {
+    size_t size;   /* bytes of the record, header included */
+    uint32_t kind; /* sti_cmd_kind_t */
+    uint32_t n;    /* entities */
+    uint32_t done; /* entities already applied, so a settle that failed resumes after them */
+    uint32_t k;    /* component ids */
+} sti_cmd_t;
+
+/* Bytes a command needs in the buffer; 0 if that does not fit in size_t. */
+size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t n, uint32_t k, const uint32_t *ids);
+/* Make room for `bytes` more bytes of commands. STRATA_ERR_NOMEM changes nothing. */
+strata_result_t sti_command_reserve(strata_world_t *w, size_t bytes);
+/* Append a command of `bytes` (sti_command_bytes) whose room was reserved;
+ * values are copied (NULL: defaults). */
+void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uint32_t n,
+                       const strata_entity_t *entities, uint32_t k, const uint32_t *ids, const void *const *values);
+/* Reserve and append in one go. STRATA_ERR_NOMEM records nothing. */
+strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
+                                 const uint32_t *ids, const void *const *values);
+/* Schedule a live entity's destroy for the step's end (room first; NOMEM changes nothing). */
+strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_entity_t e);
+/* Apply what waits if no scope is open and no settle is running; the first error. */
+strata_result_t sti_command_settle(strata_world_t *w);
+/* Free the command buffer, its scratch copy and the scheduled destroys. */
+void sti_command_free(strata_world_t *w);
+
+#endif /* STI_COMMAND_H */

@@ -1,0 +1,218 @@
+/* dirty.c: the changed sets: setting them up, marking, visiting. */
+#include "dirty.h"
+
+/* The maps from the schema: which query owns which set, which sets track
+ * each component, and which sets each query's writes feed. */
+static void dirty_map(strata_world_t *w) {
+    const strata_schema_t *s = w->schema;
+    memset(w->trackers, 0, sizeof(uint64_t) * s->component_count);
+    uint32_t next = 0;
+    for (uint32_t q = 0; q < s->query_count; q++) {
+        w->query_dirty[q] = UINT32_MAX;
+        if (!sti_mask_empty(&s->queries[q].changed)) {
+            uint32_t k = next++;
+            w->dirty[k].query = q;
+            w->query_dirty[q] = k;
+            for (uint32_t c = 0; c < s->component_count; c++) {
+                if (strata_mask_test(&s->queries[q].changed, c)) {
+                    w->trackers[c] |= (uint64_t)1 << k;
+                }
+            }
+        }
+    }
+    for (uint32_t q = 0; q < s->query_count; q++) {
+        uint64_t slots = 0;
+        for (uint32_t c = 0; c < s->component_count; c++) {
+            if (strata_mask_test(&s->queries[q].write, c)) {
+                slots |= w->trackers[c];
+            }
+        }
+        if (w->query_dirty[q] != UINT32_MAX) {
+            slots &= ~((uint64_t)1 << w->query_dirty[q]); /* a system's own writes are not its changes */
+        }
+        w->query_marks[q] = slots;
+    }
+}
+
+/* The sets (empty until records are reserved) and the maps. */
+strata_result_t sti_dirty_init(strata_world_t *w) {
+    const strata_schema_t *s = w->schema;
+    uint32_t sets = 0;
+    for (uint32_t q = 0; q < s->query_count; q++) {
+        sets += !sti_mask_empty(&s->queries[q].changed);
+    }
+    STRATA_ASSERT(sets <= STRATA_MAX_CHANGED);
+    if (sets == 0) {
+        return STRATA_OK;
+    }
+    w->dirty = sti_mem_alloc(w, sizeof(sti_dirty_t) * sets);
+    if (w->dirty == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    memset(w->dirty, 0, sizeof(sti_dirty_t) * sets);
+    w->dirty_count = sets; /* so sti_dirty_free frees the array whatever fails next */
+    w->query_dirty = sti_mem_alloc(w, sizeof(uint32_t) * s->query_count);
+    w->query_marks = sti_mem_alloc(w, sizeof(uint64_t) * s->query_count);
+    w->trackers = sti_mem_alloc(w, sizeof(uint64_t) * s->component_count);
+    if (w->query_dirty == NULL || w->query_marks == NULL || w->trackers == NULL) {
+        return STRATA_ERR_NOMEM; /* the caller destroys the world, these with it */
+    }
+    dirty_map(w);
+    return STRATA_OK;
+}
+
+/* Each set's list, the sets and the maps. */
+void sti_dirty_free(strata_world_t *w) {
+    const strata_schema_t *s = w->schema;
+    if (w->dirty != NULL) {
+        for (uint32_t k = 0; k < w->dirty_count; k++) {
+            sti_mem_free(w, w->dirty[k].list, sizeof(strata_entity_t) * w->dirty[k].capacity);
+        }
+    }
+    sti_mem_free(w, w->dirty, sizeof(sti_dirty_t) * w->dirty_count);
+    sti_mem_free(w, w->query_dirty, sizeof(uint32_t) * s->query_count);
+    sti_mem_free(w, w->query_marks, sizeof(uint64_t) * s->query_count);
+    sti_mem_free(w, w->trackers, sizeof(uint64_t) * s->component_count);
+}
+
+/* Room in every set for `capacity` entity indices (records grow with them).
+ * A set grown before another failed only holds more room. */
+strata_result_t sti_dirty_reserve(strata_world_t *w, size_t capacity) {
+    for (uint32_t k = 0; k < w->dirty_count; k++) {
+        sti_dirty_t *d = &w->dirty[k];
+        if (d->capacity < capacity) {
+            strata_result_t r = sti_mem_resize(w, &d->list, sizeof(strata_entity_t), &d->capacity, capacity);
+            if (r != STRATA_OK) {
+                return r;
+            }
+        }
+    }
+    return STRATA_OK;
+}
+
+/* Drop the entries that need no visit: stale handles, entities no longer
+ * flagged, and (while an iteration is open) those it visited; the open
+ * iteration's cursor and end follow. */
+static void dirty_compact(strata_world_t *w, sti_dirty_t *d, uint32_t k) {
+    uint32_t from = d->busy ? d->cursor : 0;
+    uint32_t kept = 0, end = 0;
+    for (uint32_t i = from; i < d->count; i++) {
+        const sti_record_t *rec = sti_record_lookup(w, d->list[i]);
+        if (rec != NULL && (rec->flags & STI_FLAG_DIRTY(k)) != 0) {
+            d->list[kept++] = d->list[i];
+            end += d->busy && i < d->end;
+        }
+    }
+    d->count = kept;
+    d->cursor = 0;
+    d->end = end;
+}
+
+/* Add a live entity (its record given) to set k unless it is in already. */
+static inline void dirty_add(strata_world_t *w, uint32_t k, sti_record_t *rec, strata_entity_t e) {
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
+    if ((rec->flags & bit) != 0) {
+        return;
+    }
+    sti_dirty_t *d = &w->dirty[k];
+    if (d->count == d->capacity) {
+        /* Stale entries of destroyed entities filled it: each live entity has
+         * at most one entry, and there are no more than capacity of them. */
+        dirty_compact(w, d, k);
+    }
+    rec->flags |= bit;
+    d->list[d->count++] = e;
+}
+
+/* Mark a live e in each set of `slots`. */
+void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
+    sti_record_t *rec = &w->records[(uint32_t)e];
+    while (slots != 0) {
+        uint32_t k = (uint32_t)__builtin_ctzll(slots);
+        slots &= slots - 1;
+        dirty_add(w, k, rec, e);
+    }
+}
+
+/* Add rows [row, row + n) of t to the sets of `slots`. */
+static void dirty_add_rows(strata_world_t *w, uint64_t slots, const sti_table_t *t, uint32_t row, uint32_t n) {
+    while (slots != 0) {
+        uint32_t k = (uint32_t)__builtin_ctzll(slots);
+        slots &= slots - 1;
+        for (uint32_t i = 0; i < n; i++) {
+            strata_entity_t e = t->entities[row + i];
+            dirty_add(w, k, &w->records[(uint32_t)e], e);
+        }
+    }
+}
+
+/* Mark n rows of t in the sets fed by query q's writes. */
+void sti_dirty_mark_rows(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint32_t n) {
+    dirty_add_rows(w, w->query_marks[q], t, row, n);
+}
+
+/* Every row of t in each set whose query t matches. */
+void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
+    dirty_add_rows(w, t->tracked_by, t, 0, t->count);
+}
+
+/* The iteration visits [0, count). */
+void sti_dirty_open(sti_dirty_t *d) {
+    STRATA_ASSERT(!d->busy); /* one iteration of a changed set at a time */
+    d->busy = true;
+    d->cursor = 0;
+    d->end = d->count;
+}
+
+/* How far ahead of the cursor the iteration asks for records. */
+#define DIRTY_PREFETCH 16u
+
+/* The next entry of the set still alive, flagged and matching: one row. */
+bool sti_dirty_next(strata_iter_t *it) {
+    strata_world_t *w = it->world;
+    uint32_t k = w->query_dirty[it->query];
+    sti_dirty_t *d = &w->dirty[k];
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
+    uint64_t match = (uint64_t)1 << k;
+    while (d->cursor < d->end) {
+        /* The entries are in marking order, scattered over the records. */
+        if (d->cursor + DIRTY_PREFETCH < d->end) {
+            __builtin_prefetch(&w->records[(uint32_t)d->list[d->cursor + DIRTY_PREFETCH]]);
+        }
+        strata_entity_t e = d->list[d->cursor++];
+        sti_record_t *rec = sti_record_lookup(w, e);
+        if (rec == NULL || (rec->flags & bit) == 0) {
+            continue;
+        }
+        rec->flags &= (uint16_t)~bit; /* visited: a write from now on puts it in again */
+        const sti_table_t *t = w->tables[rec->table];
+        if ((t->tracked_by & match) == 0) {
+            continue;
+        }
+        it->count = 1;
+        it->row = rec->row;
+        it->entities = t->entities + rec->row;
+        it->columns = t->columns;
+        if (w->query_marks[it->query] != 0) {
+            sti_dirty_mark_rows(w, it->query, t, rec->row, 1);
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Close an iteration: keep the entries it did not visit and those marked since. */
+void sti_dirty_close(strata_iter_t *it) {
+    strata_world_t *w = it->world;
+    uint32_t k = w->query_dirty[it->query];
+    dirty_compact(w, &w->dirty[k], k);
+    w->dirty[k].busy = false;
+}
+
+/* Entries waiting in query q's changed set. */
+uint32_t strata_query_changed_count(const strata_world_t *w, uint32_t q) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(q < w->schema->query_count);
+    const sti_dirty_t *d = sti_dirty_of(w, q);
+    return d != NULL ? d->count : 0;
+}

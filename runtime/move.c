@@ -1,0 +1,217 @@
+/* move.c: structural changes applied now: the column work of row moves,
+ * the out-of-line adds and removes, the move with hooks, destroys. */
+#include "move.h"
+
+const unsigned char sti_zeros[STI_SMALL_SIZE] = {0};
+
+/* The column work of a move between tables that differ by one component
+ * (its column, if any, at `hole` in the larger one); `add` and `small`
+ * are constants in each caller below, so each gets its own tight loop. */
+STI_HOT void move_columns(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row, bool add,
+                          bool small) {
+    const sti_column_t *s = src->dense;
+    const sti_column_t *end = s + src->column_count;
+    const sti_column_t *d = dst->dense;
+    /* The column only the larger table has; the walk steps over it. */
+    const sti_column_t *skip = hole == STI_NO_HOLE ? NULL : (add ? d : s) + hole;
+    size_t from = row;
+    size_t last = src->count;
+    size_t to = dst->count - 1;
+    for (const sti_column_t *c = s; c < end; c++) {
+        if (add && d == skip) {
+            d++;
+        }
+        if (add || c != skip) {
+            sti_copy_move(d->data + to * c->size, c->data + from * c->size, c->size, small);
+            d++;
+        }
+    }
+    if (from != last) {
+        for (const sti_column_t *c = s; c < end; c++) {
+            sti_copy_move(c->data + from * c->size, c->data + last * c->size, c->size, small);
+        }
+    }
+}
+
+/* Column work of an add-edge move, small columns. */
+void sti_columns_add_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
+    move_columns(src, dst, hole, row, true, true);
+}
+
+/* Column work of an add-edge move, with a column above STI_SMALL_SIZE. */
+void sti_columns_add_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
+    move_columns(src, dst, hole, row, true, false);
+}
+
+/* Column work of a remove-edge move, small columns. */
+void sti_columns_remove_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
+    move_columns(src, dst, hole, row, false, true);
+}
+
+/* Column work of a remove-edge move, with a column above STI_SMALL_SIZE. */
+void sti_columns_remove_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
+    move_columns(src, dst, hole, row, false, false);
+}
+
+/* Move an entity's row from src to any dst (room reserved), copying the
+ * columns both have; columns only dst has are left for the caller to fill.
+ * Returns the new row. */
+static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
+    uint32_t row = rec->row;
+    uint32_t to = dst->count;
+    for (uint32_t i = 0; i < dst->column_count; i++) {
+        const sti_column_t *col = &dst->dense[i];
+        const unsigned char *from = src->columns[col->id];
+        if (from != NULL) {
+            sti_copy(col->data + (size_t)to * col->size, from + (size_t)row * col->size, col->size);
+        }
+    }
+    uint32_t last = src->count - 1;
+    if (row != last) {
+        for (uint32_t i = 0; i < src->column_count; i++) {
+            const sti_column_t *col = &src->dense[i];
+            sti_copy(col->data + (size_t)row * col->size, col->data + (size_t)last * col->size, col->size);
+        }
+    }
+    return sti_row_finish(w, rec, src, dst);
+}
+
+/* The move with its hooks: on_remove for what the entity stops matching or
+ * loses, the move, the values of ids (k; tags and NULL values as for
+ * adds), new aspects at their defaults, on_add for what it starts matching
+ * or gains. The hooks' structural changes wait for the caller's settle. */
+static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
+                                   uint32_t k, const uint32_t *ids, const void *const *values) {
+    uint32_t index = (uint32_t)(rec - w->records);
+    sti_observe_leave(w, src, rec->row, dst);
+    /* A hook may create entities (never deferred), which can move the records. */
+    rec = &w->records[index];
+    uint32_t row = move_row_any(w, rec, src, dst);
+    sti_table_write(w, dst, row, k, ids, values);
+    sti_observe_enter(w, src, dst, row);
+    return STI_OK_HOOKED;
+}
+
+/* Move to dst (room reserved): with hooks, or a plain move and the values. */
+static strata_result_t move_to(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst, uint32_t k,
+                               const uint32_t *ids, const void *const *values) {
+    if (sti_move_is_hooked(w, src, dst)) {
+        return move_hooked(w, rec, src, dst, k, ids, values);
+    }
+    uint32_t row = move_row_any(w, rec, src, dst);
+    sti_table_write(w, dst, row, k, ids, values);
+    return STRATA_OK;
+}
+
+/* The edge of src by c (add or remove), made first if not cached, and room
+ * in its table; *out NULL with OK when there is nothing to do. */
+static strata_result_t move_edge(strata_world_t *w, sti_table_t *src, uint32_t c, bool add, const sti_edge_t **out) {
+    const sti_edge_t *edge = &src->edges[add ? c : w->component_count + c];
+    if (edge->table == NULL) {
+        strata_result_t r = sti_table_edge(w, src, c, add, NULL);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    *out = edge;
+    return sti_table_room(w, edge->table);
+}
+
+STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    sti_table_t *src = w->tables[rec->table];
+    if (strata_mask_test(&src->mask, c)) {
+        sti_table_write(w, src, rec->row, 1, &c, &value);
+        return STRATA_OK;
+    }
+    const sti_edge_t *edge = NULL;
+    strata_result_t r = move_edge(w, src, c, true, &edge);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    sti_table_t *dst = edge->table;
+    uint32_t hole = edge->hole;
+    if (edge->hooked) {
+        return move_hooked(w, rec, src, dst, 1, &c, &value);
+    }
+    /* The value first, in the row the entity is about to take. */
+    if (hole != STI_NO_HOLE) {
+        const sti_column_t *col = &dst->dense[hole];
+        sti_value_write(w, col->data + (size_t)dst->count * col->size, c, value);
+    }
+    sti_row_move_edge(w, rec, src, dst, hole, true);
+    return STRATA_OK;
+}
+
+STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    sti_table_t *src = w->tables[rec->table];
+    if (!strata_mask_test(&src->mask, c)) {
+        return STRATA_ERR_MISSING;
+    }
+    const sti_edge_t *edge = NULL;
+    strata_result_t r = move_edge(w, src, c, false, &edge);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    if (edge->hooked) {
+        return move_hooked(w, rec, src, edge->table, 0, NULL, NULL);
+    }
+    sti_row_move_edge(w, rec, src, edge->table, edge->hole, false);
+    return STRATA_OK;
+}
+
+/* Several components added (add) or removed at once: one lookup by mask,
+ * not a walk through the intermediate archetypes (which would create them). */
+static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
+                                    const void *const *values, bool add) {
+    sti_table_t *src = w->tables[rec->table];
+    strata_mask_t mask = src->mask;
+    for (uint32_t i = 0; i < k; i++) {
+        if (add) {
+            strata_mask_set(&mask, ids[i]);
+        } else {
+            strata_mask_clear(&mask, ids[i]);
+        }
+    }
+    if (memcmp(&mask, &src->mask, sizeof mask) == 0) {
+        if (!add) {
+            return STRATA_ERR_MISSING;
+        }
+        sti_table_write(w, src, rec->row, k, ids, values); /* every one present: overwrite */
+        return STRATA_OK;
+    }
+    sti_table_t *dst = NULL;
+    strata_result_t r = sti_table_ensure(w, &mask, &dst);
+    if (r == STRATA_OK) {
+        r = sti_table_room(w, dst);
+    }
+    return r == STRATA_OK ? move_to(w, rec, src, dst, add ? k : 0, ids, values) : r;
+}
+
+strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
+                             const void *const *values) {
+    if (k == 1) {
+        const void *value = values != NULL ? values[0] : NULL;
+        return sti_move_add_fast(w, rec, ids[0], value) ? STRATA_OK : sti_move_add_slow(w, rec, ids[0], value);
+    }
+    return move_by_mask(w, rec, k, ids, values, true);
+}
+
+strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids) {
+    if (k == 1) {
+        return sti_move_remove_fast(w, rec, ids[0]) ? STRATA_OK : sti_move_remove_slow(w, rec, ids[0]);
+    }
+    return move_by_mask(w, rec, k, ids, NULL, false);
+}
+
+/* Hooks first (they cannot move it: their structural changes are deferred),
+ * then the row, then the index. */
+void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
+    if (w->tables[rec->table]->hooked) {
+        /* A hook that creates an entity can move the records array. */
+        uint32_t index = (uint32_t)(rec - w->records);
+        sti_observe_leave(w, w->tables[rec->table], rec->row, NULL);
+        rec = &w->records[index];
+    }
+    sti_row_remove(w, w->tables[rec->table], rec->row);
+    sti_index_release(w, rec);
+}

@@ -1,0 +1,167 @@
+/* move.h: every structural change applied now: an entity's row moving
+ * between tables (adds and removes), and a destroy. Deferral is decided
+ * above (entity.c, component.c, command.c); the functions here apply.
+ *
+ * A move along a cached edge to a table with room and small columns is the
+ * hot path, inline below; anything else (a new edge, growth, large columns,
+ * hooks or aspects on the way) takes the out-of-line path. A move with hooks
+ * runs them inside a deferral scope and returns STI_OK_HOOKED, and the
+ * caller settles what they recorded (command.c).
+ */
+#ifndef STI_MOVE_H
+#define STI_MOVE_H
+
+#include "archetype.h"
+#include "observe.h"
+
+/* Returned by the moves, never by the public API: done, and hooks ran, so
+ * commands they recorded may wait; the caller settles, then treats it as
+ * STRATA_OK. */
+#define STI_OK_HOOKED ((strata_result_t)1)
+
+/* Zeros for the value of a small component that has no defaults. */
+extern const unsigned char sti_zeros[STI_SMALL_SIZE];
+
+/* --- Rows ------------------------------------------------------------------ */
+
+/* Remove row `row` of t by moving the last row into it (and fixing the
+ * moved entity's record). */
+STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
+    uint32_t last = --t->count;
+    if (row == last) {
+        return;
+    }
+    bool small = t->max_size <= STI_SMALL_SIZE;
+    for (uint32_t i = 0; i < t->column_count; i++) {
+        const sti_column_t *col = &t->dense[i];
+        sti_copy_move(col->data + (size_t)row * col->size, col->data + (size_t)last * col->size, col->size, small);
+    }
+    strata_entity_t moved = t->entities[last];
+    t->entities[row] = moved;
+    w->records[(uint32_t)moved].row = row;
+}
+
+/* The bookkeeping of a move (columns aside): the handle goes to the end of
+ * dst, the last handle of src fills its place, both records follow.
+ * Returns the new row. */
+STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
+    uint32_t row = rec->row;
+    uint32_t last = src->count - 1;
+    uint32_t to = dst->count;
+    strata_entity_t *from = src->entities;
+    dst->entities[to] = from[row];
+    if (row != last) {
+        strata_entity_t moved = from[last];
+        from[row] = moved;
+        w->records[(uint32_t)moved].row = row;
+    }
+    src->count = last;
+    dst->count = to + 1;
+    rec->table = (uint16_t)dst->id;
+    rec->row = to;
+    return to;
+}
+
+/* The column work of a move along an add edge, after the bookkeeping (so
+ * src->count is the old last row and dst->count - 1 the new row): row
+ * `row` of src's columns goes to the new row of dst's (skipping
+ * dst->dense[hole], which the caller fills), then src's last row fills row
+ * `row`. Every column at most STI_SMALL_SIZE bytes. Out of line, so the
+ * callers stay small. */
+void sti_columns_add_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
+/* sti_columns_add_small for tables with a larger column (memcpy calls). */
+void sti_columns_add_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
+/* The same along a remove edge: src->dense[hole], absent from dst, is dropped. */
+void sti_columns_remove_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
+/* sti_columns_remove_small for tables with a larger column (memcpy calls). */
+void sti_columns_remove_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
+
+/* Move an entity's row from src to the end of dst (room reserved) along
+ * an edge, and return the new row. Along an add edge (add) dst has src's
+ * columns plus, unless hole is STI_NO_HOLE, dst->dense[hole], left for the
+ * caller to fill; along a remove edge src has dst's columns plus
+ * src->dense[hole], which is dropped. `add` is a constant at every call. */
+STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
+                                   uint32_t hole, bool add) {
+    uint32_t row = rec->row;
+    uint32_t to = sti_row_finish(w, rec, src, dst);
+    if (src->column_count > 0) {
+        bool small = (add ? dst : src)->max_size <= STI_SMALL_SIZE; /* the larger table has every column */
+        if (add && small) {
+            sti_columns_add_small(src, dst, hole, row);
+        } else if (add) {
+            sti_columns_add_large(src, dst, hole, row);
+        } else if (small) {
+            sti_columns_remove_small(src, dst, hole, row);
+        } else {
+            sti_columns_remove_large(src, dst, hole, row);
+        }
+    }
+    return to;
+}
+
+/* --- Structural changes ---------------------------------------------------- */
+
+/* Add one component to a live entity, every case (overwrite if present,
+ * new edge, growth, large columns, hooks): OK, STI_OK_HOOKED, NOMEM or
+ * LIMIT (the world then as it was). */
+STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value);
+/* Remove one component from a live entity, every case: OK, STI_OK_HOOKED,
+ * MISSING, NOMEM or LIMIT. */
+STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c);
+
+/* Add (or overwrite) one component of a live entity on the hot path (a
+ * cached edge to a table with room and small columns): true if done, false
+ * (nothing changed) for sti_move_add_slow to do it. */
+STI_HOT bool sti_move_add_fast(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[c];
+    sti_table_t *dst = edge->table;
+    /* A NULL edge also covers "already present": add edges of present
+     * components are never filled. */
+    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STI_SMALL_SIZE ||
+                     edge->hooked)) {
+        return false;
+    }
+    uint32_t hole = edge->hole;
+    /* The value first, in the row the entity is about to take: nothing
+     * stays live across the column move at the end. */
+    if (hole != STI_NO_HOLE) {
+        const sti_column_t *col = &dst->dense[hole];
+        if (value == NULL) {
+            value = w->components[c].defaults != NULL ? w->components[c].defaults : sti_zeros;
+        }
+        sti_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
+    }
+    sti_row_move_edge(w, rec, src, dst, hole, true);
+    return true;
+}
+
+/* Remove one component of a live entity on the hot path: true if done,
+ * false (nothing changed) for sti_move_remove_slow to do it. */
+STI_HOT bool sti_move_remove_fast(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[w->component_count + c];
+    sti_table_t *dst = edge->table;
+    /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
+    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STI_SMALL_SIZE ||
+                     edge->hooked)) {
+        return false;
+    }
+    sti_row_move_edge(w, rec, src, dst, edge->hole, false);
+    return true;
+}
+
+/* Add or overwrite k components (ids distinct) of a live entity with one
+ * move: OK, STI_OK_HOOKED, NOMEM or LIMIT (the world then as it was, but
+ * for an empty new table). */
+strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
+                             const void *const *values);
+/* Remove the components a live entity has among ids with one move: OK,
+ * STI_OK_HOOKED, MISSING if it has none, NOMEM or LIMIT. */
+strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids);
+/* Destroy a live entity now: its on_remove hooks (their changes deferred:
+ * the caller settles), swap-remove its row, free its index. */
+void sti_move_destroy(strata_world_t *w, sti_record_t *rec);
+
+#endif /* STI_MOVE_H */

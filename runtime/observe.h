@@ -1,0 +1,38 @@
+/* observe.h: what runs when an entity's archetype changes: component hooks
+ * (on_add / on_remove), and query hooks with their aspects (per-entity
+ * state of a query, stored as extra columns of the tables that match it).
+ *
+ * Aspect k lives in column id component_count + k; a table has that column
+ * exactly when it matches the query, so the aspect moves with the entity
+ * like a component, is made when the entity starts to match, and dropped
+ * when it stops. Hooks run inside a deferral scope: their structural
+ * changes wait, and whoever called the functions below settles after.
+ */
+#ifndef STI_OBSERVE_H
+#define STI_OBSERVE_H
+
+#include "dirty.h"
+
+/* Set up hooks, monitors and aspect columns from the schema (at creation,
+ * before any table); NOMEM: the caller destroys the world. */
+strata_result_t sti_observe_init(strata_world_t *w);
+/* Free what sti_observe_init holds. */
+void sti_observe_free(strata_world_t *w);
+/* The entity at `row` of t (still in place) is about to move to dst (NULL:
+ * be destroyed): on_remove of the monitors it stops matching, then of the
+ * hooked components it loses. */
+void sti_observe_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, const sti_table_t *dst);
+/* The entity at `row` of t has just come from src (NULL: was created): new
+ * aspects at their defaults, on_add of the hooked components it gains, then
+ * of the monitors it starts matching. */
+void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_table_t *t, uint32_t row);
+/* New rows [row, row + n) of t are in place: sti_observe_enter for each. */
+void sti_observe_created(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t n);
+/* Every entity of w has just arrived (a load; aspects at their defaults):
+ * mark each changed and run its on_add hooks, as if each had been created. */
+void sti_observe_loaded(strata_world_t *w);
+/* Every entity of w is about to go (world destroyed, or replaced by a load):
+ * run their on_remove hooks once; what the hooks record is left to the caller. */
+void sti_hooks_destroy_all(strata_world_t *w);
+
+#endif /* STI_OBSERVE_H */

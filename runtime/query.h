@@ -1,0 +1,24 @@
+/* query.h: the query cache: for each query, the tables it matches, in
+ * creation order. archetype.c appends each new table to the queries that
+ * match it (sti_query_matches); nothing ever leaves a list.
+ */
+#ifndef STI_QUERY_H
+#define STI_QUERY_H
+
+#include "table.h"
+
+/* The tables one query matches, in creation order. */
+struct sti_query_cache_t {
+    sti_table_t **tables;
+    uint32_t count;
+    size_t capacity;
+};
+
+/* Make room in every query that a table of `mask` would join (NOMEM only adds capacity). */
+strata_result_t sti_query_reserve(strata_world_t *w, const strata_mask_t *mask);
+/* Append a new table to the queries it matches (room reserved before). */
+void sti_query_register(strata_world_t *w, sti_table_t *t);
+/* Free every query's table list. */
+void sti_query_free(strata_world_t *w);
+
+#endif /* STI_QUERY_H */

@@ -1,0 +1,107 @@
+/* table.h: one archetype: the rows of one component set. An entity-id
+ * column and one column per non-tag component (aspects included), each an
+ * array grown with realloc; the table caches its neighbours in the
+ * archetype graph (archetype.c fills the edges).
+ *
+ * The allocator hooks must return memory aligned at least as malloc's is for
+ * 8-byte types; component columns are aligned by the table itself, whatever
+ * their alignment.
+ */
+#ifndef STI_TABLE_H
+#define STI_TABLE_H
+
+#include "entity_index.h"
+
+/* edge.hole of an edge whose component is a tag (both tables have the same columns). */
+#define STI_NO_HOLE 0xffffu
+
+/* One non-tag column of a table, in the table's dense list. */
+typedef struct sti_column_t {
+    unsigned char *data; /* same pointer as table->columns[id]; both move when the column grows */
+    uint32_t size;       /* element bytes */
+    uint32_t id;         /* component id */
+    void *raw;           /* the allocation; data sits inside it when the alignment exceeds 8 */
+    size_t raw_size;     /* its bytes: may exceed the table's capacity after a failed growth */
+} sti_column_t;
+
+/* One edge of the archetype graph, between a table and the one with a
+ * component more. */
+typedef struct sti_edge_t {
+    struct sti_table_t *table; /* the neighbour; NULL until first used */
+    uint32_t hole; /* index of the component's column in the larger table's dense list, or STI_NO_HOLE */
+    bool hooked;   /* the move runs hooks or changes aspects (move.c takes its hooked path) */
+} sti_edge_t;
+
+/* One archetype. The struct with its edges, the dense list and the columns
+ * array are one allocation; the entity column and each component column are
+ * one more each, grown with realloc (so large ones are remapped, not copied). */
+struct sti_table_t {
+    strata_mask_t mask;
+    uint32_t id;             /* index in world->tables; what records store */
+    uint32_t count;          /* rows in use */
+    uint32_t capacity;       /* rows every column holds */
+    uint32_t column_count;   /* entries of dense */
+    uint32_t max_size;       /* of its columns' elements: above STI_SMALL_SIZE, moves call memcpy */
+    strata_entity_t *entities;
+    size_t entities_size;    /* bytes allocated for entities: may exceed the capacity after a failed growth */
+    void **columns;          /* by component id; NULL if absent or a tag (what iterators expose) */
+    sti_column_t *dense;     /* the non-tag columns by ascending id, so moves never scan all ids */
+    size_t alloc_size;       /* bytes of this struct's own allocation */
+    uint64_t monitors;       /* bit k: matches monitored query k (so has its aspect column) */
+    uint64_t tracked_by;     /* bit k: matches the query of dirty set k */
+    bool hooked;             /* monitors != 0 or a component with a hook: destroy runs hooks */
+    /* By component id c: [c] leads to the table with c added, [component_count + c]
+     * to the one with c removed. Inline, so the hot path saves a load. */
+    sti_edge_t edges[];
+};
+
+/* A new empty table of `mask` with id `id`, no rows, no edges, not yet
+ * classified or registered (archetype.c does that); NULL on NOMEM. */
+sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint32_t id);
+/* Free a table and its rows. */
+void sti_table_free(strata_world_t *w, sti_table_t *t);
+/* Make room for `extra` more rows, growing geometrically. STRATA_ERR_NOMEM
+ * leaves the table as it was. */
+strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t extra);
+
+/* Room for one more row (the hot path only compares). */
+STI_HOT strata_result_t sti_table_room(strata_world_t *w, sti_table_t *t) {
+    return t->count < t->capacity ? STRATA_OK : sti_table_reserve(w, t, 1);
+}
+
+/* The address of column id's element at `row` of t, or NULL (absent or a tag). */
+static inline void *sti_table_cell(const strata_world_t *w, const sti_table_t *t, uint32_t id, uint32_t row) {
+    unsigned char *col = t->columns[id];
+    return col != NULL ? col + (size_t)row * w->components[id].size : NULL;
+}
+
+/* Write component c's value at dst: `value`, else its defaults, else zeros. */
+static inline void sti_value_write(const strata_world_t *w, void *dst, uint32_t c, const void *value) {
+    const strata_component_desc_t *desc = &w->components[c];
+    if (value == NULL) {
+        value = desc->defaults;
+    }
+    if (value != NULL) {
+        sti_copy(dst, value, desc->size);
+    } else {
+        memset(dst, 0, desc->size);
+    }
+}
+
+/* Write the values of ids (k; tags skipped; values NULL or an entry NULL:
+ * defaults) at `row` of t. */
+static inline void sti_table_write(const strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t k,
+                                   const uint32_t *ids, const void *const *values) {
+    for (uint32_t i = 0; i < k; i++) {
+        void *cell = sti_table_cell(w, t, ids[i], row);
+        if (cell != NULL) {
+            sti_value_write(w, cell, ids[i], values != NULL ? values[i] : NULL);
+        }
+    }
+}
+
+/* sti_table_write for the n new rows [row, row + n): large fills are a few big copies. */
+void sti_table_fill(const strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t n, uint32_t k,
+                    const uint32_t *ids, const void *const *values);
+
+#endif /* STI_TABLE_H */
