@@ -293,7 +293,8 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         } else {
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected a number");
         }
-        if (f->kind == STRATA_KIND_F32 && isfinite(d) && fabs(d) > 3.4028234663852886e38) {
+        /* Below 2^128 - 2^103 (halfway from FLT_MAX to 2^128) a number rounds to a finite f32. */
+        if (f->kind == STRATA_KIND_F32 && isfinite(d) && fabs(d) >= 0x1.ffffffp127) {
             return json_fail(jl, STRATA_ERR_CORRUPT, "%g is out of range for f32", d);
         }
         sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.f = d});
@@ -327,8 +328,8 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
             }
             i += byte ? 3 : 1;
         }
-        if (len > f->size) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%zu bytes do not fit in char[%u]", len, f->size);
+        if (len >= f->size) {
+            return json_fail(jl, STRATA_ERR_CORRUPT, "%zu bytes and the NUL do not fit in char[%u]", len, f->size);
         }
         memset(p + len, 0, f->size - len);
         return true;
