@@ -153,6 +153,9 @@ void strata_world_destroy(strata_world_t *w) {
     if (w == NULL) {
         return;
     }
+    /* Not from inside its own step, system, iterator or hook: they would go
+     * on with a freed world. */
+    STRATA_ASSERT(w->defer_depth == 0 && !w->in_step);
     /* Entities die with the world: their on_remove hooks run (resources
      * held outside the world are freed there). What the hooks record is
      * dropped with the rest. */

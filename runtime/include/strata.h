@@ -33,11 +33,40 @@ extern "C" {
 #define STRATA_MAX_MONITORS 64           /* queries with an aspect or hooks, per world */
 #define STRATA_MAX_CHANGED 15            /* queries with `changed` terms, per world */
 
-/* Caller bugs (NULL world, out-of-range component index) trip this assert.
- * Define STRATA_ASSERT before including to override; NDEBUG turns it off. */
+/* Caller bugs (NULL world, out-of-range component index, a load inside a
+ * system) trip STRATA_ASSERT. Which asserts a library has is fixed when it
+ * is compiled: the release library (-DNDEBUG, pkg-config strata) has none,
+ * the debug library (pkg-config strata-debug) checks every one and sends a
+ * failure to the assert handler. Defining STRATA_ASSERT or NDEBUG in a game
+ * changes only the asserts compiled into the game (the generated inline
+ * functions), never those of an installed library. */
+
+/* Called by a failed assert with its condition's text, file and line, and
+ * the `user` given with it. It must not return (abort, exit, longjmp): if
+ * it does, the runtime aborts, as it cannot go on past a broken rule. */
+typedef void (*strata_assert_handler_t)(const char *condition, const char *file, int line, void *user);
+
+/* Route failed asserts to fn, process-wide (NULL: the default handler,
+ * which prints "file:line: Strata assertion failed: condition" on stderr
+ * and aborts). Set it once, before any thread uses a world. */
+void strata_assert_handler_set(strata_assert_handler_t fn, void *user);
+
+/* The handler set (NULL: the default), and its user pointer in *user. */
+strata_assert_handler_t strata_assert_handler(void **user);
+
+/* What a failed STRATA_ASSERT calls: the handler, then abort(). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noreturn))
+#endif
+void strata_assert_fail(const char *condition, const char *file, int line);
+
+#include <assert.h> /* static_assert, which generated headers use */
 #ifndef STRATA_ASSERT
-#include <assert.h>
-#define STRATA_ASSERT(c) assert(c)
+#ifdef NDEBUG
+#define STRATA_ASSERT(c) ((void)0)
+#else
+#define STRATA_ASSERT(c) ((c) ? (void)0 : strata_assert_fail(#c, __FILE__, __LINE__))
+#endif
 #endif
 
 /* An entity handle: index in the low 32 bits, generation (never 0) in the
@@ -156,7 +185,8 @@ typedef struct strata_world_stats_t {
 strata_result_t strata_world_create(const strata_schema_t *schema, const strata_world_desc_t *desc,
                                     strata_world_t **out);
 
-/* Free the world and everything in it. NULL is a no-op. */
+/* Free the world and everything in it. NULL is a no-op. Not inside the
+ * world's step, an iterator, a deferral scope or a hook (an assert). */
 void strata_world_destroy(strata_world_t *w);
 
 /* The schema the world was made with. */

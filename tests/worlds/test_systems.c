@@ -25,10 +25,15 @@ static struct {
     uint32_t texture_added, texture_removed, glow_added, glow_removed;
     uint32_t last_texture_handle;            /* the value on_remove was given */
     bool texture_adds_glow;                  /* Texture's on_add adds Glow (a structural change in a hook) */
+    bool once_destroys_world;                /* Once destroys its own world (an assert) */
+    bool mover_destroys_world;               /* Mover does, inside its iterator */
 } seen;
 
 void systems_once_run(systems_once_ctx *ctx) {
     ctx->calls->once_runs++;
+    if (seen.once_destroys_world) {
+        expect_assert_failure(systems_world_destroy(ctx->world));
+    }
 }
 
 void systems_mover_run(systems_mover_ctx *ctx) {
@@ -38,6 +43,9 @@ void systems_mover_run(systems_mover_ctx *ctx) {
             ctx->position[i].x += ctx->velocity[i].x * ctx->dt;
             ctx->aspect[i].distance += ctx->velocity[i].x * ctx->dt;
             ctx->aspect[i].steps++;
+        }
+        if (seen.mover_destroys_world) {
+            expect_assert_failure(systems_world_destroy(ctx->world));
         }
     }
 }
@@ -577,7 +585,44 @@ static void test_each_calls_back_once_per_non_empty_table(void **state) {
     assert_int_equal(each_batches, 2);
 }
 
+/* --- Destroying a world from inside itself --------------------------------- */
+
+/* A world destroyed by its own system went on to be used by the step: a
+ * use after free. It is a caller's bug, so an assert. */
+static void test_world_destroy_inside_its_own_step_is_an_assert(void **state) {
+    systems_world *w = *state;
+    spawn(w, 0, true);
+    seen.once_destroys_world = true;
+    seen.mover_destroys_world = true;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    seen.once_destroys_world = false;
+    seen.mover_destroys_world = false;
+    /* The world is whole: the step ran to its end. */
+    assert_int_equal(systems_calls_res(w)->once_runs, 1);
+    assert_int_equal(systems_calls_res(w)->mover_runs, 1);
+    strata_world_stats_t stats;
+    systems_world_stats(w, &stats);
+    assert_int_equal(stats.entities, 1);
+}
+
+static void test_world_destroy_inside_an_iterator_is_an_assert(void **state) {
+    systems_world *w = *state;
+    spawn(w, 0, true);
+    systems_moving_iter it = systems_moving_begin(w);
+    while (systems_moving_next(&it)) {
+        expect_assert_failure(systems_world_destroy(w));
+    }
+    assert_false(strata_is_deferred(systems_world_core(w)));
+}
+
+/* cmocka's assert checking, through the runtime's assert handler. */
+static void assert_to_cmocka(const char *condition, const char *file, int line, void *user) {
+    (void)user;
+    mock_assert(0, condition, file, line);
+}
+
 int main(void) {
+    strata_assert_handler_set(assert_to_cmocka, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_aspect_made_at_defaults_and_kept_across_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aspect_dropped_once_when_entity_loses_a_required_component, setup,
@@ -600,6 +645,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_load_runs_hooks_remakes_aspects_and_marks_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_failed_late_runs_no_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_calls_back_once_per_non_empty_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_destroy_inside_its_own_step_is_an_assert, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_destroy_inside_an_iterator_is_an_assert, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
