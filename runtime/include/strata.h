@@ -189,6 +189,15 @@ strata_result_t strata_world_create(const strata_schema_t *schema, const strata_
  * world's step, an iterator, a deferral scope or a hook (an assert). */
 void strata_world_destroy(strata_world_t *w);
 
+/* Destroy every entity at once: their on_remove hooks (components and
+ * query hooks) run as a destroy runs them, and what the hooks record or
+ * create is dropped with the rest, so the world ends with no entity. Every
+ * old handle goes stale; indices are then reused lowest first. Kept: the
+ * tables and every array's capacity, the resources, the game's pointer.
+ * The changed sets end empty and recorded commands are dropped. Not inside
+ * a step, an iterator, a deferral scope or a hook (an assert). */
+void strata_world_clear(strata_world_t *w);
+
 /* The schema the world was made with. */
 const strata_schema_t *strata_world_schema(const strata_world_t *w);
 
@@ -228,6 +237,22 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
  * entity stays alive until the step ends; inside an iterator, until the
  * outermost iterator ends. */
 strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e);
+
+/* The parts of a handle: its index (what a destroyed entity's successor
+ * reuses) and its generation (bumped at each reuse, never 0 for a handle
+ * that was issued). */
+static inline uint32_t strata_entity_index(strata_entity_t e) { return (uint32_t)e; }
+static inline uint32_t strata_entity_generation(strata_entity_t e) { return (uint32_t)(e >> 32); }
+
+/* Called by strata_entity_each with each entity. */
+typedef void (*strata_entity_fn_t)(strata_world_t *w, strata_entity_t e, void *user);
+
+/* Call fn(w, e, user) once for every entity alive when the call begins,
+ * those with no component included, table by table (the entities with no
+ * component first). Structural changes fn makes are recorded and applied
+ * when the visit ends, as in an iterator; entities it creates are not
+ * visited. Returns as strata_defer_end. */
+strata_result_t strata_entity_each(strata_world_t *w, strata_entity_fn_t fn, void *user);
 
 /* True if `e` is a live entity of this world (including one whose
  * destruction is scheduled for the end of the current step). */
