@@ -187,6 +187,7 @@ class Schema:
     systems: Tuple[System, ...]  # in schedule order (phase, then before/after, then declaration)
     source_hash: str  # sha256 hex of the schema file's bytes
     assemblages: Tuple[Assemblage, ...] = ()  # declaration order
+    world_loc: Optional[Loc] = None  # where the world's name is written
     save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
 
     def component(self, name: str) -> Component:

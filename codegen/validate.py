@@ -214,7 +214,8 @@ class _Checker:
         save_name = self.save_name(keys.get("save_name")) or world
         return Schema(path=path, world=world, version=version, phases=self.phases, structs=structs,
                       enums=enums, components=components, resources=resources, queries=queries,
-                      systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name)
+                      systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name,
+                      world_loc=keys["world"][1].loc if "world" in keys else None)
 
     def world(self, entry: Optional[Entry], root_loc: Loc) -> str:
         if entry is None:
