@@ -172,6 +172,11 @@ class Names:
         return f"{self.stem}_schedule.dot"
 
     @property
+    def bundle_placeholder(self) -> str:
+        """The bundle's only member when the world has no components."""
+        return BUNDLE_PLACEHOLDER
+
+    @property
     def graph(self) -> str:
         """The Graphviz graph's name."""
         return self.stem
