@@ -306,11 +306,9 @@ class Names:
         """The spawn function of an assemblage: 'rect_spawn_player' (bulk: 'rect_spawn_player_many')."""
         return self.assemblage(assemblage)["spawn_many" if many else "spawn"]
 
-    def spawn_data(self, assemblage: str, what: str) -> str:
-        """Static data of a spawn function: spawn_data('Player', 'ids') -> 'rect_spawn_player_ids_',
-        spawn_data('Player', 'values'); for a component, its value: 'rect_spawn_player_health_value_'."""
-        a = self.assemblage(assemblage)
-        return a[f"{what}_"] if what in ("ids", "values") else a[f"value {what}"]
+    def spawn_value(self, assemblage: str, component: str) -> str:
+        """The static value of one component of an assemblage: 'rect_spawn_player_health_value_'."""
+        return self.assemblage(assemblage)[f"value {component}"]
 
     def type_desc(self, name: str) -> str:
         """The static strata_type_desc_t of a type or resource: 'rect_position_type_'."""
@@ -491,7 +489,7 @@ def collisions(schema: model.Schema) -> List[Diagnostic]:
     for name in emitted:
         scope = FILE if name.scope == MACRO else name.scope  # a macro also takes its file-scope spelling
         other = first_in_scope.setdefault((scope, name.ident), name)
-        if other is not name and other.what != name.what:
+        if other is not name and (other.what, other.purpose) != (name.what, name.purpose):
             _clash(report, name, other)
         macro = macros.get(name.ident)
         if macro is not None and macro is not name and macro.what != name.what and name.scope not in (FILE, MACRO):
