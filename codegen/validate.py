@@ -393,7 +393,7 @@ class _Checker:
             inner = [_depth(spec.type, depths) for spec in field_specs if spec.type is not None]
             depths[name] = 1 + max(inner, default=0)
             if depths[name] > MAX_TYPE_DEPTH:
-                if max(inner, default=0) == MAX_TYPE_DEPTH:  # report the first struct past the limit only
+                if all(depths.get(used, 0) <= MAX_TYPE_DEPTH for used in uses[name]):  # the first past it only
                     self.error(key.loc, f"type '{name}': nests {depths[name]} levels deep (at most {MAX_TYPE_DEPTH})",
                                "a struct or an array inside a struct is one level")
                 self.struct_fields[name] = ()
