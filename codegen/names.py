@@ -352,7 +352,8 @@ class Names:
         generated struct and the parameters of every generated function type."""
         s = self.schema
         out: List[Name] = list(self._world_names.names())
-        fixed = "the generator's own"
+        def fixed(ident: str) -> str:
+            return f"the generator's own '{ident}'"
 
         def member(struct: str, ident: str, what: str, loc: Optional[model.Loc], purpose: str) -> None:
             out.append(Name(ident, f"member {struct}", what, loc, purpose))
@@ -361,7 +362,7 @@ class Names:
             for f in fs:
                 member(struct, f.name, f"{owner}: field '{f.name}'", f.loc, "field")
 
-        member(self.entity, ENTITY_MEMBERS[0], fixed, None, "member")
+        member(self.entity, ENTITY_MEMBERS[0], fixed(ENTITY_MEMBERS[0]), None, "member")
         for t in s.structs:
             names = self.struct(t.name, t.loc)
             out += names.names()
@@ -374,8 +375,8 @@ class Names:
             fields(names.type, f"component '{c.name}'", c.fields)
             member(self.bundle, names.member, f"component '{c.name}'", c.loc, "member")
         if not s.components:
-            member(self.bundle, BUNDLE_PLACEHOLDER, fixed, None, "member")
-        member(self.resources_, RESOURCES_MEMBERS[0], fixed, None, "member")
+            member(self.bundle, BUNDLE_PLACEHOLDER, fixed(BUNDLE_PLACEHOLDER), None, "member")
+        member(self.resources_, RESOURCES_MEMBERS[0], fixed(RESOURCES_MEMBERS[0]), None, "member")
         for r in s.resources:
             names = self.resource(r.name, r.loc)
             out += [x for x in names.names() if x.scope != "member"]
@@ -391,7 +392,7 @@ class Names:
             out += names.names()
             ctx = names.ctx
             for fixed_member in CTX_MEMBERS:
-                member(ctx, fixed_member, fixed, None, "member")
+                member(ctx, fixed_member, fixed(fixed_member), None, "member")
             for r in y.resources_read + y.resources_write:
                 member(ctx, self.member(r), f"system '{y.name}': resource '{r}'", y.loc, "member")
             if y.query_index is not None:
@@ -400,14 +401,14 @@ class Names:
                 fields(names.aspect_type, f"system '{y.name}': aspect", y.aspect)
         for a in s.assemblages:
             out += self.assemblage(a.name, a.loc).names()
-        out += [Name(ident, LOCAL, fixed, None, "local") for ident in LOCALS]
+        out += [Name(ident, LOCAL, fixed(ident), None, "local") for ident in LOCALS]
         return out
 
     def _terms(self, out: List[Name], owner: str, terms: model.Terms, fixed: Tuple[str, ...], kind: str) -> None:
         """The members (or parameters) of an iterator, context or callback."""
         scope = f"{kind} {owner}"
         for ident in fixed:
-            out.append(Name(ident, scope, "the generator's own", None, kind))
+            out.append(Name(ident, scope, f"the generator's own '{ident}'", None, kind))
         for c in terms.read + terms.write + terms.optional:
             loc = self.schema.component(c).loc
             out.append(Name(self.member(c), scope, f"component '{c}'", loc, kind))
