@@ -4,7 +4,8 @@ Shared by the generator tests that must show a schema's C compiles: each
 world sits in its own directory (so `#include "w.h"` finds its own header)
 and one compiler run checks many of them. A second file per world, as a game
 would write it, includes every C library header the reserved list covers
-(in GNU mode, where `linux` and `unix` are macros) before the world's header.
+(in gcc's GNU mode, where `linux` and `unix` are macros) before the world's
+header.
 """
 from __future__ import annotations
 
@@ -44,18 +45,20 @@ def failures(files: List[Path]) -> Dict[Path, str]:
     for cc in compilers():
         for start in range(0, len(files), BATCH):
             batch = files[start:start + BATCH]
-            for flags, chosen in ((FLAGS, [f for f in batch if f.name != "game_.c"]),
-                                  (GAME_FLAGS, [f for f in batch if f.name == "game_.c"])):
+            games = [f for f in batch if f.name == "game_.c"] if cc == "gcc" else []  # GNU mode: gcc's
+            for flags, chosen in ((FLAGS, [f for f in batch if f.name != "game_.c"]), (GAME_FLAGS, games)):
                 if not chosen:
                     continue
                 result = subprocess.run([cc, *flags, f"-I{REPO / 'runtime/include'}", *map(str, chosen)],
                                         capture_output=True, text=True, timeout=600)
                 if result.returncode == 0:
                     continue
+                named = False
                 for f in chosen:
                     lines = [line for line in result.stderr.splitlines() if str(f.parent) in line]
                     if any(re.search(r"error", line) for line in lines):
                         found[f] = f"{cc}: " + "\n".join(lines[:6])
-                if not found:
+                        named = True
+                if not named:  # the compiler failed without naming a file: blame the batch's first
                     found[chosen[0]] = f"{cc}: {result.stderr[:2000]}"
     return found

@@ -6,7 +6,7 @@
   naming layer fails here.
 - For every identifier the generator emits for a schema, and for every kind
   of schema name (type, component, resource, query, system, assemblage,
-  field) whose C names could spell it, a schema that adds such a name is
+  field, world) whose C names could spell it, a schema that adds such a name is
   either rejected with an error or generates C that compiles under gcc and
   clang with -Werror (also after a game file includes the C library's
   headers).
@@ -190,6 +190,14 @@ class CollisionTest(unittest.TestCase):
                     if kind != "field" and not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
                         continue
                     cases.setdefault((kind, name), target.ident)
+        # A world name changes every prefix: the worlds that spell the head of an emitted name
+        # (world 'w_pos' makes 'w_pos_get' its own 'w_pos_' + 'get').
+        for target in targets:
+            parts = target.ident.lower().split("_")
+            for cut in range(2, len(parts)):
+                head = "_".join(parts[:cut])
+                if re.fullmatch(r"[a-z][a-z0-9_]*[a-z0-9]", head):
+                    cases.setdefault(("world", head), target.ident)
         self.assertGreater(len(cases), 400)
         rejected, files, origin = 0, [], {}
         with tempfile.TemporaryDirectory() as tmp:
