@@ -561,16 +561,17 @@ class _Checker:
 
     def array_length(self, text: str, loc: Loc, where: str) -> Optional[int]:
         text = text.strip()
-        if _DIGITS.fullmatch(text) and len(text) > len(str(MAX_ARRAY_LENGTH)) and text.strip("0") != "":
+        if _DIGITS.fullmatch(text) and len(text.lstrip("0")) > len(str(MAX_ARRAY_LENGTH)):
             self.error(loc, f"{where}: array length {_cut(text)} is too large", f"at most {MAX_ARRAY_LENGTH}")
             return None
-        if not _DIGITS.fullmatch(text) or len(text) > 20 or int(text) < 1:
+        if not _DIGITS.fullmatch(text) or int(text.lstrip("0") or "0") < 1:
             self.error(loc, f"{where}: array length must be a positive integer, got '{_cut(text)}'")
             return None
-        if int(text) > MAX_ARRAY_LENGTH:
-            self.error(loc, f"{where}: array length {int(text)} is too large", f"at most {MAX_ARRAY_LENGTH}")
+        value = int(text.lstrip("0"))  # at most six digits now
+        if value > MAX_ARRAY_LENGTH:
+            self.error(loc, f"{where}: array length {value} is too large", f"at most {MAX_ARRAY_LENGTH}")
             return None
-        return int(text)
+        return value
 
     # --- defaults --------------------------------------------------------------
 

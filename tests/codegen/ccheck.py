@@ -55,7 +55,7 @@ def failures(files: List[Path]) -> Dict[Path, str]:
                     continue
                 named = False
                 for f in chosen:
-                    lines = [line for line in result.stderr.splitlines() if str(f.parent) in line]
+                    lines = [line for line in result.stderr.splitlines() if str(f.parent) + "/" in line]
                     if any(re.search(r"error", line) for line in lines):
                         found[f] = f"{cc}: " + "\n".join(lines[:6])
                         named = True
