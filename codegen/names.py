@@ -101,6 +101,8 @@ class Spelled:
         self._table = table
 
     def __getattr__(self, purpose: str) -> str:
+        if purpose.startswith("_"):
+            raise AttributeError(purpose)
         try:
             return self._table[purpose][0]
         except KeyError:
