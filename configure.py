@@ -5,34 +5,131 @@ a test or a schema; the result is committed.
 
     python3 configure.py          # writes build.ninja
     python3 configure.py --check  # exit 1 if build.ninja is not what it would write
+
+The file reads top to bottom: what is built (the tables below), then the
+rules, then one function a kind of edge, then main(), which lists the edges.
+A new test file is picked up by its name (tests/runtime/test_*.c,
+tests/worlds/test_<world>_*.c, tests/examples/test_<example>.c); a new
+example is one line of EXAMPLES.
 """
 import glob
 import os
 import sys
+from dataclasses import dataclass
 
 import yaml
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
+
+def sources(*patterns):
+    """The files matching the patterns (relative to the top, sorted, no duplicates; `**` is any depth)."""
+    found = {os.path.relpath(p, ROOT) for pattern in patterns
+             for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)}
+    return sorted(p for p in found if os.path.isfile(os.path.join(ROOT, p)))
+
+
+def first_existing(*paths):
+    """The first of paths that exists, as a one-element list (the last if none does)."""
+    return [next((p for p in paths if os.path.exists(os.path.join(ROOT, p))), paths[-1])]
+
+
+# --- What is built ----------------------------------------------------------
+
 WARNINGS = "-Wall -Wextra -Wpedantic -Werror"
-# The compilers every C file is built with, and how.
+SAN = "-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+# Each build of the C files: compiler and flags. Tests run with
+# TEST_VARIANTS; debug and release are the two runtimes `ninja install` puts
+# in place; the bench compiles the runtime into its program, at -O2 with
+# asserts off (and at -O3 for `ninja bench-o3` only).
 VARIANTS = {
     "gcc": ("gcc", "-O2 -g"),
     "clang": ("clang", "-O2 -g"),
     # gcc's sanitizers ship with gcc itself; clang's need an extra package.
-    "san": ("gcc", "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"),
+    "san": ("gcc", f"-O1 -g {SAN}"),
+    "debug": ("gcc", "-O0 -g"),            # asserts on
+    "release": ("gcc", "-O2 -DNDEBUG"),    # asserts off: what games ship
+    # The libFuzzer targets: everything they link is instrumented for
+    # coverage; only the final link brings in libFuzzer's main.
+    "fuzz": ("clang", f"-O1 -g {SAN} -fsanitize=fuzzer-no-link"),
+    "bench": ("gcc", "-O2 -g -DNDEBUG"),
+    "bench-o3": ("gcc", "-O3 -g -DNDEBUG"),
 }
-# The libFuzzer targets (ninja fuzz): everything they link is instrumented
-# for coverage; only the final link brings in libFuzzer's main.
-FUZZ_FLAGS = "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
-# How long `ninja fuzz` runs each target (seconds), and `ninja fuzz-long`'s operations.
+BENCH_VARIANTS = ("bench", "bench-o3")
+LIBRARY_VARIANTS = [v for v in VARIANTS if v not in BENCH_VARIANTS]
+TEST_VARIANTS = ("gcc", "clang", "san")
+QUICK_VARIANT = "gcc"  # `ninja test-quick`
+
+# The runtime: every runtime/*.c and runtime/save/*.c. The JSON loader needs
+# jansson, so it has an archive of its own, libstrata_json: a game that never
+# loads JSON links neither it nor jansson.
+JSON_SOURCES = first_existing("runtime/save/json_read.c", "runtime/json.c")
+JSON_LIBS = "-ljansson"
+RUNTIME_SOURCES = [s for s in sources("runtime/*.c", "runtime/save/*.c") if s not in JSON_SOURCES]
+RUNTIME_FILES = sources("runtime/**/*.[ch]")
+LAYERS = "runtime/LAYERS"
+
+# Test programs, built with each of TEST_VARIANTS and run by `ninja test`.
+# tests/worlds/test_<world>_*.c links the world of tests/schema/<world>.yaml,
+# and those EXTRA_WORLDS name besides.
+EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3"]}
+# Linked into every test: CMOCKA_TEST_FILTER=PATTERN runs the tests matching it.
+TEST_FILTER = "tools/test_filter.c"
+
+# The examples' programs: name, world (schema/<world>.yaml, generated into
+# generated/), sources, libraries, the target that runs it, and whether `all`
+# builds it. GAME is the game without a front end, which its tests link too.
+COMMON = ["examples/common/canvas.c", "examples/common/font.c"]
+PNG = ["examples/common/png.c"]
+GAME = [f for f in sources("examples/rectangle_eater/*.c") if not f.endswith(("/demo.c", "/play.c"))] + COMMON
+
+
+@dataclass
+class Example:
+    name: str
+    world: str
+    sources: list
+    libs: str = ""
+    target: str = ""
+    variant: str = "gcc"   # "sdl": the window front end, with SDL2's flags
+    default: bool = True
+
+
+EXAMPLES = [
+    Example("rectangle_eater", "rectangle_eater", GAME + ["examples/rectangle_eater/demo.c"] + PNG, "-lpng -lm", "demo"),
+    Example("rectangle_eater_play", "rectangle_eater", GAME + ["examples/rectangle_eater/play.c"] + PNG, "-lpng -lm",
+            "play", variant="sdl", default=False),  # only when asked: nothing else needs SDL2 or a display
+    Example("swarm", "swarm", sources("examples/swarm/*.c") + COMMON + PNG, "-lpng -lm", "swarm"),
+    Example("particles", "particles", sources("examples/particles/*.c"), "", "particles"),
+]
+# What each example's tests (tests/examples/test_<example>.c) link besides.
+EXAMPLE_TEST_SOURCES = {"rectangle_eater": GAME}
+
+BENCH_JS_PACKAGE = "bitecs@0.4.0"  # what `ninja bench-js` installs from npm
+
+# The fuzz targets: seconds each for `ninja fuzz`; operations for `ninja fuzz-long`.
 FUZZ_SECONDS = {"diff": 60, "load_bin": 30, "load_json": 30}
 LONG_OPS = 1000000
 
+# The project's own C files, as `ninja format-check` sees them (not
+# generated/, build/ or the generator's golden files).
+FORMATTED = sources("runtime/**/*.[ch]", "tests/**/*.[ch]", "examples/**/*.[ch]", "bench/**/*.[ch]", "tools/*.[ch]")
+FORMATTED = [f for f in FORMATTED if not f.startswith("tests/codegen/") and "/build/" not in f]
+
+INSTALL_SCRIPTS = ["tools/install.sh", "tools/uninstall.sh", "tools/install-common.sh"]
+# What `ninja install` copies besides the libraries.
+INSTALLED = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in",
+             "schema/strata.schema.json"] + sources(
+    "codegen/*.py", "codegen/templates/*.j2")
+
+
+# --- A minimal Ninja writer ---------------------------------------------------
+
+def _list(x):
+    return [x] if isinstance(x, str) else list(x)
+
 
 class Writer:
-    """A minimal Ninja file writer (the subset this build uses)."""
-
     def __init__(self):
         self.lines = []
 
@@ -66,27 +163,11 @@ class Writer:
             text += f" || {' '.join(_list(order_only))}"
         self.line(text)
         for k, v in (variables or {}).items():
-            self.variable(k, v, 1)
+            if v != "":
+                self.variable(k, v, 1)
 
     def text(self):
         return "\n".join(self.lines) + "\n"
-
-
-def _list(x):
-    return [x] if isinstance(x, str) else list(x)
-
-
-def sources(pattern):
-    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, pattern)))
-
-
-# The JSON loader needs jansson, so it has an archive of its own: a game that
-# never loads JSON links neither it nor jansson.
-JSON_SOURCES = ("runtime/json.c",)
-JSON_LIBS = "-ljansson"
-# World tests that link more worlds than the one their name gives
-# (tests/worlds/test_<world>_x.c uses tests/schema/<world>.yaml).
-EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3"]}
 
 
 def world_of(schema_path):
@@ -99,85 +180,21 @@ def stem(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
-# The bench is a release build: gcc at -O2 with asserts off (STRATA_ASSERT is
-# on in debug builds only), over its own copy of the runtime so the tests'
-# builds keep theirs. The -O3 copy is for `ninja bench-o3` only.
-BENCH_BUILDS = {"bench": "-O2 -g -DNDEBUG", "bench-o3": "-O3 -g -DNDEBUG"}
-# The bitECS release `ninja bench-js` installs from npm and runs beside Strata.
-BENCH_JS_PACKAGE = "bitecs@0.4.0"
+def obj(build, src):
+    return f"build/{build}/{src[:-2]}.o"
 
 
-def bench(n, generate, runtime_c, deps, then=()):
-    """The bench's edges: its worlds (bench/*.yaml into build/gen/), its
-    program (bench/*.c but vectorize.c) at -O2 and -O3, and the phony targets
-    that run them; `bench` runs the programs in `then` after the suite.
-    Returns the -O2 program's path (part of `all`)."""
-    worlds = [generate(s, "build/gen") for s in sources("bench/*.yaml")]
-    headers = [h for h, _ in worlds]
-    programs = {}
-    for build, flags in BENCH_BUILDS.items():
-        rule = build.replace("-", "_")
-        n.rule(f"cc_{rule}", f"gcc -std=c11 $warnings {flags} $includes -Ibuild/gen -MMD -MF $out.d -c $in -o $out",
-               f"CC[{build}] $in", depfile="$out.d", deps="gcc")
-        n.rule(f"link_{rule}", f"gcc {flags} -o $out $in", f"LINK[{build}] $out")
-        objs = []
-        for src in runtime_c + sources("bench/*.c") + [c for _, c in worlds]:
-            if src == "bench/vectorize.c":
-                continue
-            obj = f"build/{build}/obj/{src[:-2]}.o"
-            n.build(obj, f"cc_{rule}", inputs=[src], order_only=[deps, *headers])
-            objs.append(obj)
-        programs[build] = f"build/{build}/strata-bench"
-        n.build(programs[build], f"link_{rule}", inputs=objs)
-    # One structural operation alone, for perf and callgrind (not run here).
-    profile_obj = "build/bench/obj/bench/profile/structural.o"
-    n.build(profile_obj, "cc_bench", inputs=["bench/profile/structural.c"], order_only=[deps, *headers])
-    runtime_objs = [f"build/bench/obj/{src[:-2]}.o" for src in runtime_c]
-    n.build("build/bench/profile-structural", "link_bench",
-            inputs=[profile_obj, "build/bench/obj/build/gen/move.o"] + runtime_objs)
-    n.build("bench-profile", "phony", inputs=["build/bench/profile-structural"])
-    # `bench` prints the table as it runs, then report.py adds the bitECS
-    # side-by-side (when `ninja bench-js` has left its results) and the chart.
-    results, js_results = "build/bench/results.json", "build/bench-js/results.json"
-    report = f"$python bench/report.py {results} {js_results} build/bench/chart.svg"
-    n.build("bench", "run", inputs=[programs["bench"], *then], implicit=["bench/report.py"], variables={
-        "cmd": " && ".join([f"{programs['bench']} --json {results}", report, *then])})
-    # The network is used here only, never by `test` or the default build.
-    n.build("bench-js", "run", implicit=["bench/report.py"] + sources("bench/js/*"), variables={
-        "cmd": f"sh bench/js/run.sh {BENCH_JS_PACKAGE} {js_results} && {report}"})
-    # What -O3 does to the iteration rows (DESIGN section 7 is at -O2).
-    n.build("bench-o3", "run", inputs=[programs["bench-o3"]], variables={
-        "cmd": f"{programs['bench-o3']} --json build/bench-o3/results.json move packed_5"})
-    # gcc's own report on which loops vectorize, at -O2, -O2 with the dynamic
-    # cost model, and -O3.
-    n.build("bench-vec", "run", implicit=["bench/vectorize.sh", "bench/vectorize.c"], order_only=headers,
-            variables={"cmd": "sh bench/vectorize.sh"})
-    return programs["bench"]
+# --- The rules ------------------------------------------------------------------
 
-
-def main(argv):
-    n = Writer()
-    n.comment("Generated by configure.py; edit that, then run `python3 configure.py`.")
-    n.comment("Targets: all (default), test, demo, play, swarm, particles, bench, bench-js, bench-o3, bench-vec,")
-    n.comment("bench-profile, generate, install, uninstall, fuzz, fuzz-long. install and uninstall read PREFIX")
-    n.comment("(default /usr/local) and DESTDIR.")
-    n.line()
-    n.variable("ninja_required_version", "1.10")
-    n.variable("python", "python3")
-    n.variable("warnings", WARNINGS)
-    n.variable("includes", "-Iruntime/include -Iruntime -Igenerated")
-    n.line()
-
+def rules(n):
     n.rule("deps", "sh tools/deps.sh $flags $out", "DEPS checking build dependencies")
     n.rule("gen", "$python -m codegen $in -o $outdir --depfile $depfile",
            "GEN $in", depfile="$depfile", deps="gcc", restat="1")
     for v, (cc, flags) in VARIANTS.items():
         n.rule(f"cc_{v}", f"{cc} -std=c11 $warnings {flags} $includes $extra -MMD -MF $out.d -c $in -o $out",
                f"CC[{v}] $in", depfile="$out.d", deps="gcc")
-        n.rule(f"link_{v}", f"{cc} {flags} -o $out $in $libs", f"LINK[{v}] $out")
-    n.rule("cc_fuzz", f"clang -std=c11 $warnings {FUZZ_FLAGS} -fsanitize=fuzzer-no-link $includes $extra "
-           "-MMD -MF $out.d -c $in -o $out", "CC[fuzz] $in", depfile="$out.d", deps="gcc")
-    n.rule("link_fuzz", f"clang {FUZZ_FLAGS} -fsanitize=fuzzer -o $out $in $libs", "LINK[fuzz] $out")
+        link_flags = flags.replace("fuzzer-no-link", "fuzzer")
+        n.rule(f"link_{v}", f"{cc} {link_flags} -o $out $in $libs", f"LINK[{v}] $out")
     # The game's window front end only: SDL2's flags come from pkg-config.
     n.rule("cc_sdl", "gcc -std=c11 $warnings -O2 -g $includes $extra `pkg-config --cflags sdl2` -MMD -MF $out.d -c $in -o $out",
            "CC[sdl] $in", depfile="$out.d", deps="gcc")
@@ -188,168 +205,229 @@ def main(argv):
     n.rule("run", "$cmd", "RUN $cmd", pool="console")
     n.rule("install_files", "sh tools/install.sh $in", "INSTALL Strata", pool="console")
     n.rule("uninstall_files", "sh tools/uninstall.sh", "UNINSTALL Strata", pool="console")
-
-    deps = "build/deps.stamp"
-    n.build(deps, "deps", implicit=["tools/deps.sh"])
-    # SDL2 is needed by `ninja play` alone: checked (and installed) only then.
-    deps_sdl2 = "build/deps-sdl2.stamp"
-    n.build(deps_sdl2, "deps", implicit=["tools/deps.sh"], variables={"flags": "--sdl2"})
     n.line()
 
-    codegen_py = sources("codegen/*.py") + sources("codegen/templates/*.j2")
-    install_scripts = ["tools/install.sh", "tools/uninstall.sh", "tools/install-common.sh"]
-    installed = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in"] + codegen_py
 
-    def generate(schema, outdir):
+# --- The kinds of edge ------------------------------------------------------------
+
+class Build:
+    """The edges written so far, and helpers that write one kind each."""
+
+    def __init__(self, n):
+        self.n = n
+        self.deps = "build/deps.stamp"
+        self.deps_sdl2 = "build/deps-sdl2.stamp"  # SDL2: checked (and installed) for `ninja play` only
+        self.codegen = sources("codegen/*.py", "codegen/templates/*.j2")
+        self.objects = set()
+        self.all = []                 # what `ninja all` builds besides the worlds
+        self.tests = {}               # test stamp -> the variant it belongs to (None: no compiler)
+        self.libs = {}                # variant -> libstrata.a
+        self.json_libs = {}           # variant -> libstrata_json.a
+
+    def generate(self, schema, outdir):
+        """schema -> (outdir/<world>.h, outdir/<world>.c), with the schedule beside them."""
         world = world_of(schema)
         h, c = f"{outdir}/{world}.h", f"{outdir}/{world}.c"
         schedule = [f"{outdir}/{world}_schedule.txt", f"{outdir}/{world}_schedule.dot"]
-        n.build([h], "gen", inputs=[schema], implicit_outputs=[c] + schedule, implicit=codegen_py,
-                order_only=[deps], variables={"outdir": outdir, "depfile": f"{h}.d"})
+        self.n.build(h, "gen", inputs=schema, implicit_outputs=[c] + schedule, implicit=self.codegen,
+                     order_only=self.deps, variables={"outdir": outdir, "depfile": f"{h}.d"})
         return h, c
 
-    # The examples' worlds are committed in generated/; the tests' and the
-    # bench's live in build/gen/.
-    generated = {stem(s): generate(s, "generated") for s in sources("schema/*.yaml")}
-    test_worlds = {stem(s): generate(s, "build/gen") for s in sources("tests/schema/*.yaml")}
-    n.build("generate", "phony", inputs=[h for pair in generated.values() for h in pair])
-    n.line()
+    def compile(self, build, src, headers=(), extra="", objdir=None):
+        """One object file, written once however many programs link it."""
+        o = obj(objdir or build, src)
+        if o not in self.objects:
+            self.objects.add(o)
+            order = [self.deps, *headers] + ([self.deps_sdl2] if build == "sdl" else [])
+            self.n.build(o, f"cc_{build}", inputs=src, order_only=order,
+                         variables={"extra": extra} if extra else None)
+        return o
 
-    runtime_c = [src for src in sources("runtime/*.c") if src not in JSON_SOURCES]
-    libs = {}
-    json_libs = {}
-    for v in list(VARIANTS) + ["fuzz"]:
-        objs = []
-        for src in runtime_c:
-            obj = f"build/{v}/{src[:-2]}.o"
-            n.build(obj, f"cc_{v}", inputs=[src], order_only=[deps])
-            objs.append(obj)
-        libs[v] = f"build/{v}/libstrata.a"
-        n.build(libs[v], "ar", inputs=objs)
-        json_objs = []
-        for src in JSON_SOURCES:
-            obj = f"build/{v}/{src[:-2]}.o"
-            n.build(obj, f"cc_{v}", inputs=[src], order_only=[deps])
-            json_objs.append(obj)
-        json_libs[v] = f"build/{v}/libstrata_json.a"
-        n.build(json_libs[v], "ar", inputs=json_objs)
-    n.line()
+    def library(self, v, name, srcs):
+        lib = f"build/{v}/{name}"
+        self.n.build(lib, "ar", inputs=[self.compile(v, s) for s in srcs])
+        return lib
 
-    built = set()
-    exes = []
-
-    def program(v, name, c_files, gen_headers=(), libs_extra="", archives=(), default=True, includes=""):
-        """Compile c_files with compiler variant v (or "sdl") and link them
-        with `archives` and libstrata; default=False keeps the program out of `all`."""
-        objs = []
-        cc, link, lib = (f"cc_{v}", f"link_{v}", libs[v]) if v != "sdl" else ("cc_sdl", "link_sdl", libs["gcc"])
-        for src in c_files:
-            obj = f"build/{v}/{src[:-2]}.o"
-            if obj not in built:
-                built.add(obj)
-                n.build(obj, cc, inputs=[src], order_only=[deps, *gen_headers] + ([deps_sdl2] if v == "sdl" else []),
-                        variables={"extra": f"-Ibuild/gen -Iexamples/common {includes}".strip()})
-            objs.append(obj)
+    def program(self, v, name, srcs, headers=(), libs="", archives=(), default=True, extra=""):
+        """Compile srcs with variant v and link them with archives and libstrata
+        (the gcc one for "sdl"); default=False keeps the program out of `all`."""
+        extra = f"-Ibuild/gen -Iexamples/common {extra}".strip()
+        objs = [self.compile(v, s, headers=headers, extra=extra) for s in srcs]
         exe = f"build/{v}/{name}"
-        n.build(exe, link, inputs=objs + list(archives) + [lib], variables={"libs": libs_extra})
+        runtime = self.libs["gcc" if v == "sdl" else v]
+        self.n.build(exe, f"link_{v}", inputs=objs + list(archives) + [runtime], variables={"libs": libs})
         if default:
-            exes.append(exe)
+            self.all.append(exe)
         return exe
 
-    stamps = []
-    # The game without a front end: what its tests link.
-    game_sources = [f for f in sources("examples/rectangle_eater/*.c") if stem(f) not in ("demo", "play")]
-    game_sources += ["examples/common/canvas.c", "examples/common/font.c"]
+    def test(self, stamp, cmd, variant=None, inputs=(), implicit=(), order_only=()):
+        """Run cmd; stamp (and stamp.log) when it passes."""
+        self.tests[stamp] = variant
+        self.n.build(stamp, "test", inputs=inputs, implicit=implicit, order_only=order_only,
+                     implicit_outputs=f"{stamp}.log", variables={"cmd": cmd})
 
-    def run_test(stamp, cmd, inputs=(), implicit=(), order_only=()):
-        stamps.append(stamp)
-        n.build(stamp, "test", inputs=inputs, implicit=implicit, order_only=order_only,
-                implicit_outputs=[f"{stamp}.log"], variables={"cmd": cmd})
-    for v in VARIANTS:
+    def test_program(self, v, name, srcs, headers=(), libs="", archives=(), extra=""):
+        exe = self.program(v, f"tests/{name}", srcs + [TEST_FILTER], headers, f"-lcmocka {libs}".strip(),
+                           archives, extra=extra)
+        self.test(f"{exe}.ok", exe, variant=v, inputs=exe)
+
+    def run(self, target, cmd, inputs=(), implicit=(), order_only=()):
+        self.n.build(target, "run", inputs=inputs, implicit=implicit, order_only=order_only,
+                     variables={"cmd": cmd})
+
+    def summary(self, target, stamps):
+        out = f"build/{target}-summary"
+        self.n.build(out, "summary", inputs=[f"{s}.log" for s in stamps], implicit=stamps)
+        self.n.build(target, "phony", inputs=out)
+
+
+def bench(b, then):
+    """The bench's edges: its worlds (bench/*.yaml into build/gen/), its
+    program (bench/*.c but vectorize.c) at -O2 and -O3, and the targets that
+    run them; `bench` runs the programs in `then` after the suite."""
+    n = b.n
+    worlds = [b.generate(s, "build/gen") for s in sources("bench/*.yaml")]
+    headers = [h for h, _ in worlds]
+    programs = {}
+    for build in BENCH_VARIANTS:
+        srcs = RUNTIME_SOURCES + [s for s in sources("bench/*.c") if s != "bench/vectorize.c"] + [c for _, c in worlds]
+        objs = [b.compile(build, s, headers=headers, extra="-Ibuild/gen", objdir=f"{build}/obj") for s in srcs]
+        programs[build] = f"build/{build}/strata-bench"
+        n.build(programs[build], f"link_{build}", inputs=objs)
+    # One structural operation alone, for perf and callgrind (not run here).
+    runtime_objs = [obj("bench/obj", s) for s in RUNTIME_SOURCES]
+    profile = b.compile("bench", "bench/profile/structural.c", headers=headers, extra="-Ibuild/gen", objdir="bench/obj")
+    n.build("build/bench/profile-structural", "link_bench",
+            inputs=[profile, "build/bench/obj/build/gen/move.o"] + runtime_objs)
+    n.build("bench-profile", "phony", inputs="build/bench/profile-structural")
+    # `bench` prints the table as it runs, then report.py adds the bitECS
+    # side-by-side (when `ninja bench-js` has left its results) and the chart.
+    results, js_results = "build/bench/results.json", "build/bench-js/results.json"
+    report = f"$python bench/report.py {results} {js_results} build/bench/chart.svg"
+    b.run("bench", " && ".join([f"{programs['bench']} --json {results}", report, *then]),
+          inputs=[programs["bench"], *then], implicit="bench/report.py")
+    # The network is used here only, never by `test` or the default build.
+    b.run("bench-js", f"sh bench/js/run.sh {BENCH_JS_PACKAGE} {js_results} && {report}",
+          implicit=["bench/report.py"] + sources("bench/js/*"))
+    # What -O3 does to the iteration rows.
+    b.run("bench-o3", f"{programs['bench-o3']} --json build/bench-o3/results.json move packed_5",
+          inputs=programs["bench-o3"])
+    # gcc's own report on which loops vectorize, at -O2, -O2 with the dynamic cost model, and -O3.
+    b.run("bench-vec", "sh bench/vectorize.sh", implicit=["bench/vectorize.sh", "bench/vectorize.c"],
+          order_only=headers)
+    b.all.append(programs["bench"])
+
+
+# --- The edges ----------------------------------------------------------------------
+
+def main(argv):
+    n = Writer()
+    n.comment("Generated by configure.py; edit that, then run `python3 configure.py`.")
+    n.comment("Targets: all (default), test, test-quick, demo, play, swarm, particles, bench, bench-js, bench-o3,")
+    n.comment("bench-vec, bench-profile, generate, format-check, install, uninstall, fuzz, fuzz-long.")
+    n.comment("install and uninstall read PREFIX (default /usr/local) and DESTDIR.")
+    n.line()
+    n.variable("ninja_required_version", "1.10")
+    n.variable("python", "python3")
+    n.variable("warnings", WARNINGS)
+    n.variable("includes", "-Iruntime/include -Iruntime -Igenerated")
+    n.line()
+    rules(n)
+
+    b = Build(n)
+    n.build(b.deps, "deps", implicit="tools/deps.sh")
+    n.build(b.deps_sdl2, "deps", implicit="tools/deps.sh", variables={"flags": "--sdl2"})
+    n.line()
+
+    # Worlds: the examples' are committed in generated/; the tests' and the bench's live in build/gen/.
+    generated = {stem(s): b.generate(s, "generated") for s in sources("schema/*.yaml")}
+    test_worlds = {stem(s): b.generate(s, "build/gen") for s in sources("tests/schema/*.yaml")}
+    n.build("generate", "phony", inputs=[f for pair in generated.values() for f in pair])
+    n.line()
+
+    # The runtime: libstrata and libstrata_json, in every variant.
+    for v in LIBRARY_VARIANTS:
+        b.libs[v] = b.library(v, "libstrata.a", RUNTIME_SOURCES)
+        b.json_libs[v] = b.library(v, "libstrata_json.a", JSON_SOURCES)
+    n.build("libs", "phony", inputs=[b.libs["debug"], b.libs["release"], b.json_libs["release"]])
+    n.line()
+
+    # The tests: each file a program, in each compiler variant.
+    for v in TEST_VARIANTS:
         for src in sources("tests/runtime/test_*.c"):
-            exe = program(v, f"tests/{stem(src)}", [src], libs_extra="-lcmocka")
-            run_test(f"{exe}.ok", exe, inputs=[exe])
+            b.test_program(v, stem(src), [src])
         for src in sources("tests/worlds/test_*.c"):
             worlds = [stem(src)[len("test_"):].split("_")[0]] + EXTRA_WORLDS.get(stem(src), [])
-            exe = program(v, f"tests/{stem(src)}", [src] + [test_worlds[x][1] for x in worlds],
-                          gen_headers=[test_worlds[x][0] for x in worlds],
-                          libs_extra=f"-lcmocka {JSON_LIBS}", archives=[json_libs[v]])
-            run_test(f"{exe}.ok", exe, inputs=[exe])
+            b.test_program(v, stem(src), [src] + [test_worlds[w][1] for w in worlds],
+                           headers=[test_worlds[w][0] for w in worlds], libs=JSON_LIBS, archives=[b.json_libs[v]])
         # The differential test against the reference model, and its allocation-failure sweep.
         h, c = test_worlds["fuzz"]
-        exe = program(v, "tests/test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], gen_headers=[h],
-                      libs_extra=f"-lcmocka {JSON_LIBS}", archives=[json_libs[v]])
-        run_test(f"{exe}.ok", exe, inputs=[exe])
+        b.test_program(v, "test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], headers=[h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]])
         # The examples' own tests: the game's rules, determinism, the autopilot.
         for src in sources("tests/examples/test_*.c"):
             example = stem(src)[len("test_"):]
             h, c = generated[example]
-            exe = program(v, f"tests/{stem(src)}", [src, c] + game_sources, gen_headers=[h],
-                          libs_extra="-lcmocka -lm", includes=f"-Iexamples/{example}")
-            run_test(f"{exe}.ok", exe, inputs=[exe])
-    codegen_tests = sources("tests/codegen/*.py") + sources("tests/codegen/bad/*") + sources("tests/schema/*.yaml")
-    run_test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
-             implicit=codegen_py + codegen_tests + ["generate"], order_only=[deps])
-    # A game outside the tree, built with Make, CMake and Ninja against a staged install.
-    outside = [f for f in sources("tests/outside/*") if os.path.isfile(os.path.join(ROOT, f))]
-    run_test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
-             implicit=[libs["gcc"], "docs/using.md"] + install_scripts + installed + outside, order_only=[deps])
-    logs = [f"{s}.log" for s in stamps]
-    n.build("build/test-summary", "summary", inputs=logs, implicit=stamps)
-    n.build("test", "phony", inputs=["build/test-summary"])
+            b.test_program(v, stem(src), [src, c] + EXAMPLE_TEST_SOURCES.get(example, []), headers=[h],
+                           libs="-lm", extra=f"-Iexamples/{example}")
+    # The generator's tests, the build tools' tests, and the runtime's layering.
+    codegen_tests = sources("tests/codegen/*.py", "tests/codegen/bad/*", "tests/schema/*.yaml")
+    b.test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
+           implicit=b.codegen + codegen_tests + ["generate"], order_only=b.deps)
+    b.test("build/tools-tests.ok", "$python -m unittest discover -s tests/tools -t .",
+           implicit=sources("tests/tools/*.py", "tools/*.py", "tools/*.sh"), order_only=b.deps)
+    b.test("build/editor-tests.ok", "$python -m unittest discover -s tests/editor -t .",
+           implicit=b.codegen + sources("tests/editor/*.py", "tests/editor/broken/*", "schema/*.yaml")
+           + INSTALL_SCRIPTS + INSTALLED, order_only=b.deps)
+    b.test("build/layers.ok", "$python tools/check-layers.py runtime",
+           implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
+    # A game outside the tree, built with Make, CMake and Ninja against an install.
+    b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
+           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], "docs/using.md"]
+           + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/*"), order_only=b.deps)
+    b.summary("test", list(b.tests))
+    b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
     n.line()
 
-    # `ninja demo`: the game, headless, with its autopilot; writes build/rectangle_eater.png.
-    rect_h, rect_c = generated["rectangle_eater"]
-    game = program("gcc", "rectangle_eater", game_sources + [rect_c, "examples/rectangle_eater/demo.c", "examples/common/png.c"],
-                   gen_headers=[rect_h], libs_extra="-lpng -lm")
-    n.build("demo", "run", inputs=[game], variables={"cmd": game})
-    # `ninja play`: the game in an SDL2 window. Built only when asked, so
-    # nothing else needs SDL2 or a display.
-    play = program("sdl", "rectangle_eater_play",
-                   game_sources + [rect_c, "examples/rectangle_eater/play.c", "examples/common/png.c"],
-                   gen_headers=[rect_h], libs_extra="-lpng -lm", default=False)
-    n.build("play", "run", inputs=[play], variables={"cmd": play})
-    # `ninja swarm`: a million entities, headless; writes build/swarm.png.
-    swarm_h, swarm_c = generated["swarm"]
-    swarm = program("gcc", "swarm", sources("examples/swarm/*.c") + [swarm_c, "examples/common/canvas.c",
-                    "examples/common/font.c", "examples/common/png.c"], gen_headers=[swarm_h], libs_extra="-lpng -lm")
-    n.build("swarm", "run", inputs=[swarm], variables={"cmd": swarm})
-    particles_src = sources("examples/particles/*.c")
-    particles = program("gcc", "particles", particles_src + [generated["particles"][1]], gen_headers=generated["particles"])
-    n.build("particles", "run", inputs=[particles], variables={"cmd": particles})
+    # The examples, and the targets that run them.
+    for ex in EXAMPLES:
+        h, c = generated[ex.world]
+        exe = b.program(ex.variant, ex.name, ex.sources + [c], headers=[h], libs=ex.libs, default=ex.default)
+        if ex.target:
+            b.run(ex.target, exe, inputs=exe)
     # Saves and loads have their own program and world (bench/save/), run after the suite.
-    save_world = generate("bench/save/save.yaml", "build/gen")
-    save_bench = program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],
-                         gen_headers=save_world, libs_extra=JSON_LIBS, archives=[json_libs["gcc"]])
-    exes.append(bench(n, generate, runtime_c, deps, then=[save_bench]))
+    save_world = b.generate("bench/save/save.yaml", "build/gen")
+    save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],
+                           headers=save_world, libs=JSON_LIBS, archives=[b.json_libs["gcc"]])
+    bench(b, then=[save_bench])
+    n.line()
+
     # libFuzzer targets: `ninja fuzz` runs each from its checked-in corpus
     # (tests/fuzz/corpus/<target>/), keeping what it finds under build/fuzz/.
     h, c = test_worlds["fuzz"]
     fuzzers = {}
     for number, target in enumerate(FUZZ_SECONDS, 1):
         # One source, three targets: its objects are per target.
-        srcs = []
-        for src in ["tests/fuzz/diff.c", "tests/fuzz/model.c", c]:
-            obj = f"build/fuzz/{target}/{src[:-2]}.o"
-            n.build(obj, "cc_fuzz", inputs=[src], order_only=[deps, h],
-                    variables={"extra": f"-Ibuild/gen -DFUZZ_LIBFUZZER={number}"})
-            srcs.append(obj)
-        exe = f"build/fuzz/fuzz-{target}"
-        n.build(exe, "link_fuzz", inputs=srcs + [json_libs["fuzz"], libs["fuzz"]], variables={"libs": JSON_LIBS})
-        exes.append(exe)
-        fuzzers[target] = exe
-    runs = " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items())
-    n.build("fuzz", "run", inputs=list(fuzzers.values()), implicit=["tools/fuzz.sh"], variables={"cmd": runs})
+        objs = [b.compile("fuzz", s, headers=[h], extra=f"-Ibuild/gen -DFUZZ_LIBFUZZER={number}",
+                          objdir=f"fuzz/{target}") for s in ["tests/fuzz/diff.c", "tests/fuzz/model.c", c]]
+        fuzzers[target] = f"build/fuzz/fuzz-{target}"
+        n.build(fuzzers[target], "link_fuzz", inputs=objs + [b.json_libs["fuzz"], b.libs["fuzz"]],
+                variables={"libs": JSON_LIBS})
+        b.all.append(fuzzers[target])
+    b.run("fuzz", " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items()),
+          inputs=list(fuzzers.values()), implicit="tools/fuzz.sh")
     long_exe = "build/san/tests/test_fuzz_diff"
-    n.build("fuzz-long", "run", inputs=[long_exe],
-            variables={"cmd": f"{long_exe} --ops {LONG_OPS} --seed 20240601"})
-    n.build("all", "phony", inputs=["generate"] + exes)
+    b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601", inputs=long_exe)
     n.line()
 
+    # clang-format over the project's own C files, changing nothing (.clang-format says how).
+    b.run("format-check", "clang-format --dry-run --Werror " + " ".join(FORMATTED),
+          implicit=[".clang-format"] + FORMATTED, order_only=b.deps)
+    n.build("all", "phony", inputs=["generate", "libs"] + b.all)
     # `install` and `uninstall` name no file, so they run every time asked.
-    n.build("install", "install_files", inputs=[libs["gcc"]], implicit=install_scripts + installed)
-    n.build("uninstall", "uninstall_files", implicit=install_scripts)
+    n.build("install", "install_files", inputs=[b.libs["release"], b.libs["debug"], b.json_libs["release"]],
+            implicit=INSTALL_SCRIPTS + INSTALLED)
+    n.build("uninstall", "uninstall_files", implicit=INSTALL_SCRIPTS)
     n.line()
     n.line("default all")
 
@@ -363,6 +441,7 @@ def main(argv):
     with open(path, "w", encoding="utf-8") as f:
         f.write(n.text())
     return 0
+
 
 
 if __name__ == "__main__":

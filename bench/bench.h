@@ -22,7 +22,7 @@
 /* Runs per row at most (--runs cannot ask for more). */
 #define BENCH_MAX_RUNS 31
 
-/* What a DESIGN section 7 target bounds: the median in the row's unit, or
+/* What a performance target bounds: the median in the row's unit, or
  * the median ratio to the plain-C baseline. */
 typedef enum bench_target_kind {
     BENCH_NO_TARGET,
@@ -35,7 +35,7 @@ typedef struct bench_target {
     double limit; /* the median must be at most this */
 } bench_target;
 
-/* The row has no DESIGN target. */
+/* The row has no target. */
 #define BENCH_NONE ((bench_target){BENCH_NO_TARGET, 0})
 /* The median must be at most `x` (in the row's unit). */
 #define BENCH_AT_MOST(x) ((bench_target){BENCH_TARGET_MAX, (x)})

@@ -132,7 +132,7 @@ static void target_text(const bench_row *r, char *out, size_t size) {
 
 static void print_header(void) {
     printf("Strata bench: %d runs a row; ns per entity-op unless the unit says otherwise.\n", runs);
-    printf("ratio = Strata / plain C of the same run (median of the runs); target = DESIGN section 7.\n\n");
+    printf("ratio = Strata / plain C of the same run (median of the runs); target = the table in docs/performance.md.\n\n");
     printf("%-13s %-38s %9s %9s %9s %9s %-9s %9s %6s  %s\n", "case", "row", "entities", "median", "min", "max",
            "unit", "plain C", "ratio", "target");
 }

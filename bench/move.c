@@ -1,6 +1,6 @@
-/* move: entities with Position and Velocity ({f32 x, y} each), DESIGN
- * section 7's benchmark. Rows: the pass p += v (1,000,000 and 16,000,000
- * entities) and its fixed cost at 1,000; creating one by one and in bulk,
+/* move: entities with Position and Velocity ({f32 x, y} each), the
+ * reference benchmark of docs/performance.md. Rows: the pass p += v
+ * (1,000,000 and 16,000,000 entities) and its fixed cost at 1,000; creating one by one and in bulk,
  * destroying; at 1,000,000 also adding and removing a tag and a 4-byte
  * component one entity at a time, and the memory an entity costs.
  *

@@ -90,7 +90,7 @@ def chart(strata, bitecs, path):
         out.append(f'<text x="{lx + 16}" y="41">{name}</text>')
         lx += 90
     out.append(f'<line x1="{lx}" y1="37" x2="{lx + 12}" y2="37" stroke="#c53030" stroke-width="2"/>')
-    out.append(f'<text x="{lx + 16}" y="41">DESIGN target</text>')
+    out.append(f'<text x="{lx + 16}" y="41">target</text>')
     bottom = height - 40
     decade = lo
     while decade <= hi:

@@ -2,6 +2,8 @@
 as `strata-gen` by `ninja install`.
 
     python3 -m codegen SCHEMA.yaml -o OUTDIR [--check] [--depfile FILE] [--stamp FILE]
+                       [--diagnostics=json]
+    python3 -m codegen --json-schema
 
 Validates the schema and writes the generated files into OUTDIR, each only
 when its bytes change (so Ninja's `restat` skips needless rebuilds). When
@@ -13,6 +15,11 @@ FILE after every successful run, for build tools without Ninja's `restat`
 (Make, CMake's Makefile generators): the stamp is their target, so a schema
 that was touched but whose output did not change is not regenerated again
 and again; the depfile then names the stamp as its target.
+
+`--diagnostics=json` prints the diagnostics as one JSON array on stdout
+instead of lines on stderr (see diagnostics.py), for editors and CI.
+`--json-schema` prints the JSON Schema of the schema language (see
+jsonschema.py), which editors read for completion and errors as you type.
 """
 from __future__ import annotations
 
@@ -23,7 +30,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from . import __version__
 from .errors import Diagnostic, has_errors, sorted_by_position
-from .model import Schema
+from .model import Loc, Schema
 from .validate import validate_file
 
 
@@ -31,7 +38,11 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python3 -m codegen")
     """Run the generator; returns the exit status (0 ok, 1 errors or stale files).
     `prog` is the command's name in --help (the installed launcher passes 'strata-gen')."""
     args = _parse_args(argv, prog)
-    schema = _valid_schema(args.schema)
+    if args.json_schema:
+        from . import jsonschema
+        sys.stdout.write(jsonschema.text())
+        return 0
+    schema = _valid_schema(args.schema, args.diagnostics)
     if schema is None:
         return 1
     from . import render  # imported late, like names: error reports never need it
@@ -52,19 +63,23 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python3 -m codegen")
     return 0
 
 
-def _valid_schema(path: str) -> Optional[Schema]:
+def _valid_schema(path: str, form: str = "text") -> Optional[Schema]:
     """The schema at `path` if it has no error, C name collisions included;
-    else None. Prints every diagnostic (warnings too) in line order."""
+    else None. Prints every diagnostic (warnings too) in line order, as
+    text or (form 'json') as JSON."""
     try:
         schema, diagnostics = validate_file(path)
     except OSError as e:
-        _say(f"{path}: error: cannot read the schema: {e.strerror}")
+        if form == "json":
+            _report([Diagnostic(Loc(path, 1, 1), f"cannot read the schema: {e.strerror}")], form)
+        else:
+            _say(f"{path}: error: cannot read the schema: {e.strerror}")
         return None
     if schema is not None:
         # Imported only for a valid schema: error reports never need the C names.
         from . import names
         diagnostics = sorted_by_position(diagnostics + list(names.collisions(schema)))
-    _report(diagnostics)
+    _report(diagnostics, form)
     if has_errors(diagnostics):
         return None
     return schema
@@ -74,8 +89,8 @@ def _parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Strata's generator: turn a YAML schema into typed C for the Strata runtime.")
-    parser.add_argument("schema", metavar="SCHEMA.yaml", help="the schema to compile")
-    parser.add_argument("-o", dest="outdir", metavar="OUTDIR", required=True,
+    parser.add_argument("schema", metavar="SCHEMA.yaml", nargs="?", help="the schema to compile")
+    parser.add_argument("-o", dest="outdir", metavar="OUTDIR",
                         help="the directory to write the generated files into (created if needed)")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if a file in OUTDIR is missing or differs")
@@ -86,15 +101,29 @@ def _parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
                         help="touch FILE after every successful run, even when no output changed: the "
                              "target for Make and CMake's Makefile generators (with --depfile, the "
                              "depfile names FILE as its target)")
+    parser.add_argument("--diagnostics", choices=("text", "json"), default="text",
+                        help="how to print errors and warnings: 'text' (the default), lines like a "
+                             "compiler's on stderr, or 'json', one JSON array on stdout for editors and CI")
+    parser.add_argument("--json-schema", action="store_true",
+                        help="print the JSON Schema of the schema language (for editors) and exit")
     parser.add_argument("--version", action="version", version=f"strata-gen {__version__}")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if not args.json_schema:
+        missing = [name for name, value in (("SCHEMA.yaml", args.schema), ("-o", args.outdir)) if value is None]
+        if missing:
+            parser.error(f"the following arguments are required: {', '.join(missing)}")
+    return args
 
 
 def _say(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def _report(diagnostics: Iterable[Diagnostic]) -> None:
+def _report(diagnostics: Iterable[Diagnostic], form: str = "text") -> None:
+    if form == "json":
+        from .diagnostics import to_json
+        sys.stdout.write(to_json(diagnostics, _read_or_none))
+        return
     for diagnostic in diagnostics:
         _say(str(diagnostic))
 

@@ -40,6 +40,9 @@ from .errors import Diagnostic, did_you_mean, has_errors, sorted_by_position
 from .load import Mapping, Node, Scalar, Sequence
 from .model import (INTEGER_RANGES, SCALAR_SIZES, SCALARS, Assemblage, Component, EnumType, Field, Loc, Query,
                     Resource, Schema, StructType, System, Terms, TypeRef, Value)
+# The keys of every section, defined with their meaning (and shared with the JSON Schema) in spec.py.
+from .spec import (EXTENDS, HOOK_KEYS, LONG_FIELD_KEYS, QUERY_KEYS, RENAMED_FROM, REQUIRED_TERMS,
+                   RESOURCE_ACCESS_KEYS, SYSTEM_KEYS, TERM_KEYS, TOP_LEVEL_KEYS)
 
 # Limits of the runtime (runtime/include/strata.h) and of the generator.
 MAX_COMPONENTS = 256  # STRATA_MAX_COMPONENTS
@@ -68,19 +71,6 @@ C_KEYWORDS = frozenset("""
 # Macros of <stdbool.h>, which every generated header includes.
 STDBOOL_NAMES = frozenset(("bool", "true", "false"))
 BUILTIN_TYPES = SCALARS + ("entity", "char")
-
-TOP_LEVEL_KEYS = ("world", "version", "phases", "types", "components", "resources", "queries",
-                  "systems", "assemblages", "save_name")
-TERM_KEYS = ("read", "write", "with", "without", "optional")
-REQUIRED_TERMS = ("read", "write", "with")
-QUERY_KEYS = TERM_KEYS + ("changed",)
-SYSTEM_KEYS = ("phase",) + TERM_KEYS + ("before", "after", "resources", "changed", "aspect",
-                                        "on_add", "on_remove")
-HOOK_KEYS = ("on_add", "on_remove")  # in a component body: hooks, not fields
-LONG_FIELD_KEYS = ("type", "default", "renamed_from")
-RENAMED_FROM = "renamed_from"  # reserved in a component or resource body: not a field
-EXTENDS = "extends"  # reserved in an assemblage body: not a component
-RESOURCE_ACCESS_KEYS = ("read", "write")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPE = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?P<dims>(?:\s*\[[^\[\]]*\])*)")

@@ -44,9 +44,17 @@ fi
 command -v make >/dev/null 2>&1 || need make
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
+# `ninja format-check` checks the C files with it.
+command -v clang-format >/dev/null 2>&1 || need clang-format
 [ -f /usr/include/jansson.h ] || need libjansson-dev
 # The examples write PNGs with libpng.
 [ -f /usr/include/png.h ] || need libpng-dev
+# The editor tests (tests/editor) run yaml-language-server, from npm, on Node.js.
+command -v node >/dev/null 2>&1 || need nodejs
+command -v npm >/dev/null 2>&1 || need npm
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import jsonschema' >/dev/null 2>&1 || need python3-jsonschema
+fi
 
 # Optional: installed when something else is, never an error.
 optional=""
@@ -79,6 +87,21 @@ if [ -n "$missing" ]; then
         [ -n "$optional" ] && echo "strata: and for the game's window (ninja play):$optional" >&2
         exit 1
     fi
+fi
+# --- the editor tests' language server ----------------------------------------
+# yaml-language-server, pinned, from the npm registry into build/npm/ (what
+# VS Code's YAML extension and Neovim's yamlls run). 1.25.0 is the newest
+# release that runs on Debian's Node.js 20 (2.x needs Node.js 22).
+YAML_LANGUAGE_SERVER=yaml-language-server@1.25.0
+npm_prefix=$(cd "$(dirname "$0")/.." && pwd)/build/npm
+if ! grep -q "\"version\": \"${YAML_LANGUAGE_SERVER#*@}\"" \
+    "$npm_prefix/node_modules/yaml-language-server/package.json" 2>/dev/null; then
+    echo "strata: installing $YAML_LANGUAGE_SERVER into $npm_prefix"
+    mkdir -p "$npm_prefix"
+    npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "$YAML_LANGUAGE_SERVER" >/dev/null || {
+        echo "strata: npm install failed; run: npm install --prefix $npm_prefix $YAML_LANGUAGE_SERVER" >&2
+        exit 1
+    }
 fi
 [ $# -ge 1 ] && touch "$1"
 exit 0

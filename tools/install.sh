@@ -2,16 +2,24 @@
 # Install Strata under $DESTDIR$PREFIX (PREFIX defaults to /usr/local):
 #   bin/strata-gen                       the generator's command
 #   share/strata/codegen/                the generator's package and templates
-#   include/strata.h, lib/libstrata.a    the runtime
-#   lib/pkgconfig/strata.pc              its flags, for pkg-config
+#   share/strata/strata.schema.json      the schema language's JSON Schema, for editors
+#   include/strata.h                     the runtime's header
+#   lib/libstrata.a                      the runtime, release build (-O2 -DNDEBUG)
+#   lib/libstrata_debug.a                the runtime, debug build (-O0 -g, asserts on)
+#   lib/libstrata_json.a                 JSON loading (needs jansson)
+#   lib/pkgconfig/strata.pc, strata-debug.pc, strata-json.pc
+#                                        their flags, for pkg-config
 #   share/strata/install-manifest.txt    every file written and every
 #                                        directory created, for uninstall.sh
 # An earlier install with a manifest in the same place is uninstalled first,
 # so that files a newer version no longer ships do not stay behind.
-# Usage: [PREFIX=/usr/local] [DESTDIR=] sh tools/install.sh LIBSTRATA.a
+# Usage: [PREFIX=/usr/local] [DESTDIR=] sh tools/install.sh RELEASE.a DEBUG.a JSON.a
 set -eu
 
-lib=${1:?usage: tools/install.sh LIBSTRATA.a}
+if [ $# -ne 3 ]; then
+    echo "usage: tools/install.sh LIBSTRATA_RELEASE.a LIBSTRATA_DEBUG.a LIBSTRATA_JSON.a" >&2
+    exit 1
+fi
 tools=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$tools")
 . "$tools/install-common.sh"
@@ -72,15 +80,28 @@ put() {
 make_dir "$PREFIX/share/strata"
 printf '%s' "$early" >"$DESTDIR$MANIFEST"
 
-put 644 "$PREFIX/lib/libstrata.a" <"$lib"
+# pkg_config NAME LIB WHAT [REQUIRES]: write NAME.pc, for -lLIB, from strata.pc.in.
+pkg_config() {
+    requires="/^@REQUIRES@\$/d"
+    [ $# -ge 4 ] && requires="s|^@REQUIRES@\$|Requires: $4|"
+    sed -e "s|@PC@|$1|g" -e "s|@LIB@|$2|g" -e "s|@WHAT@|$3|g" -e "s|@PREFIX@|$PREFIX|g" \
+        -e "s|@VERSION@|$version|g" -e "$requires" "$tools/strata.pc.in" | put 644 "$PREFIX/lib/pkgconfig/$1.pc"
+}
+
 put 644 "$PREFIX/include/strata.h" <"$top/runtime/include/strata.h"
-sed "s|@VERSION@|$version|" "$tools/strata.pc.in" | put 644 "$PREFIX/lib/pkgconfig/strata.pc"
+put 644 "$PREFIX/lib/libstrata.a" <"$1"
+put 644 "$PREFIX/lib/libstrata_debug.a" <"$2"
+put 644 "$PREFIX/lib/libstrata_json.a" <"$3"
+pkg_config strata strata "the runtime, release build (-O2, asserts off)"
+pkg_config strata-debug strata_debug "the runtime, debug build (-O0 -g, asserts on)"
+pkg_config strata-json strata_json "JSON loading (list it before strata or strata-debug)" jansson
 for f in "$top"/codegen/*.py; do
     put 644 "$PREFIX/share/strata/codegen/${f##*/}" <"$f"
 done
 for f in "$top"/codegen/templates/*.j2; do
     put 644 "$PREFIX/share/strata/codegen/templates/${f##*/}" <"$f"
 done
+put 644 "$PREFIX/share/strata/strata.schema.json" <"$top/schema/strata.schema.json"
 sed "1s|@PYTHON@|$python|" "$tools/strata-gen.in" | put 755 "$PREFIX/bin/strata-gen"
 
 echo "strata: installed Strata $version into $DESTDIR$PREFIX; manifest $DESTDIR$MANIFEST"

@@ -1,11 +1,11 @@
 """Strata used from another project, as a game programmer uses it.
 
-Installs Strata into a staging directory under build/outside/ (the install
-edge's own script, with DESTDIR), then builds the tiny game in this directory
-(its own schema, Makefile, CMakeLists.txt and build.ninja) with Make, with
-CMake (its Makefile and its Ninja generator) and with Ninja, finding
-strata-gen on PATH and the runtime through pkg-config only. Each build is run
-and its output checked; then touching the schema must run the generator and
+Installs Strata into a prefix under build/outside/ (the install edge's own
+script), then builds the tiny game in this directory (its own schema,
+Makefile, CMakeLists.txt and build.ninja) with Make, with CMake (its Makefile
+and its Ninja generator) and with Ninja, finding strata-gen on PATH and the
+runtime through pkg-config only: the release libstrata and libstrata_json,
+for the game loads JSON. Each build is run and its output checked; then touching the schema must run the generator and
 nothing else, editing it must regenerate and rebuild, and a build with
 nothing changed must do nothing. Uninstall must remove exactly what install
 wrote. docs/using.md shows the three build files verbatim: checked here too.
@@ -26,11 +26,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 HERE = REPO / "tests" / "outside"
 WORK = REPO / "build" / "outside"
-LIBSTRATA = REPO / "build" / "gcc" / "libstrata.a"
+# What `ninja install` passes to tools/install.sh: the release and debug runtimes, the JSON loader.
+LIBRARIES = [str(REPO / "build" / b) for b in ("release/libstrata.a", "debug/libstrata.a", "release/libstrata_json.a")]
 PROJECT = ("game.yaml", "main.c", "systems.c", "Makefile", "CMakeLists.txt", "build.ninja")
-STAGE = WORK / "stage"               # DESTDIR
-ROOT = STAGE / "usr" / "local"       # DESTDIR + the default PREFIX
-OUTPUT = "game: 3 entities, 4 steps, x sum {x}, y sum 7; strata-gen {v}, strata.h {v}\n"
+ROOT = WORK / "prefix"               # PREFIX: a prefix of the user's own
+OUTPUT = ("game: 3 entities, 4 steps, x sum {x}, y sum 7; strata-gen {v}, strata.h {v}\n"
+          "json: 3 entities loaded, 4 steps, dumps equal\n")
 EDIT = ("x: f32 = 1,", "x: f32 = 2,")  # the schema edit: Velocity's default x; x sum 19 -> 23
 
 
@@ -65,7 +66,7 @@ def run(command, cwd=REPO, env=None, check=True) -> subprocess.CompletedProcess:
 
 
 def install(prefix_env: dict) -> subprocess.CompletedProcess:
-    return run(["sh", "tools/install.sh", str(LIBSTRATA)], env=script_env(**prefix_env))
+    return run(["sh", "tools/install.sh", *LIBRARIES], env=script_env(**prefix_env))
 
 
 def uninstall(prefix_env: dict) -> subprocess.CompletedProcess:
@@ -83,51 +84,70 @@ def tree(root: Path) -> dict:
 def setUpModule():
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
-    install({"DESTDIR": str(STAGE)})
+    install({"PREFIX": str(ROOT)})
 
 
 class InstallTest(unittest.TestCase):
-    def test_installs_exactly_the_runtime_the_generator_and_strata_pc(self):
+    def test_installs_exactly_the_runtimes_the_json_loader_the_generator_and_their_pc_files(self):
         run(["strata-gen", "--version"])  # running the generator writes nothing into the install
-        expected = {"bin/strata-gen", "include/strata.h", "lib/libstrata.a", "lib/pkgconfig/strata.pc",
-                    "share/strata/install-manifest.txt"}
+        expected = {"bin/strata-gen", "include/strata.h", "lib/libstrata.a", "lib/libstrata_debug.a",
+                    "lib/libstrata_json.a", "lib/pkgconfig/strata.pc", "lib/pkgconfig/strata-debug.pc",
+                    "lib/pkgconfig/strata-json.pc", "share/strata/install-manifest.txt",
+                    "share/strata/strata.schema.json"}
         expected |= {f"share/strata/codegen/{p.name}" for p in (REPO / "codegen").glob("*.py")}
         expected |= {f"share/strata/codegen/templates/{p.name}" for p in (REPO / "codegen/templates").glob("*.j2")}
         files = {path for path, kind in tree(ROOT).items() if kind == "file"}
         self.assertEqual(files, expected)
         self.assertTrue(os.access(ROOT / "bin/strata-gen", os.X_OK))
         self.assertEqual((ROOT / "include/strata.h").read_bytes(), (REPO / "runtime/include/strata.h").read_bytes())
+        for lib, built in zip(("libstrata.a", "libstrata_debug.a", "libstrata_json.a"), LIBRARIES):
+            self.assertEqual((ROOT / "lib" / lib).read_bytes(), Path(built).read_bytes(), lib)
+
+    def test_release_library_has_no_asserts_and_the_debug_one_has(self):
+        """NDEBUG took STRATA_ASSERT out of libstrata.a; libstrata_debug.a keeps it."""
+        def calls_assert(lib):
+            return "__assert_fail" in run(["nm", "-u", str(ROOT / "lib" / lib)]).stdout
+        self.assertFalse(calls_assert("libstrata.a"))
+        self.assertTrue(calls_assert("libstrata_debug.a"))
 
     def test_manifest_lists_every_file_and_every_directory_created(self):
         manifest = (ROOT / "share/strata/install-manifest.txt").read_text(encoding="utf-8").splitlines()
         listed = {line.split(" ", 1)[1] for line in manifest}
-        everything = {"/usr", "/usr/local"} | {f"/usr/local/{p}" for p in tree(ROOT)}
-        self.assertEqual(listed, everything - {"/usr/local/share/strata/install-manifest.txt"})
+        everything = {str(ROOT)} | {f"{ROOT}/{p}" for p in tree(ROOT)}
+        self.assertEqual(listed, everything - {f"{ROOT}/share/strata/install-manifest.txt"})
 
     def test_versions_agree(self):
         version = strata_version()
         self.assertEqual(run(["strata-gen", "--version"]).stdout, f"strata-gen {version}\n")
-        self.assertEqual(run(["pkg-config", "--modversion", "strata"]).stdout, f"{version}\n")
+        for name in ("strata", "strata-debug", "strata-json"):
+            self.assertEqual(run(["pkg-config", "--modversion", name]).stdout, f"{version}\n")
         generator = run(["pkg-config", "--variable=strata_gen", "strata"]).stdout.strip()
         self.assertEqual(run([generator, "--version"]).stdout, f"strata-gen {version}\n")
 
     def test_help_names_the_command(self):
         self.assertTrue(run(["strata-gen", "--help"]).stdout.startswith("usage: strata-gen "))
 
-    def test_pkg_config_flags_point_into_the_staged_install(self):
-        """DESTDIR=... ninja install, then PKG_CONFIG_PATH=... pkg-config gives working flags."""
-        cflags = run(["pkg-config", "--cflags", "strata"]).stdout.split()
-        libs = run(["pkg-config", "--libs", "strata"]).stdout.split()
-        self.assertEqual([Path(f[2:]).resolve() for f in cflags], [ROOT / "include"])
-        self.assertEqual(libs[1:], ["-lstrata"])
-        self.assertEqual(Path(libs[0][2:]).resolve(), ROOT / "lib")
-        source = WORK / "flags.c"
-        source.write_text('#include <stdio.h>\n#include "strata.h"\n'
-                          'int main(void) { puts(strata_result_str(STRATA_OK) ? STRATA_VERSION_STRING : "?"); }\n',
-                          encoding="utf-8")
-        run(["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *cflags, str(source), *libs,
-             "-o", str(WORK / "flags")])
-        self.assertEqual(run([str(WORK / "flags")]).stdout, f"{strata_version()}\n")
+    def test_pkg_config_flags_are_the_prefix_s_paths_spelt_plainly(self):
+        """PREFIX=... ninja install, then PKG_CONFIG_PATH=... pkg-config gives working, normalised flags."""
+        for name, lib in (("strata", "-lstrata"), ("strata-debug", "-lstrata_debug")):
+            with self.subTest(name=name):
+                cflags = run(["pkg-config", "--cflags", name]).stdout.split()
+                libs = run(["pkg-config", "--libs", name]).stdout.split()
+                self.assertEqual(cflags, [f"-I{ROOT}/include"])
+                self.assertEqual(libs, [f"-L{ROOT}/lib", lib])
+                source = WORK / "flags.c"
+                source.write_text('#include <stdio.h>\n#include "strata.h"\n'
+                                  'int main(void) { puts(strata_result_str(STRATA_OK) ? STRATA_VERSION_STRING : "?"); }\n',
+                                  encoding="utf-8")
+                run(["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", *cflags, str(source), *libs,
+                     "-o", str(WORK / "flags")])
+                self.assertEqual(run([str(WORK / "flags")]).stdout, f"{strata_version()}\n")
+
+    def test_strata_json_comes_before_the_runtime_and_brings_jansson(self):
+        libs = run(["pkg-config", "--libs", "strata-json", "strata"]).stdout.split()
+        self.assertEqual([f for f in libs if f.startswith("-l")], ["-lstrata_json", "-ljansson", "-lstrata"])
+        self.assertIn(f"-L{ROOT}/lib", libs)
+        self.assertEqual(run(["pkg-config", "--print-requires", "strata-json"]).stdout.split(), ["jansson"])
 
 
 class UninstallTest(unittest.TestCase):
@@ -151,6 +171,17 @@ class UninstallTest(unittest.TestCase):
         (stage / "opt/strata/share/strata/codegen/templates/mine.j2").unlink()
         self.assertIn("nothing to uninstall", uninstall(prefix).stdout)
 
+    def test_staged_install_names_the_final_prefix_and_pkg_config_s_sysroot_finds_the_stage(self):
+        stage = WORK / "stage"
+        install({"DESTDIR": str(stage), "PREFIX": "/usr"})
+        self.addCleanup(uninstall, {"DESTDIR": str(stage), "PREFIX": "/usr"})
+        self.assertIn("prefix=/usr\n", (stage / "usr/lib/pkgconfig/strata.pc").read_text(encoding="utf-8"))
+        env = {**user_env(), "PKG_CONFIG_PATH": str(stage / "usr/lib/pkgconfig"), "PKG_CONFIG_SYSROOT_DIR": str(stage)}
+        self.assertEqual(run(["pkg-config", "--cflags", "strata"], env=env).stdout.split(), [f"-I{stage}/usr/include"])
+        generator = run(["pkg-config", "--variable=strata_gen", "strata"], env=env).stdout.strip()
+        self.assertEqual(generator, f"{stage}/usr/bin/strata-gen")
+        self.assertEqual(run([generator, "--version"]).stdout, f"strata-gen {strata_version()}\n")
+
     def test_uninstall_removes_the_directories_it_created(self):
         stage = WORK / "stage-empty"
         install({"DESTDIR": str(stage), "PREFIX": "/opt/strata"})
@@ -158,7 +189,7 @@ class UninstallTest(unittest.TestCase):
         self.assertEqual(tree(stage), {})  # DESTDIR itself is not part of the install
 
     def test_relative_prefix_is_refused(self):
-        result = run(["sh", "tools/install.sh", str(LIBSTRATA)], env=script_env(PREFIX="opt"), check=False)
+        result = run(["sh", "tools/install.sh", *LIBRARIES], env=script_env(PREFIX="opt"), check=False)
         self.assertEqual(result.returncode, 1)
         self.assertIn("PREFIX must be an absolute path", result.stderr)
 
@@ -232,6 +263,11 @@ class MakeTest(Build, unittest.TestCase):
 
     def build(self):
         return run(["make", "--no-print-directory"], cwd=self.src).stdout
+
+    def test_links_the_debug_runtime_when_asked(self):
+        log = run(["make", "--no-print-directory", "STRATA=strata-debug"], cwd=self.src).stdout
+        self.assertIn("-lstrata_json -ljansson -lstrata_debug", log)
+        self.assertEqual(self.game(), OUTPUT.format(x=19, v=strata_version()))
 
     def outputs(self):
         b = self.src / "build"

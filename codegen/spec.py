@@ -1,0 +1,269 @@
+"""The schema language's definitions: every key of every section, what its
+value holds, what it means and an example.
+
+The validator reads the key names from here (TOP_LEVEL_KEYS, SYSTEM_KEYS,
+...) to accept and report keys; `jsonschema.py` reads the same definitions to
+write the JSON Schema that editors use for completion, hover text and errors
+as you type. A key added here is therefore known to both at once.
+
+Each Key says what its value holds with one word, `value`:
+
+    name         a C identifier (a world, a phase, a system, a former name)
+    names        a list of names (components, systems, resources)
+    phases       a list of distinct phase names, at least one
+    version      a positive integer
+    flag         true or false
+    fields       a mapping of fields: `name: TYPE`, `name: "TYPE = DEFAULT"`
+                 or `name: {type: TYPE, default: VALUE}`
+    field_type   a field's type: f32, u8[4], char[16], a name from `types:`
+    any          any value, checked by the generator alone (a field's default)
+    access       a system's `resources: {read: [...], write: [...]}`
+    a section    types, components, resources, queries, systems, assemblages:
+                 a mapping from names to what that section declares
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Tuple
+
+# The words a Key's `value` may be (see the module's docstring).
+VALUES = ("name", "names", "phases", "version", "flag", "fields", "field_type", "any", "access",
+          "types", "components", "resources", "queries", "systems", "assemblages")
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a section: what it holds, what it means (an editor's hover
+    text) and an example value (as YAML loads it)."""
+    name: str
+    value: str
+    description: str
+    example: Any
+    required: bool = False
+    default: Any = None  # None: no default beyond "absent"
+
+    def __post_init__(self) -> None:
+        if self.value not in VALUES:
+            raise ValueError(f"key '{self.name}': unknown value kind {self.value!r}")
+
+
+@dataclass(frozen=True)
+class Item:
+    """What a section's entries are (a component, a field, ...): the hover
+    text of an entry and an example of one."""
+    description: str
+    example: Any
+
+
+def names(keys: Tuple[Key, ...]) -> Tuple[str, ...]:
+    return tuple(k.name for k in keys)
+
+
+# --- the top level -----------------------------------------------------------
+
+TOP_LEVEL = (
+    Key("world", "name",
+        "The world's name: a C identifier that prefixes everything generated (`rect` gives `rect_world`, "
+        "`rect_entity`, `RECT_POSITION`). Name the file `<world>.yaml`.",
+        "game", required=True),
+    Key("version", "version",
+        "The schema's own version, a positive integer. Saves record it; a world loads saves of its version "
+        "or older.",
+        1, required=True),
+    Key("phases", "phases",
+        "The ordered phases of a step. Systems run phase by phase; a system names its phase with `phase:`.",
+        ["input", "update", "render"], default=["update"]),
+    Key("types", "types",
+        "Reusable struct types (a mapping of fields) and enums (`{enum: [a, b]}`) that fields of "
+        "components, resources and other types may use.",
+        {"Color": {"r": "u8", "g": "u8", "b": "u8", "a": "u8 = 255"}, "Shape": {"enum": ["square", "circle"]}}),
+    Key("components", "components",
+        "The components, numbered in declaration order. Each is a mapping of fields; one with no fields "
+        "(`{}` or nothing) is a tag.",
+        {"Position": {"x": "f32", "y": "f32"}, "Collision": {}}),
+    Key("resources", "resources",
+        "Singletons stored in the world, each a mapping of at least one field, starting at its defaults.",
+        {"Score": {"value": "i32 = 0"}}),
+    Key("queries", "queries",
+        "Free-standing typed queries: terms over components, iterated with `<world>_<query>_next`.",
+        {"Collidables": {"read": ["Position"], "with": ["Collision"]}}),
+    Key("systems", "systems",
+        "The systems. They run in phase order, then as `before` / `after` say, then in declaration order. "
+        "The game defines `<world>_<system>_run`.",
+        {"Move": {"read": ["Velocity"], "write": ["Position"]}}),
+    Key("assemblages", "assemblages",
+        "Entity templates: the components an entity is created with, with field overrides. Each gives "
+        "`<world>_spawn_<name>(w)` and `<world>_spawn_<name>_many(w, n, out)`.",
+        {"Player": {"extends": "Rect", "Health": {"value": 100}}}),
+    Key("save_name", "name",
+        "The name saves record and loading matches; default: `world`. Versions of one game that differ "
+        "in `world:` keep one `save_name`.",
+        "game"),
+)
+
+# --- queries and systems --------------------------------------------------------
+
+TERMS = (
+    Key("read", "names",
+        "Components required and read: the iterator gives `const T *` columns.",
+        ["Position", "Velocity"]),
+    Key("write", "names",
+        "Components required and written: the iterator gives `T *` columns.",
+        ["Position"]),
+    Key("with", "names",
+        "Components required but not accessed (tags go here): no column in the iterator.",
+        ["Collision"]),
+    Key("without", "names",
+        "Components excluded: an entity with any of them does not match.",
+        ["Frozen"]),
+    Key("optional", "names",
+        "Components not required: the iterator gives a `const T *` that is NULL for tables without it "
+        "(a `bool` for a tag).",
+        ["Target"]),
+)
+# A query (and a system with terms) needs at least one of these.
+REQUIRED = ("read", "write", "with")
+
+CHANGED = Key("changed", "names",
+              "A subset of `read` / `write`: visit only the entities whose listed components were written "
+              "since the last run (one row per batch).",
+              ["Position"])
+
+QUERY = TERMS + (CHANGED,)
+
+SYSTEM = (
+    (Key("phase", "name",
+         "The phase the system runs in; default `update` if it is a phase, else the first phase.",
+         "update", default="update"),)
+    + TERMS
+    + (Key("before", "names", "Systems of the same phase (or a later one) this system runs before.",
+           ["Render"]),
+       Key("after", "names", "Systems of the same phase (or an earlier one) this system runs after.",
+           ["Input"]),
+       Key("resources", "access",
+           "The resources the system reads and writes: `{read: [...], write: [...]}` ('write' gives read "
+           "access too); reached through its context.",
+           {"read": ["Tuning"], "write": ["Score"]}),
+       CHANGED,
+       Key("aspect", "fields",
+           "Per-entity state private to the system, a mapping of fields: made at its defaults when an "
+           "entity starts to match, dropped when it stops; `ctx->aspect[i]` in the run function.",
+           {"sprite": "u32"}),
+       Key("on_add", "flag",
+           "`true`: the game defines `<world>_<system>_on_add(w, e, aspect)`, called when an entity starts "
+           "to match the system.",
+           True, default=False),
+       Key("on_remove", "flag",
+           "`true`: the game defines `<world>_<system>_on_remove(w, e, aspect)`, called when an entity stops "
+           "matching the system.",
+           True, default=False))
+)
+
+RESOURCE_ACCESS = (
+    Key("read", "names", "Resources the system reads: `const T *` in its context.", ["Tuning"]),
+    Key("write", "names", "Resources the system reads and writes: `T *` in its context.", ["Score"]),
+)
+
+# --- bodies of components, resources and fields ---------------------------------
+
+# Keys of a component body that are hooks, not fields.
+HOOKS = (
+    Key("on_add", "flag",
+        "`true`: the game defines `<world>_<component>_on_add(w, e, value)`, called when the component is "
+        "added to an entity.",
+        True, default=False),
+    Key("on_remove", "flag",
+        "`true`: the game defines `<world>_<component>_on_remove(w, e, value)`, called when the component "
+        "is removed or its entity destroyed.",
+        True, default=False),
+)
+
+# Reserved in a component or resource body: not a field.
+RENAMED = Key("renamed_from", "name",
+              "The former name, so that saves made before the rename load into this one. It must not be a "
+              "current name of the same kind.",
+              "Health")
+
+LONG_FIELD = (
+    Key("type", "field_type",
+        "The field's type: bool, i8..i64, u8..u64, f32, f64, entity, char[N] (a string of N-1 bytes), T[N] "
+        "(an array) or a name from `types:`.",
+        "f32", required=True),
+    Key("default", "any",
+        "The field's default, checked against its type: a number, true/false, an enum member, a string "
+        "for char[N], a list for T[N], a mapping overriding some fields of a struct. An entity has none.",
+        1.5),
+    Key("renamed_from", "name",
+        "The field's former name, so that saves made before the rename load into this field.",
+        "value"),
+)
+
+# Reserved in an assemblage body: not a component.
+EXTENDS_KEY = Key("extends", "name",
+                  "The parent assemblage: start from its components and values, then add and override.",
+                  "Rect")
+
+# The one key of an enum type.
+ENUM_KEY = Key("enum", "names", "The enum's members, in order: `<WORLD>_<TYPE>_<MEMBER>` in C.",
+               ["square", "circle"])
+
+# --- what the sections' entries are ----------------------------------------------
+
+ITEMS = {
+    "schema": Item("A Strata schema: one world's components, resources, queries, systems and assemblages, from "
+                   "which strata-gen writes typed C.",
+                   {"world": "game", "version": 1, "components": {"Position": {"x": "f32", "y": "f32"}}}),
+    "type": Item("A reusable type: a struct (a mapping of fields) or an enum (`{enum: [members]}`).",
+                 {"x": "f32", "y": "f32"}),
+    "component": Item("A component: a mapping of fields, `{}` or nothing for a tag. May also have hooks "
+                      "(`on_add`, `on_remove`) and `renamed_from`.",
+                      {"x": "f32", "y": "f32 = 0"}),
+    "resource": Item("A resource: a mapping of at least one field, one value stored in the world.",
+                     {"value": "i32 = 0"}),
+    "query": Item("A query: component terms (`read`, `write`, `with`, `without`, `optional`, `changed`); "
+                  "at least one of `read`, `write` or `with` lists a component.",
+                  {"read": ["Position"], "with": ["Collision"]}),
+    "system": Item("A system: optional query terms, its phase and order, its resources. With no terms it runs "
+                   "once a step.",
+                   {"read": ["Velocity"], "write": ["Position"], "after": ["Input"]}),
+    "assemblage": Item("An entity template: `Component: {}` takes the component's defaults, a mapping "
+                       "overrides some fields; `extends: Parent` starts from another assemblage.",
+                       {"Position": {}, "Health": {"value": 20}}),
+    "field": Item("A field: `TYPE`, `\"TYPE = DEFAULT\"` or `{type: TYPE, default: VALUE}`.",
+                  "f32 = 0"),
+    "override": Item("The component's field values in this assemblage: `{}` for its defaults, or a mapping "
+                     "overriding some fields.",
+                     {"value": 20}),
+}
+
+# --- field types ---------------------------------------------------------------------
+
+SCALAR_DESCRIPTIONS = {
+    "bool": "true or false (C bool)",
+    "i8": "a signed 8-bit integer (int8_t)",
+    "i16": "a signed 16-bit integer (int16_t)",
+    "i32": "a signed 32-bit integer (int32_t)",
+    "i64": "a signed 64-bit integer (int64_t)",
+    "u8": "an unsigned 8-bit integer (uint8_t)",
+    "u16": "an unsigned 16-bit integer (uint16_t)",
+    "u32": "an unsigned 32-bit integer (uint32_t)",
+    "u64": "an unsigned 64-bit integer (uint64_t)",
+    "f32": "a 32-bit float (float)",
+    "f64": "a 64-bit float (double)",
+}
+ENTITY_DESCRIPTION = "a handle to an entity; its default is always the null entity"
+STRING_DESCRIPTION = "char[N]: a NUL-terminated string of at most N-1 bytes (N >= 2)"
+ARRAY_DESCRIPTION = "T[N]: an array of N values of type T"
+
+# --- the names the validator checks keys against ------------------------------------
+
+TOP_LEVEL_KEYS = names(TOP_LEVEL)
+TERM_KEYS = names(TERMS)
+REQUIRED_TERMS = REQUIRED
+QUERY_KEYS = names(QUERY)
+SYSTEM_KEYS = names(SYSTEM)
+HOOK_KEYS = names(HOOKS)  # in a component body: hooks, not fields
+LONG_FIELD_KEYS = names(LONG_FIELD)
+RENAMED_FROM = RENAMED.name  # reserved in a component or resource body: not a field
+EXTENDS = EXTENDS_KEY.name  # reserved in an assemblage body: not a component
+RESOURCE_ACCESS_KEYS = names(RESOURCE_ACCESS)

@@ -1,0 +1,91 @@
+"""tools/check-layers.py on small runtimes planted in a temporary directory:
+a clean one passes, a cycle and an upward include fail naming the include."""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "check-layers.py"
+
+# A small runtime in three layers: mem at the bottom, then table and
+# save/format, then world; strata.h is public, strata_unity.h exempt.
+LAYERS = """\
+# bottom-up
+mem
+table save/format   # one layer, two modules
+world
+"""
+CLEAN = {
+    "include/strata.h": "#pragma once\n",
+    "mem.h": '#include "strata.h"\n',
+    "mem.c": '#include "mem.h"\n#include <stdlib.h>\n',
+    "table.h": '#include "mem.h"\n',
+    "table.c": '#include "table.h"\n#include "strata.h"\n',
+    "save/format.h": '#include "../mem.h"\n',
+    "save/format.c": '#include "format.h"\n#include "table.h"\n',
+    "world.c": '#include "table.h"\n#include "save/format.h"\n#include "mem.h"\n',
+    "strata_unity.h": '#include "world.c"\n#include "table.c"\n#include "mem.c"\n',
+}
+
+
+class CheckLayersTest(unittest.TestCase):
+    def plant(self, files, layers=LAYERS):
+        root = Path(self.tmp.name) / "runtime"
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        if layers is not None:
+            (root / "LAYERS").write_text(layers, encoding="utf-8")
+        return root
+
+    def check(self, root):
+        return subprocess.run([sys.executable, str(SCRIPT), str(root)], capture_output=True, text=True)
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def test_check_layers_passes_a_clean_tree(self):
+        result = self.check(self.plant(CLEAN))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("layers hold", result.stdout)
+
+    def test_check_layers_fails_on_an_upward_include(self):
+        root = self.plant({**CLEAN, "table.c": '#include "table.h"\n\n#include "world.c"\n'})
+        result = self.check(root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(f'{root / "table.c"}:3: error: #include "world.c": \'table\' (layer 2) includes '
+                      "'world' of a higher layer (3)", result.stderr)
+
+    def test_check_layers_fails_on_a_cycle_within_a_layer(self):
+        root = self.plant({**CLEAN, "table.h": '#include "mem.h"\n#include "save/format.h"\n'})
+        result = self.check(root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("error: include cycle: save/format -> table -> save/format", result.stderr)
+        self.assertIn(f'{root / "table.h"}:2: #include "save/format.h"', result.stderr)
+        self.assertIn(f'{root / "save/format.c"}:2: #include "table.h"', result.stderr)
+        self.assertNotIn("higher layer", result.stderr)
+
+    def test_check_layers_fails_on_a_file_in_no_layer(self):
+        result = self.check(self.plant({**CLEAN, "hook.c": '#include "mem.h"\n'}))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("hook.c:1: error: module 'hook' is in no layer of", result.stderr)
+
+    def test_check_layers_fails_on_a_module_without_files(self):
+        result = self.check(self.plant(CLEAN, LAYERS + "query\n"))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("error: module 'query' has no query.c or query.h", result.stderr)
+
+    def test_check_layers_skips_only_without_a_layers_file(self):
+        result = self.check(self.plant({**CLEAN, "table.c": '#include "world.c"\n'}, layers=None))
+        self.assertEqual(result.returncode, 0)
+        self.assertIn("LAYERS does not exist", result.stdout)
+        (Path(self.tmp.name) / "runtime" / "LAYERS").write_text(LAYERS, encoding="utf-8")
+        self.assertEqual(self.check(Path(self.tmp.name) / "runtime").returncode, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Check that the runtime's modules are layered: no include cycle, and no
+module including the header of a module in a higher layer.
+
+    python3 tools/check-layers.py [RUNTIME_DIR]      (default: runtime)
+
+RUNTIME_DIR/LAYERS lists the modules bottom-up, one layer a line, the
+modules of a layer separated by spaces; '#' starts a comment. A module is a
+path relative to RUNTIME_DIR without its extension (`mem`, `save/format`):
+foo.c and foo.h are one module. Every .c and .h under RUNTIME_DIR must be in
+a layer, except include/strata.h (the public header, which anyone may
+include) and strata_unity.h (which includes every .c on purpose).
+
+`#include "..."` is resolved as the compiler does with -Iruntime/include
+-Iruntime: beside the including file, then in include/, then at the top.
+Includes that resolve outside RUNTIME_DIR are not the runtime's concern.
+Each problem is printed compiler style (file:line: error: ...); the exit
+status is 1 if there is any. Without a LAYERS file the check says so and
+passes: there is nothing to check against.
+"""
+import os
+import re
+import sys
+
+PUBLIC = "include/strata"      # the public header: included by anyone
+EXEMPT = {"strata_unity"}      # includes every .c by design
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def module_of(rel):
+    return os.path.splitext(rel)[0].replace(os.sep, "/")
+
+
+def read_layers(path, errors):
+    """{module: layer number (0 = bottom)} from the LAYERS file."""
+    layers = {}
+    with open(path, encoding="utf-8") as f:
+        number = 0
+        for lineno, line in enumerate(f, 1):
+            names = line.split("#", 1)[0].split()
+            if not names:
+                continue
+            for name in names:
+                if name in layers:
+                    errors.append(f"{path}:{lineno}: error: module '{name}' is listed twice")
+                layers[name] = number
+            number += 1
+    return layers
+
+
+def runtime_files(root):
+    """Every .c and .h under root, relative to it, sorted."""
+    found = []
+    for top, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in files:
+            if name.endswith((".c", ".h")):
+                found.append(os.path.relpath(os.path.join(top, name), root))
+    return sorted(found)
+
+
+def resolve(root, rel, target):
+    """The file an `#include "target"` in root/rel names, relative to root, or None."""
+    for base in (os.path.dirname(rel), "include", ""):
+        candidate = os.path.normpath(os.path.join(base, target))
+        if not candidate.startswith(".." + os.sep) and os.path.isfile(os.path.join(root, candidate)):
+            return candidate
+    return None
+
+
+def find_cycle(graph):
+    """One cycle of the module graph as a list of modules [a, b, ..., a], or None."""
+    state = {}  # module -> 1 while on the DFS stack, 2 when done
+
+    def visit(node, stack):
+        state[node] = 1
+        stack.append(node)
+        for succ in sorted(graph.get(node, ())):
+            if state.get(succ) == 1:
+                return stack[stack.index(succ):] + [succ]
+            if succ not in state:
+                found = visit(succ, stack)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node, [])
+            if found:
+                return found
+    return None
+
+
+def check(root):
+    """The list of problems (strings) with root's layering; None if root has no LAYERS."""
+    layers_path = os.path.join(root, "LAYERS")
+    if not os.path.isfile(layers_path):
+        return None
+    errors = []
+    layers = read_layers(layers_path, errors)
+    files = runtime_files(root)
+    shown = {rel: os.path.join(root, rel) for rel in files}
+    modules = {module_of(rel) for rel in files}
+    for rel in files:
+        m = module_of(rel)
+        if m not in layers and m != PUBLIC and m not in EXEMPT:
+            errors.append(f"{shown[rel]}:1: error: module '{m}' is in no layer of {layers_path}")
+    for name in sorted(set(layers) - modules):
+        errors.append(f"{layers_path}: error: module '{name}' has no {name}.c or {name}.h")
+
+    graph = {}   # module -> modules it includes
+    where = {}   # (module, module) -> "file:line: #include "..."" of the first such include
+    for rel in files:
+        src = module_of(rel)
+        if src in EXEMPT:
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                match = INCLUDE.match(line)
+                target = match and resolve(root, rel, match.group(1))
+                if not target:
+                    continue
+                dst = module_of(target)
+                if dst == src or dst == PUBLIC:
+                    continue
+                site = f'{shown[rel]}:{lineno}: #include "{match.group(1)}"'
+                where.setdefault((src, dst), site)
+                graph.setdefault(src, set()).add(dst)
+                if dst in EXEMPT:
+                    errors.append(f"{site.replace(': #', ': error: #', 1)}: {dst}.h is for tests only")
+                elif src in layers and dst in layers and layers[dst] > layers[src]:
+                    errors.append(f"{site.replace(': #', ': error: #', 1)}: '{src}' (layer {layers[src] + 1}) "
+                                  f"includes '{dst}' of a higher layer ({layers[dst] + 1})")
+    cycle = find_cycle(graph)
+    if cycle:
+        errors.append(f"error: include cycle: {' -> '.join(cycle)}")
+        errors += [f"  {where[(a, b)]}" for a, b in zip(cycle, cycle[1:])]
+    return errors
+
+
+def main(argv):
+    root = argv[0] if argv else "runtime"
+    errors = check(root)
+    if errors is None:
+        print(f"check-layers: {os.path.join(root, 'LAYERS')} does not exist: nothing to check, skipped")
+        return 0
+    for e in errors:
+        print(e, file=sys.stderr)
+    if errors:
+        return 1
+    print(f"check-layers: {root}: layers hold, no include cycle")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
