@@ -108,7 +108,8 @@ def main() -> int:
         f"file-scope identifiers of <{'.h>, <'.join(HEADERS)}.h>\n"
         "in C11 and GNU mode (gcc and clang, glibc); the predefined macros of GNU C;\n"
         "the header names a world's `<world>.h` would hide. Identifiers that start\n"
-        'with an underscore are left out: no schema name makes one."""\n\n')
+        "with an underscore are left out: C reserves them all at file scope, and\n"
+        '`_X` and `__x` everywhere, which names.py checks by their spelling."""\n\n')
     sys.stdout.write(_listing("KEYWORDS", C11_KEYWORDS + C23_KEYWORDS) + "\n")
     sys.stdout.write("# Macros: no generated identifier, in any scope, may be one of these.\n")
     sys.stdout.write(_listing("MACROS", found_macros) + "\n")

@@ -450,8 +450,8 @@ def _reserved_by(name: Name) -> Optional[str]:
         return "declared by the C library"
     if ident.startswith("STRATA_") or (name.scope in (FILE, MACRO) and _RUNTIME_PREFIX.match(ident)):
         return "reserved for the Strata runtime (strata_*, STRATA_*)"
-    if _IMPLEMENTATION.match(ident):
-        return "reserved for the C implementation (a leading '_' and a capital or '_')"
+    if _IMPLEMENTATION.match(ident) or (name.scope in (FILE, MACRO) and ident.startswith("_")):
+        return "reserved for the C implementation (a leading '_' at file scope, or '_' and a capital or '_')"
     return None
 
 

@@ -3,7 +3,8 @@
 file-scope identifiers of <stdint.h>, <stddef.h>, <stdbool.h>, <stdio.h>, <stdlib.h>, <string.h>, <errno.h>, <math.h>, <assert.h>, <stdalign.h>, <limits.h>, <float.h>
 in C11 and GNU mode (gcc and clang, glibc); the predefined macros of GNU C;
 the header names a world's `<world>.h` would hide. Identifiers that start
-with an underscore are left out: no schema name makes one."""
+with an underscore are left out: C reserves them all at file scope, and
+`_X` and `__x` everywhere, which names.py checks by their spelling."""
 
 KEYWORDS = frozenset("""
     _Alignas _Alignof _Atomic _BitInt _Bool _Complex _Decimal128 _Decimal32 _Decimal64 _Generic
