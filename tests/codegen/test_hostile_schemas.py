@@ -117,6 +117,11 @@ class HostileSchemaTest(unittest.TestCase):
         self.assert_rejected(world("components:\n  Max: {x: f32}\n", "int8"), "INT8_MAX")
         self.assert_rejected(world("types:\n  T: {x: f32}\ncomponents:\n  A: {t: T}\n", "size"), "size_t")
 
+    def test_names_c_reserves_for_the_implementation(self):
+        for field in ("_X", "__x"):
+            self.assert_rejected(world(f"components:\n  A: {{{field}: f32}}\n"), "reserved for the C implementation")
+        self.assert_rejected(world("", "_w"), "reserved for the C implementation")
+
     def test_world_names_that_hide_headers(self):
         for name in ("strata", "strata_json", "stdint", "stdio", "stdbool", "stddef", "math", "string"):
             self.assert_rejected(world("", name), "would hide a header")
