@@ -380,7 +380,7 @@ typedef enum strata_kind_t {
 /* One field of a struct, component or the resource block (static data). */
 typedef struct strata_field_desc_t {
     const char *name;                      /* the schema's field name */
-    const char *renamed_from;              /* its former name (`renamed_from:`), or NULL */
+    const char *const *renamed_from;       /* its former names (`renamed_from:`), NULL-terminated, or NULL */
     const struct strata_type_desc_t *type; /* STRUCT and ENUM: the type; else NULL */
     uint32_t offset;                       /* offsetof in the enclosing C struct */
     uint32_t size;                         /* bytes of one element; N for char[N] */
@@ -392,7 +392,7 @@ typedef struct strata_field_desc_t {
 /* A struct or enum type, a component or the resource block (static data). */
 typedef struct strata_type_desc_t {
     const char *name;                   /* the schema's name */
-    const char *renamed_from;           /* components: the former name, or NULL */
+    const char *const *renamed_from;    /* components: the former names, NULL-terminated, or NULL */
     uint32_t size;                      /* sizeof the C type; 0 for a tag */
     uint32_t count;                     /* fields (struct) or members (enum) */
     const strata_field_desc_t *fields;  /* struct: its fields in declaration order */

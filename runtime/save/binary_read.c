@@ -365,8 +365,8 @@ static bool load_map_struct(load_t *ld, file_value_t *v, int64_t counted, file_f
     sti_evolve_names_t names = sti_evolve_fields(tf, tcount);
     for (uint32_t j = 0; j < tcount; j++) {
         const strata_field_desc_t *t = &tf[j];
-        bool renamed;
-        const file_field_t *from = sti_evolve_source(&names, j, &saved, &renamed);
+        const char *former;
+        const file_field_t *from = sti_evolve_source(&names, j, &saved, &former);
         if (from == NULL) {
             if (report && !load_change(ld, STRATA_CHANGE_ADDED, counted, path, t->name, strlen(t->name), NULL)) {
                 return false;
@@ -374,8 +374,8 @@ static bool load_map_struct(load_t *ld, file_value_t *v, int64_t counted, file_f
             continue;
         }
         int64_t match = from - ff;
-        if (report && renamed &&
-            !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, t->name, strlen(t->name), t->renamed_from)) {
+        if (report && former != NULL &&
+            !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, t->name, strlen(t->name), former)) {
             return false;
         }
         uint32_t at = src;
@@ -427,8 +427,8 @@ static bool load_map_values(load_t *ld, file_value_t *values, uint32_t count, bo
     for (uint32_t i = 0; i < names.count; i++) {
         const strata_type_desc_t *t = resources ? rt->fields[i].type : &s->component_types[i];
         const char *name = resources ? rt->fields[i].name : t->name;
-        bool renamed;
-        const file_value_t *from = sti_evolve_source(&names, i, &saved, &renamed);
+        const char *former;
+        const file_value_t *from = sti_evolve_source(&names, i, &saved, &former);
         if (from == NULL) {
             if (!load_change(ld, STRATA_CHANGE_ADDED, resources ? -1 : -2, path, name, strlen(name), NULL)) {
                 return false;
@@ -439,8 +439,7 @@ static bool load_map_values(load_t *ld, file_value_t *values, uint32_t count, bo
         int64_t counted = resources ? -1 : match;
         file_value_t *v = &values[match];
         v->target = i;
-        const char *former = resources ? rt->fields[i].renamed_from : t->renamed_from;
-        if (renamed && !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, name, strlen(name), former)) {
+        if (former != NULL && !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, name, strlen(name), former)) {
             return false;
         }
         char sub[100];

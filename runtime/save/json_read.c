@@ -354,16 +354,16 @@ static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t 
     size_t matched = 0;
     for (uint32_t i = 0; i < count; i++) {
         const strata_field_desc_t *f = &fields[i];
-        bool renamed;
-        json_t *v = (json_t *)sti_evolve_source(&names, i, &saved, &renamed);
-        const char *key = renamed ? f->renamed_from : f->name;
+        const char *former;
+        json_t *v = (json_t *)sti_evolve_source(&names, i, &saved, &former);
+        const char *key = former != NULL ? former : f->name;
         if (v == NULL) {
             if (!json_change(jl, STRATA_CHANGE_ADDED, resource, path, f->name, NULL)) {
                 return false;
             }
             continue;
         }
-        if (renamed && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, f->name, key)) {
+        if (former != NULL && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, f->name, key)) {
             return false;
         }
         matched++;
@@ -416,7 +416,7 @@ static bool json_component_map(json_load_t *jl, json_t *entities) {
     sti_evolve_names_t names = sti_evolve_components(s);
     bool formers = false;
     for (uint32_t c = 0; c < names.count; c++) {
-        formers = formers || s->component_types[c].renamed_from != NULL;
+        formers = formers || sti_evolve_has_former(&names, c);
     }
     jl->components = json_object();
     json_t *seen = formers ? json_object() : NULL;
@@ -431,9 +431,9 @@ static bool json_component_map(json_load_t *jl, json_t *entities) {
     }
     sti_evolve_saved_t saved = {formers ? (const void *)seen : (const void *)s, formers ? json_find : json_find_any};
     for (uint32_t c = 0; ok && c < names.count; c++) {
-        bool renamed;
-        if (sti_evolve_source(&names, c, &saved, &renamed) != NULL) {
-            const char *key = renamed ? s->component_types[c].renamed_from : s->component_types[c].name;
+        const char *former;
+        if (sti_evolve_source(&names, c, &saved, &former) != NULL) {
+            const char *key = former != NULL ? former : s->component_types[c].name;
             ok = json_object_set_new(jl->components, key, json_integer(c)) == 0;
         }
     }
