@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "save.h"
+#include "save_text.h"
 
 /* --- Helpers -------------------------------------------------------------- */
 
@@ -75,27 +76,6 @@ static save_world *make_world(save_entity out[8]) {
     return w;
 }
 
-/* The world's binary save in a fresh buffer (caller frees). */
-static unsigned char *save_bytes(const save_world *w, size_t *size) {
-    assert_int_equal(save_world_save_mem(w, NULL, 0, size), STRATA_ERR_LIMIT);
-    unsigned char *buf = malloc(*size);
-    assert_non_null(buf);
-    size_t again = 0;
-    assert_int_equal(save_world_save_mem(w, buf, *size, &again), STRATA_OK);
-    assert_int_equal(again, *size);
-    return buf;
-}
-
-/* The world's JSON dump as a NUL-terminated string (caller frees). */
-static char *json_text(const save_world *w) {
-    size_t size = 0;
-    assert_int_equal(save_world_dump_json_mem(w, NULL, 0, &size), STRATA_ERR_LIMIT);
-    char *buf = malloc(size + 1);
-    assert_non_null(buf);
-    assert_int_equal(save_world_dump_json_mem(w, buf, size, &size), STRATA_OK);
-    buf[size] = '\0';
-    return buf;
-}
 
 /* True if the world's save and JSON are exactly `bytes` and `json`. */
 static void assert_world_is(const save_world *w, const unsigned char *bytes, size_t size, const char *json) {

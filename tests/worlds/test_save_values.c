@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "save.h"
+#include "save_text.h"
 
 /* --- The table -------------------------------------------------------------- */
 
@@ -131,24 +132,6 @@ static save_world *world_of(const case_t *c, save_entity *out) {
     assert_int_equal(save_everything_add(w, e, v), STRATA_OK);
     *out = e;
     return w;
-}
-
-static char *json_text(const save_world *w) {
-    size_t size = 0;
-    assert_int_equal(save_world_dump_json_mem(w, NULL, 0, &size), STRATA_ERR_LIMIT);
-    char *buf = malloc(size + 1);
-    assert_non_null(buf);
-    assert_int_equal(save_world_dump_json_mem(w, buf, size, &size), STRATA_OK);
-    buf[size] = '\0';
-    return buf;
-}
-
-static unsigned char *save_bytes(const save_world *w, size_t *size) {
-    assert_int_equal(save_world_save_mem(w, NULL, 0, size), STRATA_ERR_LIMIT);
-    unsigned char *buf = malloc(*size);
-    assert_non_null(buf);
-    assert_int_equal(save_world_save_mem(w, buf, *size, size), STRATA_OK);
-    return buf;
 }
 
 /* Every field of e's Everything in `got` has the bits it has in `want`. */
