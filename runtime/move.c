@@ -4,53 +4,67 @@
 
 const unsigned char sti_zeros[STI_SMALL_SIZE] = {0};
 
-/* The column work of a move between tables that differ by one component
- * (its column, if any, at `hole` in the larger one); `add` and `small`
- * are constants in each caller below, so each gets its own tight loop. */
-STI_HOT void move_columns(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row, bool add,
-                          bool small) {
-    const sti_column_t *s = src->dense;
-    const sti_column_t *end = s + src->column_count;
-    const sti_column_t *d = dst->dense;
-    /* The column only the larger table has; the walk steps over it. */
-    const sti_column_t *skip = hole == STI_NO_HOLE ? NULL : (add ? d : s) + hole;
-    size_t from = row;
-    size_t last = src->count;
-    size_t to = dst->count - 1;
-    for (const sti_column_t *c = s; c < end; c++) {
-        if (add && d == skip) {
-            d++;
+/* One size class of a plan: `n` pairs from *pp, each element `size` bytes
+ * (a constant in each use below, so the copies are a load and a store). */
+#define MOVE_CLASS(pp, n, size_expr, copy)                                                                    \
+    for (const sti_plan_pair_t *e_ = (pp) + (n); (pp) < e_; (pp)++) {                                         \
+        unsigned char *s_ = (pp)->src->data;                                                                  \
+        size_t z_ = (size_expr);                                                                              \
+        copy((pp)->dst->data + to * z_, s_ + row * z_, z_);                                                   \
+        if (fill) {                                                                                           \
+            copy(s_ + row * z_, s_ + last * z_, z_);                                                          \
+        }                                                                                                     \
+    }
+
+/* A copy of a constant number of bytes (inlined to loads and stores). */
+#define MOVE_FIXED(d, s, z) memcpy((d), (s), (z))
+
+/* Every pair of a plan of one size class `z` (a constant in each use). */
+STI_HOT void move_uniform(const sti_plan_pair_t *q, uint32_t n, size_t row, size_t last, size_t to, size_t z) {
+    const sti_plan_pair_t *e = q + n;
+    if (row != last) {
+        for (; q < e; q++) {
+            unsigned char *s = q->src->data;
+            memcpy(q->dst->data + to * z, s + row * z, z);
+            memcpy(s + row * z, s + last * z, z);
         }
-        if (add || c != skip) {
-            sti_copy_move(d->data + to * c->size, c->data + from * c->size, c->size, small);
-            d++;
+    } else {
+        for (; q < e; q++) {
+            memcpy(q->dst->data + to * z, q->src->data + row * z, z);
         }
     }
-    if (from != last) {
-        for (const sti_column_t *c = s; c < end; c++) {
-            sti_copy_move(c->data + from * c->size, c->data + last * c->size, c->size, small);
-        }
+}
+
+void sti_plan_copy(const sti_plan_t *p, uint32_t row_, uint32_t last_, uint32_t to_) {
+    size_t row = row_, last = last_, to = to_;
+    switch (p->uniform) {
+    case STI_PLAN_4:
+        move_uniform(p->pairs, p->total, row, last, to, 4);
+        break;
+    case STI_PLAN_8:
+        move_uniform(p->pairs, p->total, row, last, to, 8);
+        break;
+    case STI_PLAN_12:
+        move_uniform(p->pairs, p->total, row, last, to, 12);
+        break;
+    case STI_PLAN_16:
+        move_uniform(p->pairs, p->total, row, last, to, 16);
+        break;
+    default: {
+        bool fill = row != last;
+        const sti_plan_pair_t *q = p->pairs;
+        MOVE_CLASS(q, p->count[STI_PLAN_4], 4, MOVE_FIXED);
+        MOVE_CLASS(q, p->count[STI_PLAN_8], 8, MOVE_FIXED);
+        MOVE_CLASS(q, p->count[STI_PLAN_12], 12, MOVE_FIXED);
+        MOVE_CLASS(q, p->count[STI_PLAN_16], 16, MOVE_FIXED);
+        MOVE_CLASS(q, p->count[STI_PLAN_ANY], q->src->size, sti_copy);
+        break;
     }
-}
-
-/* Column work of an add-edge move, small columns. */
-void sti_columns_add_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, true, true);
-}
-
-/* Column work of an add-edge move, with a column above STI_SMALL_SIZE. */
-void sti_columns_add_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, true, false);
-}
-
-/* Column work of a remove-edge move, small columns. */
-void sti_columns_remove_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, false, true);
-}
-
-/* Column work of a remove-edge move, with a column above STI_SMALL_SIZE. */
-void sti_columns_remove_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, false, false);
+    }
+    const sti_column_t *c = p->dropped;
+    if (c != NULL && row != last) {
+        sti_copy(c->data + row * c->size, c->data + last * c->size, c->size);
+    }
 }
 
 /* Move an entity's row from src to any dst (room reserved), copying the
@@ -138,7 +152,7 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
         const sti_column_t *col = &dst->dense[hole];
         sti_value_write(w, col->data + (size_t)dst->count * col->size, c, value);
     }
-    sti_row_move_edge(w, rec, src, dst, hole, true);
+    sti_row_move_edge(w, rec, src, dst, edge->plan);
     return STRATA_OK;
 }
 
@@ -155,7 +169,7 @@ STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *r
     if (edge->hooked) {
         return move_hooked(w, rec, src, edge->table, 0, NULL, NULL);
     }
-    sti_row_move_edge(w, rec, src, edge->table, edge->hole, false);
+    sti_row_move_edge(w, rec, src, edge->table, edge->plan);
     return STRATA_OK;
 }
 
