@@ -67,6 +67,8 @@ def chart(strata, bitecs, path):
             bars.append(("bitECS", js[key(row)]))
         target = row.get("target", {})
         limit = target.get("limit") if target.get("kind") == "max" else None
+        if target.get("kind") == "ratio" and "plain" in row:
+            limit = target["limit"] * row["plain"]["median"]  # a ratio target, drawn in ns at this run's baseline
         groups.append((label(row), bars, limit))
     values = [v for _, bars, _ in groups for _, s in bars for v in (s["min"], s["max"])]
     lo = 10 ** math.floor(math.log10(min(values)))
