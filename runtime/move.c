@@ -19,14 +19,23 @@ const unsigned char sti_zeros[STI_SMALL_SIZE] = {0};
 /* A copy of a constant number of bytes (inlined to loads and stores). */
 #define MOVE_FIXED(d, s, z) memcpy((d), (s), (z))
 
-/* Every pair of a plan of one size class `z` (a constant in each use). */
-STI_HOT void move_uniform(const sti_plan_pair_t *q, uint32_t n, size_t row, size_t last, size_t to, size_t z) {
-    const sti_plan_pair_t *e = q + n;
+/* The swap-remove of a plan's dropped column (row `last` fills row `row`). */
+static void move_drop(const sti_column_t *c, size_t row, size_t last) {
+    sti_copy(c->data + row * c->size, c->data + last * c->size, c->size);
+}
+
+/* Every pair of a plan whose pairs share size class `z` (a constant in
+ * each use), then the dropped column. */
+STI_HOT void move_uniform(const sti_plan_t *p, size_t row, size_t last, size_t to, size_t z) {
+    const sti_plan_pair_t *q = p->pairs, *e = q + p->total;
     if (row != last) {
         for (; q < e; q++) {
             unsigned char *s = q->src->data;
             memcpy(q->dst->data + to * z, s + row * z, z);
             memcpy(s + row * z, s + last * z, z);
+        }
+        if (p->dropped != NULL) {
+            move_drop(p->dropped, row, last);
         }
     } else {
         for (; q < e; q++) {
@@ -35,37 +44,41 @@ STI_HOT void move_uniform(const sti_plan_pair_t *q, uint32_t n, size_t row, size
     }
 }
 
-void sti_plan_copy(const sti_plan_t *p, uint32_t row_, uint32_t last_, uint32_t to_) {
-    size_t row = row_, last = last_, to = to_;
-    switch (p->uniform) {
-    case STI_PLAN_4:
-        move_uniform(p->pairs, p->total, row, last, to, 4);
-        break;
-    case STI_PLAN_8:
-        move_uniform(p->pairs, p->total, row, last, to, 8);
-        break;
-    case STI_PLAN_12:
-        move_uniform(p->pairs, p->total, row, last, to, 12);
-        break;
-    case STI_PLAN_16:
-        move_uniform(p->pairs, p->total, row, last, to, 16);
-        break;
-    default: {
-        bool fill = row != last;
-        const sti_plan_pair_t *q = p->pairs;
-        MOVE_CLASS(q, p->count[STI_PLAN_4], 4, MOVE_FIXED);
-        MOVE_CLASS(q, p->count[STI_PLAN_8], 8, MOVE_FIXED);
-        MOVE_CLASS(q, p->count[STI_PLAN_12], 12, MOVE_FIXED);
-        MOVE_CLASS(q, p->count[STI_PLAN_16], 16, MOVE_FIXED);
-        MOVE_CLASS(q, p->count[STI_PLAN_ANY], q->src->size, sti_copy);
-        break;
-    }
-    }
-    const sti_column_t *c = p->dropped;
-    if (c != NULL && row != last) {
-        sti_copy(c->data + row * c->size, c->data + last * c->size, c->size);
+/* One copy function a size class; each a leaf with a few registers. */
+static void move_copy_4(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 4);
+}
+
+static void move_copy_8(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 8);
+}
+
+static void move_copy_12(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 12);
+}
+
+static void move_copy_16(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 16);
+}
+
+/* Pairs of mixed sizes: one loop a class. */
+static void move_copy_mixed(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    bool fill = row != last;
+    const sti_plan_pair_t *q = p->pairs;
+    MOVE_CLASS(q, p->count[STI_PLAN_4], 4, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_8], 8, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_12], 12, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_16], 16, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_ANY], q->src->size, sti_copy);
+    if (p->dropped != NULL && fill) {
+        move_drop(p->dropped, row, last);
     }
 }
+
+void (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *, size_t, size_t, size_t) = {
+    [STI_PLAN_4] = move_copy_4,   [STI_PLAN_8] = move_copy_8,       [STI_PLAN_12] = move_copy_12,
+    [STI_PLAN_16] = move_copy_16, [STI_PLAN_ANY] = move_copy_mixed,
+};
 
 /* Move an entity's row from src to any dst (room reserved), copying the
  * columns both have; columns only dst has are left for the caller to fill.

@@ -67,8 +67,9 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
  * the destination `to`): row `row` of each planned column goes to row `to`
  * of its destination column, then row `last` fills row `row` (the dropped
  * column too). Columns the plan leaves out (the added component's) are the
- * caller's. Out of line, so the callers stay small. */
-void sti_plan_copy(const sti_plan_t *p, uint32_t row, uint32_t last, uint32_t to);
+ * caller's. One function a plan's p->uniform class (STI_PLAN_ANY: mixed
+ * sizes), each a small leaf out of line, so the callers stay small. */
+extern void (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *p, size_t row, size_t last, size_t to);
 
 /* Move an entity's row from src to the end of dst (room reserved) along
  * an edge, copying the columns its plan lists, and return the new row. */
@@ -77,7 +78,7 @@ STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_tab
     uint32_t row = rec->row;
     uint32_t to = sti_row_finish(w, rec, src, dst);
     if (src->column_count > 0) {
-        sti_plan_copy(plan, row, src->count, to);
+        sti_plan_copiers[plan->uniform](plan, row, src->count, to);
     }
     return to;
 }
