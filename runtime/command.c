@@ -190,6 +190,68 @@ static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
     return first;
 }
 
+/* The handle of a run's entry. */
+static strata_entity_t command_run_entity(const unsigned char *entry) {
+    strata_entity_t e;
+    memcpy(&e, entry, sizeof e);
+    return e;
+}
+
+/* A batch of a run, when the entries from `at` on begin with every row of
+ * one table in row order (a system that changes each entity it visits):
+ * the whole table moves along the edge with one copy a column, which ends
+ * as applying those entries one at a time would (each entity's row, the
+ * order of the marks). Returns the entries applied, 0 when the run does not
+ * start so (or the edge runs hooks, or making it or room fails):
+ * the caller then applies one entry. A table is checked once a run
+ * (*tried: the first STRATA_MAX_COMPONENTS table ids, a mask's bits; tables
+ * past them never batch), so a run costs O(entries) however ordered. */
+static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsigned char *at, size_t stride,
+                                  uint32_t c, strata_mask_t *tried) {
+    bool add = cmd->kind == STI_CMD_ADD_RUN;
+    sti_record_t *rec = sti_record_lookup(w, command_run_entity(at));
+    if (rec == NULL || rec->row != 0) {
+        return 0;
+    }
+    sti_table_t *src = w->tables[rec->table];
+    uint32_t n = src->count;
+    const sti_edge_t *edge = &src->edges[add ? c : w->component_count + c];
+    if (n < 2 || n > cmd->n - cmd->done || add == strata_mask_test(&src->mask, c) ||
+        src->id >= STRATA_MAX_COMPONENTS || strata_mask_test(tried, src->id)) {
+        return 0;
+    }
+    strata_mask_set(tried, src->id);
+    if (edge->table == NULL && sti_table_edge(w, src, c, add, NULL) != STRATA_OK) {
+        return 0; /* the first entry, applied alone, meets the error again and reports it */
+    }
+    if (edge->hooked) {
+        return 0;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        rec = sti_record_lookup(w, command_run_entity(at + stride * i));
+        if (rec == NULL || rec->table != src->id || rec->row != i) {
+            return 0;
+        }
+    }
+    sti_table_t *dst = edge->table;
+    if (sti_table_reserve(w, dst, n) != STRATA_OK) {
+        return 0;
+    }
+    uint32_t to = sti_move_all_rows(w, src, dst, edge->plan);
+    if (add && edge->hole != STI_NO_HOLE) {
+        const sti_column_t *col = &dst->dense[edge->hole];
+        for (uint32_t i = 0; i < n; i++) {
+            sti_copy(col->data + (size_t)(to + i) * col->size, at + stride * i + sizeof(strata_entity_t), col->size);
+        }
+    }
+    if (add) {
+        for (uint32_t i = 0; i < n; i++) {
+            sti_mark_ids(w, command_run_entity(at + stride * i), 1, &c);
+        }
+    }
+    return n;
+}
+
 /* Apply a run to its entities still alive, one after the other, resuming
  * after those a failed settle already did; the results as for ADD and
  * REMOVE commands. */
@@ -199,10 +261,16 @@ static strata_result_t command_apply_run(strata_world_t *w, sti_cmd_t *cmd) {
     size_t stride = command_run_stride(w, kind, c);
     bool tag = w->components[c].size == 0;
     const unsigned char *at = command_run_entries(cmd) + stride * cmd->done;
+    strata_mask_t tried = {{0}}; /* tables (by id, the first STRATA_MAX_COMPONENTS) checked for a batch */
     strata_result_t first = STRATA_OK;
     for (; cmd->done < cmd->n; cmd->done++, at += stride) {
-        strata_entity_t e;
-        memcpy(&e, at, sizeof e);
+        uint32_t batch = command_run_block(w, cmd, at, stride, c, &tried);
+        if (batch > 0) {
+            cmd->done += batch - 1;
+            at += stride * (batch - 1);
+            continue;
+        }
+        strata_entity_t e = command_run_entity(at);
         sti_record_t *rec = sti_record_lookup(w, e);
         if (rec == NULL) {
             continue;

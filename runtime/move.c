@@ -80,6 +80,23 @@ void (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *, size_t, siz
     [STI_PLAN_16] = move_copy_16, [STI_PLAN_ANY] = move_copy_mixed,
 };
 
+uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan) {
+    uint32_t n = src->count, to = dst->count;
+    for (uint32_t i = 0; i < plan->total; i++) {
+        const sti_plan_pair_t *q = &plan->pairs[i];
+        memcpy(q->dst->data + (size_t)to * q->src->size, q->src->data, (size_t)n * q->src->size);
+    }
+    memcpy(dst->entities + to, src->entities, sizeof(strata_entity_t) * n);
+    for (uint32_t i = 0; i < n; i++) {
+        sti_record_t *rec = &w->records[(uint32_t)src->entities[i]];
+        rec->table = (uint16_t)dst->id;
+        rec->row = to + i;
+    }
+    src->count = 0;
+    dst->count = to + n;
+    return to;
+}
+
 /* Move an entity's row from src to any dst (room reserved), copying the
  * columns both have; columns only dst has are left for the caller to fill.
  * Returns the new row. */
