@@ -12,9 +12,9 @@
 
 /* Kinds of deferred command. */
 typedef enum sti_cmd_kind_t {
-    STI_CMD_ADD = 1,     /* add components (values follow) to n entities */
-    STI_CMD_REMOVE = 2,  /* remove components from one entity */
-    STI_CMD_DESTROY = 3, /* destroy one entity */
+    STI_CMD_ADD = 1,        /* add components (values follow) to n entities */
+    STI_CMD_REMOVE = 2,     /* remove components from one entity */
+    STI_CMD_DESTROY = 3,    /* destroy one entity */
     STI_CMD_ADD_RUN = 4,    /* add one component to n entities, each with its own value */
     STI_CMD_REMOVE_RUN = 5, /* remove one component from n entities */
 } sti_cmd_kind_t;

@@ -6,14 +6,14 @@ const unsigned char sti_zeros[STI_SMALL_SIZE] = {0};
 
 /* One size class of a plan: `n` pairs from *pp, each element `size` bytes
  * (a constant in each use below, so the copies are a load and a store). */
-#define MOVE_CLASS(pp, n, size_expr, copy)                                                                    \
-    for (const sti_plan_pair_t *e_ = (pp) + (n); (pp) < e_; (pp)++) {                                         \
-        unsigned char *s_ = (pp)->src->data;                                                                  \
-        size_t z_ = (size_expr);                                                                              \
-        copy((pp)->dst->data + to * z_, s_ + row * z_, z_);                                                   \
-        if (fill) {                                                                                           \
-            copy(s_ + row * z_, s_ + last * z_, z_);                                                          \
-        }                                                                                                     \
+#define MOVE_CLASS(pp, n, size_expr, copy)                                                                             \
+    for (const sti_plan_pair_t *e_ = (pp) + (n); (pp) < e_; (pp)++) {                                                  \
+        unsigned char *s_ = (pp)->src->data;                                                                           \
+        size_t z_ = (size_expr);                                                                                       \
+        copy((pp)->dst->data + to * z_, s_ + row * z_, z_);                                                            \
+        if (fill) {                                                                                                    \
+            copy(s_ + row * z_, s_ + last * z_, z_);                                                                   \
+        }                                                                                                              \
     }
 
 /* A copy of a constant number of bytes (inlined to loads and stores). */

@@ -3,8 +3,9 @@
  * above (entity.c, component.c, command.c); the functions here apply.
  *
  * A move along a cached edge to a table with room is the hot path, inline
- * below, its column work the edge's copy plan (table.h); anything else (a new edge, growth, large columns,
- * hooks or aspects on the way) takes the out-of-line path. A move with hooks
+ * below, its column work done by the edge's copy plan (table.h); anything
+ * else (a new edge, growth, a large added column, hooks or aspects on the
+ * way) takes the out-of-line path. A move with hooks
  * runs them inside a deferral scope and returns STI_OK_HOOKED, and the
  * caller settles what they recorded (command.c).
  */
