@@ -291,12 +291,13 @@ def bench(b, then):
     programs = {}
     for build in BENCH_VARIANTS:
         srcs = RUNTIME_SOURCES + [s for s in sources("bench/*.c") if s != "bench/vectorize.c"] + [c for _, c in worlds]
-        objs = [b.compile(build, s, headers=headers, extra="-Ibuild/gen", objdir=f"{build}/obj") for s in srcs]
+        # -iquote: the bench world move.h comes before the runtime's own move.h.
+        objs = [b.compile(build, s, headers=headers, extra="-iquote build/gen", objdir=f"{build}/obj") for s in srcs]
         programs[build] = f"build/{build}/strata-bench"
         n.build(programs[build], f"link_{build}", inputs=objs)
     # One structural operation alone, for perf and callgrind (not run here).
     runtime_objs = [obj("bench/obj", s) for s in RUNTIME_SOURCES]
-    profile = b.compile("bench", "bench/profile/structural.c", headers=headers, extra="-Ibuild/gen", objdir="bench/obj")
+    profile = b.compile("bench", "bench/profile/structural.c", headers=headers, extra="-iquote build/gen", objdir="bench/obj")
     n.build("build/bench/profile-structural", "link_bench",
             inputs=[profile, "build/bench/obj/build/gen/move.o"] + runtime_objs)
     n.build("bench-profile", "phony", inputs="build/bench/profile-structural")

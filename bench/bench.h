@@ -33,14 +33,17 @@ typedef enum bench_target_kind {
 typedef struct bench_target {
     bench_target_kind kind;
     double limit; /* the median must be at most this */
+    double ratio; /* with kind BENCH_TARGET_MAX, also a bound on the median ratio; 0 if none */
 } bench_target;
 
 /* The row has no target. */
-#define BENCH_NONE ((bench_target){BENCH_NO_TARGET, 0})
+#define BENCH_NONE ((bench_target){BENCH_NO_TARGET, 0, 0})
 /* The median must be at most `x` (in the row's unit). */
-#define BENCH_AT_MOST(x) ((bench_target){BENCH_TARGET_MAX, (x)})
+#define BENCH_AT_MOST(x) ((bench_target){BENCH_TARGET_MAX, (x), 0})
 /* The median ratio to the baseline must be at most `r`. */
-#define BENCH_RATIO(r) ((bench_target){BENCH_TARGET_RATIO, (r)})
+#define BENCH_RATIO(r) ((bench_target){BENCH_TARGET_RATIO, (r), 0})
+/* Both: the median at most `x`, and its ratio to the baseline at most `r`. */
+#define BENCH_AT_MOST_AND_RATIO(x, r) ((bench_target){BENCH_TARGET_MAX, (x), (r)})
 
 /* One pass of a case over the state it was given. */
 typedef void (*bench_pass_fn)(void *state);

@@ -76,7 +76,7 @@ void bench_entity_cycle(void) {
     }
     bench_run_pair(&(bench_pair){.name = "entity_cycle", .op = "spawn n B-entities, destroy them", .size = size,
                                  .ops = 2.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
-                                 .plain_state = &p});
+                                 .plain_state = &p, .target = BENCH_RATIO(5.5)});
     strata_world_stats_t stats;
     entity_cycle_world_stats(w, &stats);
     bench_check(stats.entities == n && entity_cycle_kill_b_count(w) == 0 && p.b_count == 0, "entity_cycle: counts");

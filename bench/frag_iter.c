@@ -80,7 +80,7 @@ void bench_frag_iter(void) {
     }
     bench_run_pair(&(bench_pair){.name = "frag_iter", .op = "Data *= 2 in 26 tables, Z *= 2", .size = 26 * size,
                                  .ops = 27.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
-                                 .plain_state = &p});
+                                 .plain_state = &p, .target = BENCH_RATIO(1.10)});
     bench_check(frag_iter_double_data_count(w) == 26 * n && frag_iter_double_z_count(w) == n,
                 "frag_iter: entity count");
     free(p.data);

@@ -66,8 +66,12 @@ def chart(strata, bitecs, path):
         if key(row) in js:
             bars.append(("bitECS", js[key(row)]))
         target = row.get("target", {})
-        limit = target.get("limit") if target.get("kind") == "max" else None
-        groups.append((label(row), bars, limit))
+        limits = [target["limit"]] if target.get("kind") == "max" else []
+        # A ratio target is drawn in ns, at this run's baseline.
+        ratio = target.get("limit") if target.get("kind") == "ratio" else target.get("ratio")
+        if ratio and "plain" in row:
+            limits.append(ratio * row["plain"]["median"])
+        groups.append((label(row), bars, limits))
     values = [v for _, bars, _ in groups for _, s in bars for v in (s["min"], s["max"])]
     lo = 10 ** math.floor(math.log10(min(values)))
     hi = 10 ** math.ceil(math.log10(max(values)))
@@ -103,7 +107,7 @@ def chart(strata, bitecs, path):
         decade *= 10
     out.append(f'<text x="{left + plot_w / 2}" y="{bottom + 30}" text-anchor="middle">ns per entity-op</text>')
     y = top
-    for name, bars, limit in groups:
+    for name, bars, limits in groups:
         group_h = len(bars) * bar_h
         out.append(f'<text x="{left - 6}" y="{y + group_h / 2 + 4:.1f}" text-anchor="end">{escape(name)}</text>')
         for who, s in bars:
@@ -115,7 +119,7 @@ def chart(strata, bitecs, path):
                        f'stroke="black" stroke-width="1"/>')
             out.append(f'<text x="{max(x(s["median"]), x(s["max"])) + 4:.1f}" y="{y + bar_h - 2}" '
                        f'font-size="9">{s["median"]:.3g}</text>')
-            if who == "Strata" and limit:
+            for limit in limits if who == "Strata" else []:
                 out.append(f'<line x1="{x(limit):.1f}" y1="{y - 1}" x2="{x(limit):.1f}" y2="{y + bar_h}" '
                            f'stroke="#c53030" stroke-width="2"/>')
             y += bar_h

@@ -154,6 +154,13 @@ static uint32_t archetype_dense_index(const sti_table_t *t, uint32_t c) {
     return STI_NO_HOLE;
 }
 
+/* Free a plan (NULL: nothing). */
+static void archetype_plan_free(strata_world_t *w, sti_plan_t *p) {
+    if (p != NULL) {
+        sti_mem_free(w, p, p->alloc_size);
+    }
+}
+
 /* Find or create src's neighbour by c and cache the edge both ways. */
 strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, bool add, sti_edge_t *out) {
     strata_mask_t mask = src->mask;
@@ -172,15 +179,24 @@ strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, 
     uint32_t cc = w->component_count;
     /* Hooks or aspects on the way make both directions hooked. */
     bool hooked = sti_move_is_hooked(w, src, dst);
-    if (add) {
-        src->edges[c] = (sti_edge_t){dst, hole, hooked};
-        dst->edges[cc + c] = (sti_edge_t){src, hole, hooked};
-    } else {
-        src->edges[cc + c] = (sti_edge_t){dst, hole, hooked};
-        dst->edges[c] = (sti_edge_t){src, hole, hooked};
+    /* A hooked move copies by id (aspects may differ too): no plan. */
+    sti_plan_t *there = NULL, *back = NULL;
+    if (!hooked) {
+        there = sti_plan_make(w, src, dst);
+        back = there != NULL ? sti_plan_make(w, dst, src) : NULL;
+        if (back == NULL) {
+            archetype_plan_free(w, there);
+            return STRATA_ERR_NOMEM;
+        }
     }
+    sti_edge_t *forward = &src->edges[add ? c : cc + c];
+    sti_edge_t *reverse = &dst->edges[add ? cc + c : c];
+    archetype_plan_free(w, forward->plan);
+    archetype_plan_free(w, reverse->plan);
+    *forward = (sti_edge_t){dst, there, hole, hooked};
+    *reverse = (sti_edge_t){src, back, hole, hooked};
     if (out != NULL) {
-        *out = (sti_edge_t){dst, hole, hooked};
+        *out = *forward;
     }
     return STRATA_OK;
 }

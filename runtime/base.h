@@ -99,6 +99,7 @@ struct strata_world_t {
     size_t cmd_size;
     size_t cmd_capacity;
     uint32_t cmd_count;
+    size_t cmd_last;           /* offset of the last command (while cmd_count > 0): runs grow there */
     unsigned char *scratch;    /* a copy of the command being applied (hooks may move the buffer) */
     size_t scratch_capacity;
     strata_entity_t *doomed;   /* destroys scheduled for the end of the step */

@@ -60,6 +60,7 @@ void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uin
                        const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
                        const void *const *values) {
     sti_cmd_t *cmd = (sti_cmd_t *)(void *)(w->cmds + w->cmd_size);
+    w->cmd_last = w->cmd_size;
     *cmd = (sti_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
     /* One entity and one component is the common case (a change made in a
      * system's loop): plain stores, no memcpy calls. */
@@ -86,9 +87,66 @@ void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uin
     w->cmd_count++;
 }
 
+/* Bytes of one entity's entry in a run of component c. */
+static size_t command_run_stride(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t c) {
+    size_t value = kind == STI_CMD_ADD_RUN ? w->components[c].size : 0;
+    return sizeof(strata_entity_t) + ((value + COMMAND_ALIGN - 1) & ~(COMMAND_ALIGN - 1));
+}
+
+/* A run's component id (where other commands' handles start). */
+static uint32_t command_run_id(sti_cmd_t *cmd) {
+    uint32_t c;
+    memcpy(&c, command_entities(cmd), sizeof c);
+    return c;
+}
+
+/* The first entry of a run (after the header and the padded id). */
+static unsigned char *command_run_entries(sti_cmd_t *cmd) {
+    return (unsigned char *)cmd + sizeof(sti_cmd_t) + COMMAND_ALIGN;
+}
+
+/* Record a change of one component c to one entity e as an entry of a run:
+ * appended to the last command if that is a run of the same kind and
+ * component, else a new run. NOMEM records nothing. */
+static strata_result_t command_push_run(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e, uint32_t c,
+                                        const void *value) {
+    size_t stride = command_run_stride(w, kind, c);
+    sti_cmd_t *last = w->cmd_count > 0 ? (sti_cmd_t *)(void *)(w->cmds + w->cmd_last) : NULL;
+    bool join = last != NULL && last->kind == (uint32_t)kind && command_run_id(last) == c;
+    size_t bytes = join ? stride : sizeof(sti_cmd_t) + COMMAND_ALIGN + stride;
+    if (STI_UNLIKELY(w->cmd_size + bytes > w->cmd_capacity)) {
+        strata_result_t r = sti_command_reserve(w, bytes);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    if (join) {
+        last = (sti_cmd_t *)(void *)(w->cmds + w->cmd_last); /* the reserve may have moved the buffer */
+    } else {
+        w->cmd_last = w->cmd_size;
+        last = (sti_cmd_t *)(void *)(w->cmds + w->cmd_size);
+        *last = (sti_cmd_t){.size = bytes - stride, .kind = (uint32_t)kind, .n = 0, .done = 0, .k = 1};
+        memcpy(command_entities(last), &c, sizeof c); /* the id, where a command's handles start */
+    }
+    unsigned char *at = (unsigned char *)last + last->size;
+    memcpy(at, &e, sizeof e);
+    if (kind == STI_CMD_ADD_RUN && w->components[c].size > 0) {
+        sti_value_write(w, at + sizeof e, c, value);
+    }
+    last->size += stride;
+    last->n++;
+    w->cmd_size += bytes;
+    w->cmd_count++; /* a run counts each change it holds: what stats.pending reports */
+    return STRATA_OK;
+}
+
 /* Reserve and append one command for one entity; NOMEM records nothing. */
 strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
                                  const uint32_t *ids, const void *const *values) {
+    if (k == 1 && kind != STI_CMD_DESTROY && !w->has_hooks) {
+        return command_push_run(w, kind == STI_CMD_ADD ? STI_CMD_ADD_RUN : STI_CMD_REMOVE_RUN, *e, ids[0],
+                                values != NULL ? values[0] : NULL);
+    }
     size_t bytes = sti_command_bytes(w, kind, 1, k, ids);
     strata_result_t r = sti_command_reserve(w, bytes);
     if (r == STRATA_OK) {
@@ -132,10 +190,120 @@ static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
     return first;
 }
 
+/* The handle of a run's entry. */
+static strata_entity_t command_run_entity(const unsigned char *entry) {
+    strata_entity_t e;
+    memcpy(&e, entry, sizeof e);
+    return e;
+}
+
+/* A batch of a run, when the entries from `at` on begin with every row of
+ * one table in row order (a system that changes each entity it visits):
+ * the whole table moves along the edge with one copy a column, which ends
+ * as applying those entries one at a time would (each entity's row, the
+ * order of the marks). Returns the entries applied, 0 when the run does not
+ * start so (or the edge runs hooks, or making it or room fails):
+ * the caller then applies one entry. A table is checked once a run
+ * (*tried: the first STRATA_MAX_COMPONENTS table ids, a mask's bits; tables
+ * past them never batch), so a run costs O(entries) however ordered. */
+static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsigned char *at, size_t stride,
+                                  uint32_t c, strata_mask_t *tried) {
+    bool add = cmd->kind == STI_CMD_ADD_RUN;
+    sti_record_t *rec = sti_record_lookup(w, command_run_entity(at));
+    if (rec == NULL || rec->row != 0) {
+        return 0;
+    }
+    sti_table_t *src = w->tables[rec->table];
+    uint32_t n = src->count;
+    const sti_edge_t *edge = &src->edges[add ? c : w->component_count + c];
+    if (n < 2 || n > cmd->n - cmd->done || add == strata_mask_test(&src->mask, c) ||
+        src->id >= STRATA_MAX_COMPONENTS || strata_mask_test(tried, src->id)) {
+        return 0;
+    }
+    strata_mask_set(tried, src->id);
+    if (edge->table == NULL && sti_table_edge(w, src, c, add, NULL) != STRATA_OK) {
+        return 0; /* the first entry, applied alone, meets the error again and reports it */
+    }
+    if (edge->hooked) {
+        return 0;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        rec = sti_record_lookup(w, command_run_entity(at + stride * i));
+        if (rec == NULL || rec->table != src->id || rec->row != i) {
+            return 0;
+        }
+    }
+    sti_table_t *dst = edge->table;
+    if (sti_table_reserve(w, dst, n) != STRATA_OK) {
+        return 0;
+    }
+    uint32_t to = sti_move_all_rows(w, src, dst, edge->plan);
+    if (add && edge->hole != STI_NO_HOLE) {
+        const sti_column_t *col = &dst->dense[edge->hole];
+        for (uint32_t i = 0; i < n; i++) {
+            sti_copy(col->data + (size_t)(to + i) * col->size, at + stride * i + sizeof(strata_entity_t), col->size);
+        }
+    }
+    if (add) {
+        for (uint32_t i = 0; i < n; i++) {
+            sti_mark_ids(w, command_run_entity(at + stride * i), 1, &c);
+        }
+    }
+    return n;
+}
+
+/* Apply a run to its entities still alive, one after the other, resuming
+ * after those a failed settle already did; the results as for ADD and
+ * REMOVE commands. */
+static strata_result_t command_apply_run(strata_world_t *w, sti_cmd_t *cmd) {
+    sti_cmd_kind_t kind = (sti_cmd_kind_t)cmd->kind;
+    uint32_t c = command_run_id(cmd);
+    size_t stride = command_run_stride(w, kind, c);
+    bool tag = w->components[c].size == 0;
+    const unsigned char *at = command_run_entries(cmd) + stride * cmd->done;
+    strata_mask_t tried = {{0}}; /* tables (by id, the first STRATA_MAX_COMPONENTS) checked for a batch */
+    strata_result_t first = STRATA_OK;
+    for (; cmd->done < cmd->n; cmd->done++, at += stride) {
+        uint32_t batch = command_run_block(w, cmd, at, stride, c, &tried);
+        if (batch > 0) {
+            cmd->done += batch - 1;
+            at += stride * (batch - 1);
+            continue;
+        }
+        strata_entity_t e = command_run_entity(at);
+        sti_record_t *rec = sti_record_lookup(w, e);
+        if (rec == NULL) {
+            continue;
+        }
+        strata_result_t r;
+        if (kind == STI_CMD_ADD_RUN) {
+            const void *value = tag ? NULL : at + sizeof e;
+            r = sti_move_add_fast(w, rec, c, value) ? STRATA_OK : sti_move_add_slow(w, rec, c, value);
+            if (r == STRATA_OK || r == STI_OK_HOOKED) {
+                r = STRATA_OK; /* what hooks recorded joins this settle */
+                sti_mark_ids(w, e, 1, &c);
+            }
+        } else {
+            r = sti_move_remove_fast(w, rec, c) ? STRATA_OK : sti_move_remove_slow(w, rec, c);
+            r = r == STRATA_ERR_MISSING || r == STI_OK_HOOKED ? STRATA_OK : r;
+        }
+        if (r == STRATA_ERR_NOMEM) {
+            return r;
+        }
+        if (first == STRATA_OK) {
+            first = r;
+        }
+    }
+    return first;
+}
+
 /* Apply one command; a dead entity or an absent component is skipped. */
 static strata_result_t command_apply(strata_world_t *w, sti_cmd_t *cmd) {
     if (cmd->kind == STI_CMD_ADD) {
         return command_apply_add(w, cmd);
+    }
+    if (cmd->kind >= STI_CMD_ADD_RUN) {
+        return command_apply_run(w, cmd);
     }
     sti_record_t *rec = sti_record_lookup(w, command_entities(cmd)[0]);
     if (rec == NULL) {
@@ -179,11 +347,12 @@ static strata_result_t command_apply_all(strata_world_t *w) {
             first = r;
         }
         at += size;
-        w->cmd_count--;
+        w->cmd_count -= cmd->kind >= STI_CMD_ADD_RUN ? cmd->n : 1;
     }
     if (at > 0) {
         memmove(w->cmds, w->cmds + at, w->cmd_size - at);
         w->cmd_size -= at;
+        w->cmd_last = w->cmd_size > 0 ? w->cmd_last - at : 0;
     }
     return first;
 }

@@ -12,14 +12,25 @@
 
 /* Kinds of deferred command. */
 typedef enum sti_cmd_kind_t {
-    STI_CMD_ADD = 1,     /* add components (values follow) to n entities */
-    STI_CMD_REMOVE = 2,  /* remove components from one entity */
-    STI_CMD_DESTROY = 3, /* destroy one entity */
+    STI_CMD_ADD = 1,        /* add components (values follow) to n entities */
+    STI_CMD_REMOVE = 2,     /* remove components from one entity */
+    STI_CMD_DESTROY = 3,    /* destroy one entity */
+    STI_CMD_ADD_RUN = 4,    /* add one component to n entities, each with its own value */
+    STI_CMD_REMOVE_RUN = 5, /* remove one component from n entities */
 } sti_cmd_kind_t;
 
 /* A deferred command's header in the command buffer. Then come the n
  * entity handles, the k component ids and (ADD) each non-tag value's bytes
- * in id order; the record is padded to a multiple of 8 bytes. */
+ * in id order; the record is padded to a multiple of 8 bytes.
+ *
+ * A run (ADD_RUN, REMOVE_RUN; k is 1) is what consecutive changes of one
+ * component to one entity each become in a world without hooks: the
+ * component id (8 bytes with padding), then per entity its handle and
+ * (ADD_RUN) its value padded to 8 bytes. The next such change appends to
+ * the run in place, so a system that adds a component to many entities
+ * records 8 bytes and the value for each instead of a command. Applied in
+ * the order recorded, one entity after the other, as the commands they
+ * stand for would be. */
 typedef struct sti_cmd_t {
     size_t size;   /* bytes of the record, header included */
     uint32_t kind; /* sti_cmd_kind_t */

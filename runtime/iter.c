@@ -31,14 +31,10 @@ static strata_result_t iter_close(strata_iter_t *it) {
     return open ? strata_defer_end(it->world) : STRATA_OK;
 }
 
-/* The next batch, or false after closing the iterator (once). Rows of a
- * batch are marked in the dirty sets the query's write terms feed. */
-bool strata_iter_next(strata_iter_t *it) {
-    STRATA_ASSERT(it != NULL && it->world != NULL);
+/* strata_iter_next in a world with dirty sets: the changed set, or tables
+ * whose rows are marked as they are visited. */
+STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
     strata_world_t *w = it->world;
-    if (!it->open) {
-        return false;
-    }
     if (sti_dirty_of(w, it->query) != NULL) {
         if (sti_dirty_next(it)) {
             return true;
@@ -62,6 +58,35 @@ bool strata_iter_next(strata_iter_t *it) {
     /* The result has nowhere to go; a failed settle keeps its commands
      * (stats.pending) and the next settle retries them. */
     (void)iter_close(it);
+    return false;
+}
+
+/* The next batch, or false after closing the iterator (once). Rows of a
+ * batch are marked in the dirty sets the query's write terms feed. A world
+ * without dirty sets takes the short walk here: a table visit is a few
+ * loads and stores. */
+bool strata_iter_next(strata_iter_t *it) {
+    STRATA_ASSERT(it != NULL && it->world != NULL);
+    strata_world_t *w = it->world;
+    if (!it->open) {
+        return false;
+    }
+    if (STI_UNLIKELY(w->dirty_count > 0)) {
+        return iter_next_tracked(it);
+    }
+    const sti_query_cache_t *cache = &w->queries[it->query];
+    sti_table_t *const *tables = cache->tables;
+    for (uint32_t i = it->cursor, n = cache->count; i < n; i++) {
+        const sti_table_t *t = tables[i];
+        if (t->count > 0) {
+            it->cursor = i + 1;
+            it->count = t->count;
+            it->entities = t->entities;
+            it->columns = t->columns;
+            return true;
+        }
+    }
+    (void)iter_close(it); /* as above */
     return false;
 }
 

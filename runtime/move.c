@@ -4,53 +4,97 @@
 
 const unsigned char sti_zeros[STI_SMALL_SIZE] = {0};
 
-/* The column work of a move between tables that differ by one component
- * (its column, if any, at `hole` in the larger one); `add` and `small`
- * are constants in each caller below, so each gets its own tight loop. */
-STI_HOT void move_columns(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row, bool add,
-                          bool small) {
-    const sti_column_t *s = src->dense;
-    const sti_column_t *end = s + src->column_count;
-    const sti_column_t *d = dst->dense;
-    /* The column only the larger table has; the walk steps over it. */
-    const sti_column_t *skip = hole == STI_NO_HOLE ? NULL : (add ? d : s) + hole;
-    size_t from = row;
-    size_t last = src->count;
-    size_t to = dst->count - 1;
-    for (const sti_column_t *c = s; c < end; c++) {
-        if (add && d == skip) {
-            d++;
+/* One size class of a plan: `n` pairs from *pp, each element `size` bytes
+ * (a constant in each use below, so the copies are a load and a store). */
+#define MOVE_CLASS(pp, n, size_expr, copy)                                                                             \
+    for (const sti_plan_pair_t *e_ = (pp) + (n); (pp) < e_; (pp)++) {                                                  \
+        unsigned char *s_ = (pp)->src->data;                                                                           \
+        size_t z_ = (size_expr);                                                                                       \
+        copy((pp)->dst->data + to * z_, s_ + row * z_, z_);                                                            \
+        if (fill) {                                                                                                    \
+            copy(s_ + row * z_, s_ + last * z_, z_);                                                                   \
+        }                                                                                                              \
+    }
+
+/* A copy of a constant number of bytes (inlined to loads and stores). */
+#define MOVE_FIXED(d, s, z) memcpy((d), (s), (z))
+
+/* The swap-remove of a plan's dropped column (row `last` fills row `row`). */
+static void move_drop(const sti_column_t *c, size_t row, size_t last) {
+    sti_copy(c->data + row * c->size, c->data + last * c->size, c->size);
+}
+
+/* Every pair of a plan whose pairs share size class `z` (a constant in
+ * each use), then the dropped column. */
+STI_HOT void move_uniform(const sti_plan_t *p, size_t row, size_t last, size_t to, size_t z) {
+    const sti_plan_pair_t *q = p->pairs, *e = q + p->total;
+    if (row != last) {
+        for (; q < e; q++) {
+            unsigned char *s = q->src->data;
+            memcpy(q->dst->data + to * z, s + row * z, z);
+            memcpy(s + row * z, s + last * z, z);
         }
-        if (add || c != skip) {
-            sti_copy_move(d->data + to * c->size, c->data + from * c->size, c->size, small);
-            d++;
+        if (p->dropped != NULL) {
+            move_drop(p->dropped, row, last);
+        }
+    } else {
+        for (; q < e; q++) {
+            memcpy(q->dst->data + to * z, q->src->data + row * z, z);
         }
     }
-    if (from != last) {
-        for (const sti_column_t *c = s; c < end; c++) {
-            sti_copy_move(c->data + from * c->size, c->data + last * c->size, c->size, small);
-        }
+}
+
+/* One copy function a size class; each a leaf with a few registers. */
+static void move_copy_4(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 4);
+}
+
+static void move_copy_8(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 8);
+}
+
+static void move_copy_12(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 12);
+}
+
+static void move_copy_16(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    move_uniform(p, row, last, to, 16);
+}
+
+/* Pairs of mixed sizes: one loop a class. */
+static void move_copy_mixed(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+    bool fill = row != last;
+    const sti_plan_pair_t *q = p->pairs;
+    MOVE_CLASS(q, p->count[STI_PLAN_4], 4, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_8], 8, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_12], 12, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_16], 16, MOVE_FIXED);
+    MOVE_CLASS(q, p->count[STI_PLAN_ANY], q->src->size, sti_copy);
+    if (p->dropped != NULL && fill) {
+        move_drop(p->dropped, row, last);
     }
 }
 
-/* Column work of an add-edge move, small columns. */
-void sti_columns_add_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, true, true);
-}
+void (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *, size_t, size_t, size_t) = {
+    [STI_PLAN_4] = move_copy_4,   [STI_PLAN_8] = move_copy_8,       [STI_PLAN_12] = move_copy_12,
+    [STI_PLAN_16] = move_copy_16, [STI_PLAN_ANY] = move_copy_mixed,
+};
 
-/* Column work of an add-edge move, with a column above STI_SMALL_SIZE. */
-void sti_columns_add_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, true, false);
-}
-
-/* Column work of a remove-edge move, small columns. */
-void sti_columns_remove_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, false, true);
-}
-
-/* Column work of a remove-edge move, with a column above STI_SMALL_SIZE. */
-void sti_columns_remove_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row) {
-    move_columns(src, dst, hole, row, false, false);
+uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan) {
+    uint32_t n = src->count, to = dst->count;
+    for (uint32_t i = 0; i < plan->total; i++) {
+        const sti_plan_pair_t *q = &plan->pairs[i];
+        memcpy(q->dst->data + (size_t)to * q->src->size, q->src->data, (size_t)n * q->src->size);
+    }
+    memcpy(dst->entities + to, src->entities, sizeof(strata_entity_t) * n);
+    for (uint32_t i = 0; i < n; i++) {
+        sti_record_t *rec = &w->records[(uint32_t)src->entities[i]];
+        rec->table = (uint16_t)dst->id;
+        rec->row = to + i;
+    }
+    src->count = 0;
+    dst->count = to + n;
+    return to;
 }
 
 /* Move an entity's row from src to any dst (room reserved), copying the
@@ -138,7 +182,7 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
         const sti_column_t *col = &dst->dense[hole];
         sti_value_write(w, col->data + (size_t)dst->count * col->size, c, value);
     }
-    sti_row_move_edge(w, rec, src, dst, hole, true);
+    sti_row_move_edge(w, rec, src, dst, edge->plan);
     return STRATA_OK;
 }
 
@@ -155,7 +199,7 @@ STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *r
     if (edge->hooked) {
         return move_hooked(w, rec, src, edge->table, 0, NULL, NULL);
     }
-    sti_row_move_edge(w, rec, src, edge->table, edge->hole, false);
+    sti_row_move_edge(w, rec, src, edge->table, edge->plan);
     return STRATA_OK;
 }
 

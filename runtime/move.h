@@ -2,9 +2,10 @@
  * between tables (adds and removes), and a destroy. Deferral is decided
  * above (entity.c, component.c, command.c); the functions here apply.
  *
- * A move along a cached edge to a table with room and small columns is the
- * hot path, inline below; anything else (a new edge, growth, large columns,
- * hooks or aspects on the way) takes the out-of-line path. A move with hooks
+ * A move along a cached edge to a table with room is the hot path, inline
+ * below, its column work done by the edge's copy plan (table.h); anything
+ * else (a new edge, growth, a large added column, hooks or aspects on the
+ * way) takes the out-of-line path. A move with hooks
  * runs them inside a deferral scope and returns STI_OK_HOOKED, and the
  * caller settles what they recorded (command.c).
  */
@@ -62,43 +63,33 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
     return to;
 }
 
-/* The column work of a move along an add edge, after the bookkeeping (so
- * src->count is the old last row and dst->count - 1 the new row): row
- * `row` of src's columns goes to the new row of dst's (skipping
- * dst->dense[hole], which the caller fills), then src's last row fills row
- * `row`. Every column at most STI_SMALL_SIZE bytes. Out of line, so the
- * callers stay small. */
-void sti_columns_add_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
-/* sti_columns_add_small for tables with a larger column (memcpy calls). */
-void sti_columns_add_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
-/* The same along a remove edge: src->dense[hole], absent from dst, is dropped. */
-void sti_columns_remove_small(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
-/* sti_columns_remove_small for tables with a larger column (memcpy calls). */
-void sti_columns_remove_large(const sti_table_t *src, const sti_table_t *dst, uint32_t hole, uint32_t row);
+/* The column work of a move along an edge with plan p, after the
+ * bookkeeping (so the source's old last row is `last` and the new row in
+ * the destination `to`): row `row` of each planned column goes to row `to`
+ * of its destination column, then row `last` fills row `row` (the dropped
+ * column too). Columns the plan leaves out (the added component's) are the
+ * caller's. One function a plan's p->uniform class (STI_PLAN_ANY: mixed
+ * sizes), each a small leaf out of line, so the callers stay small. */
+extern void (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *p, size_t row, size_t last, size_t to);
 
 /* Move an entity's row from src to the end of dst (room reserved) along
- * an edge, and return the new row. Along an add edge (add) dst has src's
- * columns plus, unless hole is STI_NO_HOLE, dst->dense[hole], left for the
- * caller to fill; along a remove edge src has dst's columns plus
- * src->dense[hole], which is dropped. `add` is a constant at every call. */
+ * an edge, copying the columns its plan lists, and return the new row. */
 STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
-                                   uint32_t hole, bool add) {
+                                   const sti_plan_t *plan) {
     uint32_t row = rec->row;
     uint32_t to = sti_row_finish(w, rec, src, dst);
     if (src->column_count > 0) {
-        bool small = (add ? dst : src)->max_size <= STI_SMALL_SIZE; /* the larger table has every column */
-        if (add && small) {
-            sti_columns_add_small(src, dst, hole, row);
-        } else if (add) {
-            sti_columns_add_large(src, dst, hole, row);
-        } else if (small) {
-            sti_columns_remove_small(src, dst, hole, row);
-        } else {
-            sti_columns_remove_large(src, dst, hole, row);
-        }
+        sti_plan_copiers[plan->uniform](plan, row, src->count, to);
     }
     return to;
 }
+
+/* Move every row of src (room for them reserved in dst) along an edge
+ * whose plan is `plan`: one copy a column, the entities in their order at
+ * the end of dst, src left empty; the same end state as moving its rows one
+ * at a time from the first. The added column, if any, is the caller's
+ * (rows [first, first + moved) of it). Returns the first new row. */
+uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan);
 
 /* --- Structural changes ---------------------------------------------------- */
 
@@ -111,16 +102,15 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
 STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c);
 
 /* Add (or overwrite) one component of a live entity on the hot path (a
- * cached edge to a table with room and small columns): true if done, false
- * (nothing changed) for sti_move_add_slow to do it. */
+ * cached edge to a table with room, a small added column): true if done,
+ * false (nothing changed) for sti_move_add_slow to do it. */
 STI_HOT bool sti_move_add_fast(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
     sti_table_t *src = w->tables[rec->table];
     const sti_edge_t *edge = &src->edges[c];
     sti_table_t *dst = edge->table;
     /* A NULL edge also covers "already present": add edges of present
      * components are never filled. */
-    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || dst->max_size > STI_SMALL_SIZE ||
-                     edge->hooked)) {
+    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || edge->hooked)) {
         return false;
     }
     uint32_t hole = edge->hole;
@@ -128,12 +118,15 @@ STI_HOT bool sti_move_add_fast(strata_world_t *w, sti_record_t *rec, uint32_t c,
      * stays live across the column move at the end. */
     if (hole != STI_NO_HOLE) {
         const sti_column_t *col = &dst->dense[hole];
+        if (STI_UNLIKELY(col->size > STI_SMALL_SIZE)) {
+            return false;
+        }
         if (value == NULL) {
             value = w->components[c].defaults != NULL ? w->components[c].defaults : sti_zeros;
         }
         sti_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
     }
-    sti_row_move_edge(w, rec, src, dst, hole, true);
+    sti_row_move_edge(w, rec, src, dst, edge->plan);
     return true;
 }
 
@@ -144,11 +137,10 @@ STI_HOT bool sti_move_remove_fast(strata_world_t *w, sti_record_t *rec, uint32_t
     const sti_edge_t *edge = &src->edges[w->component_count + c];
     sti_table_t *dst = edge->table;
     /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
-    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || src->max_size > STI_SMALL_SIZE ||
-                     edge->hooked)) {
+    if (STI_UNLIKELY(dst == NULL || dst->count == dst->capacity || edge->hooked)) {
         return false;
     }
-    sti_row_move_edge(w, rec, src, dst, edge->hole, false);
+    sti_row_move_edge(w, rec, src, dst, edge->plan);
     return true;
 }
 

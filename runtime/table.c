@@ -40,13 +40,77 @@ sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint3
         }
     }
     for (uint32_t c = 0; c < 2 * cc; c++) {
-        t->edges[c] = (sti_edge_t){NULL, STI_NO_HOLE, false};
+        t->edges[c] = (sti_edge_t){NULL, NULL, STI_NO_HOLE, false};
     }
     return t;
 }
 
-/* Free a table's columns and the table. */
+/* The size class of an element size. */
+static uint32_t table_plan_class(uint32_t size) {
+    switch (size) {
+    case 4:
+        return STI_PLAN_4;
+    case 8:
+        return STI_PLAN_8;
+    case 12:
+        return STI_PLAN_12;
+    case 16:
+        return STI_PLAN_16;
+    default:
+        return STI_PLAN_ANY;
+    }
+}
+
+sti_plan_t *sti_plan_make(strata_world_t *w, const sti_table_t *src, const sti_table_t *dst) {
+    uint32_t n = src->column_count < dst->column_count ? src->column_count : dst->column_count;
+    size_t size = sizeof(sti_plan_t) + sizeof(sti_plan_pair_t) * n;
+    sti_plan_t *p = sti_mem_alloc(w, size);
+    if (p == NULL) {
+        return NULL;
+    }
+    memset(p, 0, sizeof *p);
+    p->alloc_size = size;
+    /* Both dense lists ascend by id: one merge finds the pairs, which a
+     * stable pass per class then lays out class by class. */
+    for (uint32_t i = 0; i < src->column_count; i++) {
+        if (!strata_mask_test(&dst->mask, src->dense[i].id)) {
+            p->dropped = &src->dense[i];
+        } else {
+            p->count[table_plan_class(src->dense[i].size)]++;
+        }
+    }
+    p->uniform = STI_PLAN_ANY;
+    for (uint32_t k = 0; k < STI_PLAN_ANY; k++) {
+        if (p->count[k] > 0 && p->count[k] == n) {
+            p->uniform = k;
+        }
+    }
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < STI_PLAN_CLASSES; k++) {
+        for (uint32_t i = 0, j = 0; i < src->column_count; i++) {
+            const sti_column_t *s = &src->dense[i];
+            if (s == p->dropped) {
+                continue;
+            }
+            while (dst->dense[j].id != s->id) {
+                j++;
+            }
+            if (table_plan_class(s->size) == k) {
+                p->pairs[at++] = (sti_plan_pair_t){s, &dst->dense[j]};
+            }
+        }
+    }
+    p->total = at;
+    return p;
+}
+
+/* Free a table's columns, its edges' plans and the table. */
 void sti_table_free(strata_world_t *w, sti_table_t *t) {
+    for (uint32_t c = 0; c < 2 * w->component_count; c++) {
+        if (t->edges[c].plan != NULL) {
+            sti_mem_free(w, t->edges[c].plan, t->edges[c].plan->alloc_size);
+        }
+    }
     sti_mem_free(w, t->entities, t->entities_size);
     for (uint32_t i = 0; i < t->column_count; i++) {
         sti_mem_free(w, t->dense[i].raw, t->dense[i].raw_size);

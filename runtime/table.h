@@ -24,10 +24,37 @@ typedef struct sti_column_t {
     size_t raw_size;     /* its bytes: may exceed the table's capacity after a failed growth */
 } sti_column_t;
 
+/* The size classes of a copy plan, each copied with its own constant-size
+ * loop; STI_PLAN_ANY is every other size (its own size, memcpy above
+ * STI_SMALL_SIZE). */
+enum { STI_PLAN_4, STI_PLAN_8, STI_PLAN_12, STI_PLAN_16, STI_PLAN_ANY, STI_PLAN_CLASSES };
+
+/* One column a move copies: its column in the source table and in the
+ * destination table. */
+typedef struct sti_plan_pair_t {
+    const sti_column_t *src, *dst;
+} sti_plan_pair_t;
+
+/* The column work of a move along one edge, worked out once when the edge
+ * is made: the columns both tables have, as (source, destination) pairs
+ * grouped by size class (count[k] pairs of class k, in class order), and
+ * the column only the source has (a remove edge's component), which only
+ * the swap-remove in the source copies. Column structs never move (the
+ * table's allocation holds them), so the plan stays valid as columns grow. */
+typedef struct sti_plan_t {
+    uint32_t count[STI_PLAN_CLASSES];
+    uint32_t total;              /* pairs */
+    uint32_t uniform;            /* the class of every pair if they share one, else STI_PLAN_ANY */
+    const sti_column_t *dropped; /* or NULL */
+    size_t alloc_size;
+    sti_plan_pair_t pairs[];
+} sti_plan_t;
+
 /* One edge of the archetype graph, between a table and the one with a
  * component more. */
 typedef struct sti_edge_t {
     struct sti_table_t *table; /* the neighbour; NULL until first used */
+    sti_plan_t *plan;          /* the column work of a move this way (NULL if hooked); owned by this slot */
     uint32_t hole; /* index of the component's column in the larger table's dense list, or STI_NO_HOLE */
     bool hooked;   /* the move runs hooks or changes aspects (move.c takes its hooked path) */
 } sti_edge_t;
@@ -58,6 +85,9 @@ struct sti_table_t {
 /* A new empty table of `mask` with id `id`, no rows, no edges, not yet
  * classified or registered (archetype.c does that); NULL on NOMEM. */
 sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint32_t id);
+/* The copy plan of a move from src to dst (tables that differ by one
+ * component and no aspect), or NULL on NOMEM. */
+sti_plan_t *sti_plan_make(strata_world_t *w, const sti_table_t *src, const sti_table_t *dst);
 /* Free a table and its rows. */
 void sti_table_free(strata_world_t *w, sti_table_t *t);
 /* Make room for `extra` more rows, growing geometrically. STRATA_ERR_NOMEM

@@ -217,6 +217,68 @@ static void test_command_create_while_iterating_is_immediate(void **state) {
 
 /* --- Every entity visited exactly once ------------------------------------ */
 
+enum { RUN_N = 8 };
+
+/* The entities of query q in iteration order into out (at most RUN_N); their count. */
+static uint32_t iteration_order(fixture_t *f, uint32_t q, strata_entity_t *out) {
+    uint32_t n = 0;
+    strata_iter_t it = strata_iter(f->w, q);
+    while (strata_iter_next(&it)) {
+        for (uint32_t r = 0; r < it.count && n < RUN_N; r++) {
+            out[n++] = it.entities[r];
+        }
+    }
+    return n;
+}
+
+/* Changes of one component to many entities (recorded as runs, a whole
+ * table in row order moved as one batch) end as the same changes applied
+ * one at a time would: values, row order, pending counts. */
+static void test_command_runs_apply_as_recorded(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[RUN_N], seen[RUN_N];
+    for (uint32_t i = 0; i < RUN_N; i++) {
+        e[i] = spawn_mover(f, (float)i);
+    }
+    strata_defer_begin(f->w);
+    for (uint32_t i = 0; i < RUN_N; i++) {
+        health h = {(int32_t)(10 * i)};
+        assert_int_equal(strata_add(f->w, e[i], HEALTH, &h), STRATA_OK); /* row order: one batch */
+    }
+    for (uint32_t i = RUN_N; i-- > 0;) {
+        assert_int_equal(strata_add(f->w, e[i], MARKED, NULL), STRATA_OK); /* reversed: one at a time */
+    }
+    assert_int_equal(pending(f), 2 * RUN_N);
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), 0);
+    assert_int_equal(strata_defer_end(f->w), STRATA_OK);
+    assert_int_equal(pending(f), 0);
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), RUN_N);
+    /* Reversed adds: each takes the next row of the new table. */
+    assert_int_equal(iteration_order(f, Q_ALIVE, seen), RUN_N);
+    for (uint32_t i = 0; i < RUN_N; i++) {
+        assert_true(seen[i] == e[RUN_N - 1 - i]);
+        assert_int_equal(((const health *)strata_get(f->w, e[i], HEALTH))->hp, (int32_t)(10 * i));
+        assert_true(((const vec2 *)strata_get(f->w, e[i], POSITION))->x == (float)i);
+        assert_true(strata_has(f->w, e[i], MARKED));
+    }
+    /* Removes from inside an iteration, in row order: one batch back. */
+    strata_iter_t it = strata_iter(f->w, Q_ALIVE);
+    while (strata_iter_next(&it)) {
+        for (uint32_t r = 0; r < it.count; r++) {
+            assert_int_equal(strata_remove(f->w, it.entities[r], HEALTH), STRATA_OK);
+        }
+    }
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), 0);
+    assert_int_equal(iteration_order(f, Q_POSITIONED, seen), RUN_N);
+    for (uint32_t i = 0; i < RUN_N; i++) {
+        assert_true(seen[i] == e[RUN_N - 1 - i]);
+        assert_false(strata_has(f->w, e[i], HEALTH));
+        assert_true(strata_has(f->w, e[i], MARKED));
+        assert_true(((const vec2 *)strata_get(f->w, e[i], POSITION))->x == (float)i);
+    }
+    world_close(f);
+}
+
 enum { VISIT_N = 1200 };
 
 /* Run the visit-once scenario: VISIT_N movers over four tables; on every
@@ -523,6 +585,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_command_scopes_nest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_add_copies_value_and_waits_for_the_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_command_runs_apply_as_recorded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_set_and_get_stay_immediate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_applies_in_recorded_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_skips_dead_entities_and_absent_components, setup, teardown),
