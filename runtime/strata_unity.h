@@ -13,6 +13,7 @@
 #endif
 
 #include "mem.c"
+#include "event.c"
 #include "entity_index.c"
 #include "table.c"
 #include "query.c"

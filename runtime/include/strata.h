@@ -116,6 +116,13 @@ typedef struct strata_query_desc_t {
 
 /* Everything the runtime needs to know about a world's schema (static data
  * emitted by the generator). */
+/* One event type: its name and the size and alignment (<= 16) of one event. */
+typedef struct strata_event_desc_t {
+    const char *name;
+    uint32_t size;
+    uint32_t align;
+} strata_event_desc_t;
+
 typedef struct strata_schema_t {
     const char *name;                          /* the schema's `world:` */
     uint32_t version;                          /* the schema's `version:` */
@@ -130,6 +137,10 @@ typedef struct strata_schema_t {
     const char *save_name;                     /* the name saves record and loads match; NULL: `name` */
     const struct strata_type_desc_t *component_types; /* by component id: name, former name, fields */
     const struct strata_type_desc_t *resource_type;   /* the resource block: one struct field a resource */
+    /* Events (not saved): their types, and the positions of a step's clock. */
+    uint32_t event_count;                      /* event types */
+    const strata_event_desc_t *events;         /* indexed by event id */
+    uint32_t system_count;                     /* systems of the schedule (0 counts as 1) */
 } strata_schema_t;
 
 /* Options for strata_world_create; zero means default for every field. */
@@ -261,6 +272,27 @@ void strata_step_begin(strata_world_t *w);
 
 /* Close a step: apply scheduled destroys. Returns as strata_defer_end. */
 strata_result_t strata_step_end(strata_world_t *w);
+
+/* --- Events ---------------------------------------------------------------- */
+
+/* Emit an event of type `event` (a copy of *value) at the current moment of
+ * the step's clock. Returns STRATA_OK, or STRATA_ERR_NOMEM when the buffer
+ * could not grow (the event is not emitted; none emitted before is lost). */
+strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void *value);
+
+/* The events of type `event` the system at schedule position `position`
+ * receives in the current step: a plain array of *count events (NULL when
+ * none), valid until that event type is emitted again or the next step. */
+const void *strata_event_window(const strata_world_t *w, uint32_t event, uint32_t position, uint32_t *count);
+
+/* The step's clock: a step begins (events no receiver can see any more are
+ * dropped), and the system at `position` runs (system_count - 1: after the
+ * last system, and between steps). Generated step functions call these. */
+void strata_event_step(strata_world_t *w);
+void strata_event_at(strata_world_t *w, uint32_t position);
+
+/* Events of type `event` held (all moments), for tools and tests. */
+uint32_t strata_event_held(const strata_world_t *w, uint32_t event);
 
 /* --- Queries ------------------------------------------------------------- */
 
