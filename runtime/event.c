@@ -79,7 +79,7 @@ strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void 
         }
         b->marks[b->mark_tail++] = (sti_event_mark_t){now, b->tail};
     }
-    memcpy(b->data + (size_t)b->tail * b->size, value, b->size);
+    sti_copy(b->data + (size_t)b->tail * b->size, value, b->size);
     b->tail++;
     return STRATA_OK;
 }
