@@ -35,11 +35,17 @@ void event_bench_fire_run(event_bench_fire_ctx *ctx) {
     }
 }
 
-void event_bench_absorb_run(event_bench_absorb_ctx *ctx) { received += sum_hits(ctx->hit_events, ctx->hit_count); }
+void event_bench_absorb_run(event_bench_absorb_ctx *ctx) {
+    received += sum_hits(ctx->hit_events, ctx->hit_count);
+}
 
-void event_bench_hush_run(event_bench_hush_ctx *ctx) { (void)ctx; }
+void event_bench_hush_run(event_bench_hush_ctx *ctx) {
+    (void)ctx;
+}
 
-void event_bench_listen_run(event_bench_listen_ctx *ctx) { received += ctx->quiet_count; }
+void event_bench_listen_run(event_bench_listen_ctx *ctx) {
+    received += ctx->quiet_count;
+}
 
 static void strata_pass(void *state) {
     received = 0;
@@ -94,9 +100,15 @@ void bench_events(void) {
     event_bench_world *w = event_bench_world_create(NULL);
     bench_check(w != NULL, "events: world create");
     plain p = {0};
-    bench_run_pair(&(bench_pair){.name = "events", .op = "emit + receive (per event)", .size = COUNT,
-                                 .ops = COUNT, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
-                                 .plain_state = &p, .target = BENCH_RATIO(1.5)});
+    bench_run_pair(&(bench_pair){.name = "events",
+                                 .op = "emit + receive (per event)",
+                                 .size = COUNT,
+                                 .ops = COUNT,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &p,
+                                 .target = BENCH_RATIO(1.5)});
     emit_count = 0;
     event_bench_world *bare = event_bench_world_create(NULL);
     bench_check(bare != NULL, "events: world create");
@@ -104,9 +116,15 @@ void bench_events(void) {
     event_bench_listen_enable(bare, false);
     event_bench_fire_enable(w, false);
     event_bench_absorb_enable(w, false);
-    bench_run_pair(&(bench_pair){.name = "events", .op = "type nobody emitted (per step; base: none)", .size = 0,
-                                 .ops = 1000, .strata = quiet_steps, .strata_state = w, .plain = bare_steps,
-                                 .plain_state = bare, .target = BENCH_NONE});
+    bench_run_pair(&(bench_pair){.name = "events",
+                                 .op = "type nobody emitted (per step; base: none)",
+                                 .size = 0,
+                                 .ops = 1000,
+                                 .strata = quiet_steps,
+                                 .strata_state = w,
+                                 .plain = bare_steps,
+                                 .plain_state = bare,
+                                 .target = BENCH_NONE});
     event_bench_world_destroy(w);
     event_bench_world_destroy(bare);
     free(p.hits);

@@ -72,8 +72,8 @@ strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void 
         }
     }
     if (new_run) {
-        strata_result_t r =
-            sti_mem_grow(w, &b->marks, sizeof(sti_event_mark_t), &b->mark_cap, (size_t)b->mark_tail + 1, 8);
+        strata_result_t r = sti_mem_grow(w, &b->marks, sizeof(sti_event_mark_t), &b->mark_cap, (size_t)b->mark_tail + 1,
+                                         8);
         if (r != STRATA_OK) {
             return r;
         }

@@ -25,8 +25,8 @@ typedef struct sti_event_mark_t {
  * marks[mark_head..mark_tail), in stamp order. */
 struct sti_event_buf_t {
     unsigned char *data;
-    size_t cap;                 /* events data holds */
-    uint32_t size;              /* bytes of one event */
+    size_t cap;    /* events data holds */
+    uint32_t size; /* bytes of one event */
     uint32_t head, tail;
     sti_event_mark_t *marks;
     size_t mark_cap;

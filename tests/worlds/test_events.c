@@ -21,15 +21,15 @@ typedef struct seen_t {
 } seen_t;
 
 static struct {
-    uint32_t shout;           /* Pings Shout emits a step */
-    int32_t next_value;       /* the value of Shout's next Ping */
-    events_entity target;     /* Shout hits it once a step (null: no Hit) */
+    uint32_t shout;       /* Pings Shout emits a step */
+    int32_t next_value;   /* the value of Shout's next Ping */
+    events_entity target; /* Shout hits it once a step (null: no Hit) */
     int32_t damage;
-    seen_t early, listen;     /* Ping values each receiver saw, in order */
+    seen_t early, listen; /* Ping values each receiver saw, in order */
     uint32_t early_runs, listen_runs;
     events_died died[MAX_SEEN]; /* what Tally received, in order */
     uint32_t died_count;
-    uint32_t removed;         /* Health's on_remove calls */
+    uint32_t removed; /* Health's on_remove calls */
 } sys;
 
 static void seen_add(seen_t *s, const events_ping *pings, uint32_t count) {
@@ -69,8 +69,7 @@ void events_damage_run(events_damage_ctx *ctx) {
             }
         }
     }
-    while (events_damage_next(ctx)) {
-    }
+    while (events_damage_next(ctx)) {}
 }
 
 void events_tally_run(events_tally_ctx *ctx) {
@@ -107,7 +106,9 @@ static int teardown(void **state) {
     return 0;
 }
 
-static void step(events_world *w) { assert_int_equal(events_world_step(w, 1.0f), STRATA_OK); }
+static void step(events_world *w) {
+    assert_int_equal(events_world_step(w, 1.0f), STRATA_OK);
+}
 
 static void assert_seen(const seen_t *s, int32_t first, uint32_t count) {
     assert_int_equal(s->count, count);
@@ -281,7 +282,8 @@ static void *failing_resize(void *ptr, size_t old_size, size_t new_size, void *u
 static void test_out_of_memory_while_emitting_drops_nothing(void **state) {
     (void)state;
     memset(&sys, 0, sizeof sys);
-    const strata_world_desc_t desc = {.allocator = {.alloc = failing_alloc, .realloc = failing_resize, .free = test_release}};
+    const strata_world_desc_t desc = {
+        .allocator = {.alloc = failing_alloc, .realloc = failing_resize, .free = test_release}};
     budget = 1 << 20;
     events_world *w = events_world_create(&desc);
     assert_non_null(w);
@@ -334,7 +336,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_disabled_receiver_does_not_keep_events_alive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_game_code_sends_between_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_from_systems_and_hooks_reach_the_receiver_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a_context_outside_the_step_sees_the_window_of_its_position, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_context_outside_the_step_sees_the_window_of_its_position, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_load_drops_pending_events, setup, teardown),
         cmocka_unit_test(test_out_of_memory_while_emitting_drops_nothing),
         cmocka_unit_test(test_buffers_grow_and_free_through_the_hooks),
