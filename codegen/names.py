@@ -251,6 +251,7 @@ class Names:
             "id": (self._P(f"EVENT_{s}".upper()), FILE),
             "send": (self._p(f"{s}_send"), FILE),
             "emit": (self._p(f"{s}_emit"), MACRO),
+            "emit_": (self._p(f"{s}_emit_"), FILE),
             "events_member": (f"{s}_events", "member"),
             "count_member": (f"{s}_count", "member"),
             "out_member": (f"{s}_out_", "member"),

@@ -505,7 +505,7 @@ rect_collide_ctx rect_collide_begin(rect_world *w, float dt) {
     ctx.dt = dt;
     ctx.game = &rect_res_(w)->game;
     ctx.rules = &rect_res_(w)->rules;
-    ctx.eaten_out_ = w;
+    ctx.eaten_out_ = strata_event_open(rect_world_core(w), RECT_EVENT_EATEN);
     ctx.impl_ = strata_iter(rect_world_core(w), 3u);
     return ctx;
 }

@@ -406,8 +406,18 @@ static inline strata_result_t rect_eaten_send(rect_world *w, const rect_eaten *v
     return strata_event_send(rect_world_core(w), RECT_EVENT_EATEN, v);
 }
 
-/* Emit a Eaten from a system that lists it in `emit`: rect_eaten_emit(ctx, &(rect_eaten){...}). */
-#define rect_eaten_emit(ctx, ...) rect_eaten_send((ctx)->eaten_out_, __VA_ARGS__)
+/* The emit below: append in place while the queue has room, else send. */
+static inline strata_result_t rect_eaten_emit_(strata_event_queue_t *q, rect_world *w, const rect_eaten *v) {
+    if (q != NULL && q->tail < q->cap) {
+        ((rect_eaten *)(void *)q->data)[q->tail++] = *v;
+        return STRATA_OK;
+    }
+    return rect_eaten_send(w, v);
+}
+
+/* Emit a Eaten from a system that lists it in `emit`: rect_eaten_emit(ctx, &(rect_eaten){...}).
+ * Returns as rect_eaten_send. */
+#define rect_eaten_emit(ctx, ...) rect_eaten_emit_((ctx)->eaten_out_, (ctx)->world, __VA_ARGS__)
 
 /* --- Queries ------------------------------------------------------------- */
 
@@ -616,7 +626,7 @@ typedef struct rect_collide_ctx {
     float dt;                       /* the step's time delta */
     const rect_game *game; /* resource, read */
     const rect_rules *rules; /* resource, read */
-    rect_world *eaten_out_; /* emits Eaten: rect_eaten_emit(ctx, &v) */
+    strata_event_queue_t *eaten_out_; /* emits Eaten: rect_eaten_emit(ctx, &v) */
     uint32_t count;                 /* rows in the current table */
     const rect_entity *entities; /* their handles */
     const rect_position *position; /* read */

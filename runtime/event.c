@@ -22,7 +22,7 @@ static uint32_t event_find(const sti_event_buf_t *b, uint64_t stamp) {
             hi = mid;
         }
     }
-    return lo < b->mark_tail ? b->marks[lo].start : b->tail;
+    return lo < b->mark_tail ? b->marks[lo].start : b->q.tail;
 }
 
 strata_result_t sti_events_init(strata_world_t *w) {
@@ -51,11 +51,32 @@ void sti_events_free(strata_world_t *w) {
     }
     for (uint32_t i = 0; i < w->schema->event_count; i++) {
         sti_event_buf_t *b = &w->events[i];
-        sti_mem_free(w, b->data, b->cap * b->size);
+        sti_mem_free(w, b->q.data, b->q.cap * b->size);
         sti_mem_free(w, b->marks, b->mark_cap * sizeof(sti_event_mark_t));
     }
     sti_mem_free(w, w->events, sizeof(sti_event_buf_t) * w->schema->event_count);
     w->events = NULL;
+}
+
+/* Make sure the last mark is the current moment's (room first): NOMEM
+ * leaves only extra capacity. */
+static strata_result_t event_mark(strata_world_t *w, sti_event_buf_t *b) {
+    uint64_t now = event_now(w);
+    if (b->mark_tail > b->mark_head) {
+        sti_event_mark_t *last = &b->marks[b->mark_tail - 1];
+        if (last->stamp == now) {
+            return STRATA_OK;
+        }
+        if (last->start == b->q.tail) { /* an empty run (opened, nothing emitted): it moves to now */
+            last->stamp = now;
+            return STRATA_OK;
+        }
+    }
+    strata_result_t r = sti_mem_grow(w, &b->marks, sizeof(sti_event_mark_t), &b->mark_cap, (size_t)b->mark_tail + 1, 8);
+    if (r == STRATA_OK) {
+        b->marks[b->mark_tail++] = (sti_event_mark_t){now, b->q.tail};
+    }
+    return r;
 }
 
 /* Reserve room for one more event and its mark, then write it: a failed
@@ -63,32 +84,32 @@ void sti_events_free(strata_world_t *w) {
 strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void *value) {
     STRATA_ASSERT(w != NULL && event < w->schema->event_count && value != NULL);
     sti_event_buf_t *b = &w->events[event];
-    uint64_t now = event_now(w);
-    bool new_run = b->mark_tail == b->mark_head || b->marks[b->mark_tail - 1].stamp != now;
-    if (STI_UNLIKELY(b->tail == b->cap)) {
-        strata_result_t r = sti_mem_grow(w, &b->data, b->size, &b->cap, (size_t)b->tail + 1, 64);
+    if (STI_UNLIKELY(b->q.tail == b->q.cap)) {
+        strata_result_t r = sti_mem_grow(w, &b->q.data, b->size, &b->q.cap, (size_t)b->q.tail + 1, 64);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    if (new_run) {
-        strata_result_t r = sti_mem_grow(w, &b->marks, sizeof(sti_event_mark_t), &b->mark_cap, (size_t)b->mark_tail + 1,
-                                         8);
-        if (r != STRATA_OK) {
-            return r;
-        }
-        b->marks[b->mark_tail++] = (sti_event_mark_t){now, b->tail};
+    strata_result_t r = event_mark(w, b);
+    if (r != STRATA_OK) {
+        return r;
     }
-    sti_copy(b->data + (size_t)b->tail * b->size, value, b->size);
-    b->tail++;
+    sti_copy(b->q.data + (size_t)b->q.tail * b->size, value, b->size);
+    b->q.tail++;
     return STRATA_OK;
+}
+
+strata_event_queue_t *strata_event_open(strata_world_t *w, uint32_t event) {
+    STRATA_ASSERT(w != NULL && event < w->schema->event_count);
+    sti_event_buf_t *b = &w->events[event];
+    return event_mark(w, b) == STRATA_OK ? &b->q : NULL;
 }
 
 const void *strata_event_window(const strata_world_t *w, uint32_t event, uint32_t position, uint32_t *count) {
     STRATA_ASSERT(w != NULL && event < w->schema->event_count && count != NULL);
     const sti_event_buf_t *b = &w->events[event];
     *count = 0;
-    if (b->head == b->tail) {
+    if (b->head == b->q.tail) {
         return NULL; /* the fixed cost of an event nobody emitted */
     }
     uint64_t n = event_positions(w);
@@ -99,7 +120,7 @@ const void *strata_event_window(const strata_world_t *w, uint32_t event, uint32_
         return NULL;
     }
     *count = end - first;
-    return b->data + (size_t)first * b->size;
+    return b->q.data + (size_t)first * b->size;
 }
 
 /* Drop the events stamped before `keep`; move the live ones down when they
@@ -110,19 +131,19 @@ static void event_drop(sti_event_buf_t *b, uint64_t keep) {
         b->mark_head++;
     }
     b->head = head;
-    if (b->head == b->tail) {
-        b->head = b->tail = b->mark_head = b->mark_tail = 0;
+    if (b->head == b->q.tail) {
+        b->head = b->q.tail = b->mark_head = b->mark_tail = 0;
         return;
     }
-    uint32_t live = b->tail - b->head;
+    uint32_t live = b->q.tail - b->head;
     if (live <= b->head) {
-        memmove(b->data, b->data + (size_t)b->head * b->size, (size_t)live * b->size);
+        memmove(b->q.data, b->q.data + (size_t)b->head * b->size, (size_t)live * b->size);
         uint32_t marks = b->mark_tail - b->mark_head;
         memmove(b->marks, b->marks + b->mark_head, sizeof(sti_event_mark_t) * marks);
         for (uint32_t i = 0; i < marks; i++) {
             b->marks[i].start -= b->head;
         }
-        b->tail = live;
+        b->q.tail = live;
         b->head = 0;
         b->mark_head = 0;
         b->mark_tail = marks;
@@ -136,7 +157,7 @@ void strata_event_step(strata_world_t *w) {
     w->event_position = 0;
     uint64_t keep = (w->event_step - 1) * n; /* the earliest moment a window of this step reaches */
     for (uint32_t i = 0; i < w->schema->event_count; i++) {
-        if (w->events[i].tail != w->events[i].head) {
+        if (w->events[i].q.tail != w->events[i].head || w->events[i].mark_tail != 0) {
             event_drop(&w->events[i], keep);
         }
     }
@@ -149,5 +170,5 @@ void strata_event_at(strata_world_t *w, uint32_t position) {
 
 uint32_t strata_event_held(const strata_world_t *w, uint32_t event) {
     STRATA_ASSERT(w != NULL && event < w->schema->event_count);
-    return w->events[event].tail - w->events[event].head;
+    return w->events[event].q.tail - w->events[event].head;
 }

@@ -21,13 +21,12 @@ typedef struct sti_event_mark_t {
     uint32_t start;
 } sti_event_mark_t;
 
-/* One event type's buffer: live events are data[head..tail). Marks are
+/* One event type's buffer: live events are q.data[head..q.tail). Marks are
  * marks[mark_head..mark_tail), in stamp order. */
 struct sti_event_buf_t {
-    unsigned char *data;
-    size_t cap;    /* events data holds */
-    uint32_t size; /* bytes of one event */
-    uint32_t head, tail;
+    strata_event_queue_t q; /* data, capacity, tail: generated emits append through it */
+    uint32_t size;          /* bytes of one event */
+    uint32_t head;
     sti_event_mark_t *marks;
     size_t mark_cap;
     uint32_t mark_head, mark_tail;
