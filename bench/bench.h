@@ -111,6 +111,7 @@ static inline int32_t bench_double(int32_t v) {
 /* The cases, in the order `ninja bench` runs them. */
 void bench_packed5(void);
 void bench_changed(void);
+void bench_events(void);
 void bench_simple_iter(void);
 void bench_frag_iter(void);
 void bench_entity_cycle(void);

@@ -251,6 +251,8 @@ def _key_schema(key: Key) -> Schema:
         schema = _section(key, _fields(spec.ITEMS["component"], reserved=spec.HOOKS + (spec.RENAMED,)))
     elif kind == "resources":
         schema = _section(key, _fields(spec.ITEMS["resource"], reserved=(spec.RENAMED,), min_fields=1))
+    elif kind == "events":
+        schema = _section(key, _fields(spec.ITEMS["event"], min_fields=1))
     elif kind == "queries":
         schema = _section(key, _query_entry())
     elif kind == "systems":

@@ -116,6 +116,15 @@ class Resource:
 
 
 @dataclass(frozen=True)
+class Event:
+    """An event type: the fields one emission carries. Not saved."""
+    name: str
+    index: int  # event id, declaration order from 0
+    fields: Tuple[Field, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class Terms:
     """The component terms of a query or system, names in schema order."""
     read: Tuple[str, ...] = ()
@@ -158,6 +167,14 @@ class System:
     aspect: Tuple[Field, ...] = ()  # per-entity state while it matches
     on_add: bool = False  # the game defines <world>_<system>_on_add
     on_remove: bool = False
+    emit: Tuple[str, ...] = ()  # events it emits, schema order
+    receive: Tuple[str, ...] = ()  # events it receives, ordered after their emitters
+    receive_late: Tuple[str, ...] = ()  # events it receives, knowingly before an emitter
+
+    @property
+    def receives(self) -> Tuple[str, ...]:
+        """Every event the system receives (`receive`, then `receive_late`)."""
+        return self.receive + self.receive_late
 
     @property
     def monitored(self) -> bool:
@@ -192,6 +209,7 @@ class Schema:
     assemblages: Tuple[Assemblage, ...] = ()  # declaration order
     world_loc: Optional[Loc] = None  # where the world's name is written
     save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
+    events: Tuple[Event, ...] = ()  # by event id (declaration order)
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)

@@ -45,6 +45,7 @@ WORLD_FILE_NOUNS = (
     "world_set_user", "world_core", "entity_create", "entity_destroy", "entity_alive", "bundle",
     "entity_create_bundle", "entity_create_many", "entity_add_bundle", "entity_remove_bundle",
     ("component_id_type", "component_id"), ("query_id_type", "query_id"), ("system_id_type", "system_id"),
+    ("event_id_type", "event_id"), "events_",
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
     "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
     "world_clear", "entity_each", "entity_fn", "entity_index", "entity_generation", "assert_handler_set",
@@ -54,7 +55,7 @@ WORLD_FILE_NOUNS = (
     "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
     "keep_error_", "component_types_", "resource_type_", "resource_fields_", "entity_visit_", "entity_visit_call_",
 )
-WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT")  # enum constants (file scope)
+WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT", "EVENT_COUNT")  # enum constants (file scope)
 WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",
                 "GENERATED_H")
 
@@ -143,6 +144,7 @@ class Names:
         kinds = [(e.name, self.enum) for e in schema.enums] + [(t.name, self.struct) for t in schema.structs]
         kinds += [(c.name, self.component) for c in schema.components]
         kinds += [(r.name, self.resource) for r in schema.resources]
+        kinds += [(e.name, self.event) for e in schema.events]
         self._data_kind = dict(kinds)
         self._enum_members = {e.name: e.members for e in schema.enums}
         self._assemblage_components = {a.name: a.components for a in schema.assemblages}
@@ -242,6 +244,20 @@ class Names:
             "fields_": (self._p(f"{s}_fields_"), FILE),
             "type_": (self._p(f"{s}_type_"), FILE),
             "member": (s, "member"),
+        })
+
+    def event(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        """An event's type, id, world-level send, and the emit macro and the
+        members of the contexts of the systems that list it."""
+        return self._spelled("event", name, loc, lambda s: {
+            "type": (self._p(s), FILE),
+            "id": (self._P(f"EVENT_{s}".upper()), FILE),
+            "send": (self._p(f"{s}_send"), FILE),
+            "emit": (self._p(f"{s}_emit"), MACRO),
+            "emit_": (self._p(f"{s}_emit_"), FILE),
+            "events_member": (f"{s}_events", "member"),
+            "count_member": (f"{s}_count", "member"),
+            "out_member": (f"{s}_out_", "member"),
         })
 
     def query(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
@@ -387,6 +403,10 @@ class Names:
             out += [x for x in names.names() if x.scope != "member"]
             fields(names.type, f"resource '{r.name}'", r.fields)
             member(self.resources_, names.member, f"resource '{r.name}'", r.loc, "member")
+        for e in s.events:
+            names = self.event(e.name, e.loc)
+            out += [x for x in names.names() if x.scope != "member"]
+            fields(names.type, f"event '{e.name}'", e.fields)
         for q in s.queries:
             names = self.query(q.name, q.loc)
             out += names.names()
@@ -404,6 +424,11 @@ class Names:
                 self._terms(out, ctx, y.terms, ITER_MEMBERS + ((ASPECT_MEMBER,) if y.aspect else ()), "member")
             if y.aspect:
                 fields(names.aspect_type, f"system '{y.name}': aspect", y.aspect)
+            for e in y.emit:
+                member(ctx, self.event(e).out_member, f"system '{y.name}': event '{e}'", y.loc, "member")
+            for e in y.receives:
+                for purpose in ("events_member", "count_member"):
+                    member(ctx, self.event(e)[purpose], f"system '{y.name}': event '{e}'", y.loc, "member")
         for a in s.assemblages:
             out += self.assemblage(a.name, a.loc).names()
         out += [Name(ident, LOCAL, fixed(ident), None, "local") for ident in LOCALS]

@@ -301,6 +301,8 @@ class ScheduleRow:
         tracks = [f"aspect {{ {', '.join(f.name for f in y.aspect)} }}"] if y.aspect else []
         tracks += [h for h in ("on_add", "on_remove") if getattr(y, h)]
         self.tracks = ", ".join(tracks)
+        self.emits = ", ".join(y.emit)
+        self.receives = ", ".join(list(y.receive) + [f"{e} (late)" for e in y.receive_late])
 
 
 def render(schema: model.Schema) -> Dict[str, str]:

@@ -19,7 +19,7 @@ Each Key says what its value holds with one word, `value`:
     field_type   a field's type: f32, u8[4], char[16], a name from `types:`
     any          any value, checked by the generator alone (a field's default)
     access       a system's `resources: {read: [...], write: [...]}`
-    a section    types, components, resources, queries, systems, assemblages:
+    a section    types, components, resources, events, queries, systems, assemblages:
                  a mapping from names to what that section declares
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, Tuple
 
 # The words a Key's `value` may be (see the module's docstring).
 VALUES = ("name", "names", "former_names", "phases", "version", "flag", "fields", "field_type", "any", "access",
-          "types", "components", "resources", "queries", "systems", "assemblages")
+          "types", "components", "resources", "events", "queries", "systems", "assemblages")
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,10 @@ TOP_LEVEL = (
     Key("resources", "resources",
         "Singletons stored in the world, each a mapping of at least one field, starting at its defaults.",
         {"Score": {"value": "i32 = 0"}}),
+    Key("events", "events",
+        "Events between systems, each a mapping of at least one field: a system lists those it emits in "
+        "`emit` and those it receives in `receive`. An event lives one step: every receiver sees it once.",
+        {"Eaten": {"who": "entity", "by": "entity", "size": "f32"}}),
     Key("queries", "queries",
         "Free-standing typed queries: terms over components, iterated with `<world>_<query>_next`.",
         {"Collidables": {"read": ["Position"], "with": ["Collision"]}}),
@@ -146,6 +150,17 @@ SYSTEM = (
            "access too); reached through its context.",
            {"read": ["Tuning"], "write": ["Score"]}),
        CHANGED,
+       Key("emit", "names",
+           "Events the system emits, with `<world>_<event>_emit(ctx, &(<world>_<event>){...})`.",
+           ["Collision"]),
+       Key("receive", "names",
+           "Events the system receives: `ctx-><event>_events[0..ctx-><event>_count)`, those emitted since its "
+           "last run. The system runs after their emitters when nothing else decides the order.",
+           ["Collision"]),
+       Key("receive_late", "names",
+           "Events received like `receive`, when the system runs before an emitter on purpose: it sees that "
+           "emitter's events of the step before, and the generator does not warn about it.",
+           ["Input"]),
        Key("aspect", "fields",
            "Per-entity state private to the system, a mapping of fields: made at its defaults when an "
            "entity starts to match, dropped when it stops; `ctx->aspect[i]` in the run function.",
@@ -223,6 +238,8 @@ ITEMS = {
                       {"x": "f32", "y": "f32 = 0"}),
     "resource": Item("A resource: a mapping of at least one field, one value stored in the world.",
                      {"value": "i32 = 0"}),
+    "event": Item("An event: a mapping of at least one field, the data one emission carries.",
+                  {"a": "entity", "b": "entity"}),
     "query": Item("A query: component terms (`read`, `write`, `with`, `without`, `optional`, `changed`); "
                   "at least one of `read`, `write` or `with` lists a component.",
                   {"read": ["Position"], "with": ["Collision"]}),
@@ -270,3 +287,4 @@ LONG_FIELD_KEYS = names(LONG_FIELD)
 RENAMED_FROM = RENAMED.name  # reserved in a component or resource body: not a field
 EXTENDS = EXTENDS_KEY.name  # reserved in an assemblage body: not a component
 RESOURCE_ACCESS_KEYS = names(RESOURCE_ACCESS)
+EVENT_KEYS = ("emit", "receive", "receive_late")  # a system's event lists

@@ -21,6 +21,10 @@ here, in the order the checker applies them:
   terms       read/write/with/without/optional, each component in one list
   schedule    phases in order, then before/after (stable Kahn), then
               declaration order
+  events      a mapping of at least one field each; systems list them in
+              emit / receive / receive_late; every event has an emitter and
+              a receiver; a receiver runs after its emitters when nothing
+              else decides (else a warning, unless `receive_late`)
   renames     `renamed_from` on a component, resource or field names its
               former name (for loading old saves): unique, not a current name
   assemblages components with per-field overrides (nested for structs),
@@ -38,10 +42,10 @@ from typing import Dict, Iterable, List, Mapping as MappingType, Optional, Seque
 from . import load, numbers
 from .errors import Diagnostic, did_you_mean, has_errors, sorted_by_position
 from .load import Mapping, Node, Scalar, Sequence
-from .model import (INTEGER_RANGES, SCALAR_SIZES, SCALARS, Assemblage, Component, EnumType, Field, Loc, Query,
+from .model import (INTEGER_RANGES, SCALAR_SIZES, SCALARS, Assemblage, Component, EnumType, Event, Field, Loc, Query,
                     Resource, Schema, StructType, System, Terms, TypeRef, Value)
 # The keys of every section, defined with their meaning (and shared with the JSON Schema) in spec.py.
-from .spec import (EXTENDS, HOOK_KEYS, LONG_FIELD_KEYS, QUERY_KEYS, RENAMED_FROM, REQUIRED_TERMS,
+from .spec import (EVENT_KEYS, EXTENDS, HOOK_KEYS, LONG_FIELD_KEYS, QUERY_KEYS, RENAMED_FROM, REQUIRED_TERMS,
                    RESOURCE_ACCESS_KEYS, SYSTEM_KEYS, TERM_KEYS, TOP_LEVEL_KEYS)
 
 # Limits of the runtime (runtime/include/strata.h) and of the generator.
@@ -147,6 +151,8 @@ class _SystemSpec:
     aspect: Tuple[Field, ...]
     on_add: bool
     on_remove: bool
+    # event lists: (event name, where it is listed), by key of EVENT_KEYS
+    events: MappingType[str, Tuple[Tuple[str, Loc], ...]]
 
 
 class _Checker:
@@ -169,6 +175,8 @@ class _Checker:
         self.component_names: List[str] = []
         self.tag_names: Set[str] = set()
         self.resource_names: List[str] = []
+        self.event_names: List[str] = []
+        self.receive_locs: Dict[str, Tuple[Tuple[str, Loc], ...]] = {}  # system -> its `receive` items
         self.free_queries: Tuple[Query, ...] = ()
 
     # --- reporting ---------------------------------------------------------
@@ -193,21 +201,24 @@ class _Checker:
         version = self.version(keys.get("version"), root.loc)
         self.phases = self.phase_list(keys.get("phases"))
         sections = {name: self.entries(keys.get(name), f"'{name}'")
-                    for name in ("types", "components", "resources", "queries", "systems", "assemblages")}
+                    for name in ("types", "components", "resources", "events", "queries", "systems", "assemblages")}
         self.declare_all(self.data_names, [("type", sections["types"]), ("component", sections["components"]),
-                                           ("resource", sections["resources"])])
+                                           ("resource", sections["resources"]), ("event", sections["events"])])
         self.declare_all(self.run_names, [("query", sections["queries"]), ("system", sections["systems"])])
         structs, enums = self.types(sections["types"])
         components = self.components(sections["components"])
         resources = self.resources(sections["resources"])
+        events = self.events(sections["events"])
         queries = self.queries(sections["queries"])
         systems = self.systems(sections["systems"], first_query_index=len(queries))
+        self.check_event_flow(events, systems)
         self.check_renames(components, resources, structs)
         assemblages = self.assemblages(sections["assemblages"], components)
         save_name = self.save_name(keys.get("save_name")) or world
         return Schema(path=path, world=world, version=version, phases=self.phases, structs=structs,
                       enums=enums, components=components, resources=resources, queries=queries,
                       systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name,
+                      events=events,
                       world_loc=keys["world"][1].loc if "world" in keys else None)
 
     def world(self, entry: Optional[Entry], root_loc: Loc) -> str:
@@ -742,6 +753,93 @@ class _Checker:
             resources.append(Resource(key.text, fields, key.loc, renamed_from))
         return tuple(resources)
 
+    def events(self, entries: Tuple[Entry, ...]) -> Tuple[Event, ...]:
+        """The event types, numbered 0.. in declaration order."""
+        events = []
+        for key, value in entries:
+            if self.data_names.get(key.text, ("", None))[1] != key.loc:
+                continue  # a bad or taken name: reported by declare_all
+            owner = f"event '{key.text}'"
+            index = len(self.event_names)
+            self.event_names.append(key.text)
+            if _is_empty_body(value):
+                self.error(key.loc, f"{owner}: an event needs at least one field",
+                           "C has no empty structs; e.g. { who: entity }")
+            specs = self.field_specs(self.field_entries(value, owner), owner)
+            fields = self.fields_from_specs(specs)
+            self.check_body(owner, key.loc, specs, fields)
+            events.append(Event(key.text, index, fields, key.loc))
+        return tuple(events)
+
+    def event_lists(self, keys: MappingType[str, Entry], owner: str) -> Dict[str, Tuple[Tuple[str, Loc], ...]]:
+        """A system's emit / receive / receive_late: each event once, in one
+        of the receive lists, and never both emitted and received."""
+        lists: Dict[str, List[Tuple[str, Loc]]] = {key: [] for key in EVENT_KEYS}
+        first: Dict[str, str] = {}  # event -> the list it was first named in
+        for key in EVENT_KEYS:
+            if key not in keys:
+                continue
+            for item in self.items(keys[key][1], f"{owner}: '{key}'"):
+                name = self.event_ref(item, owner)
+                if name is None:
+                    continue
+                other = first.get(name)
+                if other == key:
+                    self.error(item.loc, f"{owner}: event '{name}' is listed twice in '{key}'")
+                    continue
+                if other is not None and other != "emit":
+                    self.error(item.loc, f"{owner}: event '{name}' is in both '{other}' and '{key}'",
+                               "'receive_late' receives it too")
+                    continue
+                if other == "emit":
+                    self.error(item.loc, f"{owner}: event '{name}' is both emitted and received",
+                               "a system does not receive its own events; emit another event or split the system")
+                    continue
+                first[name] = key
+                lists[key].append((name, item.loc))
+        return {key: tuple(items) for key, items in lists.items()}
+
+    def event_ref(self, item: Node, owner: str) -> Optional[str]:
+        """The event `item` names, or None after reporting it is not one."""
+        if not isinstance(item, Scalar):
+            self.error(item.loc, f"{owner}: expected an event name")
+            return None
+        if item.text in self.event_names:
+            return item.text
+        hint = self.kind_hint(item.text) or did_you_mean(item.text, self.event_names)
+        self.error(item.loc, f"{owner}: unknown event '{item.text}'", hint)
+        return None
+
+    def event_order(self, specs: List[_SystemSpec], runs_after: Dict[str, Set[str]]) -> None:
+        """Order each receiver after the emitters of its phase when nothing
+        else decides: an edge is added unless before/after (or an edge added
+        earlier) already puts the receiver first."""
+        for receiver in specs:
+            for event, _ in receiver.events["receive"]:
+                for emitter in specs:
+                    if emitter.phase != receiver.phase or event not in _names_of(emitter.events["emit"]):
+                        continue
+                    if not _reaches(runs_after, emitter.name, receiver.name):
+                        runs_after[receiver.name].add(emitter.name)
+
+    def check_event_flow(self, events: Tuple[Event, ...], systems: Tuple[System, ...]) -> None:
+        """Every event has an emitter and a receiver; warn about a receiver
+        that runs before an emitter without saying so (`receive_late`)."""
+        for e in events:
+            if not any(e.name in y.emit for y in systems):
+                self.error(e.loc, f"event '{e.name}': no system emits it",
+                           "list it in a system's 'emit', or remove the event")
+            if not any(e.name in y.receives for y in systems):
+                self.error(e.loc, f"event '{e.name}': no system receives it",
+                           "list it in a system's 'receive', or remove the event")
+        for r in systems:
+            for event, loc in self.receive_locs.get(r.name, ()):
+                for y in systems:
+                    if event in y.emit and y.order > r.order:
+                        self.warn(loc, f"system '{r.name}' receives '{event}' but runs before '{y.name}', which emits "
+                                       f"it: it sees those events one step late",
+                                  f"list '{event}' in 'receive_late' to say so, or order '{r.name}' after '{y.name}'")
+
     # --- queries and systems ------------------------------------------------
 
     def queries(self, entries: Tuple[Entry, ...]) -> Tuple[Query, ...]:
@@ -823,7 +921,10 @@ class _Checker:
         for index, (key, value) in enumerate(entries):
             self.check_query_limit(first_query_index + index, key)
             specs.append(self.system_spec(key, value))
-        scheduled = self.schedule(specs, self.ordering(specs))
+        runs_after = self.ordering(specs)
+        self.event_order(specs, runs_after)
+        self.receive_locs = {spec.name: spec.events["receive"] for spec in specs}
+        scheduled = self.schedule(specs, runs_after)
         systems = []
         next_query = first_query_index
         for order, spec in enumerate(scheduled):
@@ -835,7 +936,8 @@ class _Checker:
                 name=spec.name, phase=spec.phase, order=order, terms=spec.terms, query_index=query_index,
                 before=_texts(spec.before), after=_texts(spec.after), resources_read=spec.resources_read,
                 resources_write=spec.resources_write, loc=spec.loc, aspect=spec.aspect, on_add=spec.on_add,
-                on_remove=spec.on_remove))
+                on_remove=spec.on_remove, emit=_names_of(spec.events["emit"]),
+                receive=_names_of(spec.events["receive"]), receive_late=_names_of(spec.events["receive_late"])))
         self.write_conflicts(systems, self.ordering_closure(specs))
         self.check_tracking_limits(systems)
         return tuple(systems)
@@ -889,7 +991,7 @@ class _Checker:
             before=self.items(_value(keys.get("before")), f"{owner}: 'before'"),
             after=self.items(_value(keys.get("after")), f"{owner}: 'after'"),
             resources_read=reads, resources_write=writes, aspect=aspect, on_add=hooks.get("on_add", False),
-            on_remove=hooks.get("on_remove", False))
+            on_remove=hooks.get("on_remove", False), events=self.event_lists(keys, owner))
 
     def phase_of(self, entry: Optional[Entry], owner: str) -> str:
         """The system's phase: as given, else 'update' if there is one, else the first."""
@@ -1197,6 +1299,25 @@ class _Checker:
 
 
 # --- helpers without state ------------------------------------------------------
+
+
+def _names_of(items: Iterable[Tuple[str, Loc]]) -> Tuple[str, ...]:
+    return tuple(name for name, _ in items)
+
+
+def _reaches(runs_after: MappingType[str, Set[str]], start: str, target: str) -> bool:
+    """True if `target` must run before `start` (directly or through others)."""
+    seen: Set[str] = set()
+    pending = [start]
+    while pending:
+        name = pending.pop()
+        for first in runs_after.get(name, ()):
+            if first == target:
+                return True
+            if first not in seen:
+                seen.add(first)
+                pending.append(first)
+    return False
 
 
 def _in(owner: str, message: str) -> str:

@@ -32,6 +32,7 @@ typedef struct sti_record_t sti_record_t;           /* entity_index.h */
 typedef struct sti_table_t sti_table_t;             /* table.h */
 typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
 typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
+typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
 
 /* The state of a world. Each group of fields is kept by the module named
  * above it (world.c sets the starting values, the save layer rebuilds them
@@ -48,6 +49,11 @@ struct strata_world_t {
     /* mem.c */
     strata_allocator_t allocator;
     size_t bytes;              /* held through the allocator, for stats */
+
+    /* event.c: the event buffers (by event id) and the clock that stamps emissions. */
+    sti_event_buf_t *events;
+    uint64_t event_step;       /* steps begun */
+    uint32_t event_position;   /* the running system's position; system_count - 1 between steps */
 
     /* observe.c: hooks, monitors, aspects (set once at creation). */
     /* By column id: the schema's components, then one per aspect (its size,

@@ -14,6 +14,7 @@
 
 #include "assert.c"
 #include "mem.c"
+#include "event.c"
 #include "entity_index.c"
 #include "table.c"
 #include "query.c"

@@ -1,5 +1,6 @@
 /* world.c: world creation and destruction, resources, stats and result names. */
 #include "world.h"
+#include "event.h"
 
 /* The desc with every zero field replaced by its default (one place for all defaults). */
 static strata_world_desc_t world_desc_defaults(const strata_world_desc_t *desc) {
@@ -75,6 +76,9 @@ static bool world_schema_valid(const strata_schema_t *s) {
  * the partial world. */
 static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_capacity) {
     strata_result_t r = sti_observe_init(w);
+    if (r == STRATA_OK) {
+        r = sti_events_init(w);
+    }
     if (r == STRATA_OK) {
         r = sti_dirty_init(w);
     }
@@ -167,6 +171,7 @@ void strata_world_destroy(strata_world_t *w) {
     sti_mem_free(w, w->resources_block, w->resources_block_size);
     sti_observe_free(w);
     sti_dirty_free(w);
+    sti_events_free(w);
     strata_allocator_t a = w->allocator;
     a.free(w, sizeof *w, a.user);
 }

@@ -213,7 +213,6 @@ uint64_t rect_state_hash(rect_world *w) {
     mix_u32(&s, game->frame);
     mix_u32(&s, game->over);
     mix_u32(&s, game->spawned);
-    mix_u32(&s, game->eaten_now);
     mix_u64(&s, rect_rng_res(w)->state);
     const rect_rules *r = rect_rules_res(w);
     const float tuning[] = {r->player_speed, r->size_per_health, r->food_health_min,

@@ -32,7 +32,7 @@ void rect_user_input_run(rect_user_input_ctx *ctx) {
     }
 }
 
-/* --- update: Collide, Decay, Spawn, Referee ---------------------------------- */
+/* --- update: Collide, Score, Decay, Spawn, Referee ---------------------------------- */
 
 /* True if two centred squares overlap (touching edges do not). */
 static bool overlap(rect_position a, float ha, rect_position b, float hb) {
@@ -40,9 +40,10 @@ static bool overlap(rect_position a, float ha, rect_position b, float hb) {
 }
 
 /* The seed's collision system: a player-controlled rectangle that touches a
- * food rectangle eats it — health (up to max_health), a point, and the food is gone (marked
- * Dead at once for the systems after this one, destroyed when the step
- * ends). Spawn replaces what was eaten. */
+ * food rectangle eats it — health (up to max_health), and the food is gone
+ * (marked Dead at once for the systems after this one, destroyed when the
+ * step ends). It says so with an Eaten event: Score counts the point, Spawn
+ * replaces what was eaten. */
 void rect_collide_run(rect_collide_ctx *ctx) {
     if (ctx->game->over) {
         return;
@@ -58,14 +59,20 @@ void rect_collide_run(rect_collide_ctx *ctx) {
                     }
                     float health = ctx->health[i].value + rect_eat_gain(ctx->rules, size, ctx->health[i].value);
                     ctx->health[i].value = fminf(health, ctx->rules->max_health);
-                    ctx->game->score++;
-                    ctx->game->eaten_now++;
+                    (void)rect_eaten_emit(ctx, &(rect_eaten){.who = food.entities[j],
+                                                             .by = ctx->entities[i],
+                                                             .size = size}); /* NOMEM: one uncounted */
                     rect_dead_add(ctx->world, food.entities[j]);
                     rect_entity_destroy(ctx->world, food.entities[j]);
                 }
             }
         }
     }
+}
+
+/* A point for each rectangle eaten this step. */
+void rect_score_run(rect_score_ctx *ctx) {
+    ctx->game->score += (int32_t)ctx->eaten_count;
 }
 
 /* The seed's decay system: everything with Health loses some each step —
@@ -89,7 +96,8 @@ void rect_decay_run(rect_decay_ctx *ctx) {
             if (health->value > 0.0f) {
                 look->size = health->value * rules->size_per_health;
                 if (player) {
-                    look->color = health->value > 10.0f ? (rect_color){50, 255, 50, 255} : (rect_color){255, 50, 50, 255};
+                    look->color = health->value > 10.0f ? (rect_color){50, 255, 50, 255}
+                                                        : (rect_color){255, 50, 50, 255};
                 }
             } else if (player) {
                 look->size = 0.0f; /* Referee ends the game */
@@ -111,7 +119,7 @@ void rect_spawn_run(rect_spawn_ctx *ctx) {
     const rect_rules *rules = ctx->rules;
     /* Dead food was marked by the systems before this one, so it is not counted. */
     uint32_t food = rect_food_count(ctx->world);
-    uint32_t tries = (uint32_t)ctx->game->eaten_now * rules->spawn_tries;
+    uint32_t tries = ctx->eaten_count * rules->spawn_tries;
     for (uint32_t i = 0; i < tries && food < rules->max_food; i++) {
         if (rect_rand_range(ctx->rng, 0.0f, 1.0f) < rules->spawn_chance &&
             !rect_entity_eq(rect_game_add_food(ctx->world, ctx->rng, rules, ctx->game), RECT_ENTITY_NULL)) {
@@ -122,7 +130,6 @@ void rect_spawn_run(rect_spawn_ctx *ctx) {
            !rect_entity_eq(rect_game_add_food(ctx->world, ctx->rng, rules, ctx->game), RECT_ENTITY_NULL)) {
         food++;
     }
-    ctx->game->eaten_now = 0;
 }
 
 /* The lose condition, and the game's clock: the game is over when the

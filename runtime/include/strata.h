@@ -26,12 +26,12 @@ extern "C" {
 #define STRATA_VERSION_STRING "0.1.0"
 
 /* Limits, enforced by the generator and checked by the runtime. */
-#define STRATA_MAX_COMPONENTS 256        /* component types plus aspects per world */
-#define STRATA_MAX_QUERIES 1024          /* queries and systems per world */
-#define STRATA_MAX_ENTITIES 0x7fffffffu  /* entities alive at once */
-#define STRATA_MAX_TABLES 65535u         /* archetypes per world */
-#define STRATA_MAX_MONITORS 64           /* queries with an aspect or hooks, per world */
-#define STRATA_MAX_CHANGED 15            /* queries with `changed` terms, per world */
+#define STRATA_MAX_COMPONENTS 256       /* component types plus aspects per world */
+#define STRATA_MAX_QUERIES 1024         /* queries and systems per world */
+#define STRATA_MAX_ENTITIES 0x7fffffffu /* entities alive at once */
+#define STRATA_MAX_TABLES 65535u        /* archetypes per world */
+#define STRATA_MAX_MONITORS 64          /* queries with an aspect or hooks, per world */
+#define STRATA_MAX_CHANGED 15           /* queries with `changed` terms, per world */
 
 /* Caller bugs (NULL world, out-of-range component index, a load inside a
  * system) trip STRATA_ASSERT. Which asserts a library has is fixed when it
@@ -112,10 +112,10 @@ typedef void (*strata_component_hook_t)(strata_world_t *w, strata_entity_t e, vo
 
 /* One component type, as the generator describes it (static data). */
 typedef struct strata_component_desc_t {
-    const char *name;     /* the schema's name, e.g. "Position" */
-    uint32_t size;        /* sizeof the C struct; 0 for a tag (no column) */
-    uint32_t align;       /* _Alignof the C struct; 0 for a tag */
-    const void *defaults; /* `size` bytes of the default value; NULL means zeros */
+    const char *name;                  /* the schema's name, e.g. "Position" */
+    uint32_t size;                     /* sizeof the C struct; 0 for a tag (no column) */
+    uint32_t align;                    /* _Alignof the C struct; 0 for a tag */
+    const void *defaults;              /* `size` bytes of the default value; NULL means zeros */
     strata_component_hook_t on_add;    /* NULL: none */
     strata_component_hook_t on_remove; /* NULL: none */
 } strata_component_desc_t;
@@ -138,13 +138,20 @@ typedef struct strata_query_desc_t {
                             * query's set was last emptied (by its iteration) */
     uint32_t aspect_size;  /* per-entity state while it matches; 0 for none */
     uint32_t aspect_align;
-    const void *aspect_defaults; /* NULL means zeros */
+    const void *aspect_defaults;   /* NULL means zeros */
     strata_query_hook_t on_add;    /* NULL: none */
     strata_query_hook_t on_remove; /* NULL: none */
 } strata_query_desc_t;
 
 /* Everything the runtime needs to know about a world's schema (static data
  * emitted by the generator). */
+/* One event type: its name and the size and alignment (<= 16) of one event. */
+typedef struct strata_event_desc_t {
+    const char *name;
+    uint32_t size;
+    uint32_t align;
+} strata_event_desc_t;
+
 typedef struct strata_schema_t {
     const char *name;                          /* the schema's `world:` */
     uint32_t version;                          /* the schema's `version:` */
@@ -156,9 +163,13 @@ typedef struct strata_schema_t {
     uint32_t resources_align;                  /* its alignment (<= 16) */
     const void *resources_defaults;            /* its initial bytes; NULL means zeros */
     /* Reflection, for saves and JSON (NULL: the world cannot be saved). */
-    const char *save_name;                     /* the name saves record and loads match; NULL: `name` */
+    const char *save_name;                            /* the name saves record and loads match; NULL: `name` */
     const struct strata_type_desc_t *component_types; /* by component id: name, former name, fields */
     const struct strata_type_desc_t *resource_type;   /* the resource block: one struct field a resource */
+    /* Events (not saved): their types, and the positions of a step's clock. */
+    uint32_t event_count;              /* event types */
+    const strata_event_desc_t *events; /* indexed by event id */
+    uint32_t system_count;             /* systems of the schedule (0 counts as 1) */
 } strata_schema_t;
 
 /* Options for strata_world_create; zero means default for every field. */
@@ -174,10 +185,10 @@ typedef struct strata_world_desc_t {
 
 /* What a world holds, for tools and tests. */
 typedef struct strata_world_stats_t {
-    uint32_t entities;      /* alive */
-    uint32_t tables;        /* archetypes created, including the empty one */
-    uint32_t pending;       /* deferred commands not yet applied */
-    size_t bytes;           /* memory held through the allocator */
+    uint32_t entities; /* alive */
+    uint32_t tables;   /* archetypes created, including the empty one */
+    uint32_t pending;  /* deferred commands not yet applied */
+    size_t bytes;      /* memory held through the allocator */
 } strata_world_stats_t;
 
 /* Create a world for `schema` (which must outlive it). `desc` may be NULL.
@@ -317,6 +328,41 @@ void strata_step_begin(strata_world_t *w);
 /* Close a step: apply scheduled destroys. Returns as strata_defer_end. */
 strata_result_t strata_step_end(strata_world_t *w);
 
+/* --- Events ---------------------------------------------------------------- */
+
+/* Emit an event of type `event` (a copy of *value) at the current moment of
+ * the step's clock. Returns STRATA_OK, or STRATA_ERR_NOMEM when the buffer
+ * could not grow (the event is not emitted; none emitted before is lost). */
+strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void *value);
+
+/* Where a system's emits of one event type go: generated code appends an
+ * event without a call while tail < cap, else calls strata_event_send.
+ * Valid during the system's run only (the moment its mark stands for). */
+typedef struct strata_event_queue_t {
+    unsigned char *data; /* the events, `size` bytes apart (the schema's struct) */
+    size_t cap;          /* events data has room for */
+    uint32_t tail;       /* where the next event goes */
+} strata_event_queue_t;
+
+/* Open the current moment's run of `event` for a system about to emit it:
+ * its queue, or NULL when out of memory (emits then take strata_event_send,
+ * which reports it). */
+strata_event_queue_t *strata_event_open(strata_world_t *w, uint32_t event);
+
+/* The events of type `event` the system at schedule position `position`
+ * receives in the current step: a plain array of *count events (NULL when
+ * none), valid until that event type is emitted again or the next step. */
+const void *strata_event_window(const strata_world_t *w, uint32_t event, uint32_t position, uint32_t *count);
+
+/* The step's clock: a step begins (events no receiver can see any more are
+ * dropped), and the system at `position` runs (system_count - 1: after the
+ * last system, and between steps). Generated step functions call these. */
+void strata_event_step(strata_world_t *w);
+void strata_event_at(strata_world_t *w, uint32_t position);
+
+/* Events of type `event` held (all moments), for tools and tests. */
+uint32_t strata_event_held(const strata_world_t *w, uint32_t event);
+
 /* --- Queries ------------------------------------------------------------- */
 
 /* An iterator over the rows matching one query, a batch at a time: a whole
@@ -368,9 +414,16 @@ uint32_t strata_query_count(const strata_world_t *w, uint32_t q);
 /* The kind of one field element. */
 typedef enum strata_kind_t {
     STRATA_KIND_BOOL = 1,
-    STRATA_KIND_I8, STRATA_KIND_I16, STRATA_KIND_I32, STRATA_KIND_I64,
-    STRATA_KIND_U8, STRATA_KIND_U16, STRATA_KIND_U32, STRATA_KIND_U64,
-    STRATA_KIND_F32, STRATA_KIND_F64,
+    STRATA_KIND_I8,
+    STRATA_KIND_I16,
+    STRATA_KIND_I32,
+    STRATA_KIND_I64,
+    STRATA_KIND_U8,
+    STRATA_KIND_U16,
+    STRATA_KIND_U32,
+    STRATA_KIND_U64,
+    STRATA_KIND_F32,
+    STRATA_KIND_F64,
     STRATA_KIND_ENTITY, /* a world's entity handle (uint64_t) */
     STRATA_KIND_ENUM,   /* a C enum; `type` names its members, by value */
     STRATA_KIND_STRUCT, /* `type` lists its fields */
@@ -424,14 +477,14 @@ typedef struct strata_change_t {
  * changes made to fit this schema. On failure: what is wrong and where
  * (`offset` in a binary save, `line` and `column` in JSON). */
 typedef struct strata_load_report_t {
-    char schema[64];            /* the save's schema name */
-    uint32_t schema_version;    /* and version */
-    uint32_t entities;          /* entities loaded */
-    uint32_t change_count;      /* changes, including those past `changes` */
+    char schema[64];         /* the save's schema name */
+    uint32_t schema_version; /* and version */
+    uint32_t entities;       /* entities loaded */
+    uint32_t change_count;   /* changes, including those past `changes` */
     strata_change_t changes[STRATA_REPORT_MAX];
-    char error[256];            /* "" on success */
-    uint64_t offset;            /* binary: byte offset of the error */
-    uint32_t line, column;      /* JSON: 1-based position of the error (0 when not known) */
+    char error[256];       /* "" on success */
+    uint64_t offset;       /* binary: byte offset of the error */
+    uint32_t line, column; /* JSON: 1-based position of the error (0 when not known) */
 } strata_load_report_t;
 
 /* Save the world to `path`: written to "path.tmp" in the same directory,
@@ -451,8 +504,7 @@ strata_result_t strata_world_save_mem(const strata_world_t *w, void *buf, size_t
 strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_load_report_t *report);
 
 /* strata_world_load from size bytes at data. */
-strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size,
-                                      strata_load_report_t *report);
+strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report);
 
 /* --- JSON (writing: libstrata; loading: libstrata_json, with -ljansson) -- */
 
@@ -491,9 +543,15 @@ strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, 
 
 /* --- Masks --------------------------------------------------------------- */
 
-static inline void strata_mask_set(strata_mask_t *m, uint32_t c) { m->bits[c >> 6] |= (uint64_t)1 << (c & 63); }
-static inline void strata_mask_clear(strata_mask_t *m, uint32_t c) { m->bits[c >> 6] &= ~((uint64_t)1 << (c & 63)); }
-static inline bool strata_mask_test(const strata_mask_t *m, uint32_t c) { return (m->bits[c >> 6] >> (c & 63)) & 1u; }
+static inline void strata_mask_set(strata_mask_t *m, uint32_t c) {
+    m->bits[c >> 6] |= (uint64_t)1 << (c & 63);
+}
+static inline void strata_mask_clear(strata_mask_t *m, uint32_t c) {
+    m->bits[c >> 6] &= ~((uint64_t)1 << (c & 63));
+}
+static inline bool strata_mask_test(const strata_mask_t *m, uint32_t c) {
+    return (m->bits[c >> 6] >> (c & 63)) & 1u;
+}
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,7 @@ LIBRARY = ("NULL", "bool", "true", "false", "size_t", "FILE", "offsetof", "align
            "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
            "INT64_C", "UINT64_C", "INT64_MIN", "INT32_MIN", "stdalign", "stdbool", "stdint", "stddef")
 PREPROCESSOR = ("include", "define", "if", "ifdef", "ifndef", "elif", "else", "endif", "error", "defined",
-                "__cplusplus", "__STDC_VERSION__")
+                "__cplusplus", "__STDC_VERSION__", "__VA_ARGS__")
 
 # The schema every collision case starts from: one of each kind of name,
 # each used in every place a name goes (terms, resources, hooks, aspects).
@@ -46,11 +46,12 @@ BASE = {
     "types": {"T": {"a": "f32"}, "E": {"enum": ["One", "Two"]}},
     "components": {"Pos": {"x": "f32", "e": "E", "t": "T", "on_add": True}, "Tag": {}},
     "resources": {"Res": {"v": "u8"}},
+    "events": {"Ev": {"v": "u8"}},
     "queries": {"Q": {"read": ["Pos"], "optional": ["Tag"], "changed": ["Pos"]}},
     "systems": {
         "Sys": {"write": ["Pos"], "resources": {"write": ["Res"]}, "aspect": {"k": "u8"}, "on_add": True,
-                "on_remove": True, "changed": ["Pos"]},
-        "Once": {"resources": {"read": ["Res"]}},
+                "on_remove": True, "changed": ["Pos"], "emit": ["Ev"]},
+        "Once": {"resources": {"read": ["Res"]}, "receive": ["Ev"]},
     },
     "assemblages": {"Thing": {"Pos": {"x": 1}, "Tag": {}}},
 }
@@ -72,6 +73,10 @@ def with_name(kind: str, name: str) -> dict:
         doc["resources"][name] = {"z": "u8"}
         doc["systems"]["Sys"]["resources"]["write"].append(name)
         doc["systems"]["Once"]["resources"]["read"].append(name)
+    elif kind == "event":
+        doc["events"][name] = {"z": "u8"}
+        doc["systems"]["Sys"]["emit"].append(name)
+        doc["systems"]["Once"]["receive"].append(name)
     elif kind == "query":
         doc["queries"][name] = {"read": ["Pos"], "changed": ["Pos"]}
     elif kind == "system":
@@ -82,13 +87,14 @@ def with_name(kind: str, name: str) -> dict:
         doc["components"]["Pos"][name] = "u8 = 1"
         doc["resources"]["Res"][name] = "u8 = 1"
         doc["types"]["T"][name] = "u8"
+        doc["events"]["Ev"][name] = "u8"
         doc["systems"]["Sys"]["aspect"][name] = "u8"
     elif kind == "world":
         doc["world"] = name
     return doc
 
 
-KINDS = ("type", "component", "resource", "query", "system", "assemblage", "field")
+KINDS = ("type", "component", "resource", "event", "query", "system", "assemblage", "field")
 
 
 def schema_of(doc: dict):
@@ -146,7 +152,7 @@ class NamingLayerTest(unittest.TestCase):
     def test_every_identifier_in_the_output_comes_from_the_naming_layer(self):
         allowed = runtime_identifiers() | reserved.KEYWORDS | set(LIBRARY) | set(PREPROCESSOR)
         paths = [REPO / "tests/schema/full.yaml", REPO / "tests/schema/systems.yaml",
-                 REPO / "schema/rectangle_eater.yaml"]
+                 REPO / "schema/rectangle_eater.yaml", REPO / "tests/schema/events.yaml"]
         schemas = [validate_source(str(p), p.read_bytes())[0] for p in paths]
         schemas.append(schema_of(BASE)[0])
         for schema in schemas:

@@ -1,0 +1,142 @@
+/* events: 10,000 and 100,000 events a step, emitted by one system and
+ * received by the next (one op: one event emitted and received). The baseline is what a
+ * game writes by hand: a growable array of the same structs, pushed to,
+ * walked, emptied. A second world times a step whose systems emit and
+ * receive an event type nobody emitted that step: the fixed cost of an
+ * event type (per step, beside the same step with no event type at all). */
+#include "bench.h"
+#include "event_bench.h"
+
+#include <stdlib.h>
+
+#define COUNT 100000u
+
+static uint32_t emit_count; /* events Fire emits a step */
+static int64_t received;    /* what Absorb summed */
+static volatile int64_t sink;
+
+/* The same body on both sides: the event made from its index, and the sum. */
+static inline event_bench_hit make_hit(uint32_t i) {
+    return (event_bench_hit){.who = {i + 1}, .damage = (int32_t)(i & 7), .x = (float)i};
+}
+
+BENCH_KERNEL int64_t sum_hits(const event_bench_hit *restrict h, uint32_t n) {
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sum += h[i].damage;
+    }
+    return sum;
+}
+
+void event_bench_fire_run(event_bench_fire_ctx *ctx) {
+    for (uint32_t i = 0; i < emit_count; i++) {
+        event_bench_hit h = make_hit(i);
+        (void)event_bench_hit_emit(ctx, &h);
+    }
+}
+
+void event_bench_absorb_run(event_bench_absorb_ctx *ctx) {
+    received += sum_hits(ctx->hit_events, ctx->hit_count);
+}
+
+void event_bench_hush_run(event_bench_hush_ctx *ctx) {
+    (void)ctx;
+}
+
+void event_bench_listen_run(event_bench_listen_ctx *ctx) {
+    received += ctx->quiet_count;
+}
+
+static void strata_pass(void *state) {
+    received = 0;
+    event_bench_world_step(state, 0);
+    bench_check(received == (int64_t)(emit_count / 8) * 28, "events: every event received once");
+    sink = received;
+}
+
+/* The hand-written array of structs. */
+typedef struct plain {
+    event_bench_hit *hits;
+    size_t count, cap;
+} plain;
+
+static void plain_push(plain *p, event_bench_hit h) {
+    if (p->count == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 64;
+        p->hits = realloc(p->hits, sizeof *p->hits * p->cap);
+        bench_check(p->hits != NULL, "events: plain realloc");
+    }
+    p->hits[p->count++] = h;
+}
+
+static void plain_pass(void *state) {
+    plain *p = state;
+    for (uint32_t i = 0; i < emit_count; i++) {
+        plain_push(p, make_hit(i));
+    }
+    int64_t sum = sum_hits(p->hits, (uint32_t)p->count);
+    p->count = 0;
+    bench_check(sum == (int64_t)(emit_count / 8) * 28, "events: plain sum");
+    sink = sum;
+}
+
+/* A step where nothing is emitted: Fire and Hush run and emit nothing. */
+static void quiet_steps(void *state) {
+    for (int i = 0; i < 1000; i++) {
+        event_bench_world_step(state, 0);
+    }
+}
+
+/* The same steps in a world whose event systems are disabled: the base
+ * the fixed cost is measured against. */
+static void bare_steps(void *state) {
+    for (int i = 0; i < 1000; i++) {
+        event_bench_world_step(state, 0);
+    }
+}
+
+void bench_events(void) {
+    event_bench_world *w = event_bench_world_create(NULL);
+    bench_check(w != NULL, "events: world create");
+    plain p = {0};
+    /* In cache and out of it: the buffer holds two steps' events, the plain array one. */
+    emit_count = bench_count(COUNT / 10);
+    bench_run_pair(&(bench_pair){.name = "events",
+                                 .op = "emit + receive, 10k a step (per event)",
+                                 .size = COUNT / 10,
+                                 .ops = COUNT / 10,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &p,
+                                 .target = BENCH_RATIO(1.5)});
+    emit_count = bench_count(COUNT);
+    bench_run_pair(&(bench_pair){.name = "events",
+                                 .op = "emit + receive, 100k a step (per event)",
+                                 .size = COUNT,
+                                 .ops = COUNT,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &p,
+                                 .target = BENCH_NONE});
+    emit_count = 0;
+    event_bench_world *bare = event_bench_world_create(NULL);
+    bench_check(bare != NULL, "events: world create");
+    event_bench_hush_enable(bare, false);
+    event_bench_listen_enable(bare, false);
+    event_bench_fire_enable(w, false);
+    event_bench_absorb_enable(w, false);
+    bench_run_pair(&(bench_pair){.name = "events",
+                                 .op = "type nobody emitted (per step; base: none)",
+                                 .size = 0,
+                                 .ops = 1000,
+                                 .strata = quiet_steps,
+                                 .strata_state = w,
+                                 .plain = bare_steps,
+                                 .plain_state = bare,
+                                 .target = BENCH_NONE});
+    event_bench_world_destroy(w);
+    event_bench_world_destroy(bare);
+    free(p.hits);
+}

@@ -1,0 +1,41 @@
+/* event.h: the event buffers. One buffer per event type of the schema:
+ * the events in emission order, stamped (in runs, by `marks`) with the
+ * moment they were emitted, so a receiver's events are one contiguous slice.
+ *
+ * The clock: a step s (1, 2, ...) has one position per system of the
+ * schedule (N of them, `strata_schema_t.system_count`, at least 1). The
+ * moment of an emission is s * N + p, p the position of the running system;
+ * between steps (and in strata_step_end's hooks) p is N - 1. The receiver
+ * at position q of step s sees the moments [(s - 1) * N + q, s * N + q): the
+ * windows of one receiver tile time, so it sees each event once and misses
+ * none while it runs every step. A step drops what no window can reach any
+ * more: whoever receives, enabled or not. */
+#ifndef STI_EVENT_H
+#define STI_EVENT_H
+
+#include "mem.h"
+
+/* A run of events emitted at one moment: they start at `start`. */
+typedef struct sti_event_mark_t {
+    uint64_t stamp;
+    uint32_t start;
+} sti_event_mark_t;
+
+/* One event type's buffer: live events are q.data[head..q.tail). Marks are
+ * marks[mark_head..mark_tail), in stamp order. */
+struct sti_event_buf_t {
+    strata_event_queue_t q; /* data, capacity, tail: generated emits append through it */
+    uint32_t size;          /* bytes of one event */
+    uint32_t head;
+    sti_event_mark_t *marks;
+    size_t mark_cap;
+    uint32_t mark_head, mark_tail;
+};
+
+/* Allocate the buffers of the schema's events (none: nothing held). */
+strata_result_t sti_events_init(strata_world_t *w);
+
+/* Free them. */
+void sti_events_free(strata_world_t *w);
+
+#endif /* STI_EVENT_H */
