@@ -318,6 +318,51 @@ def bench(b, then):
     b.all.append(programs["bench"])
 
 
+# --- The inspector --------------------------------------------------------------
+
+# libstrata_inspect: runtime/inspect/*.c and its page (runtime/inspect/page/,
+# compiled in by embed.py), linked with civetweb (docs/inspector.md says why).
+INSPECT_SOURCES = sources("runtime/inspect/*.c")
+INSPECT_PAGE = sources("runtime/inspect/page/*")
+INSPECT_LIBS = "-lcivetweb -lpthread -lm"
+INSPECT_VARIANTS = TEST_VARIANTS + ("release",)
+INSPECT_PORT = 27750  # `ninja inspect`
+
+
+def inspector(b, generated):
+    """libstrata_inspect in each variant, its tests, swarm-inspect and `ninja inspect`."""
+    n = b.n
+    n.rule("embed", "$python runtime/inspect/embed.py $out $in", "EMBED $out", restat="1")
+    page = "build/gen/inspect_page.c"
+    n.build(page, "embed", inputs=INSPECT_PAGE, implicit="runtime/inspect/embed.py")
+    extra = "-Iruntime/inspect"
+    libs = {v: f"build/{v}/libstrata_inspect.a" for v in INSPECT_VARIANTS}
+    for v, lib in libs.items():
+        n.build(lib, "ar", inputs=[b.compile(v, s, extra=extra) for s in INSPECT_SOURCES + [page]])
+    h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
+    for v in TEST_VARIANTS:
+        b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
+                       libs=INSPECT_LIBS, archives=[libs[v]], extra=extra)
+    # The swarm with the inspector on (built with -DSWARM_INSPECT).
+    h, c = generated["swarm"]
+    flags = f"-Ibuild/gen -Iexamples/common {extra} -DSWARM_INSPECT"
+    srcs = sources("examples/swarm/*.c") + COMMON + PNG + [c]
+    objs = [b.compile("gcc", s, headers=[h], extra=flags, objdir="gcc/inspect") for s in srcs]
+    exe = "build/gcc/swarm-inspect"
+    n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],
+            variables={"libs": f"{INSPECT_LIBS} -lpng -lm"})
+    b.all.append(exe)
+    b.run("inspect", f"{exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe)
+    # The page in a real browser: chromium driven by playwright-core. The
+    # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
+    browser = sources("tests/inspect/*.mjs")
+    b.test("build/inspect-browser.ok", f"node tests/inspect/browser.mjs {exe} build/inspect/inspector.png",
+           inputs=exe, implicit=browser, order_only=b.deps)
+    b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} docs/inspector.png", inputs=exe,
+          implicit=browser, order_only=b.deps)
+    return libs
+
+
 # --- The edges ----------------------------------------------------------------------
 
 def main(argv):
@@ -385,6 +430,7 @@ def main(argv):
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
            implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], "docs/using.md"]
            + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/*"), order_only=b.deps)
+    inspect_libs = inspector(b, generated)
     b.summary("test", list(b.tests))
     b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
     n.line()

@@ -55,6 +55,10 @@ command -v npm >/dev/null 2>&1 || need npm
 if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import jsonschema' >/dev/null 2>&1 || need python3-jsonschema
 fi
+# The inspector (libstrata_inspect) serves HTTP with civetweb; its browser
+# test drives Debian's chromium with playwright-core (from npm, below).
+[ -f /usr/include/civetweb.h ] || need libcivetweb-dev
+[ -x /usr/bin/chromium ] || need chromium
 
 # Optional: installed when something else is, never an error.
 optional=""
@@ -100,6 +104,19 @@ if ! grep -q "\"version\": \"${YAML_LANGUAGE_SERVER#*@}\"" \
     mkdir -p "$npm_prefix"
     npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "$YAML_LANGUAGE_SERVER" >/dev/null || {
         echo "strata: npm install failed; run: npm install --prefix $npm_prefix $YAML_LANGUAGE_SERVER" >&2
+        exit 1
+    }
+fi
+# --- the inspector's browser test ----------------------------------------------
+# playwright-core, pinned, into the same build/npm/: only the driver, no
+# browser download (the test runs /usr/bin/chromium).
+PLAYWRIGHT_CORE=playwright-core@1.65.1
+if ! grep -q "\"version\": \"${PLAYWRIGHT_CORE#*@}\"" \
+    "$npm_prefix/node_modules/playwright-core/package.json" 2>/dev/null; then
+    echo "strata: installing $PLAYWRIGHT_CORE into $npm_prefix"
+    mkdir -p "$npm_prefix"
+    npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "$PLAYWRIGHT_CORE" >/dev/null || {
+        echo "strata: npm install failed; run: npm install --prefix $npm_prefix $PLAYWRIGHT_CORE" >&2
         exit 1
     }
 fi

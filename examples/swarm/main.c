@@ -11,6 +11,10 @@
 
 #include "canvas.h"
 #include "flock.h"
+#ifdef SWARM_INSPECT
+#include "strata_inspect.h"
+static strata_inspect_t *inspector; /* built as swarm-inspect, for `ninja inspect` */
+#endif
 
 static double now_ns(void) {
     struct timespec ts;
@@ -39,6 +43,14 @@ static void keep(strata_result_t *first, strata_result_t r) {
     }
 }
 
+#ifdef SWARM_INSPECT
+#define INSPECT_RAN(id, ns, visited) strata_inspect_system_ran(inspector, (uint32_t)(id), (ns) / 1e9, (visited));
+#else
+#define INSPECT_RAN(id, ns, visited)
+#endif
+/* Tick has no terms: it visits nothing. */
+#define swarm_tick_count(w) 0u
+
 /* One system as swarm_world_step runs it — its own deferral scope, begin,
  * run, end — with a clock around it. */
 #define TIMED(name, ID)                                                \
@@ -50,6 +62,7 @@ static void keep(strata_result_t *first, strata_result_t r) {
         keep(&first, swarm_##name##_end(&ctx));                        \
         keep(&first, strata_defer_end(core));                          \
         spent[SWARM_SYSTEM_##ID] += now_ns() - t0;                     \
+        INSPECT_RAN(SWARM_SYSTEM_##ID, now_ns() - t0, swarm_##name##_count(w)) \
     }
 
 /* swarm_world_step, one system at a time, timing each (schedule order). */
@@ -83,6 +96,62 @@ static uint32_t visited(swarm_world *w, int id) {
     }
 }
 
+#ifdef SWARM_INSPECT
+static const strata_inspect_system_t inspect_systems[SWARM_SYSTEM_COUNT] = {
+    {"Bin", "sense", 1}, {"Steer", "sense", 2}, {"Integrate", "move", 3}, {"Wrap", "move", 4},
+    {"Colour", "look", 5}, {"Tick", "look", UINT32_MAX}, {"Splat", "look", 6},
+};
+
+static void inspect_set_enabled(strata_world_t *core, uint32_t id, bool on) {
+    swarm_world *w = (swarm_world *)(void *)core;
+    void (*const set[SWARM_SYSTEM_COUNT])(swarm_world *, bool) = {
+        swarm_bin_enable, swarm_steer_enable, swarm_integrate_enable, swarm_wrap_enable,
+        swarm_colour_enable, swarm_tick_enable, swarm_splat_enable};
+    set[id](w, on);
+}
+
+static bool inspect_enabled(const strata_world_t *core, uint32_t id) {
+    const swarm_world *w = (const swarm_world *)(const void *)core;
+    bool (*const get[SWARM_SYSTEM_COUNT])(const swarm_world *) = {
+        swarm_bin_enabled, swarm_steer_enabled, swarm_integrate_enabled, swarm_wrap_enabled,
+        swarm_colour_enabled, swarm_tick_enabled, swarm_splat_enabled};
+    return get[id](w);
+}
+
+/* Run the flock at 30 steps a second with the inspector on, printing its
+ * URL, until `steps` steps have run (0: until killed). */
+static int inspect_run(swarm_world *w, unsigned port, unsigned long steps) {
+    strata_result_t r = strata_inspect_start(swarm_world_core(w),
+                                             &(strata_inspect_desc_t){.port = (uint16_t)port, .any_port = port == 0,
+                                                                      .writes = true,
+                                                                      .system_count = SWARM_SYSTEM_COUNT,
+                                                                      .systems = inspect_systems,
+                                                                      .set_enabled = inspect_set_enabled,
+                                                                      .enabled = inspect_enabled},
+                                             &inspector);
+    if (r != STRATA_OK) {
+        fprintf(stderr, "swarm: the inspector cannot listen on port %u: %s\n", port, strata_result_str(r));
+        return 1;
+    }
+    printf("swarm: inspector at http://127.0.0.1:%u/ (writes on; Ctrl-C stops)\n",
+           (unsigned)strata_inspect_port(inspector));
+    fflush(stdout);
+    for (unsigned long s = 0; (steps == 0 || s < steps) && r == STRATA_OK;) {
+        double t0 = now_ns();
+        if (strata_inspect_poll(inspector)) {
+            r = timed_step(w, 1.0f / 30.0f);
+            s++;
+        }
+        double left = 1e9 / 30.0 - (now_ns() - t0);
+        if (left > 0) {
+            nanosleep(&(struct timespec){0, (long)left}, NULL);
+        }
+    }
+    strata_inspect_stop(inspector);
+    return r == STRATA_OK ? 0 : 1;
+}
+#endif
+
 /* Tone-map the summed light into the canvas: dark blue where empty,
  * saturating smoothly where thousands of boids overlap. */
 static void develop(canvas *c) {
@@ -99,6 +168,9 @@ static void develop(canvas *c) {
 int main(int argc, char **argv) {
     unsigned long count = 1000000, steps = 180;
     const char *out = "build/swarm.png";
+#ifdef SWARM_INSPECT
+    long inspect_port = -1;
+#endif
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--count") == 0) {
             count = strtoul(argv[i + 1], NULL, 0);
@@ -106,6 +178,10 @@ int main(int argc, char **argv) {
             steps = strtoul(argv[i + 1], NULL, 0);
         } else if (strcmp(argv[i], "--out") == 0) {
             out = argv[i + 1];
+#ifdef SWARM_INSPECT
+        } else if (strcmp(argv[i], "--inspect") == 0) {
+            inspect_port = strtol(argv[i + 1], NULL, 0); /* 0: any free port */
+#endif
         } else {
             break;
         }
@@ -147,6 +223,14 @@ int main(int argc, char **argv) {
         }
     }
     swarm_splat_enable(w, false); /* the picture is taken once, at the end */
+#ifdef SWARM_INSPECT
+    if (inspect_port >= 0 && inspect_port < 65536) {
+        int code = inspect_run(w, (unsigned)inspect_port, 0);
+        swarm_world_destroy(w);
+        canvas_free(&picture);
+        return code;
+    }
+#endif
 
     /* Most steps system by system, timed; the last ones as swarm_world_step. */
     unsigned long whole = steps / 5 ? steps / 5 : 1, timed = steps - whole;
