@@ -314,8 +314,9 @@ static void api_schedule(sti_api_t *api, sti_request_t *r) {
         rows = ++row > rows ? row : rows;
     }
     r->type = "image/svg+xml";
-    sti_buf_fmt(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" font-family=\"sans-serif\" "
-                   "font-size=\"12\">",
+    sti_buf_fmt(b,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" font-family=\"sans-serif\" "
+                "font-size=\"12\">",
                 cols * COL + 10, TOP + rows * ROW + 10);
     row = 0;
     for (uint32_t i = 0; i < api->desc.system_count; i++) {
@@ -334,8 +335,8 @@ static void api_schedule(sti_api_t *api, sti_request_t *r) {
             sti_buf_fmt(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"#888\"/>", x + 100, y - 14, x + 100,
                         y);
         }
-        sti_buf_fmt(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"6\" fill=\"%s\" stroke=\"#446\"/>", x, y,
-                    COL - 30, ROW - 14, enabled ? "#dde8f8" : "#eee");
+        sti_buf_fmt(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"6\" fill=\"%s\" stroke=\"#446\"/>", x,
+                    y, COL - 30, ROW - 14, enabled ? "#dde8f8" : "#eee");
         sti_buf_fmt(b, "<text x=\"%u\" y=\"%u\" font-weight=\"bold\">%u. %s%s</text>", x + 8, y + 17, (unsigned)i,
                     s->name, enabled ? "" : " (off)");
         const strata_query_desc_t *q = s->query < w->schema->query_count ? &w->schema->queries[s->query] : NULL;

@@ -8,14 +8,14 @@
 
 /* One request as the server thread parsed it; the game fills the answer. */
 typedef struct sti_request_t {
-    bool post;            /* POST (else GET) */
-    char path[128];       /* decoded, e.g. "/api/entity/4294967297" */
-    char query[512];      /* the raw query string, "" if none */
-    const char *body;     /* POST: body[0..body_len) */
+    bool post;        /* POST (else GET) */
+    char path[128];   /* decoded, e.g. "/api/entity/4294967297" */
+    char query[512];  /* the raw query string, "" if none */
+    const char *body; /* POST: body[0..body_len) */
     size_t body_len;
-    int status;           /* the answer: HTTP status */
-    const char *type;     /* its content type */
-    sti_buf_t out;        /* its body */
+    int status;       /* the answer: HTTP status */
+    const char *type; /* its content type */
+    sti_buf_t out;    /* its body */
 } sti_request_t;
 
 /* One system's figures, kept on the game's thread. */
@@ -29,11 +29,11 @@ typedef struct sti_system_stat_t {
 /* What the API answers from: the world and the game-side state. */
 typedef struct sti_api_t {
     strata_world_t *world;
-    strata_inspect_desc_t desc;    /* with defaults filled */
-    sti_system_stat_t *systems;    /* desc.system_count of them */
+    strata_inspect_desc_t desc; /* with defaults filled */
+    sti_system_stat_t *systems; /* desc.system_count of them */
     bool paused;
-    uint32_t single_steps;         /* steps asked while paused, not yet taken */
-    uint64_t steps;                /* polls that let the game step */
+    uint32_t single_steps;          /* steps asked while paused, not yet taken */
+    uint64_t steps;                 /* polls that let the game step */
     double last_step, average_step; /* seconds */
 } sti_api_t;
 

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#define INSPECT_QUEUE 64u          /* requests waiting for the game at most; more are answered 503 */
+#define INSPECT_QUEUE 64u /* requests waiting for the game at most; more are answered 503 */
 #define INSPECT_MAX_CONNECTIONS 64u
-#define INSPECT_MAX_HEADERS 32     /* headers a request may have; civetweb drops those past 64 */
+#define INSPECT_MAX_HEADERS 32 /* headers a request may have; civetweb drops those past 64 */
 
 enum { REQUEST_QUEUED, REQUEST_TAKEN, REQUEST_DONE };
 
@@ -29,19 +29,19 @@ typedef struct inspect_job_t {
 } inspect_job_t;
 
 struct strata_inspect_t {
-    sti_api_t api;                /* the game's side: touched on the game's thread only */
+    sti_api_t api; /* the game's side: touched on the game's thread only */
     struct mg_context *server;
     uint16_t port;
-    char host[64];                /* what a request's Host must name when bound to loopback ("" : anything) */
+    char host[64]; /* what a request's Host must name when bound to loopback ("" : anything) */
     pthread_mutex_t lock;
     pthread_cond_t answered;
     inspect_job_t *queue[INSPECT_QUEUE];
     uint32_t queued;
     bool stopping;
-    _Atomic uint32_t pending;     /* == queued: the one thing a poll reads when no one is connected */
+    _Atomic uint32_t pending; /* == queued: the one thing a poll reads when no one is connected */
     _Atomic uint64_t answered_count;
-    bool stepping;                /* the last poll let the game step */
-    double step_start;            /* when it did (seconds) */
+    bool stepping;     /* the last poll let the game step */
+    double step_start; /* when it did (seconds) */
 };
 
 static double inspect_now(void) {
@@ -247,7 +247,8 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
     STRATA_ASSERT(w != NULL && out != NULL);
     *out = NULL;
     strata_inspect_t *in = calloc(1, sizeof *in);
-    sti_system_stat_t *systems = desc != NULL && desc->system_count ? calloc(desc->system_count, sizeof *systems) : NULL;
+    sti_system_stat_t *systems = desc != NULL && desc->system_count ? calloc(desc->system_count, sizeof *systems)
+                                                                    : NULL;
     if (in == NULL || (desc != NULL && desc->system_count && systems == NULL)) {
         free(in);
         free(systems);
@@ -266,9 +267,23 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
     snprintf(threads, sizeof threads, "%u", (unsigned)d->max_connections);
     snprintf(request, sizeof request, "%u", (unsigned)d->max_request);
     snprintf(backlog, sizeof backlog, "%u", (unsigned)d->max_connections * 4);
-    const char *options[] = {"listening_ports", ports, "num_threads", threads, "max_request_size", request,
-                             "connection_queue", backlog, "listen_backlog", backlog, "request_timeout_ms", "5000",
-                             "enable_keep_alive", "no", "decode_url", "no", NULL};
+    const char *options[] = {"listening_ports",
+                             ports,
+                             "num_threads",
+                             threads,
+                             "max_request_size",
+                             request,
+                             "connection_queue",
+                             backlog,
+                             "listen_backlog",
+                             backlog,
+                             "request_timeout_ms",
+                             "5000",
+                             "enable_keep_alive",
+                             "no",
+                             "decode_url",
+                             "no",
+                             NULL};
     struct mg_callbacks callbacks = {0};
     callbacks.log_message = inspect_log;
     callbacks.http_error = inspect_error;

@@ -77,9 +77,17 @@ void sti_buf_free(sti_buf_t *b) {
 
 static void json_element(sti_buf_t *b, const strata_field_desc_t *f, const unsigned char *p) {
     union {
-        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
-        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
-        float f32; double f64; bool b;
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+        uint8_t u8;
+        uint16_t u16;
+        uint32_t u32;
+        uint64_t u64;
+        float f32;
+        double f64;
+        bool b;
     } v;
     memcpy(&v, p, f->size < sizeof v ? f->size : sizeof v);
     switch (f->kind) {
@@ -195,8 +203,9 @@ static bool parse_string(parser_t *s, char *out, size_t cap) {
                         return false;
                     }
                     char h = *s->p;
-                    unsigned d = h >= '0' && h <= '9' ? (unsigned)(h - '0')
-                                 : (h | 32) >= 'a' && (h | 32) <= 'f' ? (unsigned)((h | 32) - 'a' + 10) : 16u;
+                    unsigned d = h >= '0' && h <= '9'                 ? (unsigned)(h - '0')
+                                 : (h | 32) >= 'a' && (h | 32) <= 'f' ? (unsigned)((h | 32) - 'a' + 10)
+                                                                      : 16u;
                     if (d == 16u) {
                         return false;
                     }
@@ -397,7 +406,8 @@ static bool field_integer(const sti_member_t *v, long double lo, long double hi,
     char *end = NULL;
     errno = 0;
     long double d = strtold(v->text, &end);
-    if (errno != 0 || *end != '\0' || d != floorl(d) || d < lo || d > hi) {
+    /* 2^64 and -2^63 - 1 are out of every integer type, even where long double is double and hi rounds up. */
+    if (errno != 0 || *end != '\0' || d != floorl(d) || d < lo || d > hi || d >= 0x1p64L || d < -0x1p63L) {
         return false;
     }
     *out = d;

@@ -37,7 +37,8 @@ void insp_tally_run(insp_tally_ctx *ctx) {
     ctx->score->value++;
 }
 
-static const strata_inspect_system_t systems[INSP_SYSTEM_COUNT] = {{"Move", "update", 1}, {"Tally", "update", UINT32_MAX}};
+static const strata_inspect_system_t systems[INSP_SYSTEM_COUNT] = {{"Move", "update", 1},
+                                                                   {"Tally", "update", UINT32_MAX}};
 
 static void set_enabled(strata_world_t *core, uint32_t id, bool on) {
     (id == INSP_SYSTEM_MOVE ? insp_move_enable : insp_tally_enable)((insp_world *)(void *)core, on);
@@ -75,8 +76,12 @@ static int setup(void **state, bool writes) {
     }
     f->gone = insp_entity_create(f->w);
     assert_int_equal(insp_entity_destroy(f->w, f->gone), STRATA_OK);
-    strata_inspect_desc_t desc = {.any_port = true, .writes = writes, .system_count = INSP_SYSTEM_COUNT,
-                                  .systems = systems, .set_enabled = set_enabled, .enabled = enabled};
+    strata_inspect_desc_t desc = {.any_port = true,
+                                  .writes = writes,
+                                  .system_count = INSP_SYSTEM_COUNT,
+                                  .systems = systems,
+                                  .set_enabled = set_enabled,
+                                  .enabled = enabled};
     assert_int_equal(strata_inspect_start(insp_world_core(f->w), &desc, &f->in), STRATA_OK);
     assert_true(strata_inspect_port(f->in) != 0);
     *state = f;
@@ -106,8 +111,8 @@ typedef struct exchange_t {
     const char *const *requests; /* raw bytes, NUL-terminated... */
     const size_t *sizes;         /* ...or of these sizes */
     size_t count;
-    int *statuses;               /* the status line's code of each answer; 0: none */
-    char *reply;                 /* the last answer, headers and body */
+    int *statuses; /* the status line's code of each answer; 0: none */
+    char *reply;   /* the last answer, headers and body */
     size_t reply_cap;
     volatile bool done;
 } exchange_t;
@@ -204,9 +209,10 @@ static int get(fixture_t *f, const char *path) {
 
 static int post(fixture_t *f, const char *path, const char *json) {
     char raw[1024];
-    snprintf(raw, sizeof raw,
-             "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-             path, strata_inspect_port(f->in), strlen(json), json);
+    snprintf(
+        raw, sizeof raw,
+        "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+        path, strata_inspect_port(f->in), strlen(json), json);
     return ask(f, raw);
 }
 
@@ -277,7 +283,8 @@ static void test_inspect_systems_resources_schedule(void **state) {
     fixture_t *f = *state;
     assert_int_equal(get(f, "/api/systems"), 200);
     assert_non_null(strstr(body(), "\"name\":\"Move\",\"phase\":\"update\",\"enabled\":true"));
-    assert_non_null(strstr(body(), "\"matching\":40,\"reads\":[\"Velocity\"],\"writes\":[\"Position\"],\"without\":[\"Frozen\"]"));
+    assert_non_null(
+        strstr(body(), "\"matching\":40,\"reads\":[\"Velocity\"],\"writes\":[\"Position\"],\"without\":[\"Frozen\"]"));
     assert_int_equal(get(f, "/api/resources"), 200);
     assert_non_null(strstr(body(), "{\"Score\":{\"value\":"));
     assert_int_equal(get(f, "/api/schedule.svg"), 200);
@@ -395,8 +402,9 @@ static void hostile_fmt(hostile_t *h, const char *fmt, ...) {
 
 /* A POST with a JSON body to path. */
 static void hostile_post(hostile_t *h, unsigned port, const char *path, const char *json) {
-    hostile_fmt(h, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                path, port, strlen(json), json);
+    hostile_fmt(
+        h, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+        path, port, strlen(json), json);
 }
 
 static uint32_t xorshift(uint32_t *s) {
@@ -411,17 +419,49 @@ static void test_inspect_hostile_requests(void **state) {
     unsigned port = strata_inspect_port(f->in);
     hostile_t *h = calloc(1, sizeof *h);
     uint32_t seed = 0x9e3779b9u;
-    static const char *const methods[] = {"PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "FOO", "get", "HEAD"};
+    static const char *const methods[] = {"PUT",     "DELETE", "PATCH", "OPTIONS", "TRACE",
+                                          "CONNECT", "FOO",    "get",   "HEAD"};
     static const char *const traversal[] = {
-        "/../../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/api/../../etc/shadow", "/inspector.js/../../../etc/passwd",
-        "/..%2f..%2fetc%2fpasswd", "/%00", "/api/%2e%2e/world/../../x", "//etc/passwd", "/api/entity/../../../etc/passwd",
-        "/index.html%00.js", "/C:%5cwindows%5cwin.ini", "/api/world/", "/api", "/api/entities/extra", "/inspector.css.map",
+        "/../../../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/api/../../etc/shadow",
+        "/inspector.js/../../../etc/passwd",
+        "/..%2f..%2fetc%2fpasswd",
+        "/%00",
+        "/api/%2e%2e/world/../../x",
+        "//etc/passwd",
+        "/api/entity/../../../etc/passwd",
+        "/index.html%00.js",
+        "/C:%5cwindows%5cwin.ini",
+        "/api/world/",
+        "/api",
+        "/api/entities/extra",
+        "/inspector.css.map",
     };
     static const char *const broken_json[] = {
-        "", "{", "}", "[]", "{\"component\":}", "{\"component\":\"Health\",}", "{\"a\":1 \"b\":2}", "nul", "{\"x\":tru}",
-        "{\"x\":\"\\uZZZZ\"}", "{\"x\":\"\\u0000\"}", "{\"x\":01}", "{\"x\":-}", "{\"x\":1e}", "{\"x\":{\"nested\":1}}",
-        "{\"x\":[1,2]}", "{\"x\":1}{", "{\"x\":\"unterminated}", "{\"x\":1,\"x\":2}", "\"just a string\"",
-        "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}", "{\"\x01\":1}", "{\"x\":\"\x7f\xff\"}",
+        "",
+        "{",
+        "}",
+        "[]",
+        "{\"component\":}",
+        "{\"component\":\"Health\",}",
+        "{\"a\":1 \"b\":2}",
+        "nul",
+        "{\"x\":tru}",
+        "{\"x\":\"\\uZZZZ\"}",
+        "{\"x\":\"\\u0000\"}",
+        "{\"x\":01}",
+        "{\"x\":-}",
+        "{\"x\":1e}",
+        "{\"x\":{\"nested\":1}}",
+        "{\"x\":[1,2]}",
+        "{\"x\":1}{",
+        "{\"x\":\"unterminated}",
+        "{\"x\":1,\"x\":2}",
+        "\"just a string\"",
+        "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}",
+        "{\"\x01\":1}",
+        "{\"x\":\"\x7f\xff\"}",
     };
     char entity[64], stale[64];
     snprintf(entity, sizeof entity, "/api/entity/%llu", (unsigned long long)f->e[0].id);
@@ -452,10 +492,24 @@ static void test_inspect_hostile_requests(void **state) {
         "{\"component\":7,\"field\":\"value\",\"value\":1}",
     };
     static const char *const bad_queries[] = {
-        "/api/entities?limit=1001", "/api/entities?limit=-1", "/api/entities?offset=abc", "/api/entities?offset=99999999999",
-        "/api/entities?with=Nope", "/api/entities?with=Position,,Nope", "/api/entities?query=Nope", "/api/entities?query=%zz",
-        "/api/entities?with=%00", "/api/entities?limit=1e3", "/api/entity/", "/api/entity/abc", "/api/entity/-1",
-        "/api/entity/0", "/api/entity/18446744073709551616", "/api/entity/1%20", "/api/system/Nope", "/api/nothing",
+        "/api/entities?limit=1001",
+        "/api/entities?limit=-1",
+        "/api/entities?offset=abc",
+        "/api/entities?offset=99999999999",
+        "/api/entities?with=Nope",
+        "/api/entities?with=Position,,Nope",
+        "/api/entities?query=Nope",
+        "/api/entities?query=%zz",
+        "/api/entities?with=%00",
+        "/api/entities?limit=1e3",
+        "/api/entity/",
+        "/api/entity/abc",
+        "/api/entity/-1",
+        "/api/entity/0",
+        "/api/entity/18446744073709551616",
+        "/api/entity/1%20",
+        "/api/system/Nope",
+        "/api/nothing",
     };
     for (uint32_t round = 0; h->count + 40 < HOSTILE; round++) {
         uint32_t r = xorshift(&seed);
@@ -486,7 +540,8 @@ static void test_inspect_hostile_requests(void **state) {
             break;
         }
         case 2: /* broken JSON */
-            hostile_post(h, port, r & 1 ? entity : "/api/system/Move", broken_json[r % (sizeof broken_json / sizeof *broken_json)]);
+            hostile_post(h, port, r & 1 ? entity : "/api/system/Move",
+                         broken_json[r % (sizeof broken_json / sizeof *broken_json)]);
             break;
         case 3: /* unknown ids and stale handles */
             if (r % 3 == 0) {
@@ -501,31 +556,39 @@ static void test_inspect_hostile_requests(void **state) {
             hostile_post(h, port, entity, out_of_range[r % (sizeof out_of_range / sizeof *out_of_range)]);
             break;
         case 5: /* path traversal */
-            hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", traversal[r % (sizeof traversal / sizeof *traversal)],
-                        port);
+            hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                        traversal[r % (sizeof traversal / sizeof *traversal)], port);
             break;
         case 6: /* bad query strings and paths */
-            hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", bad_queries[r % (sizeof bad_queries / sizeof *bad_queries)],
-                        port);
+            hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                        bad_queries[r % (sizeof bad_queries / sizeof *bad_queries)], port);
             break;
         case 7: /* bodies too large, missing, or not JSON; writes by GET, reads by POST */
             switch (r % 6) {
             case 0:
-                hostile_fmt(h, "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
-                               "Content-Length: %u\r\n\r\n{}", port, 20000 + r % 100000);
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                            "Content-Length: %u\r\n\r\n{}",
+                            port, 20000 + r % 100000);
                 break;
             case 1:
-                hostile_fmt(h, "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: text/plain\r\n"
-                               "Content-Length: 2\r\n\r\n{}", port);
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: text/plain\r\n"
+                            "Content-Length: 2\r\n\r\n{}",
+                            port);
                 break;
             case 2:
-                hostile_fmt(h, "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n\r\n", port);
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n\r\n",
+                            port);
                 break;
             case 3: hostile_post(h, port, "/api/world", "{}"); break;
             case 4: hostile_fmt(h, "GET /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port); break;
             default:
-                hostile_fmt(h, "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
-                               "Content-Length: 50\r\n\r\n{\"paused\":", port);
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                            "Content-Length: 50\r\n\r\n{\"paused\":",
+                            port);
                 break;
             }
             break;
@@ -557,8 +620,12 @@ static void test_inspect_hostile_requests(void **state) {
     }
     assert_true(h->count >= 10000);
     int *statuses = calloc(h->count, sizeof *statuses);
-    exchange_t x = {.requests = (const char *const *)h->requests, .sizes = h->sizes, .count = h->count,
-                    .statuses = statuses, .reply = reply, .reply_cap = sizeof reply};
+    exchange_t x = {.requests = (const char *const *)h->requests,
+                    .sizes = h->sizes,
+                    .count = h->count,
+                    .statuses = statuses,
+                    .reply = reply,
+                    .reply_cap = sizeof reply};
     unsigned long before = f->steps;
     exchange(f, &x);
     size_t bad = 0;
@@ -570,7 +637,8 @@ static void test_inspect_hostile_requests(void **state) {
         }
         free(h->requests[i]);
     }
-    print_message("%zu hostile requests, %zu not answered 4xx; %lu steps meanwhile\n", h->count, bad, f->steps - before);
+    print_message("%zu hostile requests, %zu not answered 4xx; %lu steps meanwhile\n", h->count, bad,
+                  f->steps - before);
     assert_int_equal(bad, 0);
     assert_true(f->steps - before >= 1000); /* the game kept stepping */
     /* The world is as the game left it, and the inspector still answers. */
