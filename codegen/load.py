@@ -21,6 +21,10 @@ from .errors import Diagnostic
 from .model import Loc
 
 _TAG_PREFIX = "tag:yaml.org,2002:"
+# The deepest a list or mapping may sit (the top-level mapping is level 1).
+# PyYAML composes a document recursively; checking first keeps it far from
+# Python's recursion limit, and no schema needs more than a few levels.
+MAX_NESTING = 64
 # Scalar kinds the validator understands; a timestamp is just text to us.
 _SCALAR_KINDS = {"null": "null", "bool": "bool", "int": "int", "float": "float",
                  "str": "str", "timestamp": "str"}
@@ -77,6 +81,9 @@ def load(path: str, source: bytes) -> Tuple[Optional[Node], List[Diagnostic]]:
     except UnicodeDecodeError as e:
         return None, [_decode_error(path, source, e)]
     try:
+        too_deep = _too_deep(path, text)
+        if too_deep is not None:
+            return None, [too_deep]
         document = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as e:
         return None, [_syntax_error(path, e)]
@@ -86,6 +93,29 @@ def load(path: str, source: bytes) -> Tuple[Optional[Node], List[Diagnostic]]:
         return Scalar("", "null", False, Loc(path, 1, 1)), []
     converter = _Converter(path)
     return converter.node(document), converter.diagnostics
+
+
+def _too_deep(path: str, text: str) -> Optional[Diagnostic]:
+    """An error at the first list or mapping nested deeper than MAX_NESTING,
+    found with an event parser (libyaml's when PyYAML has it, else PyYAML's:
+    both keep their own stack, so any depth is safe to scan); None when the
+    document is shallow enough. A syntax error is left to the composer, which
+    reports it the same way with either."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_NESTING:
+                    mark = event.start_mark
+                    return Diagnostic(Loc(path, mark.line + 1, mark.column + 1),
+                                      f"lists and mappings nest deeper than {MAX_NESTING} levels",
+                                      "no schema needs more than a few")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        pass  # the composer stops at the same place, no deeper, and says why
+    return None
 
 
 class _Converter:

@@ -60,7 +60,10 @@ class TypeRef:
 #   entity                  -> 0 (the null entity; the only allowed default)
 #   enum                    -> the member name (str)
 #   struct                  -> tuple of (field name, Value) in field order
-#   array                   -> tuple of Value, exactly `length` items
+#   array                   -> tuple of Value, at most `length` items: the
+#                              elements after them take the element's zero
+#                              (a struct's defaults), so an array nobody
+#                              gives a default costs nothing
 #   string                  -> str (fits in length-1 bytes)
 Value = Union[int, float, bool, str, tuple]
 
@@ -187,6 +190,7 @@ class Schema:
     systems: Tuple[System, ...]  # in schedule order (phase, then before/after, then declaration)
     source_hash: str  # sha256 hex of the schema file's bytes
     assemblages: Tuple[Assemblage, ...] = ()  # declaration order
+    world_loc: Optional[Loc] = None  # where the world's name is written
     save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
 
     def component(self, name: str) -> Component:

@@ -1,16 +1,32 @@
 """Every C identifier the generator emits is spelt here, and only here.
 
-Templates ask this module for names (through the `Names` object the renderer
-passes them); they never build an identifier out of pieces themselves. That
-keeps the spelling consistent and lets `collisions` find clashes before the
-C compiler does.
+Templates ask this module for a name by its purpose (`n.world_create`,
+`n.component('Position').get`, `n.system('Move').ctx`); they never build an
+identifier out of pieces. Each element's names are one `Spelled` table of
+purpose -> (identifier, scope), so the same tables that the templates read
+are the ones `emitted` enumerates and `collisions` checks: a name added to a
+table is checked the moment it exists.
+
+Scopes follow C's namespaces as the generated files use them:
+
+  file             typedefs, struct tags, functions, statics, enum constants
+  macro            #defines: a macro breaks the same spelling in every scope
+  member S         the members of the generated struct S
+  param F          the parameters of the generated function type F
+  local            the fixed parameter and local names of generated bodies
+
+`collisions(schema)` reports, as `file:line:col` errors naming both sides,
+any two names that meet in one scope, a macro that meets any name, a name
+the C library or the runtime owns (reserved.py), and a world name whose
+header would hide a C library or runtime header.
 """
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Tuple
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Tuple
 
-from . import model
+from . import model, reserved
 from .errors import Diagnostic
 
 C_SCALARS = {
@@ -20,6 +36,40 @@ C_SCALARS = {
     "f32": "float", "f64": "double",
 }
 
+FILE, MACRO, LOCAL = "file", "macro", "local"
+
+# The world's own names: purpose -> noun after the world prefix (lower case)
+# or after the upper-case prefix (macros and enum constants).
+WORLD_FILE_NOUNS = (
+    "world", "entity", "entity_eq", "world_create", "world_destroy", "world_step", "world_stats", "world_user",
+    "world_set_user", "world_core", "entity_create", "entity_destroy", "entity_alive", "bundle",
+    "entity_create_bundle", "entity_create_many", "entity_add_bundle", "entity_remove_bundle",
+    ("component_id_type", "component_id"), ("query_id_type", "query_id"), ("system_id_type", "system_id"),
+    "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
+    "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
+    # statics of the world's .c
+    "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
+    "keep_error_", "component_types_", "resource_type_", "resource_fields_",
+)
+WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT")  # enum constants (file scope)
+WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",
+                "GENERATED_H")
+
+# Members and parameters the templates spell themselves, by the struct or
+# function type they belong to. A schema name that becomes a member of the
+# same struct is a collision.
+ENTITY_MEMBERS = ("id",)
+ITER_MEMBERS = ("count", "entities", "impl_")  # a query iterator, a system context with terms
+CTX_MEMBERS = ("world", "dt")  # a system context
+ASPECT_MEMBER = "aspect"  # a system context with an aspect
+RESOURCES_MEMBERS = ("enabled",)  # the world's resource block
+EACH_PARAMS = ("count", "entities", "user")  # a query's _each callback
+BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no components
+# Parameters and locals of generated function bodies (they meet only macros).
+LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
+          "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
+          "first", "r", "desc")
+
 
 def snake(name: str) -> str:
     """CamelCase or mixedCase to snake_case: 'PlayerControlled' -> 'player_controlled'."""
@@ -28,101 +78,255 @@ def snake(name: str) -> str:
     return s.lower()
 
 
+@dataclass(frozen=True)
+class Name:
+    """One emitted identifier: where it comes from and the scope it lives in."""
+    ident: str
+    scope: str
+    what: str  # the schema element that makes it: "component 'Position'", or "the world's own API"
+    loc: Optional[model.Loc]  # None for the generator's own fixed names
+    purpose: str
+
+
+class Spelled:
+    """The C names of one schema element (or of the world), by purpose.
+
+    `spelled.get` or `spelled['get']` is the identifier; `entries()` lists
+    (purpose, identifier, scope) for the collision check.
+    """
+
+    def __init__(self, what: str, loc: Optional[model.Loc], table: Dict[str, Tuple[str, str]]):
+        self._what = what
+        self._loc = loc
+        self._table = table
+
+    def __getattr__(self, purpose: str) -> str:
+        if purpose.startswith("_"):
+            raise AttributeError(purpose)
+        try:
+            return self._table[purpose][0]
+        except KeyError:
+            raise AttributeError(f"{self._what} has no C name for '{purpose}'") from None
+
+    def __getitem__(self, purpose: str) -> str:
+        return self.__getattr__(purpose)
+
+    def hook(self, hook: str) -> str:
+        """The game's hook function: hook('on_add')."""
+        return self[hook]
+
+    def hook_call(self, hook: str) -> str:
+        """The static that calls the game's hook: hook_call('on_add')."""
+        return self[hook + "_call"]
+
+    def names(self) -> Iterator[Name]:
+        for purpose, (ident, scope) in self._table.items():
+            yield Name(ident, scope, self._what, self._loc, purpose)
+
+
 class Names:
     """The C spelling of one world's identifiers."""
 
     def __init__(self, schema: model.Schema):
         self.schema = schema
-        self.world = snake(schema.world)
-        self.WORLD = self.world.upper()
+        self.stem = snake(schema.world)
+        self.STEM = self.stem.upper()
+        pairs = [x if isinstance(x, tuple) else (x, x) for x in WORLD_FILE_NOUNS]
+        table = {purpose: (self._p(noun), FILE) for purpose, noun in pairs}
+        table.update({noun: (self._P(noun), FILE) for noun in WORLD_CONSTANTS})
+        table.update({noun: (self._P(noun), MACRO) for noun in WORLD_MACROS})
+        self._world_names = Spelled("the world's own API", None, table)
+        self._cache: Dict[Tuple[str, str], Spelled] = {}
+        kinds = [(e.name, self.enum) for e in schema.enums] + [(t.name, self.struct) for t in schema.structs]
+        kinds += [(c.name, self.component) for c in schema.components]
+        kinds += [(r.name, self.resource) for r in schema.resources]
+        self._data_kind = dict(kinds)
+        self._enum_members = {e.name: e.members for e in schema.enums}
+        self._assemblage_components = {a.name: a.components for a in schema.assemblages}
 
-    # --- world-level names -------------------------------------------------
-    def p(self, noun: str) -> str:
-        """world-prefixed lower-case name: p('world_create') -> 'rect_world_create'."""
-        return f"{self.world}_{noun}"
+    def __getattr__(self, purpose: str) -> str:
+        """A name of the world itself: n.world_create, n.ENTITY_NULL."""
+        if purpose.startswith("_"):
+            raise AttributeError(purpose)
+        return getattr(self._world_names, purpose)
 
-    def P(self, noun: str) -> str:
-        """world-prefixed upper-case name: P('ENTITY_NULL') -> 'RECT_ENTITY_NULL'."""
-        return f"{self.WORLD}_{noun}"
+    def _p(self, noun: str) -> str:
+        return f"{self.stem}_{noun}"
 
+    def _P(self, noun: str) -> str:
+        return f"{self.STEM}_{noun}"
+
+    # --- files -----------------------------------------------------------------
     @property
     def header(self) -> str:
-        return f"{self.world}.h"
+        return f"{self.stem}.h"
 
     @property
     def source(self) -> str:
-        return f"{self.world}.c"
+        return f"{self.stem}.c"
 
     @property
     def schedule_text(self) -> str:
-        return f"{self.world}_schedule.txt"
+        return f"{self.stem}_schedule.txt"
 
     @property
     def schedule_dot(self) -> str:
-        return f"{self.world}_schedule.dot"
+        return f"{self.stem}_schedule.dot"
+
+    @property
+    def bundle_placeholder(self) -> str:
+        """The bundle's only member when the world has no components."""
+        return BUNDLE_PLACEHOLDER
+
+    @property
+    def graph(self) -> str:
+        """The Graphviz graph's name."""
+        return self.stem
+
+    @property
+    def run_pattern(self) -> str:
+        """How the comments spell a system's run function."""
+        return self._p("<system>_run")
 
     @property
     def guard(self) -> str:
-        return f"{self.WORLD}_GENERATED_H"
+        return self._world_names.GENERATED_H
 
-    # --- per element --------------------------------------------------------
-    def base(self, name: str) -> str:
-        """The snake_case stem of a schema name ('Position' -> 'position')."""
-        return snake(name)
+    # --- each element's names ----------------------------------------------------
+    def _spelled(self, kind: str, name: str, loc: Optional[model.Loc], build) -> Spelled:
+        key = (kind, name)
+        if key not in self._cache:
+            self._cache[key] = Spelled(f"{kind} '{name}'", loc, build(snake(name)))
+        return self._cache[key]
+
+    def struct(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        return self._spelled("type", name, loc, lambda s: {
+            "type": (self._p(s), FILE),
+            "default_macro": (self._P(f"{s}_DEFAULT".upper()), MACRO),
+            "fields_": (self._p(f"{s}_fields_"), FILE),
+            "type_": (self._p(f"{s}_type_"), FILE),
+        })
+
+    def enum(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        members = self._enum_members.get(name, ())
+        return self._spelled("type", name, loc, lambda s: dict({
+            "type": (self._p(s), FILE),
+            "members_": (self._p(f"{s}_members_"), FILE),
+            "type_": (self._p(f"{s}_type_"), FILE),
+        }, **{f"member {m}": (self._P(f"{s}_{snake(m)}".upper()), FILE) for m in members}))
+
+    def component(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        def build(s: str) -> Dict[str, Tuple[str, str]]:
+            table = {
+                "type": (self._p(s), FILE),
+                "id": (self._P(s.upper()), FILE),
+                "default_macro": (self._P(f"{s}_DEFAULT".upper()), MACRO),
+                "defaults_": (self._p(f"{s}_defaults_"), FILE),
+                "fields_": (self._p(f"{s}_fields_"), FILE),
+                "member": (s, "member"),
+            }
+            for verb in ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove"):
+                table[verb] = (self._p(f"{s}_{verb}"), FILE)
+            for hook in ("on_add", "on_remove"):
+                table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FILE)
+            return table
+        return self._spelled("component", name, loc, build)
+
+    def resource(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        return self._spelled("resource", name, loc, lambda s: {
+            "type": (self._p(s), FILE),
+            "res": (self._p(f"{s}_res"), FILE),
+            "fields_": (self._p(f"{s}_fields_"), FILE),
+            "type_": (self._p(f"{s}_type_"), FILE),
+            "member": (s, "member"),
+        })
+
+    def query(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        def build(s: str) -> Dict[str, Tuple[str, str]]:
+            table = {"id": (self._P(f"QUERY_{s}".upper()), FILE)}
+            for verb in ("iter", "begin", "next", "end", "count", "each", "fn", "changed_count"):
+                table[verb] = (self._p(f"{s}_{verb}"), FILE)
+            return table
+        return self._spelled("query", name, loc, build)
+
+    def system(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        def build(s: str) -> Dict[str, Tuple[str, str]]:
+            table = {
+                "id": (self._P(f"SYSTEM_{s}".upper()), FILE),
+                "aspect_type": (self._p(f"{s}_aspect"), FILE),
+                "aspect_id": (self._P(f"ASPECT_{s}".upper()), MACRO),
+                "aspect_defaults_": (self._p(f"{s}_aspect_defaults_"), FILE),
+            }
+            for verb in ("ctx", "run", "begin", "next", "end", "count", "changed_count", "enable", "enabled",
+                         "on_add", "on_remove"):
+                table[verb] = (self._p(f"{s}_{verb}"), FILE)
+            for hook in ("on_add", "on_remove"):
+                table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FILE)
+            return table
+        return self._spelled("system", name, loc, build)
+
+    def assemblage(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        components = self._assemblage_components.get(name, ())
+        return self._spelled("assemblage", name, loc, lambda s: dict({
+            "spawn": (self._p(f"spawn_{s}"), FILE),
+            "spawn_many": (self._p(f"spawn_{s}_many"), FILE),
+            "ids_": (self._p(f"spawn_{s}_ids_"), FILE),
+            "values_": (self._p(f"spawn_{s}_values_"), FILE),
+        }, **{f"value {c}": (self._p(f"spawn_{s}_{snake(c)}_value_"), FILE) for c, _ in components}))
+
+    # --- shorthands the templates use (each reads one of the tables above) -------
+    def _data(self, name: str) -> Spelled:
+        """The names of a type, component or resource called `name`."""
+        return self._data_kind.get(name, self.struct)(name)
 
     def type(self, name: str) -> str:
         """The C type of a component, resource, struct or enum: 'rect_position'."""
-        return self.p(snake(name))
+        return self._data(name).type
 
     def component_id(self, name: str) -> str:
         """The enum constant of a component: 'RECT_POSITION'."""
-        return self.P(snake(name).upper())
+        return self.component(name).id
 
     def enum_member(self, enum: str, member: str) -> str:
-        return self.P(f"{snake(enum)}_{snake(member)}".upper())
-
-    def fn(self, element: str, verb: str) -> str:
-        """A function on an element: fn('Position', 'get') -> 'rect_position_get'."""
-        return self.p(f"{snake(element)}_{verb}")
+        return self.enum(enum)[f"member {member}"]
 
     def query_id(self, name: str) -> str:
-        return self.P(f"QUERY_{snake(name).upper()}")
+        return self.query(name).id
 
     def system_id(self, name: str) -> str:
-        return self.P(f"SYSTEM_{snake(name).upper()}")
+        return self.system(name).id
 
     def aspect_type(self, system: str) -> str:
         """The C type of a system's aspect: 'rect_render_aspect'."""
-        return self.p(f"{snake(system)}_aspect")
+        return self.system(system).aspect_type
 
     def aspect_id(self, system: str) -> str:
         """The column id constant of a system's aspect: 'RECT_ASPECT_RENDER'."""
-        return self.P(f"ASPECT_{snake(system).upper()}")
+        return self.system(system).aspect_id
+
     def spawn(self, assemblage: str, many: bool = False) -> str:
         """The spawn function of an assemblage: 'rect_spawn_player' (bulk: 'rect_spawn_player_many')."""
-        return self.p(f"spawn_{snake(assemblage)}" + ("_many" if many else ""))
+        return self.assemblage(assemblage)["spawn_many" if many else "spawn"]
 
-    def spawn_data(self, assemblage: str, what: str) -> str:
-        """Static data of a spawn function: spawn_data('Player', 'ids') -> 'rect_spawn_player_ids_',
-        spawn_data('Player', 'values'); for a component, its value: 'rect_spawn_player_health_value_'."""
-        suffix = what if what in ("ids", "values") else f"{snake(what)}_value"
-        return self.p(f"spawn_{snake(assemblage)}_{suffix}_")
+    def spawn_value(self, assemblage: str, component: str) -> str:
+        """The static value of one component of an assemblage: 'rect_spawn_player_health_value_'."""
+        return self.assemblage(assemblage)[f"value {component}"]
 
     def type_desc(self, name: str) -> str:
-        """The static strata_type_desc_t of a type, component or resource: 'rect_position_type_'."""
-        return self.p(f"{snake(name)}_type_")
+        """The static strata_type_desc_t of a type or resource: 'rect_position_type_'."""
+        return self._data(name).type_
 
     def field_descs(self, name: str) -> str:
         """Its static strata_field_desc_t array: 'rect_position_fields_'."""
-        return self.p(f"{snake(name)}_fields_")
+        return self._data(name).fields_
 
     def member_names(self, name: str) -> str:
         """An enum's static array of member names: 'rect_shape_members_'."""
-        return self.p(f"{snake(name)}_members_")
+        return self.enum(name).members_
 
     def member(self, name: str) -> str:
-        """A struct member or pointer for a component term: 'Position' -> 'position'."""
-        return snake(name)
+        """A struct member or parameter for a component or resource: 'Position' -> 'position'."""
+        return self._data(name).member
 
     # --- types of fields ----------------------------------------------------
     def ctype(self, t: model.TypeRef) -> str:
@@ -130,7 +334,7 @@ class Names:
         if t.kind == "scalar":
             return C_SCALARS[t.name]
         if t.kind == "entity":
-            return self.p("entity")
+            return self.entity
         if t.kind in ("struct", "enum"):
             return self.type(t.name)
         if t.kind == "array":
@@ -143,73 +347,166 @@ class Names:
         """The declarator suffix of a field: '[4]' for arrays and strings."""
         return f"[{t.length}]" if t.kind in ("array", "string") else ""
 
-    # --- every identifier, for collision checks --------------------------------
-    def declared(self) -> List[Tuple[str, model.Loc, str]]:
-        """(identifier, where, what) for every per-element identifier emitted."""
+    # --- every identifier, by scope ------------------------------------------------
+    def emitted(self) -> List[Name]:
+        """Every identifier the generated files hold, with its scope: the
+        world's own names, each element's tables, the members of every
+        generated struct and the parameters of every generated function type."""
         s = self.schema
-        out: List[Tuple[str, model.Loc, str]] = []
+        out: List[Name] = list(self._world_names.names())
+        def fixed(ident: str) -> str:
+            return f"the generator's own '{ident}'"
+
+        def member(struct: str, ident: str, what: str, loc: Optional[model.Loc], purpose: str) -> None:
+            out.append(Name(ident, f"member {struct}", what, loc, purpose))
+
+        def fields(struct: str, owner: str, fs) -> None:
+            for f in fs:
+                member(struct, f.name, f"{owner}: field '{f.name}'", f.loc, "field")
+
+        member(self.entity, ENTITY_MEMBERS[0], fixed(ENTITY_MEMBERS[0]), None, "member")
         for t in s.structs:
-            out.append((self.type(t.name), t.loc, f"type '{t.name}'"))
+            names = self.struct(t.name, t.loc)
+            out += names.names()
+            fields(names.type, f"type '{t.name}'", t.fields)
         for e in s.enums:
-            out.append((self.type(e.name), e.loc, f"type '{e.name}'"))
-            for m in e.members:
-                out.append((self.enum_member(e.name, m), e.loc, f"type '{e.name}' member '{m}'"))
+            out += self.enum(e.name, e.loc).names()
         for c in s.components:
-            what = f"component '{c.name}'"
-            out.append((self.type(c.name), c.loc, what))
-            out.append((self.component_id(c.name), c.loc, what))
-            for verb in COMPONENT_VERBS:
-                out.append((self.fn(c.name, verb), c.loc, what))
+            names = self.component(c.name, c.loc)
+            out += [x for x in names.names() if x.scope != "member"]
+            fields(names.type, f"component '{c.name}'", c.fields)
+            member(self.bundle, names.member, f"component '{c.name}'", c.loc, "member")
+        if not s.components:
+            member(self.bundle, BUNDLE_PLACEHOLDER, fixed(BUNDLE_PLACEHOLDER), None, "member")
+        member(self.resources_, RESOURCES_MEMBERS[0], fixed(RESOURCES_MEMBERS[0]), None, "member")
         for r in s.resources:
-            out.append((self.type(r.name), r.loc, f"resource '{r.name}'"))
-            out.append((self.fn(r.name, "res"), r.loc, f"resource '{r.name}'"))
+            names = self.resource(r.name, r.loc)
+            out += [x for x in names.names() if x.scope != "member"]
+            fields(names.type, f"resource '{r.name}'", r.fields)
+            member(self.resources_, names.member, f"resource '{r.name}'", r.loc, "member")
         for q in s.queries:
-            what = f"query '{q.name}'"
-            out.append((self.query_id(q.name), q.loc, what))
-            for verb in QUERY_VERBS:
-                out.append((self.fn(q.name, verb), q.loc, what))
-        for a in s.assemblages:
-            out.append((self.spawn(a.name), a.loc, f"assemblage '{a.name}'"))
-            out.append((self.spawn(a.name, many=True), a.loc, f"assemblage '{a.name}'"))
+            names = self.query(q.name, q.loc)
+            out += names.names()
+            self._terms(out, names.iter, q.terms, ITER_MEMBERS, "member")
+            self._terms(out, names.fn, q.terms, EACH_PARAMS, "param")
         for y in s.systems:
-            what = f"system '{y.name}'"
-            out.append((self.system_id(y.name), y.loc, what))
-            out.append((self.aspect_id(y.name), y.loc, what))
-            for verb in SYSTEM_VERBS:
-                out.append((self.fn(y.name, verb), y.loc, what))
+            names = self.system(y.name, y.loc)
+            out += names.names()
+            ctx = names.ctx
+            for fixed_member in CTX_MEMBERS:
+                member(ctx, fixed_member, fixed(fixed_member), None, "member")
+            for r in y.resources_read + y.resources_write:
+                member(ctx, self.member(r), f"system '{y.name}': resource '{r}'", y.loc, "member")
+            if y.query_index is not None:
+                self._terms(out, ctx, y.terms, ITER_MEMBERS + ((ASPECT_MEMBER,) if y.aspect else ()), "member")
+            if y.aspect:
+                fields(names.aspect_type, f"system '{y.name}': aspect", y.aspect)
+        for a in s.assemblages:
+            out += self.assemblage(a.name, a.loc).names()
+        out += [Name(ident, LOCAL, fixed(ident), None, "local") for ident in LOCALS]
         return out
 
+    def _terms(self, out: List[Name], owner: str, terms: model.Terms, fixed: Tuple[str, ...], kind: str) -> None:
+        """The members (or parameters) of an iterator, context or callback."""
+        scope = f"{kind} {owner}"
+        for ident in fixed:
+            out.append(Name(ident, scope, f"the generator's own '{ident}'", None, kind))
+        for c in terms.read + terms.write + terms.optional:
+            loc = self.schema.component(c).loc
+            out.append(Name(self.member(c), scope, f"component '{c}'", loc, kind))
 
-COMPONENT_VERBS = ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove")
-QUERY_VERBS = ("iter", "begin", "next", "end", "count", "each", "fn", "changed_count")
-SYSTEM_VERBS = ("ctx", "run", "begin", "next", "end", "count", "enable", "enabled", "aspect", "on_add", "on_remove",
-                "changed_count")
-# Names the generator emits for the world itself; an element must not take them.
-WORLD_NOUNS = ("world", "world_create", "world_destroy", "world_step", "world_stats", "world_desc",
-               "world_core", "world_user", "world_set_user", "entity", "entity_create", "entity_destroy", "entity_alive",
-               "bundle", "entity_create_bundle", "entity_create_many", "entity_eq", "entity_add_bundle", "entity_remove_bundle",
-               "resources", "component_id", "query_id", "system_id", "schema")
-# The world's own upper-case names (macros and constants).
-WORLD_MACROS = ("ENTITY_NULL", "COMPONENT_COUNT", "QUERY_COUNT", "SYSTEM_COUNT",
-                "STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH")
-# The world's save and JSON functions (templates/saves.h.j2).
-SAVE_NOUNS = ("world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json",
-              "world_dump_json", "world_dump_json_mem", "world_load_json", "world_load_json_mem",
-              "entity_print", "entity_json")
+
+# --- the collision check ----------------------------------------------------------
+
+_RUNTIME_PREFIX = re.compile(r"(?i)strata(_|$)")
+_IMPLEMENTATION = re.compile(r"_[A-Z_]")
+
+
+def _where(name: Name) -> str:
+    if name.loc is None:
+        return name.what
+    return f"{name.what} (at {name.loc.line}:{name.loc.col})"
+
+
+def _scope_text(scope: str) -> str:
+    if scope == FILE:
+        return "at file scope"
+    if scope == MACRO:
+        return "as a macro"
+    if scope == LOCAL:
+        return "as a local name"
+    kind, owner = scope.split(" ", 1)
+    return f"as a member of struct {owner}" if kind == "member" else f"as a parameter of {owner}"
+
+
+def _reserved_by(name: Name) -> Optional[str]:
+    """Who owns `name.ident` already, or None."""
+    ident = name.ident
+    if ident in reserved.KEYWORDS:
+        return "a C keyword (C11 or C23)"
+    if ident in reserved.MACROS:
+        return "a macro of the C library or the compiler"
+    if name.scope in (FILE, MACRO) and ident in reserved.FILE_SCOPE:
+        return "declared by the C library"
+    if ident.startswith("STRATA_") or (name.scope in (FILE, MACRO) and _RUNTIME_PREFIX.match(ident)):
+        return "reserved for the Strata runtime (strata_*, STRATA_*)"
+    if _IMPLEMENTATION.match(ident) or (name.scope in (FILE, MACRO) and ident.startswith("_")):
+        return "reserved for the C implementation (a leading '_' at file scope, or '_' and a capital or '_')"
+    return None
+
+
+def _world_loc(schema: model.Schema) -> model.Loc:
+    return schema.world_loc or model.Loc(schema.path, 1, 1)
 
 
 def collisions(schema: model.Schema) -> List[Diagnostic]:
-    """Errors for schema names whose C identifiers would clash."""
+    """Errors for schema names whose C identifiers would clash with each
+    other, with the C library or with the runtime."""
     names = Names(schema)
-    seen: Dict[str, str] = {names.p(n): "the world's own API" for n in WORLD_NOUNS + SAVE_NOUNS}
-    seen.update({names.P(n): "the world's own API" for n in WORLD_MACROS})
     out: List[Diagnostic] = []
-    reported = set()  # one error per pair of elements, naming the first clash
-    for ident, loc, what in names.declared():
-        other = seen.get(ident)
-        if other is not None and other != what and (what, other) not in reported:
-            reported.add((what, other))
-            out.append(Diagnostic(loc, f"{what}: C name '{ident}' collides with {other}",
-                                  hint="rename one of them"))
-        seen.setdefault(ident, what)
+    world = names.stem
+    if world in reserved.HEADERS or _RUNTIME_PREFIX.match(world):
+        owner = "the Strata runtime" if _RUNTIME_PREFIX.match(world) else "the C library"
+        out.append(Diagnostic(_world_loc(schema), f"world '{schema.world}': its header '{names.header}' would hide "
+                                                  f"a header of {owner}", hint="rename the world"))
+    reported = set()
+
+    def report(name: Name, message: str, rename: str, key) -> None:
+        """One error per element and reason, or per pair of elements."""
+        if key in reported:
+            return
+        reported.add(key)
+        loc = name.loc or _world_loc(schema)
+        out.append(Diagnostic(loc, f"{name.what}: C name '{name.ident}' {message}", hint=f"rename {rename}"))
+
+    emitted = names.emitted()
+    for name in emitted:
+        owner = _reserved_by(name)
+        if owner is not None:
+            report(name, f"is {owner}", name.what if name.loc else f"the world '{schema.world}'", (name.what, owner))
+    first_in_scope: Dict[Tuple[str, str], Name] = {}
+    macros: Dict[str, Name] = {}
+    for name in emitted:
+        if name.scope == MACRO:
+            macros.setdefault(name.ident, name)
+    for name in emitted:
+        scope = FILE if name.scope == MACRO else name.scope  # a macro also takes its file-scope spelling
+        other = first_in_scope.setdefault((scope, name.ident), name)
+        if other is not name and (other.what, other.purpose) != (name.what, name.purpose):
+            _clash(report, name, other)
+        macro = macros.get(name.ident)
+        if macro is not None and macro is not name and macro.what != name.what and name.scope not in (FILE, MACRO):
+            _clash(report, name, macro)
     return out
+
+
+def _clash(report, name: Name, other: Name) -> None:
+    """Report the pair once, at the schema element that can be renamed
+    (the later one in the file when both can)."""
+    if other.loc is not None and (name.loc is None or (other.loc.line, other.loc.col) > (name.loc.line, name.loc.col)):
+        name, other = other, name
+    if name.loc is None:
+        return  # two of the generator's own names: a bug the tests catch
+    role = "the macro of " if other.scope == MACRO and name.scope != MACRO else ""
+    report(name, f"{_scope_text(name.scope)} collides with {role}{_where(other)}",
+           name.what + (f" or {other.what}" if other.loc is not None else ""), frozenset((name.what, other.what)))

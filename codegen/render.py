@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import Dict, List
 
 import jinja2
 
-from . import __version__, model
+from . import __version__, model, numbers
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -40,13 +41,12 @@ def template_paths() -> List[str]:
     return [os.path.join(TEMPLATE_DIR, t) for t in TEMPLATES]
 
 
-def _float_literal(value: float, suffix: str) -> str:
+def _float_literal(value: float, scalar: str) -> str:
+    """The shortest decimal that a C compiler rounds back to `value` (already
+    a value of the type: the validator rounded it), denormals included."""
     if math.isinf(value) or math.isnan(value):
         raise ValueError("non-finite default")  # the validator rejects these
-    text = repr(float(value))
-    if "e" not in text and "." not in text:
-        text += ".0"
-    return text + suffix
+    return numbers.shortest(numbers.FORMATS[scalar], value) + ("f" if scalar == "f32" else "")
 
 
 def _int_literal(value: int, scalar: str) -> str:
@@ -65,11 +65,55 @@ def _int_literal(value: int, scalar: str) -> str:
 
 
 class Literals:
-    """C initializers for resolved default values."""
+    """C initializers for resolved default values.
+
+    A value whose bits are all zero is never spelt out: a struct lists only
+    its fields that are not zero, an array stops at its last non-zero
+    element, and an all-zero value is `{0}`. So the output grows with what
+    the schema says, not with the size of its types.
+    """
 
     def __init__(self, schema: model.Schema, names: Names):
         self.schema = schema
         self.names = names
+        self._struct_defaults_zero: Dict[str, bool] = {}
+        self._fields = {t.name: t.fields for t in schema.structs}
+
+    def element_default(self, t: model.TypeRef) -> model.Value:
+        """The value an array element takes when the schema gives none."""
+        if t.kind == "struct":
+            return tuple((f.name, f.default) for f in self._fields[t.name])
+        if t.kind == "scalar":
+            return False if t.name == "bool" else (0.0 if t.name in ("f32", "f64") else 0)
+        if t.kind == "enum":
+            return self.schema.enum(t.name).members[0]
+        return "" if t.kind == "string" else 0
+
+    def is_zero(self, t: model.TypeRef, v: model.Value) -> bool:
+        """True if a value of type t has every bit zero (so `{0}` writes it)."""
+        if t.kind == "scalar":
+            if t.name in ("f32", "f64"):
+                return v == 0 and math.copysign(1.0, v) > 0
+            return not v
+        if t.kind == "entity":
+            return True
+        if t.kind == "enum":
+            return v == self.schema.enum(t.name).members[0]
+        if t.kind == "string":
+            return v == ""
+        if t.kind == "struct":
+            return all(self.is_zero(f.type, x) for f, (_, x) in zip(self._fields[t.name], v))
+        if t.kind == "array":
+            return all(self.is_zero(t.element, x) for x in v) and (
+                len(v) == t.length or self._element_default_is_zero(t.element))
+        raise ValueError(t.kind)
+
+    def _element_default_is_zero(self, t: model.TypeRef) -> bool:
+        if t.kind != "struct":
+            return self.is_zero(t, self.element_default(t))
+        if t.name not in self._struct_defaults_zero:
+            self._struct_defaults_zero[t.name] = self.is_zero(t, self.element_default(t))
+        return self._struct_defaults_zero[t.name]
 
     def value(self, t: model.TypeRef, v: model.Value) -> str:
         """An initializer for a value of type t (usable in a brace initializer)."""
@@ -77,42 +121,76 @@ class Literals:
             if t.name == "bool":
                 return "true" if v else "false"
             if t.name in ("f32", "f64"):
-                return _float_literal(v, "f" if t.name == "f32" else "")
+                return _float_literal(v, t.name)
             return _int_literal(int(v), t.name)
         if t.kind == "entity":
             return "{0}"
         if t.kind == "enum":
             return self.names.enum_member(t.name, v)
         if t.kind == "struct":
-            return self.fields(self.schema.struct(t.name).fields, dict(v))
+            return self.fields(self._fields[t.name], dict(v))
         if t.kind == "array":
-            return "{" + ", ".join(self.value(t.element, x) for x in v) + "}"
+            items = list(v)
+            if not self._element_default_is_zero(t.element):
+                items += [self.element_default(t.element)] * (t.length - len(items))
+            while items and self.is_zero(t.element, items[-1]):
+                items.pop()
+            if not items:
+                return "{0}"  # only at the top: a nested zero is left out
+            if any(self.is_zero(t.element, x) for x in items):
+                # A zero in the middle: name the others, so no nested {0} is needed.
+                return "{ " + ", ".join(f"[{i}] = {self.value(t.element, x)}" for i, x in enumerate(items)
+                                        if not self.is_zero(t.element, x)) + " }"
+            return "{ " + ", ".join(self.value(t.element, x) for x in items) + " }"
         if t.kind == "string":
-            return _string_literal(v)
+            return string_literal(v)
         raise ValueError(t.kind)
 
+    def fields_zero(self, fields) -> bool:
+        """True if every field's default is zero (then no initializer is needed)."""
+        return all(self.is_zero(f.type, f.default) for f in fields)
+
     def fields(self, fields, values=None) -> str:
-        """A designated initializer for a struct of `fields` (values override defaults)."""
-        if not fields:
-            return "{0}"
+        """A designated initializer for a struct of `fields` (values override
+        defaults); fields that are zero are left to the zero-initialisation."""
         parts = []
         for f in fields:
             v = f.default if values is None else values[f.name]
-            parts.append(f".{f.name} = {self.value(f.type, v)}")
+            if not self.is_zero(f.type, v):
+                parts.append(f".{f.name} = {self.value(f.type, v)}")
+        if not parts:
+            return "{0}"
         return "{ " + ", ".join(parts) + " }"
 
 
-def _string_literal(s: str) -> str:
-    out = []
-    for b in s.encode("utf-8"):
-        ch = chr(b)
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif 0x20 <= b < 0x7F:
-            out.append(ch)
-        else:
-            out.append(f"\\{b:03o}")
-    return '"' + "".join(out) + '"'
+# C11 requires compilers to take string literals of 4095 characters; past
+# that -Wpedantic warns, so a longer string is written as a list of chars.
+MAX_STRING_LITERAL = 4095
+
+
+def string_literal(s: str) -> str:
+    """A C initializer for a char array holding `s` (UTF-8): a string literal
+    in which no trigraph can form ('?' is written as an escape), or for a
+    string past MAX_STRING_LITERAL bytes, a brace list of character constants."""
+    data = s.encode("utf-8")
+    if len(data) > MAX_STRING_LITERAL:
+        return "{ " + ", ".join(f"'{_char(b, quote=39)}'" for b in data) + " }"
+    return '"' + "".join(_char(b, quote=34) for b in data) + '"'
+
+
+def _char(b: int, quote: int) -> str:
+    """One byte inside a C string literal or character constant."""
+    if b in (quote, 92, 63):  # the quote, backslash, '?'
+        return "\\" + chr(b)
+    if 0x20 <= b < 0x7F:
+        return chr(b)
+    return f"\\{b:03o}"
+
+
+def comment_text(text: str) -> str:
+    """`text` made safe inside a C comment: printable ASCII, no '*/', no '?'
+    (a trigraph such as ??/ could end a line early)."""
+    return re.sub(r"[^A-Za-z0-9 ._+,:=@%-]", "_", text)
 
 
 class Reflection:
@@ -231,7 +309,7 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "reflect": Reflection(schema, names),
         "mask": lambda terms: mask_words(schema, terms),
         "version": __version__,
-        "source": os.path.basename(schema.path),
+        "source": comment_text(os.path.basename(schema.path)),
         "runtime_version": _runtime_version_number(__version__),
     }
     return {

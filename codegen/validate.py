@@ -7,7 +7,7 @@ file, in line order. The checker never stops at the first error: each
 section is checked as far as it can be, and an element with an error is
 left out or given a stand-in so the rest can still be checked.
 
-The schema language is described in DESIGN.md §2; the rules enforced
+The schema language is described in docs/schema.md; the rules enforced
 here, in the order the checker applies them:
 
   top level   world, version (required), save_name, phases, types,
@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping as MappingType, Optional, Sequence as SequenceType, Set, Tuple
 
-from . import load
+from . import load, numbers
 from .errors import Diagnostic, did_you_mean, has_errors, sorted_by_position
 from .load import Mapping, Node, Scalar, Sequence
 from .model import (INTEGER_RANGES, SCALAR_SIZES, SCALARS, Assemblage, Component, EnumType, Field, Loc, Query,
@@ -55,7 +55,10 @@ MAX_FIELDS = 256  # fields of one struct type, component, resource or aspect
 MAX_VALUE_BYTES = 1 << 20  # C size of one struct type, component, resource or aspect (1 MiB)
 MAX_RESOURCES = 256  # resources per world
 MAX_VERSION = 2 ** 32 - 1  # strata_schema_t.version is a uint32_t
-F32_MAX = 3.4028234663852886e38
+# How deep a value's braces may nest: a struct is one level, an array one
+# more. The C of a default nests its braces as deep, and clang stops at 256
+# brackets; the renderer walks values by recursion, kept far from Python's limit.
+MAX_TYPE_DEPTH = 32
 
 DEFAULT_PHASE = "update"
 
@@ -204,7 +207,8 @@ class _Checker:
         save_name = self.save_name(keys.get("save_name")) or world
         return Schema(path=path, world=world, version=version, phases=self.phases, structs=structs,
                       enums=enums, components=components, resources=resources, queries=queries,
-                      systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name)
+                      systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name,
+                      world_loc=keys["world"][1].loc if "world" in keys else None)
 
     def world(self, entry: Optional[Entry], root_loc: Loc) -> str:
         if entry is None:
@@ -373,8 +377,18 @@ class _Checker:
             self.error(specs[cycle[0]][0].loc, f"type '{cycle[0]}': contains itself: {path}",
                        "a struct cannot contain itself, directly or through other types")
         structs = []
-        for name in order:
+        depths: Dict[str, int] = {}
+        for name in order:  # a struct follows those it uses: each depth is known when needed
             key, field_specs = specs[name]
+            inner = [_depth(spec.type, depths) for spec in field_specs if spec.type is not None]
+            depths[name] = 1 + max(inner, default=0)
+            if depths[name] > MAX_TYPE_DEPTH:
+                if all(depths.get(used, 0) <= MAX_TYPE_DEPTH for used in uses[name]):  # the first past it only
+                    self.error(key.loc, f"type '{name}': nests {depths[name]} levels deep (at most {MAX_TYPE_DEPTH})",
+                               "a struct or an array inside a struct is one level")
+                self.struct_fields[name] = ()
+                self.struct_layouts[name] = (0, 1)
+                continue
             fields = self.fields_from_specs(field_specs)
             self.struct_fields[name] = fields
             self.struct_layouts[name] = self.check_body(f"type '{name}'", key.loc, field_specs, fields)
@@ -537,13 +551,17 @@ class _Checker:
 
     def array_length(self, text: str, loc: Loc, where: str) -> Optional[int]:
         text = text.strip()
-        if not _DIGITS.fullmatch(text) or int(text) < 1:
-            self.error(loc, f"{where}: array length must be a positive integer, got '{text}'")
+        if _DIGITS.fullmatch(text) and len(text.lstrip("0")) > len(str(MAX_ARRAY_LENGTH)):
+            self.error(loc, f"{where}: array length {_cut(text)} is too large", f"at most {MAX_ARRAY_LENGTH}")
             return None
-        if int(text) > MAX_ARRAY_LENGTH:
-            self.error(loc, f"{where}: array length {int(text)} is too large", f"at most {MAX_ARRAY_LENGTH}")
+        if not _DIGITS.fullmatch(text) or int(text.lstrip("0") or "0") < 1:
+            self.error(loc, f"{where}: array length must be a positive integer, got '{_cut(text)}'")
             return None
-        return int(text)
+        value = int(text.lstrip("0"))  # at most six digits now
+        if value > MAX_ARRAY_LENGTH:
+            self.error(loc, f"{where}: array length {value} is too large", f"at most {MAX_ARRAY_LENGTH}")
+            return None
+        return value
 
     # --- defaults --------------------------------------------------------------
 
@@ -559,7 +577,7 @@ class _Checker:
         if t.kind == "struct":
             return tuple((f.name, f.default) for f in self.struct_fields.get(t.name, ()))
         if t.kind == "array":
-            return (self.zero(t.element),) * t.length
+            return ()  # every element at the element's zero
         if t.kind == "string":
             return ""
         return 0  # entity: the null entity
@@ -599,6 +617,10 @@ class _Checker:
 
     def integer_value(self, type_name: str, node: Scalar, where: str) -> int:
         value = None if node.quoted else _parse_integer(node.text)
+        if value is None and not node.quoted and _INTEGER.fullmatch(node.text):
+            low, high = INTEGER_RANGES[type_name]
+            self.error(node.loc, f"{where}: default {_cut(node.text)} is out of range for {type_name}", f"{low}..{high}")
+            return 0
         if value is None:
             hint = None
             if not node.quoted and _LEADING_ZERO.fullmatch(node.text):
@@ -615,9 +637,9 @@ class _Checker:
         if node.quoted or not _FLOAT.fullmatch(node.text):
             self.error(node.loc, f"{where}: invalid default for {type_name}: {_shown(node)} is not a number")
             return 0.0
-        value = float(node.text)
-        if not math.isfinite(value) or (type_name == "f32" and abs(value) > F32_MAX):
-            self.error(node.loc, f"{where}: default {node.text} is out of range for {type_name}")
+        value, why, hint = numbers.float_value(type_name, node.text)
+        if value is None:
+            self.error(node.loc, f"{where}: default {_cut(node.text)} {why}", hint)
             return 0.0
         return value
 
@@ -641,17 +663,16 @@ class _Checker:
         return node.text
 
     def array_value(self, t: TypeRef, node: Node, where: str) -> Tuple[Value, ...]:
-        """A list of at most `length` values; the rest take the element's zero."""
+        """A list of at most `length` values; the rest take the element's
+        zero (the model keeps only the values given)."""
         if not isinstance(node, Sequence):
             self.error(node.loc, f"{where}: expected a list of at most {t.length} values for {_type_name(t)}")
             return self.zero(t)
         if len(node.items) > t.length:
             self.error(node.items[t.length].loc,
                        f"{where}: {len(node.items)} values given; {_type_name(t)} holds {t.length}")
-        values = [self.value(t.element, item, f"{where}: element {i}")
-                  for i, item in enumerate(node.items[:t.length])]
-        values += [self.zero(t.element)] * (t.length - len(values))
-        return tuple(values)
+        return tuple(self.value(t.element, item, f"{where}: element {i}")
+                     for i, item in enumerate(node.items[:t.length]))
 
     def struct_value(self, t: TypeRef, node: Node, where: str,
                      base: Tuple[Tuple[str, Value], ...]) -> Tuple[Tuple[str, Value], ...]:
@@ -956,19 +977,15 @@ class _Checker:
         directly or through others (before/after only, not declaration)."""
         direct = self.quiet_ordering(specs)
         closure: Dict[str, Set[str]] = {}
-
-        def before(name: str, seen: Set[str]) -> Set[str]:
-            if name in closure:
-                return closure[name]
+        for spec in specs:  # a walk with a list, not recursion: a chain may be 1024 long
             found: Set[str] = set()
-            for first in direct.get(name, ()):
-                if first not in seen:
-                    found |= {first} | before(first, seen | {first})
-            closure[name] = found
-            return found
-
-        for spec in specs:
-            before(spec.name, {spec.name})
+            pending = list(direct.get(spec.name, ()))
+            while pending:
+                first = pending.pop()
+                if first not in found and first != spec.name:
+                    found.add(first)
+                    pending.extend(direct.get(first, ()))
+            closure[spec.name] = found
         return closure
 
     def quiet_ordering(self, specs: List[_SystemSpec]) -> Dict[str, Set[str]]:
@@ -982,17 +999,24 @@ class _Checker:
         """Warn about two systems of one phase that write the same component
         or resource with no before/after between them: they run in
         declaration order, which is easy to break by moving a line."""
-        for i, a in enumerate(systems):
-            for b in systems[i + 1:]:
-                if a.phase != b.phase or a.name in ordered.get(b.name, ()) or b.name in ordered.get(a.name, ()):
-                    continue
-                shared = [c for c in a.terms.write if c in b.terms.write]
-                shared += [r for r in a.resources_write if r in b.resources_write]
-                if shared:
-                    names = ", ".join(f"'{n}'" for n in shared)
-                    self.warn(b.loc, f"systems '{a.name}' and '{b.name}' both write {names} in phase '{a.phase}' "
-                                     f"with no order between them",
-                              f"give '{b.name}' 'after: [{a.name}]' to make the order explicit")
+        writers: Dict[Tuple[str, str, str], List[int]] = {}  # (phase, kind, name) -> systems, in order
+        for i, y in enumerate(systems):
+            for kind, written in (("c", y.terms.write), ("r", y.resources_write)):
+                for name in written:
+                    writers.setdefault((y.phase, kind, name), []).append(i)
+        pairs: Set[Tuple[int, int]] = set()  # only systems that share a write are compared
+        for indices in writers.values():
+            pairs.update((i, j) for k, i in enumerate(indices) for j in indices[k + 1:])
+        for i, j in sorted(pairs):
+            a, b = systems[i], systems[j]
+            if a.name in ordered.get(b.name, ()) or b.name in ordered.get(a.name, ()):
+                continue
+            shared = [c for c in a.terms.write if c in b.terms.write]
+            shared += [r for r in a.resources_write if r in b.resources_write]
+            names = ", ".join(f"'{n}'" for n in shared)
+            self.warn(b.loc, f"systems '{a.name}' and '{b.name}' both write {names} in phase '{a.phase}' "
+                             f"with no order between them",
+                      f"give '{b.name}' 'after: [{a.name}]' to make the order explicit")
 
     def system_ref(self, item: Node, by_name: Dict[str, _SystemSpec], owner: str) -> Optional[_SystemSpec]:
         if not isinstance(item, Scalar):
@@ -1179,12 +1203,18 @@ def _position(loc: Loc) -> str:
     return f"{loc.line}:{loc.col}"
 
 
+def _cut(text: str) -> str:
+    """A long token cut short for a message."""
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
 def _shown(node: Node) -> str:
     """A scalar as a message quotes it: plain text in single quotes, a
     quoted string in double quotes (so `"5"` is visibly not the number 5)."""
     if not isinstance(node, Scalar):
         return "a list" if isinstance(node, Sequence) else "a mapping"
-    return f'"{node.text}"' if node.quoted else f"'{node.text}'"
+    text = _cut(node.text)
+    return f'"{text}"' if node.quoted else f"'{text}'"
 
 
 def _is_empty_list(node: Node) -> bool:
@@ -1231,9 +1261,7 @@ def _parse_integer(text: str) -> Optional[int]:
     signed; else None."""
     if not _INTEGER.fullmatch(text):
         return None
-    digits = text.lstrip("+-")
-    value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 10)
-    return -value if text.startswith("-") else value
+    return numbers.integer_value(text)
 
 
 def _short_default(text: str, loc: Loc) -> Optional[Scalar]:
@@ -1321,6 +1349,15 @@ def _cycles(leftover: List[str], deps: MappingType[str, Set[str]]) -> List[List[
             cycles.append(cycle[first:] + cycle[:first])
         covered.update(cycle)
     return cycles
+
+
+def _depth(t: TypeRef, structs: Dict[str, int]) -> int:
+    """How deep the braces of a value of type t nest (a scalar: 0)."""
+    if t.kind == "array":
+        return 1 + _depth(t.element, structs)  # arrays do not nest: one call deeper at most
+    if t.kind == "struct":
+        return structs.get(t.name, 0)
+    return 0
 
 
 def _layout(t: TypeRef, structs: Dict[str, Tuple[int, int]]) -> Tuple[int, int]:

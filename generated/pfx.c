@@ -17,7 +17,6 @@ typedef struct pfx_resources_ {
 
 static const pfx_resources_ pfx_resources_defaults_ = {
     .emitter = { .per_step = 64u, .seed = 12345u },
-    .stats = { .spawned = 0u, .expired = 0u, .steps = 0u },
     .enabled = {
         true,
         true,
@@ -27,14 +26,14 @@ static const pfx_resources_ pfx_resources_defaults_ = {
         false },
 };
 
-static const pfx_position pfx_position_defaults_ = { .x = 0.0f, .y = 0.0f };
+static const pfx_position pfx_position_defaults_ = {0};
 
-static const pfx_velocity pfx_velocity_defaults_ = { .x = 0.0f, .y = 0.0f };
+static const pfx_velocity pfx_velocity_defaults_ = {0};
 
 static const pfx_lifetime pfx_lifetime_defaults_ = { .seconds = 2.5f };
 
 
-static const strata_component_desc_t pfx_components_[PFX_COMPONENT_COUNT] = {
+static const strata_component_desc_t pfx_components_[PFX_COMPONENT_COUNT + 1] = {
     [PFX_POSITION] = {
         .name = "Position",
         .size = sizeof(pfx_position),
@@ -56,6 +55,7 @@ static const strata_component_desc_t pfx_components_[PFX_COMPONENT_COUNT] = {
     [PFX_HEAVY] = {
         .name = "Heavy",
     },
+    { .name = NULL }, /* a spare, so a world without components still has an array */
 };
 
 /* Free queries first, then the systems that have terms, by query id. */
@@ -207,8 +207,8 @@ static uint32_t pfx_bundle_gather_(const pfx_bundle *b, uint32_t *ids, const voi
 }
 
 pfx_entity pfx_entity_create_bundle(pfx_world *w, const pfx_bundle *b) {
-    uint32_t ids[PFX_COMPONENT_COUNT];
-    const void *values[PFX_COMPONENT_COUNT];
+    uint32_t ids[PFX_COMPONENT_COUNT + 1];
+    const void *values[PFX_COMPONENT_COUNT + 1];
     uint32_t k = pfx_bundle_gather_(b, ids, values);
     strata_entity_t id = STRATA_ENTITY_NULL;
     if (strata_entity_create_many(pfx_world_core(w), 1, k, ids, values, &id) != STRATA_OK) {
@@ -218,23 +218,23 @@ pfx_entity pfx_entity_create_bundle(pfx_world *w, const pfx_bundle *b) {
 }
 
 strata_result_t pfx_entity_create_many(pfx_world *w, const pfx_bundle *b, uint32_t n, pfx_entity *out) {
-    uint32_t ids[PFX_COMPONENT_COUNT];
-    const void *values[PFX_COMPONENT_COUNT];
+    uint32_t ids[PFX_COMPONENT_COUNT + 1];
+    const void *values[PFX_COMPONENT_COUNT + 1];
     uint32_t k = pfx_bundle_gather_(b, ids, values);
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(pfx_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
 strata_result_t pfx_entity_add_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b) {
-    uint32_t ids[PFX_COMPONENT_COUNT];
-    const void *values[PFX_COMPONENT_COUNT];
+    uint32_t ids[PFX_COMPONENT_COUNT + 1];
+    const void *values[PFX_COMPONENT_COUNT + 1];
     uint32_t k = pfx_bundle_gather_(b, ids, values);
     return strata_add_many(pfx_world_core(w), e.id, k, ids, values);
 }
 
 strata_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b) {
-    uint32_t ids[PFX_COMPONENT_COUNT];
-    const void *values[PFX_COMPONENT_COUNT];
+    uint32_t ids[PFX_COMPONENT_COUNT + 1];
+    const void *values[PFX_COMPONENT_COUNT + 1];
     uint32_t k = pfx_bundle_gather_(b, ids, values);
     return strata_remove_many(pfx_world_core(w), e.id, k, ids);
 }

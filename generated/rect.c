@@ -19,11 +19,9 @@ typedef struct rect_resources_ {
 } rect_resources_;
 
 static const rect_resources_ rect_resources_defaults_ = {
-    .controls = { .dx = 0.0f, .dy = 0.0f },
-    .game = { .player = {0}, .score = 0, .frame = 0u, .over = false, .spawned = 0u, .eaten_now = 0 },
     .rng = { .state = UINT64_C(11400714819323198485) },
-    .rules = { .player_speed = 150.0f, .size_per_health = 0.5f, .food_health_min = 8.0f, .food_health_max = 20.0f, .still_size_min = 1.5f, .still_size_max = 9.0f, .start_food = 20, .max_food = 30, .min_food = 6, .spawn_tries = 3, .spawn_chance = 0.8f, .decaying_chance = 0.8f, .decay_below = {0.7f, 2.0f, 10.0f, 20.0f}, .decay_rate = {0.6f, 1.5f, 2.5f, 5.0f, 40.0f}, .drain_ramp = 20.0f, .max_health = 30.0f, .eat_base = 12.0f, .eat_min = -2.0f, .tiny_size = 0.75f, .tiny_bonus = 5.0f, .tiny_bonus_below = 30.0f, .danger_size = 6.0f },
-    .effects = { .ghosts = {{ .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }, { .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }, { .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }, { .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }, { .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }, { .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }, { .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }, { .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 }}, .next = 0 },
+    .rules = { .player_speed = 150.0f, .size_per_health = 0.5f, .food_health_min = 8.0f, .food_health_max = 20.0f, .still_size_min = 1.5f, .still_size_max = 9.0f, .start_food = 20, .max_food = 30, .min_food = 6, .spawn_tries = 3, .spawn_chance = 0.8f, .decaying_chance = 0.8f, .decay_below = { 0.7f, 2.0f, 10.0f, 20.0f }, .decay_rate = { 0.6f, 1.5f, 2.5f, 5.0f, 40.0f }, .drain_ramp = 20.0f, .max_health = 30.0f, .eat_base = 12.0f, .eat_min = -2.0f, .tiny_size = 0.75f, .tiny_bonus = 5.0f, .tiny_bonus_below = 30.0f, .danger_size = 6.0f },
+    .effects = { .ghosts = { { .color = { .a = 255 }, .age = 255 }, { .color = { .a = 255 }, .age = 255 }, { .color = { .a = 255 }, .age = 255 }, { .color = { .a = 255 }, .age = 255 }, { .color = { .a = 255 }, .age = 255 }, { .color = { .a = 255 }, .age = 255 }, { .color = { .a = 255 }, .age = 255 }, { .color = { .a = 255 }, .age = 255 } } },
     .enabled = {
         true,
         true,
@@ -36,14 +34,14 @@ static const rect_resources_ rect_resources_defaults_ = {
         false },
 };
 
-static const rect_position rect_position_defaults_ = { .x = 0.0f, .y = 0.0f };
+static const rect_position rect_position_defaults_ = {0};
 
-static const rect_appearance rect_appearance_defaults_ = { .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .size = 5.0f };
+static const rect_appearance rect_appearance_defaults_ = { .color = { .a = 255 }, .size = 5.0f };
 
 static const rect_health rect_health_defaults_ = { .value = 20.0f };
 
 
-static const strata_component_desc_t rect_components_[RECT_COMPONENT_COUNT] = {
+static const strata_component_desc_t rect_components_[RECT_COMPONENT_COUNT + 1] = {
     [RECT_POSITION] = {
         .name = "Position",
         .size = sizeof(rect_position),
@@ -71,9 +69,10 @@ static const strata_component_desc_t rect_components_[RECT_COMPONENT_COUNT] = {
     [RECT_DEAD] = {
         .name = "Dead",
     },
+    { .name = NULL }, /* a spare, so a world without components still has an array */
 };
 
-static const rect_render_aspect rect_render_aspect_defaults_ = { .born = 0u, .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0 };
+static const rect_render_aspect rect_render_aspect_defaults_ = {0};
 
 /* The runtime's call of the game's rect_render_on_add. */
 static void rect_render_on_add_(strata_world_t *w, strata_entity_t e, void *aspect) {
@@ -336,8 +335,8 @@ static uint32_t rect_bundle_gather_(const rect_bundle *b, uint32_t *ids, const v
 }
 
 rect_entity rect_entity_create_bundle(rect_world *w, const rect_bundle *b) {
-    uint32_t ids[RECT_COMPONENT_COUNT];
-    const void *values[RECT_COMPONENT_COUNT];
+    uint32_t ids[RECT_COMPONENT_COUNT + 1];
+    const void *values[RECT_COMPONENT_COUNT + 1];
     uint32_t k = rect_bundle_gather_(b, ids, values);
     strata_entity_t id = STRATA_ENTITY_NULL;
     if (strata_entity_create_many(rect_world_core(w), 1, k, ids, values, &id) != STRATA_OK) {
@@ -347,32 +346,32 @@ rect_entity rect_entity_create_bundle(rect_world *w, const rect_bundle *b) {
 }
 
 strata_result_t rect_entity_create_many(rect_world *w, const rect_bundle *b, uint32_t n, rect_entity *out) {
-    uint32_t ids[RECT_COMPONENT_COUNT];
-    const void *values[RECT_COMPONENT_COUNT];
+    uint32_t ids[RECT_COMPONENT_COUNT + 1];
+    const void *values[RECT_COMPONENT_COUNT + 1];
     uint32_t k = rect_bundle_gather_(b, ids, values);
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(rect_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
 strata_result_t rect_entity_add_bundle(rect_world *w, rect_entity e, const rect_bundle *b) {
-    uint32_t ids[RECT_COMPONENT_COUNT];
-    const void *values[RECT_COMPONENT_COUNT];
+    uint32_t ids[RECT_COMPONENT_COUNT + 1];
+    const void *values[RECT_COMPONENT_COUNT + 1];
     uint32_t k = rect_bundle_gather_(b, ids, values);
     return strata_add_many(rect_world_core(w), e.id, k, ids, values);
 }
 
 strata_result_t rect_entity_remove_bundle(rect_world *w, rect_entity e, const rect_bundle *b) {
-    uint32_t ids[RECT_COMPONENT_COUNT];
-    const void *values[RECT_COMPONENT_COUNT];
+    uint32_t ids[RECT_COMPONENT_COUNT + 1];
+    const void *values[RECT_COMPONENT_COUNT + 1];
     uint32_t k = rect_bundle_gather_(b, ids, values);
     return strata_remove_many(rect_world_core(w), e.id, k, ids);
 }
 
 /* --- Assemblage Rect */
 
-static const rect_position rect_spawn_rect_position_value_ = { .x = 0.0f, .y = 0.0f };
+static const rect_position rect_spawn_rect_position_value_ = {0};
 
-static const rect_appearance rect_spawn_rect_appearance_value_ = { .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .size = 5.0f };
+static const rect_appearance rect_spawn_rect_appearance_value_ = { .color = { .a = 255 }, .size = 5.0f };
 
 /* Its component ids and values, in component order. */
 static const uint32_t rect_spawn_rect_ids_[3 + 1] = { RECT_POSITION, RECT_APPEARANCE, RECT_COLLISION, 0 };
@@ -393,9 +392,9 @@ strata_result_t rect_spawn_rect_many(rect_world *w, uint32_t n, rect_entity *out
 
 /* --- Assemblage Food (extends Rect) */
 
-static const rect_position rect_spawn_food_position_value_ = { .x = 0.0f, .y = 0.0f };
+static const rect_position rect_spawn_food_position_value_ = {0};
 
-static const rect_appearance rect_spawn_food_appearance_value_ = { .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .size = 5.0f };
+static const rect_appearance rect_spawn_food_appearance_value_ = { .color = { .a = 255 }, .size = 5.0f };
 
 static const rect_health rect_spawn_food_health_value_ = { .value = 20.0f };
 

@@ -48,7 +48,7 @@ typedef struct rect_color {
     uint8_t b;
     uint8_t a;
 } rect_color;
-#define RECT_COLOR_DEFAULT ((rect_color){ .r = 0, .g = 0, .b = 0, .a = 255 })
+#define RECT_COLOR_DEFAULT ((rect_color){ .a = 255 })
 
 typedef struct rect_ghost {
     int16_t x0;
@@ -58,7 +58,7 @@ typedef struct rect_ghost {
     rect_color color;
     uint8_t age;
 } rect_ghost;
-#define RECT_GHOST_DEFAULT ((rect_ghost){ .x0 = 0, .y0 = 0, .x1 = 0, .y1 = 0, .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .age = 255 })
+#define RECT_GHOST_DEFAULT ((rect_ghost){ .color = { .a = 255 }, .age = 255 })
 
 /* --- Components -------------------------------------------------------- */
 
@@ -78,14 +78,14 @@ typedef struct rect_position {
     float y;
 } rect_position;
 /* Position with every field at its schema default. */
-#define RECT_POSITION_DEFAULT ((rect_position){ .x = 0.0f, .y = 0.0f })
+#define RECT_POSITION_DEFAULT ((rect_position){0})
 
 typedef struct rect_appearance {
     rect_color color;
     float size;
 } rect_appearance;
 /* Appearance with every field at its schema default. */
-#define RECT_APPEARANCE_DEFAULT ((rect_appearance){ .color = { .r = 0, .g = 0, .b = 0, .a = 255 }, .size = 5.0f })
+#define RECT_APPEARANCE_DEFAULT ((rect_appearance){ .color = { .a = 255 }, .size = 5.0f })
 
 typedef struct rect_health {
     float value;

@@ -17,7 +17,6 @@ typedef struct swarm_resources_ {
 
 static const swarm_resources_ swarm_resources_defaults_ = {
     .flock = { .align = 2.0f, .cohere = 0.8f, .separate = 80.0f, .attract = 40.0f, .swirl = 25.0f, .min_speed = 20.0f, .max_speed = 70.0f, .fast_factor = 1.6f },
-    .clock = { .time = 0.0f, .steps = 0u },
     .enabled = {
         true,
         true,
@@ -29,14 +28,14 @@ static const swarm_resources_ swarm_resources_defaults_ = {
         false },
 };
 
-static const swarm_position swarm_position_defaults_ = { .x = 0.0f, .y = 0.0f };
+static const swarm_position swarm_position_defaults_ = {0};
 
-static const swarm_velocity swarm_velocity_defaults_ = { .x = 0.0f, .y = 0.0f };
+static const swarm_velocity swarm_velocity_defaults_ = {0};
 
-static const swarm_tint swarm_tint_defaults_ = { .r = 0, .g = 0, .b = 0, .a = 255 };
+static const swarm_tint swarm_tint_defaults_ = { .a = 255 };
 
 
-static const strata_component_desc_t swarm_components_[SWARM_COMPONENT_COUNT] = {
+static const strata_component_desc_t swarm_components_[SWARM_COMPONENT_COUNT + 1] = {
     [SWARM_POSITION] = {
         .name = "Position",
         .size = sizeof(swarm_position),
@@ -58,6 +57,7 @@ static const strata_component_desc_t swarm_components_[SWARM_COMPONENT_COUNT] = 
     [SWARM_FAST] = {
         .name = "Fast",
     },
+    { .name = NULL }, /* a spare, so a world without components still has an array */
 };
 
 /* Free queries first, then the systems that have terms, by query id. */
@@ -231,8 +231,8 @@ static uint32_t swarm_bundle_gather_(const swarm_bundle *b, uint32_t *ids, const
 }
 
 swarm_entity swarm_entity_create_bundle(swarm_world *w, const swarm_bundle *b) {
-    uint32_t ids[SWARM_COMPONENT_COUNT];
-    const void *values[SWARM_COMPONENT_COUNT];
+    uint32_t ids[SWARM_COMPONENT_COUNT + 1];
+    const void *values[SWARM_COMPONENT_COUNT + 1];
     uint32_t k = swarm_bundle_gather_(b, ids, values);
     strata_entity_t id = STRATA_ENTITY_NULL;
     if (strata_entity_create_many(swarm_world_core(w), 1, k, ids, values, &id) != STRATA_OK) {
@@ -242,34 +242,34 @@ swarm_entity swarm_entity_create_bundle(swarm_world *w, const swarm_bundle *b) {
 }
 
 strata_result_t swarm_entity_create_many(swarm_world *w, const swarm_bundle *b, uint32_t n, swarm_entity *out) {
-    uint32_t ids[SWARM_COMPONENT_COUNT];
-    const void *values[SWARM_COMPONENT_COUNT];
+    uint32_t ids[SWARM_COMPONENT_COUNT + 1];
+    const void *values[SWARM_COMPONENT_COUNT + 1];
     uint32_t k = swarm_bundle_gather_(b, ids, values);
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(swarm_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
 strata_result_t swarm_entity_add_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b) {
-    uint32_t ids[SWARM_COMPONENT_COUNT];
-    const void *values[SWARM_COMPONENT_COUNT];
+    uint32_t ids[SWARM_COMPONENT_COUNT + 1];
+    const void *values[SWARM_COMPONENT_COUNT + 1];
     uint32_t k = swarm_bundle_gather_(b, ids, values);
     return strata_add_many(swarm_world_core(w), e.id, k, ids, values);
 }
 
 strata_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b) {
-    uint32_t ids[SWARM_COMPONENT_COUNT];
-    const void *values[SWARM_COMPONENT_COUNT];
+    uint32_t ids[SWARM_COMPONENT_COUNT + 1];
+    const void *values[SWARM_COMPONENT_COUNT + 1];
     uint32_t k = swarm_bundle_gather_(b, ids, values);
     return strata_remove_many(swarm_world_core(w), e.id, k, ids);
 }
 
 /* --- Assemblage Boid */
 
-static const swarm_position swarm_spawn_boid_position_value_ = { .x = 0.0f, .y = 0.0f };
+static const swarm_position swarm_spawn_boid_position_value_ = {0};
 
-static const swarm_velocity swarm_spawn_boid_velocity_value_ = { .x = 0.0f, .y = 0.0f };
+static const swarm_velocity swarm_spawn_boid_velocity_value_ = {0};
 
-static const swarm_tint swarm_spawn_boid_tint_value_ = { .r = 0, .g = 0, .b = 0, .a = 255 };
+static const swarm_tint swarm_spawn_boid_tint_value_ = { .a = 255 };
 
 /* Its component ids and values, in component order. */
 static const uint32_t swarm_spawn_boid_ids_[3 + 1] = { SWARM_POSITION, SWARM_VELOCITY, SWARM_TINT, 0 };
@@ -290,11 +290,11 @@ strata_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *
 
 /* --- Assemblage FastBoid (extends Boid) */
 
-static const swarm_position swarm_spawn_fast_boid_position_value_ = { .x = 0.0f, .y = 0.0f };
+static const swarm_position swarm_spawn_fast_boid_position_value_ = {0};
 
-static const swarm_velocity swarm_spawn_fast_boid_velocity_value_ = { .x = 0.0f, .y = 0.0f };
+static const swarm_velocity swarm_spawn_fast_boid_velocity_value_ = {0};
 
-static const swarm_tint swarm_spawn_fast_boid_tint_value_ = { .r = 0, .g = 0, .b = 0, .a = 255 };
+static const swarm_tint swarm_spawn_fast_boid_tint_value_ = { .a = 255 };
 
 /* Its component ids and values, in component order. */
 static const uint32_t swarm_spawn_fast_boid_ids_[4 + 1] = { SWARM_POSITION, SWARM_VELOCITY, SWARM_TINT, SWARM_FAST, 0 };

@@ -58,14 +58,14 @@ typedef struct swarm_position {
     float y;
 } swarm_position;
 /* Position with every field at its schema default. */
-#define SWARM_POSITION_DEFAULT ((swarm_position){ .x = 0.0f, .y = 0.0f })
+#define SWARM_POSITION_DEFAULT ((swarm_position){0})
 
 typedef struct swarm_velocity {
     float x;
     float y;
 } swarm_velocity;
 /* Velocity with every field at its schema default. */
-#define SWARM_VELOCITY_DEFAULT ((swarm_velocity){ .x = 0.0f, .y = 0.0f })
+#define SWARM_VELOCITY_DEFAULT ((swarm_velocity){0})
 
 typedef struct swarm_tint {
     uint8_t r;
@@ -74,7 +74,7 @@ typedef struct swarm_tint {
     uint8_t a;
 } swarm_tint;
 /* Tint with every field at its schema default. */
-#define SWARM_TINT_DEFAULT ((swarm_tint){ .r = 0, .g = 0, .b = 0, .a = 255 })
+#define SWARM_TINT_DEFAULT ((swarm_tint){ .a = 255 })
 
 /* --- Resources: one value each, stored in the world ---------------------- */
 

@@ -1,6 +1,8 @@
 """The generator's limits, each tested at the limit (accepted) and one past
 it (rejected with a clear error): fields per struct body, bytes of a value,
-resources, components, queries and systems, name length, array length.
+resources, components, queries and systems, name length, array length,
+YAML nesting, type nesting, the length of a numeric token, the range of
+float defaults; and the generator's time on a large schema.
 The C size the generator computes for the byte limit is the compiler's.
 
 The exact messages one past each limit are bad cases too
@@ -11,10 +13,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
-from codegen import validate
+from codegen import load, names, numbers, render, validate
 from codegen.validate import validate_source
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,6 +103,75 @@ class LimitsTest(unittest.TestCase):
             cc = subprocess.run(["gcc", "-std=c11", "-fsyntax-only", f"-I{REPO / 'runtime/include'}", f"-I{tmp}",
                                  str(Path(tmp, "sizes.c"))], capture_output=True, text=True)
             self.assertEqual(cc.returncode, 0, cc.stderr)
+
+
+class NewLimitsTest(unittest.TestCase):
+    def test_yaml_nesting(self):
+        limit = load.MAX_NESTING
+        # The document is level 1, `components` 2, `A` 3, the field's mapping 4: the list adds the rest.
+        def nested(levels):
+            return world("components:\n  A: {x: {type: 'u8[1]', default: " + "[" * levels + "1" + "]" * levels + "}}\n")
+        _, ok = validate_source("n.yaml", nested(limit - 4).encode())
+        self.assertFalse([d for d in ok if "nest" in d.message], ok)
+        past = messages(nested(limit - 3))
+        column = len("  A: {x: {type: 'u8[1]', default: ") + (limit - 4) + 1  # the list that passes the limit
+        self.assertEqual(past, [f"limits.yaml:4:{column}: error: lists and mappings nest deeper than "
+                                f"{limit} levels (no schema needs more than a few)"])
+
+    def test_type_nesting(self):
+        limit = validate.MAX_TYPE_DEPTH
+
+        def chain(structs):
+            return world("types:\n" + "".join(f"  S{i}: {{ s: S{i + 1} }}\n" for i in range(structs - 1)) +
+                         f"  S{structs - 1}: {{ x: 'u8 = 1' }}\n")
+        self.assertEqual(messages(chain(limit)), [])
+        self.assertEqual(messages(chain(limit + 1)), [
+            f"limits.yaml:4:3: error: type 'S0': nests {limit + 1} levels deep (at most {limit}) "
+            "(a struct or an array inside a struct is one level)"])
+        # An array is a level too: S0 holds an array of the chain's first struct.
+        arrays = world("types:\n  A: { a: 'S0[2]' }\n" + chain(limit).split("types:\n")[1])
+        self.assertEqual(len(messages(arrays)), 1)
+
+    def test_numeric_tokens(self):
+        longest_integer = "1" + "0" * (numbers.MAX_INTEGER_CHARS - 1)
+        self.assertEqual(numbers.integer_value(longest_integer), 10 ** (numbers.MAX_INTEGER_CHARS - 1))
+        self.assertIsNone(numbers.integer_value(longest_integer + "0"))
+        self.assertIn("out of range for u64", messages(world(f"components:\n  A: {{x: 'u64 = {longest_integer}0'}}\n"))[0])
+        longest_float = "0." + "0" * (numbers.MAX_FLOAT_CHARS - 3) + "1"
+        self.assertIn("rounds to zero", messages(world(f"components:\n  A: {{x: 'f64 = {longest_float}'}}\n"))[0])
+        self.assertIn(f"longer than {numbers.MAX_FLOAT_CHARS} characters",
+                      messages(world(f"components:\n  A: {{x: 'f64 = {longest_float}0'}}\n"))[0])
+
+    def test_float_range(self):
+        cases = [("f32", "3.4028235e38", True), ("f32", "3.4028236e38", False),
+                 ("f32", "-3.4028235e38", True), ("f32", "1e-45", True), ("f32", "7.1e-46", True),
+                 ("f32", "7e-46", False), ("f64", "1.7976931348623157e308", True), ("f64", "1.8e308", False),
+                 ("f64", "5e-324", True), ("f64", "2.5e-324", True), ("f64", "2.4e-324", False), ("f32", "0", True), ("f32", "-0.0", True)]
+        for scalar, text, ok in cases:
+            found = messages(world(f"components:\n  A: {{x: '{scalar} = {text}'}}\n"))
+            self.assertEqual(found == [], ok, (scalar, text, found))
+
+    def test_a_large_schema_is_generated_in_linear_time(self):
+        # The bench: 256 components (the runtime's most), 1,000 struct types and 1,000 systems.
+        def schema(n):
+            text = "types:\n" + "".join(f"  T{i}: {{ a: f32, b: 'i32 = 3' }}\n" for i in range(4 * n))
+            text += "components:\n" + "".join(f"  C{i}: {{ x: f32, y: 'f32 = 1.5', t: T{i} }}\n" for i in range(n))
+            text += "systems:\n" + "".join(f"  S{i}: {{ read: [C{i % n}], write: [C{(i + 1) % n}] }}\n"
+                                            for i in range(4 * n))
+            return world(text)
+
+        def seconds(text):
+            start = time.perf_counter()
+            s, diagnostics = validate_source("big.yaml", text.encode("utf-8"))
+            self.assertIsNotNone(s, [str(d) for d in diagnostics if d.is_error][:3])
+            self.assertEqual(names.collisions(s), [])
+            render.render(s)
+            return time.perf_counter() - start
+        small, large = seconds(schema(64)), seconds(schema(250))
+        print(f"generator: 250 components, 1,000 types, 1,000 systems in {large:.2f} s "
+              f"(64, 256, 256 in {small:.2f} s)", file=sys.stderr)
+        self.assertLess(large, 60)
+        self.assertLess(large / small, 4 * (250 / 64))  # linear would be 3.9; quadratic 15
 
 
 if __name__ == "__main__":

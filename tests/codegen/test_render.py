@@ -118,8 +118,9 @@ class CollisionTest(unittest.TestCase):
     def test_camel_and_snake_spellings_collide(self):
         found = self.collisions("world: w\nversion: 1\ncomponents:\n  PlayerInput: {x: f32}\n"
                                 "  Player_Input: {y: f32}\n")
-        self.assertEqual(found, ["t.yaml:5:3: error: component 'Player_Input': C name 'w_player_input' collides "
-                                 "with component 'PlayerInput' (rename one of them)"])
+        self.assertEqual(found, ["t.yaml:5:3: error: component 'Player_Input': C name 'w_player_input' at file "
+                                 "scope collides with component 'PlayerInput' (at 4:3) (rename component "
+                                 "'Player_Input' or component 'PlayerInput')"])
 
     def test_component_function_collides_with_query_function(self):
         found = self.collisions("world: w\nversion: 1\ncomponents:\n  A: {x: f32}\n  AGet: {}\n"
@@ -129,7 +130,8 @@ class CollisionTest(unittest.TestCase):
     def test_component_collides_with_version_macro(self):
         found = self.collisions("world: w\nversion: 1\ncomponents:\n  StrataGenVersion: {x: f32}\n")
         self.assertEqual(found, ["t.yaml:4:3: error: component 'StrataGenVersion': C name 'W_STRATA_GEN_VERSION' "
-                                 "collides with the world's own API (rename one of them)"])
+                                 "at file scope collides with the macro of the world's own API "
+                                 "(rename component 'StrataGenVersion')"])
 
     def test_cli_reports_collisions_and_writes_nothing(self):
         with tempfile.TemporaryDirectory() as tmp:

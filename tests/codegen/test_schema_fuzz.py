@@ -1,9 +1,12 @@
 """The generator never crashes: random mutations of every schema in schema/
 and tests/schema/ (keys deleted, duplicated and renamed; types, defaults
-and shapes changed; lists and scalars swapped; text cut short or garbled)
-either generate C that compiles with -Werror, or fail with compiler-style
-messages only: exit 1, every stderr line `PATH:LINE:COL: error: ...` (or
-`warning:`), no Python traceback, nothing written.
+and shapes changed; lists and scalars swapped; text cut short or garbled;
+names taken from a dictionary of reserved words, generated suffixes,
+standard macros, header names and case variants; deep nesting, long chains,
+empty sections and huge numbers) either generate C that compiles with
+-Werror under gcc and clang, or fail with compiler-style messages only:
+exit 1, every stderr line `PATH:LINE:COL: error: ...` (or `warning:`), no
+Python traceback, nothing written.
 
 The mutations come from a fixed seed, so a failure names a mutant that can
 be made again: its number, and with STRATA_FUZZ_KEEP=DIR the file is kept.
@@ -45,6 +48,20 @@ SCALARS = [0, 1, -1, 255, 256, 65536, 2 ** 31, 2 ** 63, 2 ** 64, -2 ** 63 - 1, 1
            "x = 1", "\t", "{}", "[]", "on_add"]
 
 
+# Names that once made C that did not compile: reserved words, the suffixes
+# the generator adds, the C library's macros, header names, case variants.
+NAMES = ["NULL", "EOF", "BUFSIZ", "SEEK_SET", "SIZE_MAX", "INT8_MAX", "errno", "linux", "unix", "i386",
+         "alignof", "alignas", "static_assert", "constexpr", "typeof", "nullptr", "thread_local", "assert",
+         "offsetof", "stdin", "isnan", "size_t", "FILE", "int8_t", "div_t",
+         "count", "entities", "dt", "aspect", "world", "user", "impl_", "enabled", "Count", "Entities", "Dt",
+         "Aspect", "World", "User", "Enabled", "Impl_",
+         "PositionDefault", "PositionGet", "PositionFields_", "PFields_", "Components_", "Schema_", "SpawnAIds_",
+         "Resources_", "Queries_", "QueryId", "SystemId", "ComponentId", "EntityNull", "StrataGenVersion",
+         "Bundle", "EntityEq", "WorldCreate", "Res_", "KeepError_", "MoveCtx", "VelocityDefault",
+         "strata", "stdint", "stdio", "stdbool", "stddef", "string", "math", "strata_json", "Strata",
+         "position", "POSITION", "Position_", "Pos_ition", "PoSiTiOn", "HTTPServer", "x1", "X1", "_x", "__x"]
+
+
 def schema_paths():
     return sorted(REPO.glob("schema/*.yaml")) + sorted(REPO.glob("tests/schema/*.yaml"))
 
@@ -56,12 +73,16 @@ def random_value(rnd, depth=0):
         return [random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))]
     if depth < 2 and roll < 0.24:
         return {random_key(rnd): random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))}
+    if roll < 0.3:
+        return rnd.choice(NAMES)
     if roll < 0.6:
         return rnd.choice(TYPES)
     return rnd.choice(SCALARS)
 
 
 def random_key(rnd):
+    if rnd.random() < 0.25:
+        return rnd.choice(NAMES)
     return rnd.choice(["x", "y", "value", "Position", "Velocity", "read", "write", "with", "without",
                        "optional", "changed", "phase", "before", "after", "aspect", "on_add", "on_remove",
                        "resources", "extends", "type", "default", "enum", "world", "version", "phases",
@@ -144,15 +165,85 @@ def mutate_text(rnd, text):
     return "".join(lines)
 
 
+def deep(rnd, depth):
+    """A list or mapping nested `depth` levels."""
+    value = rnd.choice([1, "x", None])
+    for _ in range(depth):
+        value = [value] if rnd.random() < 0.5 else {"a": value}
+    return value
+
+
+def mutate_structure(rnd, doc):
+    """A mutation of shape rather than value: deep nesting, a long chain of
+    structs or of ordered systems, empty sections, huge numbers."""
+    kind = rnd.choice(["nest", "struct_chain", "system_chain", "empty", "huge"])
+    if not isinstance(doc, dict):
+        doc = {"world": "w", "version": 1}
+    if kind == "nest":  # shallow enough for PyYAML to write; nest_text goes deeper
+        nodes = list(containers(doc))
+        _, node = rnd.choice(nodes)
+        value = deep(rnd, rnd.choice([30, 60, 61, 62]))
+        if isinstance(node, dict):
+            node[random_key(rnd)] = value
+        else:
+            node.append(value)
+    elif kind == "struct_chain":
+        n = rnd.choice([31, 32, 33, 300, 1000])
+        doc["types"] = {f"S{i}": {"s": f"S{i + 1}"} for i in range(n)}
+        doc["types"][f"S{n}"] = {"x": "u8 = 1"}
+        doc.setdefault("components", {})
+        if isinstance(doc["components"], dict):
+            doc["components"]["Deep"] = {"s": "S0"}
+    elif kind == "system_chain":
+        n = rnd.choice([100, 991, 1023, 1100])
+        relation = rnd.choice(["after", "before"])
+        doc["systems"] = {f"S{i}": {relation: [f"S{i + 1}"]} for i in range(n)}
+        doc["systems"][f"S{n}"] = {}
+    elif kind == "empty":
+        for key in rnd.sample(["types", "components", "resources", "queries", "systems", "assemblages"],
+                              rnd.randint(1, 6)):
+            doc[key] = rnd.choice([{}, None])
+    else:
+        digits = "9" * rnd.choice([20, 400, 4400])
+        huge = rnd.choice([digits, "-" + digits, "0x" + "f" * 4400, "1e" + digits, "0." + digits + "1", digits + ".5"])
+        nodes = [node for _, node in containers(doc) if isinstance(node, dict) and node]
+        if nodes:
+            node = rnd.choice(nodes)
+            key = rnd.choice(list(node))
+            node[key] = rnd.choice([huge, f"u8[{huge}]", f"f32 = {huge}", f"u64 = {huge}", f"char[{huge}]"])
+        else:
+            doc["version"] = huge
+    return doc
+
+
+def nest_text(rnd, text):
+    """A flow list or mapping nested past the generator's limit (and past
+    Python's recursion limit), put in place of a value of the text."""
+    depth = rnd.choice([64, 65, 500, 1200])
+    value = "[" * depth + "]" * depth if rnd.random() < 0.5 else "{a: " * depth + "1" + "}" * depth
+    lines = text.splitlines(True) or ["\n"]
+    i = rnd.randrange(len(lines))
+    head = lines[i].split(":", 1)[0] if ":" in lines[i] else "  deep"
+    lines[i] = f"{head}: {value}\n"
+    return "".join(lines)
+
+
 def make_mutant(rnd, sources):
     """A mutant's text: one to three mutations of a random schema."""
     text = rnd.choice(sources)
     for _ in range(rnd.randint(1, 3)):
-        if rnd.random() < 0.7:
+        roll = rnd.random()
+        try:
             doc = yaml.safe_load(text) if text.strip() else None
-            if not isinstance(doc, (dict, list)):
-                text = mutate_text(rnd, text)
-                continue
+            readable = True
+        except (yaml.YAMLError, RecursionError):  # garbled, or nested past what PyYAML reads
+            doc, readable = None, False
+        if roll < 0.05:
+            text = nest_text(rnd, text)
+        elif roll < 0.18 and readable:
+            doc = mutate_structure(rnd, doc)
+            text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=rnd.random() < 0.3)
+        elif roll < 0.7 and isinstance(doc, (dict, list)):
             doc = mutate_tree(rnd, doc)
             text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=rnd.random() < 0.3)
         else:
@@ -207,13 +298,14 @@ class SchemaFuzzTest(unittest.TestCase):
                     self.assertFalse(outdir.exists() and any(outdir.iterdir()), f"{where}: wrote files despite errors")
                     continue
                 generated += 1
-                if compiled < COMPILED and shutil.which("gcc"):
+                if compiled < COMPILED:
                     compiled += 1
-                    for c in sorted(outdir.glob("*.c")):
-                        result = subprocess.run(["gcc", *CC_FLAGS, f"-I{REPO / 'runtime/include'}", f"-I{outdir}",
-                                                 str(c)], capture_output=True, text=True, timeout=120)
-                        self.assertEqual(result.returncode, 0, f"{where}: generated C does not compile:\n"
-                                                               f"{result.stderr}\n--- schema:\n{text}")
+                    for cc in ("gcc", "clang"):
+                        for c in sorted(outdir.glob("*.c")) if shutil.which(cc) else ():
+                            result = subprocess.run([cc, *CC_FLAGS, f"-I{REPO / 'runtime/include'}", f"-I{outdir}",
+                                                     str(c)], capture_output=True, text=True, timeout=120)
+                            self.assertEqual(result.returncode, 0, f"{where}: generated C does not compile with "
+                                                                   f"{cc}:\n{result.stderr}\n--- schema:\n{text}")
         print(f"schema fuzz: {MUTANTS} mutants, {generated} generated ({compiled} compiled), {failed} rejected",
               file=sys.stderr)
         self.assertGreater(failed, MUTANTS // 4)

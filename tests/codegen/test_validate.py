@@ -115,18 +115,18 @@ class FullSchemaTest(unittest.TestCase):
         self.assertEqual(field(appearance, "shape").default, "square")
         self.assertEqual(field(appearance, "color").default, COLOR_DEFAULT)
         self.assertEqual(field(self.schema.component("Target").fields, "who").default, 0)
-        self.assertEqual(field(self.schema.component("Path").fields, "points").default, (VEC2_ZERO,) * 3)
+        self.assertEqual(field(self.schema.component("Path").fields, "points").default, ())  # all at Vec2's defaults
 
     def test_string_defaults(self):
         name = self.schema.component("Name").fields
         self.assertEqual(field(name, "text").default, "nobody")
         self.assertEqual(field(name, "initials").default, " A")  # quotes keep the space
 
-    def test_array_defaults_are_padded_with_element_defaults(self):
+    def test_array_defaults_keep_the_values_given_the_rest_are_element_defaults(self):
         path = self.schema.component("Path").fields
-        self.assertEqual(field(path, "weights").default, (0.5, 1.0, 0.0))
+        self.assertEqual(field(path, "weights").default, (0.5, 1.0))  # the rest: the element's zero
         sprite = self.schema.struct("Sprite").fields
-        self.assertEqual(field(sprite, "frames").default, (1, 2, 0, 0))
+        self.assertEqual(field(sprite, "frames").default, (1, 2))
 
     def test_struct_defaults_override_some_fields(self):
         line = self.schema.struct("Line").fields
@@ -140,7 +140,7 @@ class FullSchemaTest(unittest.TestCase):
         self.assertEqual(sprite, (
             ("tint", (("r", 10), ("g", 7), ("b", 0), ("a", 255))),  # Sprite's r=10 kept, g overridden
             ("offset", VEC2_ZERO),
-            ("frames", (9, 0, 0, 0)),  # a list replaces the whole array
+            ("frames", (9,)),  # a list replaces the whole array
             ("shape", "circle"),
         ))
 

@@ -16,7 +16,6 @@ typedef struct core_resources_ {
 } core_resources_;
 
 static const core_resources_ core_resources_defaults_ = {
-    .log = { .calls = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, .count = 0u },
     .clock = { .time = 0.5 },
     .enabled = {
         true,
@@ -27,16 +26,16 @@ static const core_resources_ core_resources_defaults_ = {
         false },
 };
 
-static const core_position core_position_defaults_ = { .x = 0.0f, .y = 0.0f };
+static const core_position core_position_defaults_ = {0};
 
 static const core_velocity core_velocity_defaults_ = { .x = 1.0f, .y = -1.0f };
 
 static const core_health core_health_defaults_ = { .value = 100, .kind = CORE_KIND_LARGE };
 
-static const core_link core_link_defaults_ = { .to = {0} };
+static const core_link core_link_defaults_ = {0};
 
 
-static const strata_component_desc_t core_components_[CORE_COMPONENT_COUNT] = {
+static const strata_component_desc_t core_components_[CORE_COMPONENT_COUNT + 1] = {
     [CORE_POSITION] = {
         .name = "Position",
         .size = sizeof(core_position),
@@ -67,6 +66,7 @@ static const strata_component_desc_t core_components_[CORE_COMPONENT_COUNT] = {
         .align = alignof(core_link),
         .defaults = &core_link_defaults_,
     },
+    { .name = NULL }, /* a spare, so a world without components still has an array */
 };
 
 /* Free queries first, then the systems that have terms, by query id. */
@@ -248,8 +248,8 @@ static uint32_t core_bundle_gather_(const core_bundle *b, uint32_t *ids, const v
 }
 
 core_entity core_entity_create_bundle(core_world *w, const core_bundle *b) {
-    uint32_t ids[CORE_COMPONENT_COUNT];
-    const void *values[CORE_COMPONENT_COUNT];
+    uint32_t ids[CORE_COMPONENT_COUNT + 1];
+    const void *values[CORE_COMPONENT_COUNT + 1];
     uint32_t k = core_bundle_gather_(b, ids, values);
     strata_entity_t id = STRATA_ENTITY_NULL;
     if (strata_entity_create_many(core_world_core(w), 1, k, ids, values, &id) != STRATA_OK) {
@@ -259,23 +259,23 @@ core_entity core_entity_create_bundle(core_world *w, const core_bundle *b) {
 }
 
 strata_result_t core_entity_create_many(core_world *w, const core_bundle *b, uint32_t n, core_entity *out) {
-    uint32_t ids[CORE_COMPONENT_COUNT];
-    const void *values[CORE_COMPONENT_COUNT];
+    uint32_t ids[CORE_COMPONENT_COUNT + 1];
+    const void *values[CORE_COMPONENT_COUNT + 1];
     uint32_t k = core_bundle_gather_(b, ids, values);
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(core_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
 strata_result_t core_entity_add_bundle(core_world *w, core_entity e, const core_bundle *b) {
-    uint32_t ids[CORE_COMPONENT_COUNT];
-    const void *values[CORE_COMPONENT_COUNT];
+    uint32_t ids[CORE_COMPONENT_COUNT + 1];
+    const void *values[CORE_COMPONENT_COUNT + 1];
     uint32_t k = core_bundle_gather_(b, ids, values);
     return strata_add_many(core_world_core(w), e.id, k, ids, values);
 }
 
 strata_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core_bundle *b) {
-    uint32_t ids[CORE_COMPONENT_COUNT];
-    const void *values[CORE_COMPONENT_COUNT];
+    uint32_t ids[CORE_COMPONENT_COUNT + 1];
+    const void *values[CORE_COMPONENT_COUNT + 1];
     uint32_t k = core_bundle_gather_(b, ids, values);
     return strata_remove_many(core_world_core(w), e.id, k, ids);
 }
