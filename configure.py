@@ -119,7 +119,7 @@ FORMATTED = [f for f in FORMATTED if not f.startswith("tests/codegen/") and "/bu
 INSTALL_SCRIPTS = ["tools/install.sh", "tools/uninstall.sh", "tools/install-common.sh"]
 # What `ninja install` copies besides the libraries.
 INSTALLED = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in",
-             "runtime/inspect/strata_inspect.h", "tools/strata-inspect.pc.in",
+             "runtime/include/strata_inspect.h", "tools/strata-inspect.pc.in",
              "schema/strata.schema.json"] + sources(
     "codegen/*.py", "codegen/templates/*.j2")
 
@@ -322,7 +322,8 @@ def bench(b, then):
 # --- The inspector --------------------------------------------------------------
 
 # libstrata_inspect: runtime/inspect/*.c and its page (runtime/inspect/page/,
-# compiled in by embed.py), linked with civetweb (docs/inspector.md says why).
+# compiled in by embed.py), linked with civetweb (docs/inspector.md says why);
+# its header is runtime/include/strata_inspect.h.
 INSPECT_SOURCES = sources("runtime/inspect/*.c")
 INSPECT_PAGE = sources("runtime/inspect/page/*")
 INSPECT_LIBS = "-lcivetweb -lpthread -lm"
@@ -336,17 +337,16 @@ def inspector(b, generated):
     n.rule("embed", "$python runtime/inspect/embed.py $out $in", "EMBED $out", restat="1")
     page = "build/gen/inspect_page.c"
     n.build(page, "embed", inputs=INSPECT_PAGE, implicit="runtime/inspect/embed.py")
-    extra = "-Iruntime/inspect"
     libs = {v: f"build/{v}/libstrata_inspect.a" for v in INSPECT_VARIANTS}
     for v, lib in libs.items():
-        n.build(lib, "ar", inputs=[b.compile(v, s, extra=extra) for s in INSPECT_SOURCES + [page]])
+        n.build(lib, "ar", inputs=[b.compile(v, s, extra="-Iruntime/inspect") for s in INSPECT_SOURCES + [page]])
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
     for v in TEST_VARIANTS:
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
-                       libs=INSPECT_LIBS, archives=[libs[v]], extra=extra)
+                       libs=INSPECT_LIBS, archives=[libs[v]])
     # The swarm with the inspector on (built with -DSWARM_INSPECT).
     h, c = generated["swarm"]
-    flags = f"-Ibuild/gen -Iexamples/common {extra} -DSWARM_INSPECT"
+    flags = "-Ibuild/gen -Iexamples/common -DSWARM_INSPECT"
     srcs = sources("examples/swarm/*.c") + COMMON + PNG + [c]
     objs = [b.compile("gcc", s, headers=[h], extra=flags, objdir="gcc/inspect") for s in srcs]
     exe = "build/gcc/swarm-inspect"

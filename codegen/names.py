@@ -47,6 +47,8 @@ WORLD_FILE_NOUNS = (
     ("component_id_type", "component_id"), ("query_id_type", "query_id"), ("system_id_type", "system_id"),
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
     "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
+    # systems by number, and the live inspector's typed start (docs/inspector.md)
+    "system_set_enabled", "system_is_enabled", "inspect_start",
     # statics of the world's .c
     "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
     "keep_error_", "component_types_", "resource_type_", "resource_fields_",
@@ -68,7 +70,7 @@ BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no com
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
           "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
-          "first", "r", "desc")
+          "first", "r", "desc", "systems", "full")
 
 
 def snake(name: str) -> str:

@@ -99,7 +99,7 @@ pkg_config strata strata "the runtime, release build (-O2, asserts off)"
 pkg_config strata-debug strata_debug "the runtime, debug build (-O0 -g, asserts on)"
 pkg_config strata-json strata_json "JSON loading (list it before strata or strata-debug)" jansson
 if [ $# -eq 4 ]; then
-    put 644 "$PREFIX/include/strata_inspect.h" <"$top/runtime/inspect/strata_inspect.h"
+    put 644 "$PREFIX/include/strata_inspect.h" <"$top/runtime/include/strata_inspect.h"
     put 644 "$PREFIX/lib/libstrata_inspect.a" <"$4"
     sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$version|g" "$tools/strata-inspect.pc.in" |
         put 644 "$PREFIX/lib/pkgconfig/strata-inspect.pc"

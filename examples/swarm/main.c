@@ -9,10 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef SWARM_INSPECT
+#include "strata_inspect.h" /* before the world's header: it adds swarm_inspect_start */
+#endif
 #include "canvas.h"
 #include "flock.h"
 #ifdef SWARM_INSPECT
-#include "strata_inspect.h"
 static strata_inspect_t *inspector; /* built as swarm-inspect, for `ninja inspect` */
 #endif
 
@@ -97,38 +99,11 @@ static uint32_t visited(swarm_world *w, int id) {
 }
 
 #ifdef SWARM_INSPECT
-static const strata_inspect_system_t inspect_systems[SWARM_SYSTEM_COUNT] = {
-    {"Bin", "sense", 1}, {"Steer", "sense", 2}, {"Integrate", "move", 3}, {"Wrap", "move", 4},
-    {"Colour", "look", 5}, {"Tick", "look", UINT32_MAX}, {"Splat", "look", 6},
-};
-
-static void inspect_set_enabled(strata_world_t *core, uint32_t id, bool on) {
-    swarm_world *w = (swarm_world *)(void *)core;
-    void (*const set[SWARM_SYSTEM_COUNT])(swarm_world *, bool) = {
-        swarm_bin_enable, swarm_steer_enable, swarm_integrate_enable, swarm_wrap_enable,
-        swarm_colour_enable, swarm_tick_enable, swarm_splat_enable};
-    set[id](w, on);
-}
-
-static bool inspect_enabled(const strata_world_t *core, uint32_t id) {
-    const swarm_world *w = (const swarm_world *)(const void *)core;
-    bool (*const get[SWARM_SYSTEM_COUNT])(const swarm_world *) = {
-        swarm_bin_enabled, swarm_steer_enabled, swarm_integrate_enabled, swarm_wrap_enabled,
-        swarm_colour_enabled, swarm_tick_enabled, swarm_splat_enabled};
-    return get[id](w);
-}
-
 /* Run the flock at 30 steps a second with the inspector on, printing its
  * URL, until `steps` steps have run (0: until killed). */
 static int inspect_run(swarm_world *w, unsigned port, unsigned long steps) {
-    strata_result_t r = strata_inspect_start(swarm_world_core(w),
-                                             &(strata_inspect_desc_t){.port = (uint16_t)port, .any_port = port == 0,
-                                                                      .writes = true,
-                                                                      .system_count = SWARM_SYSTEM_COUNT,
-                                                                      .systems = inspect_systems,
-                                                                      .set_enabled = inspect_set_enabled,
-                                                                      .enabled = inspect_enabled},
-                                             &inspector);
+    strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
+    strata_result_t r = swarm_inspect_start(w, &desc, &inspector);
     if (r != STRATA_OK) {
         fprintf(stderr, "swarm: the inspector cannot listen on port %u: %s\n", port, strata_result_str(r));
         return 1;

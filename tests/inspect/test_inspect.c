@@ -20,8 +20,9 @@
 
 #include <cmocka.h>
 
+#include "strata_inspect.h" /* first: the world's header then has insp_inspect_start */
+
 #include "insp.h"
-#include "strata_inspect.h"
 
 /* --- The game ------------------------------------------------------------------ */
 
@@ -35,18 +36,6 @@ void insp_move_run(insp_move_ctx *ctx) {
 
 void insp_tally_run(insp_tally_ctx *ctx) {
     ctx->score->value++;
-}
-
-static const strata_inspect_system_t systems[INSP_SYSTEM_COUNT] = {{"Move", "update", 1},
-                                                                   {"Tally", "update", UINT32_MAX}};
-
-static void set_enabled(strata_world_t *core, uint32_t id, bool on) {
-    (id == INSP_SYSTEM_MOVE ? insp_move_enable : insp_tally_enable)((insp_world *)(void *)core, on);
-}
-
-static bool enabled(const strata_world_t *core, uint32_t id) {
-    const insp_world *w = (const insp_world *)(const void *)core;
-    return id == INSP_SYSTEM_MOVE ? insp_move_enabled(w) : insp_tally_enabled(w);
 }
 
 #define ENTITIES 40
@@ -76,13 +65,8 @@ static int setup(void **state, bool writes) {
     }
     f->gone = insp_entity_create(f->w);
     assert_int_equal(insp_entity_destroy(f->w, f->gone), STRATA_OK);
-    strata_inspect_desc_t desc = {.any_port = true,
-                                  .writes = writes,
-                                  .system_count = INSP_SYSTEM_COUNT,
-                                  .systems = systems,
-                                  .set_enabled = set_enabled,
-                                  .enabled = enabled};
-    assert_int_equal(strata_inspect_start(insp_world_core(f->w), &desc, &f->in), STRATA_OK);
+    strata_inspect_desc_t desc = {.any_port = true, .writes = writes};
+    assert_int_equal(insp_inspect_start(f->w, &desc, &f->in), STRATA_OK);
     assert_true(strata_inspect_port(f->in) != 0);
     *state = f;
     return 0;

@@ -24,7 +24,7 @@ typedef struct strata_inspect_t strata_inspect_t;
 typedef struct strata_inspect_system_t {
     const char *name;  /* the schema's name, e.g. "Move" */
     const char *phase; /* its phase, e.g. "update" */
-    uint32_t query;    /* its query id, or UINT32_MAX for a system with no terms */
+    uint32_t query;    /* its query id; UINT32_MAX (or any id past the last) for a system with no terms */
 } strata_inspect_system_t;
 
 /* Options for strata_inspect_start; zero means default for every field. */
