@@ -227,6 +227,9 @@ def _key_schema(key: Key) -> Schema:
         schema = _name(key.description, key.example)
     elif kind == "names":
         schema = _names(key.description, key.example)
+    elif kind == "former_names":
+        many = {"type": "array", "items": _name(), "uniqueItems": True, "minItems": 1}
+        schema = _described({"anyOf": [_name(), many]}, key.description, key.example)
     elif kind == "phases":
         schema = _names(key.description, key.example, min_items=1)
     elif kind == "version":

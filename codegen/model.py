@@ -75,7 +75,7 @@ class Field:
     default: Value
     loc: Loc
     explicit_default: bool = False  # the schema gave `= x` or `default:`
-    renamed_from: str = ""  # the field's former name (long form `renamed_from:`), for loading old saves
+    renamed_from: Tuple[str, ...] = ()  # the field's former names (long form `renamed_from:`), for old saves
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class Component:
     loc: Loc
     on_add: bool = False  # the game defines <world>_<component>_on_add
     on_remove: bool = False
-    renamed_from: str = ""  # the component's former name (key `renamed_from:`), for loading old saves
+    renamed_from: Tuple[str, ...] = ()  # the component's former names (key `renamed_from:`), for old saves
 
     @property
     def is_tag(self) -> bool:
@@ -112,7 +112,7 @@ class Resource:
     name: str
     fields: Tuple[Field, ...]
     loc: Loc
-    renamed_from: str = ""  # the resource's former name, for loading old saves
+    renamed_from: Tuple[str, ...] = ()  # the resource's former names, for loading old saves
 
 
 @dataclass(frozen=True)

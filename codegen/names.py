@@ -47,11 +47,14 @@ WORLD_FILE_NOUNS = (
     ("component_id_type", "component_id"), ("query_id_type", "query_id"), ("system_id_type", "system_id"),
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
     "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
+    "world_clear", "entity_each", "entity_fn", "entity_index", "entity_generation", "assert_handler_set",
+    # the runtime's types a game meets, under the world's prefix (typedefs; the strata_ names work too)
+    "result_t", "world_desc_t", "world_stats_t", "load_report_t", "assert_handler_t",
     # systems by number, and the live inspector's typed start (docs/inspector.md)
     "system_set_enabled", "system_is_enabled", "inspect_start",
     # statics of the world's .c
     "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
-    "keep_error_", "component_types_", "resource_type_", "resource_fields_",
+    "keep_error_", "component_types_", "resource_type_", "resource_fields_", "entity_visit_", "entity_visit_call_",
 )
 WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT")  # enum constants (file scope)
 WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import jinja2
 
@@ -201,7 +201,15 @@ class Reflection:
         self.schema = schema
         self.names = names
 
-    def field(self, f: model.Field, owner_ctype: str, renamed_from: str = "") -> str:
+    @staticmethod
+    def formers(names: Tuple[str, ...]) -> str:
+        """A NULL-terminated list of former names (a compound literal, static
+        at file scope), or NULL when there are none."""
+        if not names:
+            return "NULL"
+        return "(const char *const[]){" + ", ".join(f'"{x}"' for x in names) + ", NULL}"
+
+    def field(self, f: model.Field, owner_ctype: str) -> str:
         """A designated initializer of f's strata_field_desc_t, f a member of `owner_ctype`."""
         t = f.type
         element = t.element if t.kind == "array" else t
@@ -214,7 +222,7 @@ class Reflection:
                 element.kind]
             size = f"sizeof({self.names.ctype(element)})"
         type_ref = f"&{self.names.type_desc(element.name)}" if element.kind in ("enum", "struct") else "NULL"
-        old = f'"{renamed_from or f.renamed_from}"' if (renamed_from or f.renamed_from) else "NULL"
+        old = self.formers(f.renamed_from)
         count = f"{t.length}u" if t.kind == "array" else "1u"
         array = "true" if t.kind == "array" else "false"
         return (f'{{ .name = "{f.name}", .renamed_from = {old}, .type = {type_ref}, '
@@ -241,7 +249,7 @@ class Reflection:
 
     def resource(self, r: model.Resource, block_ctype: str) -> str:
         """The resource block's field for resource r: a struct of r's type."""
-        old = f'"{r.renamed_from}"' if r.renamed_from else "NULL"
+        old = self.formers(r.renamed_from)
         return (f'{{ .name = "{r.name}", .renamed_from = {old}, .type = &{self.names.type_desc(r.name)}, '
                 f'.offset = offsetof({block_ctype}, {self.names.member(r.name)}), '
                 f'.size = sizeof({self.names.type(r.name)}), .count = 1u, .kind = STRATA_KIND_STRUCT, '

@@ -10,6 +10,7 @@ Each Key says what its value holds with one word, `value`:
 
     name         a C identifier (a world, a phase, a system, a former name)
     names        a list of names (components, systems, resources)
+    former_names one name or a list of names (`renamed_from`)
     phases       a list of distinct phase names, at least one
     version      a positive integer
     flag         true or false
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Tuple
 
 # The words a Key's `value` may be (see the module's docstring).
-VALUES = ("name", "names", "phases", "version", "flag", "fields", "field_type", "any", "access",
+VALUES = ("name", "names", "former_names", "phases", "version", "flag", "fields", "field_type", "any", "access",
           "types", "components", "resources", "queries", "systems", "assemblages")
 
 
@@ -179,9 +180,10 @@ HOOKS = (
 )
 
 # Reserved in a component or resource body: not a field.
-RENAMED = Key("renamed_from", "name",
-              "The former name, so that saves made before the rename load into this one. It must not be a "
-              "current name of the same kind.",
+RENAMED = Key("renamed_from", "former_names",
+              "The former name, or a list of former names (a load tries the current name, then these in "
+              "order), so that saves made before the renames load into this one. None may be a current name "
+              "of the same kind.",
               "Health")
 
 LONG_FIELD = (
@@ -193,8 +195,9 @@ LONG_FIELD = (
         "The field's default, checked against its type: a number, true/false, an enum member, a string "
         "for char[N], a list for T[N], a mapping overriding some fields of a struct. An entity has none.",
         1.5),
-    Key("renamed_from", "name",
-        "The field's former name, so that saves made before the rename load into this field.",
+    Key("renamed_from", "former_names",
+        "The field's former name, or a list of former names tried in order after the current one, so "
+        "that saves made before the renames load into this field.",
         "value"),
 )
 

@@ -130,7 +130,7 @@ class _FieldSpec:
     type: Optional[TypeRef]  # None when the type is bad (already reported)
     default: Optional[Node]  # None when no default is given
     short: bool  # the default came from `TYPE = VALUE`
-    renamed_from: str = ""  # the long form's `renamed_from`, checked
+    renamed_from: Tuple[str, ...] = ()  # the long form's `renamed_from`, checked
 
 
 @dataclass(frozen=True)
@@ -1054,20 +1054,26 @@ class _Checker:
             return ""
         return self.name(entry[1], "save name") or ""
 
-    def renamed_from(self, entry: Optional[Entry], owner: str) -> str:
-        """The former name a `renamed_from` entry gives ("" when absent or bad)."""
+    def renamed_from(self, entry: Optional[Entry], owner: str) -> Tuple[str, ...]:
+        """The former names a `renamed_from` entry gives: one name or a list,
+        in the order a load tries them (bad ones are reported and left out)."""
         if entry is None:
-            return ""
-        return self.name(entry[1], f"{owner}: 'renamed_from'") or ""
+            return ()
+        node = entry[1]
+        nodes = node.items if isinstance(node, Sequence) else (node,)
+        if isinstance(node, Sequence) and not nodes:
+            self.error(node.loc, f"{owner}: 'renamed_from' is an empty list", "give a name, or leave it out")
+        names = [self.name(item, f"{owner}: 'renamed_from'") for item in nodes]
+        return tuple(name for name in names if name)
 
-    def split_renamed(self, node: Node, owner: str) -> Tuple[str, Node]:
+    def split_renamed(self, node: Node, owner: str) -> Tuple[Tuple[str, ...], Node]:
         """The `renamed_from` of a component or resource body (reserved, not a
         field) and the body without it."""
         if not isinstance(node, Mapping):
-            return "", node
+            return (), node
         entry = next(((k, v) for k, v in node.items if k.text == RENAMED_FROM), None)
         if entry is None:
-            return "", node
+            return (), node
         rest = Mapping(tuple((k, v) for k, v in node.items if k.text != RENAMED_FROM), node.loc)
         return self.renamed_from(entry, owner), rest
 
@@ -1090,19 +1096,19 @@ class _Checker:
         for f in fields:
             self.check_rename(f"{owner}: field '{f.name}'", f.renamed_from, f.loc, "field", current, claimed, f.name)
 
-    def check_rename(self, owner: str, old: str, loc: Loc, kind: str, current: Set[str],
+    def check_rename(self, owner: str, formers: Tuple[str, ...], loc: Loc, kind: str, current: Set[str],
                      claimed: Dict[str, str], name: str) -> None:
-        if not old:
-            return
-        if old == name:
-            self.error(loc, f"{owner}: 'renamed_from' names itself")
-        elif old in current:
-            self.error(loc, f"{owner}: renamed from '{old}', which is still a {kind}",
-                       "a save's element must map to one element only")
-        elif old in claimed:
-            self.error(loc, f"{owner}: {kind} '{claimed[old]}' is already renamed from '{old}'")
-        else:
-            claimed[old] = name
+        for old in formers:
+            if old == name:
+                self.error(loc, f"{owner}: 'renamed_from' names itself")
+            elif old in current:
+                self.error(loc, f"{owner}: renamed from '{old}', which is still a {kind}",
+                           "a save's element must map to one element only")
+            elif old in claimed:
+                self.error(loc, f"{owner}: {kind} '{claimed[old]}' is already renamed from '{old}'"
+                           if claimed[old] != name else f"{owner}: renamed from '{old}' twice")
+            else:
+                claimed[old] = name
 
     # --- assemblages --------------------------------------------------------------
 

@@ -160,7 +160,7 @@ static pfx_resources_ *pfx_res_(pfx_world *w) {
     return (pfx_resources_ *)strata_world_resources(pfx_world_core(w));
 }
 
-pfx_world *pfx_world_create(const strata_world_desc_t *desc) {
+pfx_world *pfx_world_create(const pfx_world_desc_t *desc) {
     strata_world_t *core = NULL;
     if (strata_world_create(&pfx_schema_, desc, &core) != STRATA_OK) {
         return NULL;
@@ -172,8 +172,24 @@ void pfx_world_destroy(pfx_world *w) {
     strata_world_destroy((strata_world_t *)(void *)w);
 }
 
-void pfx_world_stats(const pfx_world *w, strata_world_stats_t *out) {
+void pfx_world_stats(const pfx_world *w, pfx_world_stats_t *out) {
     strata_world_stats((const strata_world_t *)(const void *)w, out);
+}
+
+/* What pfx_entity_each hands the runtime: the game's callback and pointer. */
+struct pfx_entity_visit_ {
+    pfx_entity_fn fn;
+    void *user;
+};
+
+static void pfx_entity_visit_call_(strata_world_t *w, strata_entity_t e, void *user) {
+    const struct pfx_entity_visit_ *v = user;
+    v->fn((pfx_world *)(void *)w, (pfx_entity){e}, v->user);
+}
+
+pfx_result_t pfx_entity_each(pfx_world *w, pfx_entity_fn fn, void *user) {
+    struct pfx_entity_visit_ v = {fn, user};
+    return strata_entity_each((strata_world_t *)(void *)w, pfx_entity_visit_call_, &v);
 }
 
 pfx_emitter *pfx_emitter_res(pfx_world *w) {
@@ -217,7 +233,7 @@ pfx_entity pfx_entity_create_bundle(pfx_world *w, const pfx_bundle *b) {
     return (pfx_entity){id};
 }
 
-strata_result_t pfx_entity_create_many(pfx_world *w, const pfx_bundle *b, uint32_t n, pfx_entity *out) {
+pfx_result_t pfx_entity_create_many(pfx_world *w, const pfx_bundle *b, uint32_t n, pfx_entity *out) {
     uint32_t ids[PFX_COMPONENT_COUNT + 1];
     const void *values[PFX_COMPONENT_COUNT + 1];
     uint32_t k = pfx_bundle_gather_(b, ids, values);
@@ -225,14 +241,14 @@ strata_result_t pfx_entity_create_many(pfx_world *w, const pfx_bundle *b, uint32
     return strata_entity_create_many(pfx_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
-strata_result_t pfx_entity_add_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b) {
+pfx_result_t pfx_entity_add_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b) {
     uint32_t ids[PFX_COMPONENT_COUNT + 1];
     const void *values[PFX_COMPONENT_COUNT + 1];
     uint32_t k = pfx_bundle_gather_(b, ids, values);
     return strata_add_many(pfx_world_core(w), e.id, k, ids, values);
 }
 
-strata_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b) {
+pfx_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b) {
     uint32_t ids[PFX_COMPONENT_COUNT + 1];
     const void *values[PFX_COMPONENT_COUNT + 1];
     uint32_t k = pfx_bundle_gather_(b, ids, values);
@@ -250,7 +266,7 @@ pfx_emit_ctx pfx_emit_begin(pfx_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t pfx_emit_end(pfx_emit_ctx *ctx) {
+pfx_result_t pfx_emit_end(pfx_emit_ctx *ctx) {
     (void)ctx;
     return STRATA_OK;
 }
@@ -273,7 +289,7 @@ pfx_gravity_ctx pfx_gravity_begin(pfx_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t pfx_gravity_end(pfx_gravity_ctx *ctx) {
+pfx_result_t pfx_gravity_end(pfx_gravity_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -295,7 +311,7 @@ pfx_move_ctx pfx_move_begin(pfx_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t pfx_move_end(pfx_move_ctx *ctx) {
+pfx_result_t pfx_move_end(pfx_move_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -318,7 +334,7 @@ pfx_age_ctx pfx_age_begin(pfx_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t pfx_age_end(pfx_age_ctx *ctx) {
+pfx_result_t pfx_age_end(pfx_age_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -341,7 +357,7 @@ pfx_report_ctx pfx_report_begin(pfx_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t pfx_report_end(pfx_report_ctx *ctx) {
+pfx_result_t pfx_report_end(pfx_report_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -364,15 +380,15 @@ bool pfx_system_is_enabled(const strata_world_t *core, uint32_t id) {
 }
 
 /* Keep the first error of a step, run the rest. */
-static void pfx_keep_error_(strata_result_t *first, strata_result_t r) {
+static void pfx_keep_error_(pfx_result_t *first, pfx_result_t r) {
     if (*first == STRATA_OK) {
         *first = r;
     }
 }
 
-strata_result_t pfx_world_step(pfx_world *w, float dt) {
+pfx_result_t pfx_world_step(pfx_world *w, float dt) {
     strata_world_t *core = pfx_world_core(w);
-    strata_result_t first = STRATA_OK;
+    pfx_result_t first = STRATA_OK;
     const bool *enabled = pfx_res_(w)->enabled;
     strata_step_begin(core);
     if (enabled[PFX_SYSTEM_EMIT]) { /* update: Emit */

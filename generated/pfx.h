@@ -42,6 +42,25 @@ typedef struct pfx_entity {
 /* True if a and b are the same handle. */
 static inline bool pfx_entity_eq(pfx_entity a, pfx_entity b) { return a.id == b.id; }
 
+/* The parts of a handle: its index (which a later entity reuses once e is
+ * destroyed) and its generation (bumped at each reuse; 0 only for PFX_ENTITY_NULL). */
+static inline uint32_t pfx_entity_index(pfx_entity e) { return strata_entity_index(e.id); }
+static inline uint32_t pfx_entity_generation(pfx_entity e) { return strata_entity_generation(e.id); }
+
+/* The runtime's types under this world's prefix (the strata_ names are the same types). */
+typedef strata_result_t pfx_result_t;               /* STRATA_OK or a STRATA_ERR_* code */
+typedef strata_world_desc_t pfx_world_desc_t;       /* options of pfx_world_create */
+typedef strata_world_stats_t pfx_world_stats_t;     /* what pfx_world_stats fills */
+typedef strata_load_report_t pfx_load_report_t;     /* what a load tells */
+typedef strata_assert_handler_t pfx_assert_handler_t; /* fn(condition, file, line, user) */
+
+/* Route the runtime's failed asserts (the debug library has them; the
+ * release library has none) to fn, which must not return; NULL restores
+ * the default (print file:line and the condition, then abort). Process-wide. */
+static inline void pfx_assert_handler_set(pfx_assert_handler_t fn, void *user) {
+    strata_assert_handler_set(fn, user);
+}
+
 /* --- Components -------------------------------------------------------- */
 
 /* Component ids, in schema order. */
@@ -94,7 +113,7 @@ pfx_stats *pfx_stats_res(pfx_world *w);
 
 /* Make a world. desc may be NULL (libc allocator, default capacity).
  * Returns NULL when out of memory. */
-pfx_world *pfx_world_create(const strata_world_desc_t *desc);
+pfx_world *pfx_world_create(const pfx_world_desc_t *desc);
 
 /* Free the world and everything in it. NULL is a no-op. */
 void pfx_world_destroy(pfx_world *w);
@@ -103,10 +122,10 @@ void pfx_world_destroy(pfx_world *w);
  * Changes a system makes to components take effect when it
  * returns; entities it destroys stay alive until the step ends. Returns
  * STRATA_OK or the first error met applying deferred changes. */
-strata_result_t pfx_world_step(pfx_world *w, float dt);
+pfx_result_t pfx_world_step(pfx_world *w, float dt);
 
 /* Entity, table and memory counts. */
-void pfx_world_stats(const pfx_world *w, strata_world_stats_t *out);
+void pfx_world_stats(const pfx_world *w, pfx_world_stats_t *out);
 
 /* The game's pointer, given as desc->user or by pfx_world_set_user;
  * NULL if none. Systems reach it as pfx_world_user(ctx->world). */
@@ -122,7 +141,24 @@ static inline void pfx_world_set_user(pfx_world *w, void *user) {
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *pfx_world_core(pfx_world *w) { return (strata_world_t *)(void *)w; }
 
+/* Destroy every entity at once: their on_remove hooks (components and
+ * systems) run as destroy runs them, and whatever the hooks create or
+ * record goes too, so the world ends with no entity and every old handle
+ * is stale. Kept: tables and capacity (refilling allocates nothing),
+ * resources, the game's pointer, which systems are enabled. Changed sets
+ * end empty. Not inside a step, system, iterator or hook (an assert). */
+static inline void pfx_world_clear(pfx_world *w) { strata_world_clear(pfx_world_core(w)); }
+
 /* --- Entities ------------------------------------------------------------ */
+
+/* What pfx_entity_each calls with each entity and the game's pointer. */
+typedef void (*pfx_entity_fn)(pfx_world *w, pfx_entity e, void *user);
+
+/* Call fn(w, e, user) for every entity alive when the call begins, those
+ * with no component included (no query reaches them). Structural changes
+ * fn makes are applied when the visit ends, as in an iterator; entities it
+ * creates are not visited. STRATA_OK or the first error applying them. */
+pfx_result_t pfx_entity_each(pfx_world *w, pfx_entity_fn fn, void *user);
 
 /* A new entity with no components, or PFX_ENTITY_NULL when out of memory. */
 static inline pfx_entity pfx_entity_create(pfx_world *w) {
@@ -133,7 +169,7 @@ static inline pfx_entity pfx_entity_create(pfx_world *w) {
 
 /* Destroy e: STRATA_OK, or STRATA_ERR_STALE if it is not alive. Inside a step
  * it stays alive until the step ends. */
-static inline strata_result_t pfx_entity_destroy(pfx_world *w, pfx_entity e) {
+static inline pfx_result_t pfx_entity_destroy(pfx_world *w, pfx_entity e) {
     return strata_entity_destroy(pfx_world_core(w), e.id);
 }
 
@@ -158,21 +194,21 @@ pfx_entity pfx_entity_create_bundle(pfx_world *w, const pfx_bundle *b);
 /* n new entities with the bundle's components, their handles in out[0..n):
  * the bulk path, one placement for all. All or nothing: STRATA_OK, or
  * STRATA_ERR_NOMEM / STRATA_ERR_LIMIT with no entity made. */
-strata_result_t pfx_entity_create_many(pfx_world *w, const pfx_bundle *b, uint32_t n, pfx_entity *out);
+pfx_result_t pfx_entity_create_many(pfx_world *w, const pfx_bundle *b, uint32_t n, pfx_entity *out);
 
 /* Add (or overwrite) the bundle's components with one archetype move.
  * Returns STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM (e unchanged). */
-strata_result_t pfx_entity_add_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b);
+pfx_result_t pfx_entity_add_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b);
 
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
-strata_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b);
+pfx_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b);
 
 /* --- Position */
 
 /* Add Position with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_position_add(pfx_world *w, pfx_entity e, pfx_position v) {
+static inline pfx_result_t pfx_position_add(pfx_world *w, pfx_entity e, pfx_position v) {
     return strata_add(pfx_world_core(w), e.id, PFX_POSITION, &v);
 }
 
@@ -188,7 +224,7 @@ static inline pfx_position *pfx_position_mut(pfx_world *w, pfx_entity e) {
 }
 
 /* Overwrite e's Position: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t pfx_position_set(pfx_world *w, pfx_entity e, pfx_position v) {
+static inline pfx_result_t pfx_position_set(pfx_world *w, pfx_entity e, pfx_position v) {
     return strata_set(pfx_world_core(w), e.id, PFX_POSITION, &v);
 }
 
@@ -198,7 +234,7 @@ static inline bool pfx_position_has(const pfx_world *w, pfx_entity e) {
 }
 
 /* Remove Position: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_position_remove(pfx_world *w, pfx_entity e) {
+static inline pfx_result_t pfx_position_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_POSITION);
 }
 
@@ -206,7 +242,7 @@ static inline strata_result_t pfx_position_remove(pfx_world *w, pfx_entity e) {
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_velocity_add(pfx_world *w, pfx_entity e, pfx_velocity v) {
+static inline pfx_result_t pfx_velocity_add(pfx_world *w, pfx_entity e, pfx_velocity v) {
     return strata_add(pfx_world_core(w), e.id, PFX_VELOCITY, &v);
 }
 
@@ -222,7 +258,7 @@ static inline pfx_velocity *pfx_velocity_mut(pfx_world *w, pfx_entity e) {
 }
 
 /* Overwrite e's Velocity: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t pfx_velocity_set(pfx_world *w, pfx_entity e, pfx_velocity v) {
+static inline pfx_result_t pfx_velocity_set(pfx_world *w, pfx_entity e, pfx_velocity v) {
     return strata_set(pfx_world_core(w), e.id, PFX_VELOCITY, &v);
 }
 
@@ -232,7 +268,7 @@ static inline bool pfx_velocity_has(const pfx_world *w, pfx_entity e) {
 }
 
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_velocity_remove(pfx_world *w, pfx_entity e) {
+static inline pfx_result_t pfx_velocity_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_VELOCITY);
 }
 
@@ -240,7 +276,7 @@ static inline strata_result_t pfx_velocity_remove(pfx_world *w, pfx_entity e) {
 
 /* Add Lifetime with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_lifetime_add(pfx_world *w, pfx_entity e, pfx_lifetime v) {
+static inline pfx_result_t pfx_lifetime_add(pfx_world *w, pfx_entity e, pfx_lifetime v) {
     return strata_add(pfx_world_core(w), e.id, PFX_LIFETIME, &v);
 }
 
@@ -256,7 +292,7 @@ static inline pfx_lifetime *pfx_lifetime_mut(pfx_world *w, pfx_entity e) {
 }
 
 /* Overwrite e's Lifetime: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t pfx_lifetime_set(pfx_world *w, pfx_entity e, pfx_lifetime v) {
+static inline pfx_result_t pfx_lifetime_set(pfx_world *w, pfx_entity e, pfx_lifetime v) {
     return strata_set(pfx_world_core(w), e.id, PFX_LIFETIME, &v);
 }
 
@@ -266,14 +302,14 @@ static inline bool pfx_lifetime_has(const pfx_world *w, pfx_entity e) {
 }
 
 /* Remove Lifetime: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_lifetime_remove(pfx_world *w, pfx_entity e) {
+static inline pfx_result_t pfx_lifetime_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_LIFETIME);
 }
 
 /* --- Heavy (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_heavy_add(pfx_world *w, pfx_entity e) {
+static inline pfx_result_t pfx_heavy_add(pfx_world *w, pfx_entity e) {
     return strata_add(pfx_world_core(w), e.id, PFX_HEAVY, NULL);
 }
 
@@ -283,7 +319,7 @@ static inline bool pfx_heavy_has(const pfx_world *w, pfx_entity e) {
 }
 
 /* Remove Heavy: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t pfx_heavy_remove(pfx_world *w, pfx_entity e) {
+static inline pfx_result_t pfx_heavy_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_HEAVY);
 }
 
@@ -325,7 +361,7 @@ static inline bool pfx_falling_next(pfx_falling_iter *it) {
 }
 
 /* Stop before the end (after a break); applies deferred changes. */
-static inline strata_result_t pfx_falling_end(pfx_falling_iter *it) { return strata_iter_end(&it->impl_); }
+static inline pfx_result_t pfx_falling_end(pfx_falling_iter *it) { return strata_iter_end(&it->impl_); }
 
 /* How many entities match Falling. */
 static inline uint32_t pfx_falling_count(const pfx_world *w) {
@@ -365,11 +401,12 @@ typedef struct pfx_emit_ctx {
 /* Defined by the game: called by pfx_world_step while Emit is enabled. */
 void pfx_emit_run(pfx_emit_ctx *ctx);
 
-/* A context for Emit outside a step (tests, tools): call next, then end. */
+/* A context for Emit outside a step (tests, tools): it has no query,
+ * so no next; use its resources (or pass it to pfx_emit_run), then end. */
 pfx_emit_ctx pfx_emit_begin(pfx_world *w, float dt);
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t pfx_emit_end(pfx_emit_ctx *ctx);
+pfx_result_t pfx_emit_end(pfx_emit_ctx *ctx);
 
 /* Enable or disable Emit; a disabled system is skipped by pfx_world_step. */
 void pfx_emit_enable(pfx_world *w, bool enabled);
@@ -390,7 +427,8 @@ typedef struct pfx_gravity_ctx {
 /* Defined by the game: called by pfx_world_step while Gravity is enabled. */
 void pfx_gravity_run(pfx_gravity_ctx *ctx);
 
-/* A context for Gravity outside a step (tests, tools): call next, then end. */
+/* A context for Gravity outside a step (tests, tools): call next until
+ * it returns false, then end. */
 pfx_gravity_ctx pfx_gravity_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Gravity's query; false at the end. */
@@ -411,7 +449,7 @@ static inline uint32_t pfx_gravity_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t pfx_gravity_end(pfx_gravity_ctx *ctx);
+pfx_result_t pfx_gravity_end(pfx_gravity_ctx *ctx);
 
 /* Enable or disable Gravity; a disabled system is skipped by pfx_world_step. */
 void pfx_gravity_enable(pfx_world *w, bool enabled);
@@ -433,7 +471,8 @@ typedef struct pfx_move_ctx {
 /* Defined by the game: called by pfx_world_step while Move is enabled. */
 void pfx_move_run(pfx_move_ctx *ctx);
 
-/* A context for Move outside a step (tests, tools): call next, then end. */
+/* A context for Move outside a step (tests, tools): call next until
+ * it returns false, then end. */
 pfx_move_ctx pfx_move_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Move's query; false at the end. */
@@ -455,7 +494,7 @@ static inline uint32_t pfx_move_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t pfx_move_end(pfx_move_ctx *ctx);
+pfx_result_t pfx_move_end(pfx_move_ctx *ctx);
 
 /* Enable or disable Move; a disabled system is skipped by pfx_world_step. */
 void pfx_move_enable(pfx_world *w, bool enabled);
@@ -477,7 +516,8 @@ typedef struct pfx_age_ctx {
 /* Defined by the game: called by pfx_world_step while Age is enabled. */
 void pfx_age_run(pfx_age_ctx *ctx);
 
-/* A context for Age outside a step (tests, tools): call next, then end. */
+/* A context for Age outside a step (tests, tools): call next until
+ * it returns false, then end. */
 pfx_age_ctx pfx_age_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Age's query; false at the end. */
@@ -498,7 +538,7 @@ static inline uint32_t pfx_age_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t pfx_age_end(pfx_age_ctx *ctx);
+pfx_result_t pfx_age_end(pfx_age_ctx *ctx);
 
 /* Enable or disable Age; a disabled system is skipped by pfx_world_step. */
 void pfx_age_enable(pfx_world *w, bool enabled);
@@ -521,7 +561,8 @@ typedef struct pfx_report_ctx {
 /* Defined by the game: called by pfx_world_step while Report is enabled. */
 void pfx_report_run(pfx_report_ctx *ctx);
 
-/* A context for Report outside a step (tests, tools): call next, then end. */
+/* A context for Report outside a step (tests, tools): call next until
+ * it returns false, then end. */
 pfx_report_ctx pfx_report_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Report's query; false at the end. */
@@ -543,7 +584,7 @@ static inline uint32_t pfx_report_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t pfx_report_end(pfx_report_ctx *ctx);
+pfx_result_t pfx_report_end(pfx_report_ctx *ctx);
 
 /* Enable or disable Report; a disabled system is skipped by pfx_world_step. */
 void pfx_report_enable(pfx_world *w, bool enabled);
@@ -584,31 +625,31 @@ static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspe
 
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
-static inline strata_result_t pfx_world_save(const pfx_world *w, const char *path) {
+static inline pfx_result_t pfx_world_save(const pfx_world *w, const char *path) {
     return strata_world_save((const strata_world_t *)(const void *)w, path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
-static inline strata_result_t pfx_world_save_mem(const pfx_world *w, void *buf, size_t cap, size_t *size) {
+static inline pfx_result_t pfx_world_save_mem(const pfx_world *w, void *buf, size_t cap, size_t *size) {
     return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'pfx', any
  * version up to 1). All or nothing: on error w is untouched and
  * report->error says why. report may be NULL. */
-static inline strata_result_t pfx_world_load(pfx_world *w, const char *path, strata_load_report_t *report) {
+static inline pfx_result_t pfx_world_load(pfx_world *w, const char *path, pfx_load_report_t *report) {
     return strata_world_load(pfx_world_core(w), path, report);
 }
 
 /* pfx_world_load from size bytes at data. */
-static inline strata_result_t pfx_world_load_mem(pfx_world *w, const void *data, size_t size, strata_load_report_t *report) {
+static inline pfx_result_t pfx_world_load_mem(pfx_world *w, const void *data, size_t size, pfx_load_report_t *report) {
     return strata_world_load_mem(pfx_world_core(w), data, size, report);
 }
 
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
-static inline strata_result_t pfx_entity_print(const pfx_world *w, pfx_entity e, FILE *f) {
+static inline pfx_result_t pfx_entity_print(const pfx_world *w, pfx_entity e, FILE *f) {
     return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
 }
 
@@ -619,28 +660,28 @@ static inline size_t pfx_entity_json(const pfx_world *w, pfx_entity e, char *buf
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
-static inline strata_result_t pfx_world_dump_json(const pfx_world *w, FILE *f) {
+static inline pfx_result_t pfx_world_dump_json(const pfx_world *w, FILE *f) {
     return strata_world_write_json((const strata_world_t *)(const void *)w, f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
-static inline strata_result_t pfx_world_dump_json_mem(const pfx_world *w, char *buf, size_t cap, size_t *size) {
+static inline pfx_result_t pfx_world_dump_json_mem(const pfx_world *w, char *buf, size_t cap, size_t *size) {
     return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
-static inline strata_result_t pfx_world_save_json(const pfx_world *w, const char *path) {
+static inline pfx_result_t pfx_world_save_json(const pfx_world *w, const char *path) {
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
 /* Load a JSON dump, as pfx_world_load (needs -lstrata_json -ljansson). */
-static inline strata_result_t pfx_world_load_json(pfx_world *w, const char *path, strata_load_report_t *report) {
+static inline pfx_result_t pfx_world_load_json(pfx_world *w, const char *path, pfx_load_report_t *report) {
     return strata_world_load_json(pfx_world_core(w), path, report);
 }
 
 /* pfx_world_load_json from size bytes of text. */
-static inline strata_result_t pfx_world_load_json_mem(pfx_world *w, const char *text, size_t size, strata_load_report_t *report) {
+static inline pfx_result_t pfx_world_load_json_mem(pfx_world *w, const char *text, size_t size, pfx_load_report_t *report) {
     return strata_world_load_json_mem(pfx_world_core(w), text, size, report);
 }
 

@@ -268,7 +268,7 @@ static rect_resources_ *rect_res_(rect_world *w) {
     return (rect_resources_ *)strata_world_resources(rect_world_core(w));
 }
 
-rect_world *rect_world_create(const strata_world_desc_t *desc) {
+rect_world *rect_world_create(const rect_world_desc_t *desc) {
     strata_world_t *core = NULL;
     if (strata_world_create(&rect_schema_, desc, &core) != STRATA_OK) {
         return NULL;
@@ -280,8 +280,24 @@ void rect_world_destroy(rect_world *w) {
     strata_world_destroy((strata_world_t *)(void *)w);
 }
 
-void rect_world_stats(const rect_world *w, strata_world_stats_t *out) {
+void rect_world_stats(const rect_world *w, rect_world_stats_t *out) {
     strata_world_stats((const strata_world_t *)(const void *)w, out);
+}
+
+/* What rect_entity_each hands the runtime: the game's callback and pointer. */
+struct rect_entity_visit_ {
+    rect_entity_fn fn;
+    void *user;
+};
+
+static void rect_entity_visit_call_(strata_world_t *w, strata_entity_t e, void *user) {
+    const struct rect_entity_visit_ *v = user;
+    v->fn((rect_world *)(void *)w, (rect_entity){e}, v->user);
+}
+
+rect_result_t rect_entity_each(rect_world *w, rect_entity_fn fn, void *user) {
+    struct rect_entity_visit_ v = {fn, user};
+    return strata_entity_each((strata_world_t *)(void *)w, rect_entity_visit_call_, &v);
 }
 
 rect_controls *rect_controls_res(rect_world *w) {
@@ -345,7 +361,7 @@ rect_entity rect_entity_create_bundle(rect_world *w, const rect_bundle *b) {
     return (rect_entity){id};
 }
 
-strata_result_t rect_entity_create_many(rect_world *w, const rect_bundle *b, uint32_t n, rect_entity *out) {
+rect_result_t rect_entity_create_many(rect_world *w, const rect_bundle *b, uint32_t n, rect_entity *out) {
     uint32_t ids[RECT_COMPONENT_COUNT + 1];
     const void *values[RECT_COMPONENT_COUNT + 1];
     uint32_t k = rect_bundle_gather_(b, ids, values);
@@ -353,14 +369,14 @@ strata_result_t rect_entity_create_many(rect_world *w, const rect_bundle *b, uin
     return strata_entity_create_many(rect_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
-strata_result_t rect_entity_add_bundle(rect_world *w, rect_entity e, const rect_bundle *b) {
+rect_result_t rect_entity_add_bundle(rect_world *w, rect_entity e, const rect_bundle *b) {
     uint32_t ids[RECT_COMPONENT_COUNT + 1];
     const void *values[RECT_COMPONENT_COUNT + 1];
     uint32_t k = rect_bundle_gather_(b, ids, values);
     return strata_add_many(rect_world_core(w), e.id, k, ids, values);
 }
 
-strata_result_t rect_entity_remove_bundle(rect_world *w, rect_entity e, const rect_bundle *b) {
+rect_result_t rect_entity_remove_bundle(rect_world *w, rect_entity e, const rect_bundle *b) {
     uint32_t ids[RECT_COMPONENT_COUNT + 1];
     const void *values[RECT_COMPONENT_COUNT + 1];
     uint32_t k = rect_bundle_gather_(b, ids, values);
@@ -385,7 +401,7 @@ rect_entity rect_spawn_rect(rect_world *w) {
     return (rect_entity){id};
 }
 
-strata_result_t rect_spawn_rect_many(rect_world *w, uint32_t n, rect_entity *out) {
+rect_result_t rect_spawn_rect_many(rect_world *w, uint32_t n, rect_entity *out) {
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(rect_world_core(w), n, 3u, rect_spawn_rect_ids_, rect_spawn_rect_values_, (strata_entity_t *)(void *)out);
 }
@@ -410,7 +426,7 @@ rect_entity rect_spawn_food(rect_world *w) {
     return (rect_entity){id};
 }
 
-strata_result_t rect_spawn_food_many(rect_world *w, uint32_t n, rect_entity *out) {
+rect_result_t rect_spawn_food_many(rect_world *w, uint32_t n, rect_entity *out) {
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(rect_world_core(w), n, 4u, rect_spawn_food_ids_, rect_spawn_food_values_, (strata_entity_t *)(void *)out);
 }
@@ -435,7 +451,7 @@ rect_entity rect_spawn_player(rect_world *w) {
     return (rect_entity){id};
 }
 
-strata_result_t rect_spawn_player_many(rect_world *w, uint32_t n, rect_entity *out) {
+rect_result_t rect_spawn_player_many(rect_world *w, uint32_t n, rect_entity *out) {
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(rect_world_core(w), n, 5u, rect_spawn_player_ids_, rect_spawn_player_values_, (strata_entity_t *)(void *)out);
 }
@@ -452,7 +468,7 @@ rect_autopilot_ctx rect_autopilot_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_autopilot_end(rect_autopilot_ctx *ctx) {
+rect_result_t rect_autopilot_end(rect_autopilot_ctx *ctx) {
     (void)ctx;
     return STRATA_OK;
 }
@@ -478,7 +494,7 @@ rect_user_input_ctx rect_user_input_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_user_input_end(rect_user_input_ctx *ctx) {
+rect_result_t rect_user_input_end(rect_user_input_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -502,7 +518,7 @@ rect_collide_ctx rect_collide_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_collide_end(rect_collide_ctx *ctx) {
+rect_result_t rect_collide_end(rect_collide_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -526,7 +542,7 @@ rect_decay_ctx rect_decay_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_decay_end(rect_decay_ctx *ctx) {
+rect_result_t rect_decay_end(rect_decay_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -550,7 +566,7 @@ rect_spawn_ctx rect_spawn_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_spawn_end(rect_spawn_ctx *ctx) {
+rect_result_t rect_spawn_end(rect_spawn_ctx *ctx) {
     (void)ctx;
     return STRATA_OK;
 }
@@ -574,7 +590,7 @@ rect_referee_ctx rect_referee_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_referee_end(rect_referee_ctx *ctx) {
+rect_result_t rect_referee_end(rect_referee_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -599,7 +615,7 @@ rect_render_ctx rect_render_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_render_end(rect_render_ctx *ctx) {
+rect_result_t rect_render_end(rect_render_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -622,7 +638,7 @@ rect_hud_ctx rect_hud_begin(rect_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t rect_hud_end(rect_hud_ctx *ctx) {
+rect_result_t rect_hud_end(rect_hud_ctx *ctx) {
     (void)ctx;
     return STRATA_OK;
 }
@@ -646,15 +662,15 @@ bool rect_system_is_enabled(const strata_world_t *core, uint32_t id) {
 }
 
 /* Keep the first error of a step, run the rest. */
-static void rect_keep_error_(strata_result_t *first, strata_result_t r) {
+static void rect_keep_error_(rect_result_t *first, rect_result_t r) {
     if (*first == STRATA_OK) {
         *first = r;
     }
 }
 
-strata_result_t rect_world_step(rect_world *w, float dt) {
+rect_result_t rect_world_step(rect_world *w, float dt) {
     strata_world_t *core = rect_world_core(w);
-    strata_result_t first = STRATA_OK;
+    rect_result_t first = STRATA_OK;
     const bool *enabled = rect_res_(w)->enabled;
     strata_step_begin(core);
     if (enabled[RECT_SYSTEM_AUTOPILOT]) { /* input: Autopilot */

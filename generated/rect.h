@@ -42,6 +42,25 @@ typedef struct rect_entity {
 /* True if a and b are the same handle. */
 static inline bool rect_entity_eq(rect_entity a, rect_entity b) { return a.id == b.id; }
 
+/* The parts of a handle: its index (which a later entity reuses once e is
+ * destroyed) and its generation (bumped at each reuse; 0 only for RECT_ENTITY_NULL). */
+static inline uint32_t rect_entity_index(rect_entity e) { return strata_entity_index(e.id); }
+static inline uint32_t rect_entity_generation(rect_entity e) { return strata_entity_generation(e.id); }
+
+/* The runtime's types under this world's prefix (the strata_ names are the same types). */
+typedef strata_result_t rect_result_t;               /* STRATA_OK or a STRATA_ERR_* code */
+typedef strata_world_desc_t rect_world_desc_t;       /* options of rect_world_create */
+typedef strata_world_stats_t rect_world_stats_t;     /* what rect_world_stats fills */
+typedef strata_load_report_t rect_load_report_t;     /* what a load tells */
+typedef strata_assert_handler_t rect_assert_handler_t; /* fn(condition, file, line, user) */
+
+/* Route the runtime's failed asserts (the debug library has them; the
+ * release library has none) to fn, which must not return; NULL restores
+ * the default (print file:line and the condition, then abort). Process-wide. */
+static inline void rect_assert_handler_set(rect_assert_handler_t fn, void *user) {
+    strata_assert_handler_set(fn, user);
+}
+
 typedef struct rect_color {
     uint8_t r;
     uint8_t g;
@@ -157,7 +176,7 @@ rect_effects *rect_effects_res(rect_world *w);
 
 /* Make a world. desc may be NULL (libc allocator, default capacity).
  * Returns NULL when out of memory. */
-rect_world *rect_world_create(const strata_world_desc_t *desc);
+rect_world *rect_world_create(const rect_world_desc_t *desc);
 
 /* Free the world and everything in it. NULL is a no-op. */
 void rect_world_destroy(rect_world *w);
@@ -166,10 +185,10 @@ void rect_world_destroy(rect_world *w);
  * Changes a system makes to components take effect when it
  * returns; entities it destroys stay alive until the step ends. Returns
  * STRATA_OK or the first error met applying deferred changes. */
-strata_result_t rect_world_step(rect_world *w, float dt);
+rect_result_t rect_world_step(rect_world *w, float dt);
 
 /* Entity, table and memory counts. */
-void rect_world_stats(const rect_world *w, strata_world_stats_t *out);
+void rect_world_stats(const rect_world *w, rect_world_stats_t *out);
 
 /* The game's pointer, given as desc->user or by rect_world_set_user;
  * NULL if none. Systems reach it as rect_world_user(ctx->world). */
@@ -185,7 +204,24 @@ static inline void rect_world_set_user(rect_world *w, void *user) {
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *rect_world_core(rect_world *w) { return (strata_world_t *)(void *)w; }
 
+/* Destroy every entity at once: their on_remove hooks (components and
+ * systems) run as destroy runs them, and whatever the hooks create or
+ * record goes too, so the world ends with no entity and every old handle
+ * is stale. Kept: tables and capacity (refilling allocates nothing),
+ * resources, the game's pointer, which systems are enabled. Changed sets
+ * end empty. Not inside a step, system, iterator or hook (an assert). */
+static inline void rect_world_clear(rect_world *w) { strata_world_clear(rect_world_core(w)); }
+
 /* --- Entities ------------------------------------------------------------ */
+
+/* What rect_entity_each calls with each entity and the game's pointer. */
+typedef void (*rect_entity_fn)(rect_world *w, rect_entity e, void *user);
+
+/* Call fn(w, e, user) for every entity alive when the call begins, those
+ * with no component included (no query reaches them). Structural changes
+ * fn makes are applied when the visit ends, as in an iterator; entities it
+ * creates are not visited. STRATA_OK or the first error applying them. */
+rect_result_t rect_entity_each(rect_world *w, rect_entity_fn fn, void *user);
 
 /* A new entity with no components, or RECT_ENTITY_NULL when out of memory. */
 static inline rect_entity rect_entity_create(rect_world *w) {
@@ -196,7 +232,7 @@ static inline rect_entity rect_entity_create(rect_world *w) {
 
 /* Destroy e: STRATA_OK, or STRATA_ERR_STALE if it is not alive. Inside a step
  * it stays alive until the step ends. */
-static inline strata_result_t rect_entity_destroy(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_entity_destroy(rect_world *w, rect_entity e) {
     return strata_entity_destroy(rect_world_core(w), e.id);
 }
 
@@ -223,21 +259,21 @@ rect_entity rect_entity_create_bundle(rect_world *w, const rect_bundle *b);
 /* n new entities with the bundle's components, their handles in out[0..n):
  * the bulk path, one placement for all. All or nothing: STRATA_OK, or
  * STRATA_ERR_NOMEM / STRATA_ERR_LIMIT with no entity made. */
-strata_result_t rect_entity_create_many(rect_world *w, const rect_bundle *b, uint32_t n, rect_entity *out);
+rect_result_t rect_entity_create_many(rect_world *w, const rect_bundle *b, uint32_t n, rect_entity *out);
 
 /* Add (or overwrite) the bundle's components with one archetype move.
  * Returns STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM (e unchanged). */
-strata_result_t rect_entity_add_bundle(rect_world *w, rect_entity e, const rect_bundle *b);
+rect_result_t rect_entity_add_bundle(rect_world *w, rect_entity e, const rect_bundle *b);
 
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
-strata_result_t rect_entity_remove_bundle(rect_world *w, rect_entity e, const rect_bundle *b);
+rect_result_t rect_entity_remove_bundle(rect_world *w, rect_entity e, const rect_bundle *b);
 
 /* --- Position */
 
 /* Add Position with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_position_add(rect_world *w, rect_entity e, rect_position v) {
+static inline rect_result_t rect_position_add(rect_world *w, rect_entity e, rect_position v) {
     return strata_add(rect_world_core(w), e.id, RECT_POSITION, &v);
 }
 
@@ -253,7 +289,7 @@ static inline rect_position *rect_position_mut(rect_world *w, rect_entity e) {
 }
 
 /* Overwrite e's Position: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t rect_position_set(rect_world *w, rect_entity e, rect_position v) {
+static inline rect_result_t rect_position_set(rect_world *w, rect_entity e, rect_position v) {
     return strata_set(rect_world_core(w), e.id, RECT_POSITION, &v);
 }
 
@@ -263,7 +299,7 @@ static inline bool rect_position_has(const rect_world *w, rect_entity e) {
 }
 
 /* Remove Position: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_position_remove(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_position_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_POSITION);
 }
 
@@ -271,7 +307,7 @@ static inline strata_result_t rect_position_remove(rect_world *w, rect_entity e)
 
 /* Add Appearance with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_appearance_add(rect_world *w, rect_entity e, rect_appearance v) {
+static inline rect_result_t rect_appearance_add(rect_world *w, rect_entity e, rect_appearance v) {
     return strata_add(rect_world_core(w), e.id, RECT_APPEARANCE, &v);
 }
 
@@ -287,7 +323,7 @@ static inline rect_appearance *rect_appearance_mut(rect_world *w, rect_entity e)
 }
 
 /* Overwrite e's Appearance: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t rect_appearance_set(rect_world *w, rect_entity e, rect_appearance v) {
+static inline rect_result_t rect_appearance_set(rect_world *w, rect_entity e, rect_appearance v) {
     return strata_set(rect_world_core(w), e.id, RECT_APPEARANCE, &v);
 }
 
@@ -297,7 +333,7 @@ static inline bool rect_appearance_has(const rect_world *w, rect_entity e) {
 }
 
 /* Remove Appearance: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_appearance_remove(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_appearance_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_APPEARANCE);
 }
 
@@ -305,7 +341,7 @@ static inline strata_result_t rect_appearance_remove(rect_world *w, rect_entity 
 
 /* Add Health with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_health_add(rect_world *w, rect_entity e, rect_health v) {
+static inline rect_result_t rect_health_add(rect_world *w, rect_entity e, rect_health v) {
     return strata_add(rect_world_core(w), e.id, RECT_HEALTH, &v);
 }
 
@@ -321,7 +357,7 @@ static inline rect_health *rect_health_mut(rect_world *w, rect_entity e) {
 }
 
 /* Overwrite e's Health: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t rect_health_set(rect_world *w, rect_entity e, rect_health v) {
+static inline rect_result_t rect_health_set(rect_world *w, rect_entity e, rect_health v) {
     return strata_set(rect_world_core(w), e.id, RECT_HEALTH, &v);
 }
 
@@ -331,14 +367,14 @@ static inline bool rect_health_has(const rect_world *w, rect_entity e) {
 }
 
 /* Remove Health: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_health_remove(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_health_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_HEALTH);
 }
 
 /* --- Collision (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_collision_add(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_collision_add(rect_world *w, rect_entity e) {
     return strata_add(rect_world_core(w), e.id, RECT_COLLISION, NULL);
 }
 
@@ -348,14 +384,14 @@ static inline bool rect_collision_has(const rect_world *w, rect_entity e) {
 }
 
 /* Remove Collision: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_collision_remove(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_collision_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_COLLISION);
 }
 
 /* --- PlayerControlled (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_player_controlled_add(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_player_controlled_add(rect_world *w, rect_entity e) {
     return strata_add(rect_world_core(w), e.id, RECT_PLAYER_CONTROLLED, NULL);
 }
 
@@ -365,14 +401,14 @@ static inline bool rect_player_controlled_has(const rect_world *w, rect_entity e
 }
 
 /* Remove PlayerControlled: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_player_controlled_remove(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_player_controlled_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_PLAYER_CONTROLLED);
 }
 
 /* --- Dead (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_dead_add(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_dead_add(rect_world *w, rect_entity e) {
     return strata_add(rect_world_core(w), e.id, RECT_DEAD, NULL);
 }
 
@@ -382,7 +418,7 @@ static inline bool rect_dead_has(const rect_world *w, rect_entity e) {
 }
 
 /* Remove Dead: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t rect_dead_remove(rect_world *w, rect_entity e) {
+static inline rect_result_t rect_dead_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_DEAD);
 }
 
@@ -427,7 +463,7 @@ static inline bool rect_food_next(rect_food_iter *it) {
 }
 
 /* Stop before the end (after a break); applies deferred changes. */
-static inline strata_result_t rect_food_end(rect_food_iter *it) { return strata_iter_end(&it->impl_); }
+static inline rect_result_t rect_food_end(rect_food_iter *it) { return strata_iter_end(&it->impl_); }
 
 /* How many entities match Food. */
 static inline uint32_t rect_food_count(const rect_world *w) {
@@ -483,7 +519,7 @@ static inline bool rect_bodies_next(rect_bodies_iter *it) {
 }
 
 /* Stop before the end (after a break); applies deferred changes. */
-static inline strata_result_t rect_bodies_end(rect_bodies_iter *it) { return strata_iter_end(&it->impl_); }
+static inline rect_result_t rect_bodies_end(rect_bodies_iter *it) { return strata_iter_end(&it->impl_); }
 
 /* How many entities match Bodies. */
 static inline uint32_t rect_bodies_count(const rect_world *w) {
@@ -527,11 +563,12 @@ typedef struct rect_autopilot_ctx {
 /* Defined by the game: called by rect_world_step while Autopilot is enabled. */
 void rect_autopilot_run(rect_autopilot_ctx *ctx);
 
-/* A context for Autopilot outside a step (tests, tools): call next, then end. */
+/* A context for Autopilot outside a step (tests, tools): it has no query,
+ * so no next; use its resources (or pass it to rect_autopilot_run), then end. */
 rect_autopilot_ctx rect_autopilot_begin(rect_world *w, float dt);
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_autopilot_end(rect_autopilot_ctx *ctx);
+rect_result_t rect_autopilot_end(rect_autopilot_ctx *ctx);
 
 /* Enable or disable Autopilot; a disabled system is skipped by rect_world_step. */
 void rect_autopilot_enable(rect_world *w, bool enabled);
@@ -556,7 +593,8 @@ typedef struct rect_user_input_ctx {
 /* Defined by the game: called by rect_world_step while UserInput is enabled. */
 void rect_user_input_run(rect_user_input_ctx *ctx);
 
-/* A context for UserInput outside a step (tests, tools): call next, then end. */
+/* A context for UserInput outside a step (tests, tools): call next until
+ * it returns false, then end. */
 rect_user_input_ctx rect_user_input_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of UserInput's query; false at the end. */
@@ -578,7 +616,7 @@ static inline uint32_t rect_user_input_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_user_input_end(rect_user_input_ctx *ctx);
+rect_result_t rect_user_input_end(rect_user_input_ctx *ctx);
 
 /* Enable or disable UserInput; a disabled system is skipped by rect_world_step. */
 void rect_user_input_enable(rect_world *w, bool enabled);
@@ -603,7 +641,8 @@ typedef struct rect_collide_ctx {
 /* Defined by the game: called by rect_world_step while Collide is enabled. */
 void rect_collide_run(rect_collide_ctx *ctx);
 
-/* A context for Collide outside a step (tests, tools): call next, then end. */
+/* A context for Collide outside a step (tests, tools): call next until
+ * it returns false, then end. */
 rect_collide_ctx rect_collide_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Collide's query; false at the end. */
@@ -626,7 +665,7 @@ static inline uint32_t rect_collide_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_collide_end(rect_collide_ctx *ctx);
+rect_result_t rect_collide_end(rect_collide_ctx *ctx);
 
 /* Enable or disable Collide; a disabled system is skipped by rect_world_step. */
 void rect_collide_enable(rect_world *w, bool enabled);
@@ -651,7 +690,8 @@ typedef struct rect_decay_ctx {
 /* Defined by the game: called by rect_world_step while Decay is enabled. */
 void rect_decay_run(rect_decay_ctx *ctx);
 
-/* A context for Decay outside a step (tests, tools): call next, then end. */
+/* A context for Decay outside a step (tests, tools): call next until
+ * it returns false, then end. */
 rect_decay_ctx rect_decay_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Decay's query; false at the end. */
@@ -674,7 +714,7 @@ static inline uint32_t rect_decay_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_decay_end(rect_decay_ctx *ctx);
+rect_result_t rect_decay_end(rect_decay_ctx *ctx);
 
 /* Enable or disable Decay; a disabled system is skipped by rect_world_step. */
 void rect_decay_enable(rect_world *w, bool enabled);
@@ -694,11 +734,12 @@ typedef struct rect_spawn_ctx {
 /* Defined by the game: called by rect_world_step while Spawn is enabled. */
 void rect_spawn_run(rect_spawn_ctx *ctx);
 
-/* A context for Spawn outside a step (tests, tools): call next, then end. */
+/* A context for Spawn outside a step (tests, tools): it has no query,
+ * so no next; use its resources (or pass it to rect_spawn_run), then end. */
 rect_spawn_ctx rect_spawn_begin(rect_world *w, float dt);
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_spawn_end(rect_spawn_ctx *ctx);
+rect_result_t rect_spawn_end(rect_spawn_ctx *ctx);
 
 /* Enable or disable Spawn; a disabled system is skipped by rect_world_step. */
 void rect_spawn_enable(rect_world *w, bool enabled);
@@ -720,7 +761,8 @@ typedef struct rect_referee_ctx {
 /* Defined by the game: called by rect_world_step while Referee is enabled. */
 void rect_referee_run(rect_referee_ctx *ctx);
 
-/* A context for Referee outside a step (tests, tools): call next, then end. */
+/* A context for Referee outside a step (tests, tools): call next until
+ * it returns false, then end. */
 rect_referee_ctx rect_referee_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Referee's query; false at the end. */
@@ -741,7 +783,7 @@ static inline uint32_t rect_referee_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_referee_end(rect_referee_ctx *ctx);
+rect_result_t rect_referee_end(rect_referee_ctx *ctx);
 
 /* Enable or disable Referee; a disabled system is skipped by rect_world_step. */
 void rect_referee_enable(rect_world *w, bool enabled);
@@ -781,7 +823,8 @@ typedef struct rect_render_ctx {
 /* Defined by the game: called by rect_world_step while Render is enabled. */
 void rect_render_run(rect_render_ctx *ctx);
 
-/* A context for Render outside a step (tests, tools): call next, then end. */
+/* A context for Render outside a step (tests, tools): call next until
+ * it returns false, then end. */
 rect_render_ctx rect_render_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Render's query; false at the end. */
@@ -812,7 +855,7 @@ void rect_render_on_add(rect_world *w, rect_entity e, rect_render_aspect *aspect
 void rect_render_on_remove(rect_world *w, rect_entity e, rect_render_aspect *aspect);
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_render_end(rect_render_ctx *ctx);
+rect_result_t rect_render_end(rect_render_ctx *ctx);
 
 /* Enable or disable Render; a disabled system is skipped by rect_world_step. */
 void rect_render_enable(rect_world *w, bool enabled);
@@ -831,11 +874,12 @@ typedef struct rect_hud_ctx {
 /* Defined by the game: called by rect_world_step while Hud is enabled. */
 void rect_hud_run(rect_hud_ctx *ctx);
 
-/* A context for Hud outside a step (tests, tools): call next, then end. */
+/* A context for Hud outside a step (tests, tools): it has no query,
+ * so no next; use its resources (or pass it to rect_hud_run), then end. */
 rect_hud_ctx rect_hud_begin(rect_world *w, float dt);
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t rect_hud_end(rect_hud_ctx *ctx);
+rect_result_t rect_hud_end(rect_hud_ctx *ctx);
 
 /* Enable or disable Hud; a disabled system is skipped by rect_world_step. */
 void rect_hud_enable(rect_world *w, bool enabled);
@@ -883,7 +927,7 @@ rect_entity rect_spawn_rect(rect_world *w);
 
 /* n entities from Rect, their handles in out[0..n): one placement for
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
-strata_result_t rect_spawn_rect_many(rect_world *w, uint32_t n, rect_entity *out);
+rect_result_t rect_spawn_rect_many(rect_world *w, uint32_t n, rect_entity *out);
 
 /* A new entity from assemblage Food (Position, Appearance, Health, Collision),
  * placed in its archetype with one move; RECT_ENTITY_NULL when out of memory. */
@@ -891,7 +935,7 @@ rect_entity rect_spawn_food(rect_world *w);
 
 /* n entities from Food, their handles in out[0..n): one placement for
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
-strata_result_t rect_spawn_food_many(rect_world *w, uint32_t n, rect_entity *out);
+rect_result_t rect_spawn_food_many(rect_world *w, uint32_t n, rect_entity *out);
 
 /* A new entity from assemblage Player (Position, Appearance, Health, Collision, PlayerControlled),
  * placed in its archetype with one move; RECT_ENTITY_NULL when out of memory. */
@@ -899,37 +943,37 @@ rect_entity rect_spawn_player(rect_world *w);
 
 /* n entities from Player, their handles in out[0..n): one placement for
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
-strata_result_t rect_spawn_player_many(rect_world *w, uint32_t n, rect_entity *out);
+rect_result_t rect_spawn_player_many(rect_world *w, uint32_t n, rect_entity *out);
 
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
-static inline strata_result_t rect_world_save(const rect_world *w, const char *path) {
+static inline rect_result_t rect_world_save(const rect_world *w, const char *path) {
     return strata_world_save((const strata_world_t *)(const void *)w, path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
-static inline strata_result_t rect_world_save_mem(const rect_world *w, void *buf, size_t cap, size_t *size) {
+static inline rect_result_t rect_world_save_mem(const rect_world *w, void *buf, size_t cap, size_t *size) {
     return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'rect', any
  * version up to 1). All or nothing: on error w is untouched and
  * report->error says why. report may be NULL. */
-static inline strata_result_t rect_world_load(rect_world *w, const char *path, strata_load_report_t *report) {
+static inline rect_result_t rect_world_load(rect_world *w, const char *path, rect_load_report_t *report) {
     return strata_world_load(rect_world_core(w), path, report);
 }
 
 /* rect_world_load from size bytes at data. */
-static inline strata_result_t rect_world_load_mem(rect_world *w, const void *data, size_t size, strata_load_report_t *report) {
+static inline rect_result_t rect_world_load_mem(rect_world *w, const void *data, size_t size, rect_load_report_t *report) {
     return strata_world_load_mem(rect_world_core(w), data, size, report);
 }
 
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
-static inline strata_result_t rect_entity_print(const rect_world *w, rect_entity e, FILE *f) {
+static inline rect_result_t rect_entity_print(const rect_world *w, rect_entity e, FILE *f) {
     return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
 }
 
@@ -940,28 +984,28 @@ static inline size_t rect_entity_json(const rect_world *w, rect_entity e, char *
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
-static inline strata_result_t rect_world_dump_json(const rect_world *w, FILE *f) {
+static inline rect_result_t rect_world_dump_json(const rect_world *w, FILE *f) {
     return strata_world_write_json((const strata_world_t *)(const void *)w, f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
-static inline strata_result_t rect_world_dump_json_mem(const rect_world *w, char *buf, size_t cap, size_t *size) {
+static inline rect_result_t rect_world_dump_json_mem(const rect_world *w, char *buf, size_t cap, size_t *size) {
     return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
-static inline strata_result_t rect_world_save_json(const rect_world *w, const char *path) {
+static inline rect_result_t rect_world_save_json(const rect_world *w, const char *path) {
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
 /* Load a JSON dump, as rect_world_load (needs -lstrata_json -ljansson). */
-static inline strata_result_t rect_world_load_json(rect_world *w, const char *path, strata_load_report_t *report) {
+static inline rect_result_t rect_world_load_json(rect_world *w, const char *path, rect_load_report_t *report) {
     return strata_world_load_json(rect_world_core(w), path, report);
 }
 
 /* rect_world_load_json from size bytes of text. */
-static inline strata_result_t rect_world_load_json_mem(rect_world *w, const char *text, size_t size, strata_load_report_t *report) {
+static inline rect_result_t rect_world_load_json_mem(rect_world *w, const char *text, size_t size, rect_load_report_t *report) {
     return strata_world_load_json_mem(rect_world_core(w), text, size, report);
 }
 

@@ -184,7 +184,7 @@ static swarm_resources_ *swarm_res_(swarm_world *w) {
     return (swarm_resources_ *)strata_world_resources(swarm_world_core(w));
 }
 
-swarm_world *swarm_world_create(const strata_world_desc_t *desc) {
+swarm_world *swarm_world_create(const swarm_world_desc_t *desc) {
     strata_world_t *core = NULL;
     if (strata_world_create(&swarm_schema_, desc, &core) != STRATA_OK) {
         return NULL;
@@ -196,8 +196,24 @@ void swarm_world_destroy(swarm_world *w) {
     strata_world_destroy((strata_world_t *)(void *)w);
 }
 
-void swarm_world_stats(const swarm_world *w, strata_world_stats_t *out) {
+void swarm_world_stats(const swarm_world *w, swarm_world_stats_t *out) {
     strata_world_stats((const strata_world_t *)(const void *)w, out);
+}
+
+/* What swarm_entity_each hands the runtime: the game's callback and pointer. */
+struct swarm_entity_visit_ {
+    swarm_entity_fn fn;
+    void *user;
+};
+
+static void swarm_entity_visit_call_(strata_world_t *w, strata_entity_t e, void *user) {
+    const struct swarm_entity_visit_ *v = user;
+    v->fn((swarm_world *)(void *)w, (swarm_entity){e}, v->user);
+}
+
+swarm_result_t swarm_entity_each(swarm_world *w, swarm_entity_fn fn, void *user) {
+    struct swarm_entity_visit_ v = {fn, user};
+    return strata_entity_each((strata_world_t *)(void *)w, swarm_entity_visit_call_, &v);
 }
 
 swarm_flock *swarm_flock_res(swarm_world *w) {
@@ -241,7 +257,7 @@ swarm_entity swarm_entity_create_bundle(swarm_world *w, const swarm_bundle *b) {
     return (swarm_entity){id};
 }
 
-strata_result_t swarm_entity_create_many(swarm_world *w, const swarm_bundle *b, uint32_t n, swarm_entity *out) {
+swarm_result_t swarm_entity_create_many(swarm_world *w, const swarm_bundle *b, uint32_t n, swarm_entity *out) {
     uint32_t ids[SWARM_COMPONENT_COUNT + 1];
     const void *values[SWARM_COMPONENT_COUNT + 1];
     uint32_t k = swarm_bundle_gather_(b, ids, values);
@@ -249,14 +265,14 @@ strata_result_t swarm_entity_create_many(swarm_world *w, const swarm_bundle *b, 
     return strata_entity_create_many(swarm_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
-strata_result_t swarm_entity_add_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b) {
+swarm_result_t swarm_entity_add_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b) {
     uint32_t ids[SWARM_COMPONENT_COUNT + 1];
     const void *values[SWARM_COMPONENT_COUNT + 1];
     uint32_t k = swarm_bundle_gather_(b, ids, values);
     return strata_add_many(swarm_world_core(w), e.id, k, ids, values);
 }
 
-strata_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b) {
+swarm_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b) {
     uint32_t ids[SWARM_COMPONENT_COUNT + 1];
     const void *values[SWARM_COMPONENT_COUNT + 1];
     uint32_t k = swarm_bundle_gather_(b, ids, values);
@@ -283,7 +299,7 @@ swarm_entity swarm_spawn_boid(swarm_world *w) {
     return (swarm_entity){id};
 }
 
-strata_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *out) {
+swarm_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *out) {
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(swarm_world_core(w), n, 3u, swarm_spawn_boid_ids_, swarm_spawn_boid_values_, (strata_entity_t *)(void *)out);
 }
@@ -308,7 +324,7 @@ swarm_entity swarm_spawn_fast_boid(swarm_world *w) {
     return (swarm_entity){id};
 }
 
-strata_result_t swarm_spawn_fast_boid_many(swarm_world *w, uint32_t n, swarm_entity *out) {
+swarm_result_t swarm_spawn_fast_boid_many(swarm_world *w, uint32_t n, swarm_entity *out) {
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(swarm_world_core(w), n, 4u, swarm_spawn_fast_boid_ids_, swarm_spawn_fast_boid_values_, (strata_entity_t *)(void *)out);
 }
@@ -323,7 +339,7 @@ swarm_bin_ctx swarm_bin_begin(swarm_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t swarm_bin_end(swarm_bin_ctx *ctx) {
+swarm_result_t swarm_bin_end(swarm_bin_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -347,7 +363,7 @@ swarm_steer_ctx swarm_steer_begin(swarm_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t swarm_steer_end(swarm_steer_ctx *ctx) {
+swarm_result_t swarm_steer_end(swarm_steer_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -369,7 +385,7 @@ swarm_integrate_ctx swarm_integrate_begin(swarm_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t swarm_integrate_end(swarm_integrate_ctx *ctx) {
+swarm_result_t swarm_integrate_end(swarm_integrate_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -391,7 +407,7 @@ swarm_wrap_ctx swarm_wrap_begin(swarm_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t swarm_wrap_end(swarm_wrap_ctx *ctx) {
+swarm_result_t swarm_wrap_end(swarm_wrap_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -413,7 +429,7 @@ swarm_colour_ctx swarm_colour_begin(swarm_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t swarm_colour_end(swarm_colour_ctx *ctx) {
+swarm_result_t swarm_colour_end(swarm_colour_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -435,7 +451,7 @@ swarm_tick_ctx swarm_tick_begin(swarm_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t swarm_tick_end(swarm_tick_ctx *ctx) {
+swarm_result_t swarm_tick_end(swarm_tick_ctx *ctx) {
     (void)ctx;
     return STRATA_OK;
 }
@@ -458,7 +474,7 @@ swarm_splat_ctx swarm_splat_begin(swarm_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t swarm_splat_end(swarm_splat_ctx *ctx) {
+swarm_result_t swarm_splat_end(swarm_splat_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -481,15 +497,15 @@ bool swarm_system_is_enabled(const strata_world_t *core, uint32_t id) {
 }
 
 /* Keep the first error of a step, run the rest. */
-static void swarm_keep_error_(strata_result_t *first, strata_result_t r) {
+static void swarm_keep_error_(swarm_result_t *first, swarm_result_t r) {
     if (*first == STRATA_OK) {
         *first = r;
     }
 }
 
-strata_result_t swarm_world_step(swarm_world *w, float dt) {
+swarm_result_t swarm_world_step(swarm_world *w, float dt) {
     strata_world_t *core = swarm_world_core(w);
-    strata_result_t first = STRATA_OK;
+    swarm_result_t first = STRATA_OK;
     const bool *enabled = swarm_res_(w)->enabled;
     strata_step_begin(core);
     if (enabled[SWARM_SYSTEM_BIN]) { /* sense: Bin */

@@ -42,6 +42,25 @@ typedef struct swarm_entity {
 /* True if a and b are the same handle. */
 static inline bool swarm_entity_eq(swarm_entity a, swarm_entity b) { return a.id == b.id; }
 
+/* The parts of a handle: its index (which a later entity reuses once e is
+ * destroyed) and its generation (bumped at each reuse; 0 only for SWARM_ENTITY_NULL). */
+static inline uint32_t swarm_entity_index(swarm_entity e) { return strata_entity_index(e.id); }
+static inline uint32_t swarm_entity_generation(swarm_entity e) { return strata_entity_generation(e.id); }
+
+/* The runtime's types under this world's prefix (the strata_ names are the same types). */
+typedef strata_result_t swarm_result_t;               /* STRATA_OK or a STRATA_ERR_* code */
+typedef strata_world_desc_t swarm_world_desc_t;       /* options of swarm_world_create */
+typedef strata_world_stats_t swarm_world_stats_t;     /* what swarm_world_stats fills */
+typedef strata_load_report_t swarm_load_report_t;     /* what a load tells */
+typedef strata_assert_handler_t swarm_assert_handler_t; /* fn(condition, file, line, user) */
+
+/* Route the runtime's failed asserts (the debug library has them; the
+ * release library has none) to fn, which must not return; NULL restores
+ * the default (print file:line and the condition, then abort). Process-wide. */
+static inline void swarm_assert_handler_set(swarm_assert_handler_t fn, void *user) {
+    strata_assert_handler_set(fn, user);
+}
+
 /* --- Components -------------------------------------------------------- */
 
 /* Component ids, in schema order. */
@@ -102,7 +121,7 @@ swarm_clock *swarm_clock_res(swarm_world *w);
 
 /* Make a world. desc may be NULL (libc allocator, default capacity).
  * Returns NULL when out of memory. */
-swarm_world *swarm_world_create(const strata_world_desc_t *desc);
+swarm_world *swarm_world_create(const swarm_world_desc_t *desc);
 
 /* Free the world and everything in it. NULL is a no-op. */
 void swarm_world_destroy(swarm_world *w);
@@ -111,10 +130,10 @@ void swarm_world_destroy(swarm_world *w);
  * Changes a system makes to components take effect when it
  * returns; entities it destroys stay alive until the step ends. Returns
  * STRATA_OK or the first error met applying deferred changes. */
-strata_result_t swarm_world_step(swarm_world *w, float dt);
+swarm_result_t swarm_world_step(swarm_world *w, float dt);
 
 /* Entity, table and memory counts. */
-void swarm_world_stats(const swarm_world *w, strata_world_stats_t *out);
+void swarm_world_stats(const swarm_world *w, swarm_world_stats_t *out);
 
 /* The game's pointer, given as desc->user or by swarm_world_set_user;
  * NULL if none. Systems reach it as swarm_world_user(ctx->world). */
@@ -130,7 +149,24 @@ static inline void swarm_world_set_user(swarm_world *w, void *user) {
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *swarm_world_core(swarm_world *w) { return (strata_world_t *)(void *)w; }
 
+/* Destroy every entity at once: their on_remove hooks (components and
+ * systems) run as destroy runs them, and whatever the hooks create or
+ * record goes too, so the world ends with no entity and every old handle
+ * is stale. Kept: tables and capacity (refilling allocates nothing),
+ * resources, the game's pointer, which systems are enabled. Changed sets
+ * end empty. Not inside a step, system, iterator or hook (an assert). */
+static inline void swarm_world_clear(swarm_world *w) { strata_world_clear(swarm_world_core(w)); }
+
 /* --- Entities ------------------------------------------------------------ */
+
+/* What swarm_entity_each calls with each entity and the game's pointer. */
+typedef void (*swarm_entity_fn)(swarm_world *w, swarm_entity e, void *user);
+
+/* Call fn(w, e, user) for every entity alive when the call begins, those
+ * with no component included (no query reaches them). Structural changes
+ * fn makes are applied when the visit ends, as in an iterator; entities it
+ * creates are not visited. STRATA_OK or the first error applying them. */
+swarm_result_t swarm_entity_each(swarm_world *w, swarm_entity_fn fn, void *user);
 
 /* A new entity with no components, or SWARM_ENTITY_NULL when out of memory. */
 static inline swarm_entity swarm_entity_create(swarm_world *w) {
@@ -141,7 +177,7 @@ static inline swarm_entity swarm_entity_create(swarm_world *w) {
 
 /* Destroy e: STRATA_OK, or STRATA_ERR_STALE if it is not alive. Inside a step
  * it stays alive until the step ends. */
-static inline strata_result_t swarm_entity_destroy(swarm_world *w, swarm_entity e) {
+static inline swarm_result_t swarm_entity_destroy(swarm_world *w, swarm_entity e) {
     return strata_entity_destroy(swarm_world_core(w), e.id);
 }
 
@@ -166,21 +202,21 @@ swarm_entity swarm_entity_create_bundle(swarm_world *w, const swarm_bundle *b);
 /* n new entities with the bundle's components, their handles in out[0..n):
  * the bulk path, one placement for all. All or nothing: STRATA_OK, or
  * STRATA_ERR_NOMEM / STRATA_ERR_LIMIT with no entity made. */
-strata_result_t swarm_entity_create_many(swarm_world *w, const swarm_bundle *b, uint32_t n, swarm_entity *out);
+swarm_result_t swarm_entity_create_many(swarm_world *w, const swarm_bundle *b, uint32_t n, swarm_entity *out);
 
 /* Add (or overwrite) the bundle's components with one archetype move.
  * Returns STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM (e unchanged). */
-strata_result_t swarm_entity_add_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b);
+swarm_result_t swarm_entity_add_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b);
 
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
-strata_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b);
+swarm_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b);
 
 /* --- Position */
 
 /* Add Position with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_position_add(swarm_world *w, swarm_entity e, swarm_position v) {
+static inline swarm_result_t swarm_position_add(swarm_world *w, swarm_entity e, swarm_position v) {
     return strata_add(swarm_world_core(w), e.id, SWARM_POSITION, &v);
 }
 
@@ -196,7 +232,7 @@ static inline swarm_position *swarm_position_mut(swarm_world *w, swarm_entity e)
 }
 
 /* Overwrite e's Position: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t swarm_position_set(swarm_world *w, swarm_entity e, swarm_position v) {
+static inline swarm_result_t swarm_position_set(swarm_world *w, swarm_entity e, swarm_position v) {
     return strata_set(swarm_world_core(w), e.id, SWARM_POSITION, &v);
 }
 
@@ -206,7 +242,7 @@ static inline bool swarm_position_has(const swarm_world *w, swarm_entity e) {
 }
 
 /* Remove Position: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_position_remove(swarm_world *w, swarm_entity e) {
+static inline swarm_result_t swarm_position_remove(swarm_world *w, swarm_entity e) {
     return strata_remove(swarm_world_core(w), e.id, SWARM_POSITION);
 }
 
@@ -214,7 +250,7 @@ static inline strata_result_t swarm_position_remove(swarm_world *w, swarm_entity
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_velocity_add(swarm_world *w, swarm_entity e, swarm_velocity v) {
+static inline swarm_result_t swarm_velocity_add(swarm_world *w, swarm_entity e, swarm_velocity v) {
     return strata_add(swarm_world_core(w), e.id, SWARM_VELOCITY, &v);
 }
 
@@ -230,7 +266,7 @@ static inline swarm_velocity *swarm_velocity_mut(swarm_world *w, swarm_entity e)
 }
 
 /* Overwrite e's Velocity: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t swarm_velocity_set(swarm_world *w, swarm_entity e, swarm_velocity v) {
+static inline swarm_result_t swarm_velocity_set(swarm_world *w, swarm_entity e, swarm_velocity v) {
     return strata_set(swarm_world_core(w), e.id, SWARM_VELOCITY, &v);
 }
 
@@ -240,7 +276,7 @@ static inline bool swarm_velocity_has(const swarm_world *w, swarm_entity e) {
 }
 
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_velocity_remove(swarm_world *w, swarm_entity e) {
+static inline swarm_result_t swarm_velocity_remove(swarm_world *w, swarm_entity e) {
     return strata_remove(swarm_world_core(w), e.id, SWARM_VELOCITY);
 }
 
@@ -248,7 +284,7 @@ static inline strata_result_t swarm_velocity_remove(swarm_world *w, swarm_entity
 
 /* Add Tint with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_tint_add(swarm_world *w, swarm_entity e, swarm_tint v) {
+static inline swarm_result_t swarm_tint_add(swarm_world *w, swarm_entity e, swarm_tint v) {
     return strata_add(swarm_world_core(w), e.id, SWARM_TINT, &v);
 }
 
@@ -264,7 +300,7 @@ static inline swarm_tint *swarm_tint_mut(swarm_world *w, swarm_entity e) {
 }
 
 /* Overwrite e's Tint: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t swarm_tint_set(swarm_world *w, swarm_entity e, swarm_tint v) {
+static inline swarm_result_t swarm_tint_set(swarm_world *w, swarm_entity e, swarm_tint v) {
     return strata_set(swarm_world_core(w), e.id, SWARM_TINT, &v);
 }
 
@@ -274,14 +310,14 @@ static inline bool swarm_tint_has(const swarm_world *w, swarm_entity e) {
 }
 
 /* Remove Tint: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_tint_remove(swarm_world *w, swarm_entity e) {
+static inline swarm_result_t swarm_tint_remove(swarm_world *w, swarm_entity e) {
     return strata_remove(swarm_world_core(w), e.id, SWARM_TINT);
 }
 
 /* --- Fast (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_fast_add(swarm_world *w, swarm_entity e) {
+static inline swarm_result_t swarm_fast_add(swarm_world *w, swarm_entity e) {
     return strata_add(swarm_world_core(w), e.id, SWARM_FAST, NULL);
 }
 
@@ -291,7 +327,7 @@ static inline bool swarm_fast_has(const swarm_world *w, swarm_entity e) {
 }
 
 /* Remove Fast: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t swarm_fast_remove(swarm_world *w, swarm_entity e) {
+static inline swarm_result_t swarm_fast_remove(swarm_world *w, swarm_entity e) {
     return strata_remove(swarm_world_core(w), e.id, SWARM_FAST);
 }
 
@@ -333,7 +369,7 @@ static inline bool swarm_boids_next(swarm_boids_iter *it) {
 }
 
 /* Stop before the end (after a break); applies deferred changes. */
-static inline strata_result_t swarm_boids_end(swarm_boids_iter *it) { return strata_iter_end(&it->impl_); }
+static inline swarm_result_t swarm_boids_end(swarm_boids_iter *it) { return strata_iter_end(&it->impl_); }
 
 /* How many entities match Boids. */
 static inline uint32_t swarm_boids_count(const swarm_world *w) {
@@ -378,7 +414,8 @@ typedef struct swarm_bin_ctx {
 /* Defined by the game: called by swarm_world_step while Bin is enabled. */
 void swarm_bin_run(swarm_bin_ctx *ctx);
 
-/* A context for Bin outside a step (tests, tools): call next, then end. */
+/* A context for Bin outside a step (tests, tools): call next until
+ * it returns false, then end. */
 swarm_bin_ctx swarm_bin_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Bin's query; false at the end. */
@@ -400,7 +437,7 @@ static inline uint32_t swarm_bin_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t swarm_bin_end(swarm_bin_ctx *ctx);
+swarm_result_t swarm_bin_end(swarm_bin_ctx *ctx);
 
 /* Enable or disable Bin; a disabled system is skipped by swarm_world_step. */
 void swarm_bin_enable(swarm_world *w, bool enabled);
@@ -425,7 +462,8 @@ typedef struct swarm_steer_ctx {
 /* Defined by the game: called by swarm_world_step while Steer is enabled. */
 void swarm_steer_run(swarm_steer_ctx *ctx);
 
-/* A context for Steer outside a step (tests, tools): call next, then end. */
+/* A context for Steer outside a step (tests, tools): call next until
+ * it returns false, then end. */
 swarm_steer_ctx swarm_steer_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Steer's query; false at the end. */
@@ -448,7 +486,7 @@ static inline uint32_t swarm_steer_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t swarm_steer_end(swarm_steer_ctx *ctx);
+swarm_result_t swarm_steer_end(swarm_steer_ctx *ctx);
 
 /* Enable or disable Steer; a disabled system is skipped by swarm_world_step. */
 void swarm_steer_enable(swarm_world *w, bool enabled);
@@ -470,7 +508,8 @@ typedef struct swarm_integrate_ctx {
 /* Defined by the game: called by swarm_world_step while Integrate is enabled. */
 void swarm_integrate_run(swarm_integrate_ctx *ctx);
 
-/* A context for Integrate outside a step (tests, tools): call next, then end. */
+/* A context for Integrate outside a step (tests, tools): call next until
+ * it returns false, then end. */
 swarm_integrate_ctx swarm_integrate_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Integrate's query; false at the end. */
@@ -492,7 +531,7 @@ static inline uint32_t swarm_integrate_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t swarm_integrate_end(swarm_integrate_ctx *ctx);
+swarm_result_t swarm_integrate_end(swarm_integrate_ctx *ctx);
 
 /* Enable or disable Integrate; a disabled system is skipped by swarm_world_step. */
 void swarm_integrate_enable(swarm_world *w, bool enabled);
@@ -513,7 +552,8 @@ typedef struct swarm_wrap_ctx {
 /* Defined by the game: called by swarm_world_step while Wrap is enabled. */
 void swarm_wrap_run(swarm_wrap_ctx *ctx);
 
-/* A context for Wrap outside a step (tests, tools): call next, then end. */
+/* A context for Wrap outside a step (tests, tools): call next until
+ * it returns false, then end. */
 swarm_wrap_ctx swarm_wrap_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Wrap's query; false at the end. */
@@ -534,7 +574,7 @@ static inline uint32_t swarm_wrap_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t swarm_wrap_end(swarm_wrap_ctx *ctx);
+swarm_result_t swarm_wrap_end(swarm_wrap_ctx *ctx);
 
 /* Enable or disable Wrap; a disabled system is skipped by swarm_world_step. */
 void swarm_wrap_enable(swarm_world *w, bool enabled);
@@ -556,7 +596,8 @@ typedef struct swarm_colour_ctx {
 /* Defined by the game: called by swarm_world_step while Colour is enabled. */
 void swarm_colour_run(swarm_colour_ctx *ctx);
 
-/* A context for Colour outside a step (tests, tools): call next, then end. */
+/* A context for Colour outside a step (tests, tools): call next until
+ * it returns false, then end. */
 swarm_colour_ctx swarm_colour_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Colour's query; false at the end. */
@@ -578,7 +619,7 @@ static inline uint32_t swarm_colour_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t swarm_colour_end(swarm_colour_ctx *ctx);
+swarm_result_t swarm_colour_end(swarm_colour_ctx *ctx);
 
 /* Enable or disable Colour; a disabled system is skipped by swarm_world_step. */
 void swarm_colour_enable(swarm_world *w, bool enabled);
@@ -596,11 +637,12 @@ typedef struct swarm_tick_ctx {
 /* Defined by the game: called by swarm_world_step while Tick is enabled. */
 void swarm_tick_run(swarm_tick_ctx *ctx);
 
-/* A context for Tick outside a step (tests, tools): call next, then end. */
+/* A context for Tick outside a step (tests, tools): it has no query,
+ * so no next; use its resources (or pass it to swarm_tick_run), then end. */
 swarm_tick_ctx swarm_tick_begin(swarm_world *w, float dt);
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t swarm_tick_end(swarm_tick_ctx *ctx);
+swarm_result_t swarm_tick_end(swarm_tick_ctx *ctx);
 
 /* Enable or disable Tick; a disabled system is skipped by swarm_world_step. */
 void swarm_tick_enable(swarm_world *w, bool enabled);
@@ -622,7 +664,8 @@ typedef struct swarm_splat_ctx {
 /* Defined by the game: called by swarm_world_step while Splat is enabled. */
 void swarm_splat_run(swarm_splat_ctx *ctx);
 
-/* A context for Splat outside a step (tests, tools): call next, then end. */
+/* A context for Splat outside a step (tests, tools): call next until
+ * it returns false, then end. */
 swarm_splat_ctx swarm_splat_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Splat's query; false at the end. */
@@ -644,7 +687,7 @@ static inline uint32_t swarm_splat_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t swarm_splat_end(swarm_splat_ctx *ctx);
+swarm_result_t swarm_splat_end(swarm_splat_ctx *ctx);
 
 /* Enable or disable Splat; a disabled system is skipped by swarm_world_step. */
 void swarm_splat_enable(swarm_world *w, bool enabled);
@@ -691,7 +734,7 @@ swarm_entity swarm_spawn_boid(swarm_world *w);
 
 /* n entities from Boid, their handles in out[0..n): one placement for
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
-strata_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
+swarm_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
 
 /* A new entity from assemblage FastBoid (Position, Velocity, Tint, Fast),
  * placed in its archetype with one move; SWARM_ENTITY_NULL when out of memory. */
@@ -699,37 +742,37 @@ swarm_entity swarm_spawn_fast_boid(swarm_world *w);
 
 /* n entities from FastBoid, their handles in out[0..n): one placement for
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
-strata_result_t swarm_spawn_fast_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
+swarm_result_t swarm_spawn_fast_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
 
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
-static inline strata_result_t swarm_world_save(const swarm_world *w, const char *path) {
+static inline swarm_result_t swarm_world_save(const swarm_world *w, const char *path) {
     return strata_world_save((const strata_world_t *)(const void *)w, path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
-static inline strata_result_t swarm_world_save_mem(const swarm_world *w, void *buf, size_t cap, size_t *size) {
+static inline swarm_result_t swarm_world_save_mem(const swarm_world *w, void *buf, size_t cap, size_t *size) {
     return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'swarm', any
  * version up to 1). All or nothing: on error w is untouched and
  * report->error says why. report may be NULL. */
-static inline strata_result_t swarm_world_load(swarm_world *w, const char *path, strata_load_report_t *report) {
+static inline swarm_result_t swarm_world_load(swarm_world *w, const char *path, swarm_load_report_t *report) {
     return strata_world_load(swarm_world_core(w), path, report);
 }
 
 /* swarm_world_load from size bytes at data. */
-static inline strata_result_t swarm_world_load_mem(swarm_world *w, const void *data, size_t size, strata_load_report_t *report) {
+static inline swarm_result_t swarm_world_load_mem(swarm_world *w, const void *data, size_t size, swarm_load_report_t *report) {
     return strata_world_load_mem(swarm_world_core(w), data, size, report);
 }
 
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
-static inline strata_result_t swarm_entity_print(const swarm_world *w, swarm_entity e, FILE *f) {
+static inline swarm_result_t swarm_entity_print(const swarm_world *w, swarm_entity e, FILE *f) {
     return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
 }
 
@@ -740,28 +783,28 @@ static inline size_t swarm_entity_json(const swarm_world *w, swarm_entity e, cha
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
-static inline strata_result_t swarm_world_dump_json(const swarm_world *w, FILE *f) {
+static inline swarm_result_t swarm_world_dump_json(const swarm_world *w, FILE *f) {
     return strata_world_write_json((const strata_world_t *)(const void *)w, f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
-static inline strata_result_t swarm_world_dump_json_mem(const swarm_world *w, char *buf, size_t cap, size_t *size) {
+static inline swarm_result_t swarm_world_dump_json_mem(const swarm_world *w, char *buf, size_t cap, size_t *size) {
     return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
-static inline strata_result_t swarm_world_save_json(const swarm_world *w, const char *path) {
+static inline swarm_result_t swarm_world_save_json(const swarm_world *w, const char *path) {
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
 /* Load a JSON dump, as swarm_world_load (needs -lstrata_json -ljansson). */
-static inline strata_result_t swarm_world_load_json(swarm_world *w, const char *path, strata_load_report_t *report) {
+static inline swarm_result_t swarm_world_load_json(swarm_world *w, const char *path, swarm_load_report_t *report) {
     return strata_world_load_json(swarm_world_core(w), path, report);
 }
 
 /* swarm_world_load_json from size bytes of text. */
-static inline strata_result_t swarm_world_load_json_mem(swarm_world *w, const char *text, size_t size, strata_load_report_t *report) {
+static inline swarm_result_t swarm_world_load_json_mem(swarm_world *w, const char *text, size_t size, swarm_load_report_t *report) {
     return strata_world_load_json_mem(swarm_world_core(w), text, size, report);
 }
 

@@ -277,6 +277,12 @@ strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_en
 }
 
 /* Every buffer deferral holds. */
+void sti_command_drop(strata_world_t *w) {
+    w->cmd_size = 0;
+    w->cmd_count = 0;
+    w->doomed_count = 0;
+}
+
 void sti_command_free(strata_world_t *w) {
     sti_mem_free(w, w->cmds, w->cmd_capacity);
     sti_mem_free(w, w->doomed, sizeof(strata_entity_t) * w->doomed_capacity);

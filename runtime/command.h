@@ -43,6 +43,8 @@ strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const s
 strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_entity_t e);
 /* Apply what waits if no scope is open and no settle is running; the first error. */
 strata_result_t sti_command_settle(strata_world_t *w);
+/* Forget every recorded command and scheduled destroy (room kept). */
+void sti_command_drop(strata_world_t *w);
 /* Free the command buffer, its scratch copy and the scheduled destroys. */
 void sti_command_free(strata_world_t *w);
 

@@ -61,6 +61,13 @@ strata_result_t sti_dirty_init(strata_world_t *w) {
     return STRATA_OK;
 }
 
+/* Every set empty, room kept. */
+void sti_dirty_empty(strata_world_t *w) {
+    for (uint32_t k = 0; k < w->dirty_count; k++) {
+        w->dirty[k].count = 0;
+    }
+}
+
 /* Each set's list, the sets and the maps. */
 void sti_dirty_free(strata_world_t *w) {
     const strata_schema_t *s = w->schema;

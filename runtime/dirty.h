@@ -24,6 +24,8 @@ struct sti_dirty_t {
 /* Set up the sets, the query -> set map and the component -> sets map from
  * the schema (at creation, before any table); NOMEM: the caller destroys the world. */
 strata_result_t sti_dirty_init(strata_world_t *w);
+/* Empty every set (their entities are gone; the record flags are the caller's). */
+void sti_dirty_empty(strata_world_t *w);
 /* Free what sti_dirty_init and sti_dirty_reserve hold. */
 void sti_dirty_free(strata_world_t *w);
 /* Grow the sets with the records (to `capacity` indices); NOMEM changes nothing visible. */

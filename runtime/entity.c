@@ -154,6 +154,21 @@ strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e) {
     return STRATA_OK;
 }
 
+/* fn for each entity alive now, inside a deferral scope; the empty table
+ * first, and only the rows it has now (entities made meanwhile go there). */
+strata_result_t strata_entity_each(strata_world_t *w, strata_entity_fn_t fn, void *user) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(fn != NULL);
+    strata_defer_begin(w);
+    for (uint32_t t = 0; t < w->table_count; t++) {
+        uint32_t n = w->tables[t]->count;
+        for (uint32_t row = 0; row < n; row++) {
+            fn(w, w->tables[t]->entities[row], user);
+        }
+    }
+    return strata_defer_end(w);
+}
+
 /* True if e names a live entity (a scheduled one included). */
 bool strata_entity_alive(const strata_world_t *w, strata_entity_t e) {
     STRATA_ASSERT(w != NULL);

@@ -25,6 +25,25 @@ strata_result_t sti_index_resize(strata_world_t *w, size_t cap) {
     return sti_mem_resize(w, &w->records, sizeof(sti_record_t), &w->record_capacity, cap);
 }
 
+/* Highest first, so the list ends up in ascending order. */
+void sti_index_release_all(strata_world_t *w) {
+    uint32_t head = STI_NO_INDEX;
+    for (uint32_t i = w->record_count; i-- > 0;) {
+        sti_record_t *rec = &w->records[i];
+        if (rec->table != STI_NO_TABLE) {
+            uint32_t generation = rec->generation + 1;
+            rec->generation = generation != 0 ? generation : 1;
+            rec->table = STI_NO_TABLE;
+        }
+        rec->flags = 0;
+        rec->row = head;
+        head = i;
+    }
+    w->free_head = head;
+    w->free_count = w->record_count;
+    w->alive = 0;
+}
+
 /* Freed indices first (locals, not fields: the stores below could alias
  * the fields, the locals stay in registers), then fresh ones. */
 void sti_index_take_many(strata_world_t *w, uint16_t tid, uint32_t row, uint32_t n, strata_entity_t *handles,

@@ -96,4 +96,8 @@ STI_HOT void sti_index_release(strata_world_t *w, sti_record_t *rec) {
     w->alive--;
 }
 
+/* Free every index (rows already gone): live ones with the generation
+ * bumped; the free list rebuilt lowest index first. */
+void sti_index_release_all(strata_world_t *w);
+
 #endif /* STI_ENTITY_INDEX_H */

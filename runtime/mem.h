@@ -6,7 +6,8 @@
  * (sti_mem_grow and its kin only ever add capacity, and leave an array as it
  * was when they fail), and only then changes anything, with steps that
  * cannot fail. A failure half way through reserving leaves some arrays
- * larger than needed, which is not a visible change.
+ * larger than needed, or a new table with no rows (archetype.c), which is
+ * not a change to any entity, value or save: room, like a reserve.
  */
 #ifndef STI_MEM_H
 #define STI_MEM_H

@@ -137,6 +137,13 @@ void sti_hooks_destroy_all(strata_world_t *w) {
         return;
     }
     w->hooks_gone = true;
+    sti_observe_leave_all(w);
+}
+
+/* Every row of every hooked table leaves (tables cannot change meanwhile:
+ * the hooks' structural changes are recorded, their new entities go to the
+ * empty table, which has no hooks). */
+void sti_observe_leave_all(strata_world_t *w) {
     sti_scope_open(w); /* nothing the hooks record applies until the caller settles */
     for (uint32_t i = 0; i < w->table_count; i++) {
         sti_table_t *t = w->tables[i];

@@ -34,5 +34,8 @@ void sti_observe_loaded(strata_world_t *w);
 /* Every entity of w is about to go (world destroyed, or replaced by a load):
  * run their on_remove hooks once; what the hooks record is left to the caller. */
 void sti_hooks_destroy_all(strata_world_t *w);
+/* Every entity's on_remove hooks (components and queries), as if all were
+ * destroyed, inside one scope; what the hooks record waits for the caller. */
+void sti_observe_leave_all(strata_world_t *w);
 
 #endif /* STI_OBSERVE_H */

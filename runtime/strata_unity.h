@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include "assert.c"
 #include "mem.c"
 #include "entity_index.c"
 #include "table.c"

@@ -153,6 +153,9 @@ void strata_world_destroy(strata_world_t *w) {
     if (w == NULL) {
         return;
     }
+    /* Not from inside its own step, system, iterator or hook: they would go
+     * on with a freed world. */
+    STRATA_ASSERT(w->defer_depth == 0 && !w->in_step);
     /* Entities die with the world: their on_remove hooks run (resources
      * held outside the world are freed there). What the hooks record is
      * dropped with the rest. */
@@ -166,6 +169,24 @@ void strata_world_destroy(strata_world_t *w) {
     sti_dirty_free(w);
     strata_allocator_t a = w->allocator;
     a.free(w, sizeof *w, a.user);
+}
+
+/* Destroy every entity, as destroying each would (their on_remove hooks
+ * run), keeping tables, columns and records: the world's capacity. */
+void strata_world_clear(strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(w->defer_depth == 0 && !w->in_step);
+    if (w->has_hooks) {
+        sti_observe_leave_all(w);
+    }
+    /* What the hooks recorded, and anything left from a flush that failed,
+     * concerns entities that are gone. */
+    sti_command_drop(w);
+    sti_index_release_all(w); /* clears the records' dirty and doomed flags too */
+    for (uint32_t t = 0; t < w->table_count; t++) {
+        w->tables[t]->count = 0;
+    }
+    sti_dirty_empty(w);
 }
 
 /* The schema the world was made with. */

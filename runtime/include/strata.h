@@ -33,11 +33,40 @@ extern "C" {
 #define STRATA_MAX_MONITORS 64           /* queries with an aspect or hooks, per world */
 #define STRATA_MAX_CHANGED 15            /* queries with `changed` terms, per world */
 
-/* Caller bugs (NULL world, out-of-range component index) trip this assert.
- * Define STRATA_ASSERT before including to override; NDEBUG turns it off. */
+/* Caller bugs (NULL world, out-of-range component index, a load inside a
+ * system) trip STRATA_ASSERT. Which asserts a library has is fixed when it
+ * is compiled: the release library (-DNDEBUG, pkg-config strata) has none,
+ * the debug library (pkg-config strata-debug) checks every one and sends a
+ * failure to the assert handler. Defining STRATA_ASSERT or NDEBUG in a game
+ * changes only the asserts compiled into the game (the generated inline
+ * functions), never those of an installed library. */
+
+/* Called by a failed assert with its condition's text, file and line, and
+ * the `user` given with it. It must not return (abort, exit, longjmp): if
+ * it does, the runtime aborts, as it cannot go on past a broken rule. */
+typedef void (*strata_assert_handler_t)(const char *condition, const char *file, int line, void *user);
+
+/* Route failed asserts to fn, process-wide (NULL: the default handler,
+ * which prints "file:line: Strata assertion failed: condition" on stderr
+ * and aborts). Set it once, before any thread uses a world. */
+void strata_assert_handler_set(strata_assert_handler_t fn, void *user);
+
+/* The handler set (NULL: the default), and its user pointer in *user. */
+strata_assert_handler_t strata_assert_handler(void **user);
+
+/* What a failed STRATA_ASSERT calls: the handler, then abort(). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noreturn))
+#endif
+void strata_assert_fail(const char *condition, const char *file, int line);
+
+#include <assert.h> /* static_assert, which generated headers use */
 #ifndef STRATA_ASSERT
-#include <assert.h>
-#define STRATA_ASSERT(c) assert(c)
+#ifdef NDEBUG
+#define STRATA_ASSERT(c) ((void)0)
+#else
+#define STRATA_ASSERT(c) ((c) ? (void)0 : strata_assert_fail(#c, __FILE__, __LINE__))
+#endif
 #endif
 
 /* An entity handle: index in the low 32 bits, generation (never 0) in the
@@ -156,8 +185,18 @@ typedef struct strata_world_stats_t {
 strata_result_t strata_world_create(const strata_schema_t *schema, const strata_world_desc_t *desc,
                                     strata_world_t **out);
 
-/* Free the world and everything in it. NULL is a no-op. */
+/* Free the world and everything in it. NULL is a no-op. Not inside the
+ * world's step, an iterator, a deferral scope or a hook (an assert). */
 void strata_world_destroy(strata_world_t *w);
+
+/* Destroy every entity at once: their on_remove hooks (components and
+ * query hooks) run as a destroy runs them, and what the hooks record or
+ * create is dropped with the rest, so the world ends with no entity. Every
+ * old handle goes stale; indices are then reused lowest first. Kept: the
+ * tables and every array's capacity, the resources, the game's pointer.
+ * The changed sets end empty and recorded commands are dropped. Not inside
+ * a step, an iterator, a deferral scope or a hook (an assert). */
+void strata_world_clear(strata_world_t *w);
 
 /* The schema the world was made with. */
 const strata_schema_t *strata_world_schema(const strata_world_t *w);
@@ -198,6 +237,22 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
  * entity stays alive until the step ends; inside an iterator, until the
  * outermost iterator ends. */
 strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e);
+
+/* The parts of a handle: its index (what a destroyed entity's successor
+ * reuses) and its generation (bumped at each reuse, never 0 for a handle
+ * that was issued). */
+static inline uint32_t strata_entity_index(strata_entity_t e) { return (uint32_t)e; }
+static inline uint32_t strata_entity_generation(strata_entity_t e) { return (uint32_t)(e >> 32); }
+
+/* Called by strata_entity_each with each entity. */
+typedef void (*strata_entity_fn_t)(strata_world_t *w, strata_entity_t e, void *user);
+
+/* Call fn(w, e, user) once for every entity alive when the call begins,
+ * those with no component included, table by table (the entities with no
+ * component first). Structural changes fn makes are recorded and applied
+ * when the visit ends, as in an iterator; entities it creates are not
+ * visited. Returns as strata_defer_end. */
+strata_result_t strata_entity_each(strata_world_t *w, strata_entity_fn_t fn, void *user);
 
 /* True if `e` is a live entity of this world (including one whose
  * destruction is scheduled for the end of the current step). */
@@ -325,7 +380,7 @@ typedef enum strata_kind_t {
 /* One field of a struct, component or the resource block (static data). */
 typedef struct strata_field_desc_t {
     const char *name;                      /* the schema's field name */
-    const char *renamed_from;              /* its former name (`renamed_from:`), or NULL */
+    const char *const *renamed_from;       /* its former names (`renamed_from:`), NULL-terminated, or NULL */
     const struct strata_type_desc_t *type; /* STRUCT and ENUM: the type; else NULL */
     uint32_t offset;                       /* offsetof in the enclosing C struct */
     uint32_t size;                         /* bytes of one element; N for char[N] */
@@ -337,7 +392,7 @@ typedef struct strata_field_desc_t {
 /* A struct or enum type, a component or the resource block (static data). */
 typedef struct strata_type_desc_t {
     const char *name;                   /* the schema's name */
-    const char *renamed_from;           /* components: the former name, or NULL */
+    const char *const *renamed_from;    /* components: the former names, NULL-terminated, or NULL */
     uint32_t size;                      /* sizeof the C type; 0 for a tag */
     uint32_t count;                     /* fields (struct) or members (enum) */
     const strata_field_desc_t *fields;  /* struct: its fields in declaration order */

@@ -365,8 +365,8 @@ static bool load_map_struct(load_t *ld, file_value_t *v, int64_t counted, file_f
     sti_evolve_names_t names = sti_evolve_fields(tf, tcount);
     for (uint32_t j = 0; j < tcount; j++) {
         const strata_field_desc_t *t = &tf[j];
-        bool renamed;
-        const file_field_t *from = sti_evolve_source(&names, j, &saved, &renamed);
+        const char *former;
+        const file_field_t *from = sti_evolve_source(&names, j, &saved, &former);
         if (from == NULL) {
             if (report && !load_change(ld, STRATA_CHANGE_ADDED, counted, path, t->name, strlen(t->name), NULL)) {
                 return false;
@@ -374,8 +374,8 @@ static bool load_map_struct(load_t *ld, file_value_t *v, int64_t counted, file_f
             continue;
         }
         int64_t match = from - ff;
-        if (report && renamed &&
-            !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, t->name, strlen(t->name), t->renamed_from)) {
+        if (report && former != NULL &&
+            !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, t->name, strlen(t->name), former)) {
             return false;
         }
         uint32_t at = src;
@@ -427,8 +427,8 @@ static bool load_map_values(load_t *ld, file_value_t *values, uint32_t count, bo
     for (uint32_t i = 0; i < names.count; i++) {
         const strata_type_desc_t *t = resources ? rt->fields[i].type : &s->component_types[i];
         const char *name = resources ? rt->fields[i].name : t->name;
-        bool renamed;
-        const file_value_t *from = sti_evolve_source(&names, i, &saved, &renamed);
+        const char *former;
+        const file_value_t *from = sti_evolve_source(&names, i, &saved, &former);
         if (from == NULL) {
             if (!load_change(ld, STRATA_CHANGE_ADDED, resources ? -1 : -2, path, name, strlen(name), NULL)) {
                 return false;
@@ -439,8 +439,7 @@ static bool load_map_values(load_t *ld, file_value_t *values, uint32_t count, bo
         int64_t counted = resources ? -1 : match;
         file_value_t *v = &values[match];
         v->target = i;
-        const char *former = resources ? rt->fields[i].renamed_from : t->renamed_from;
-        if (renamed && !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, name, strlen(name), former)) {
+        if (former != NULL && !load_change(ld, STRATA_CHANGE_RENAMED, counted, path, name, strlen(name), former)) {
             return false;
         }
         char sub[100];
@@ -476,6 +475,11 @@ static bool load_map(load_t *ld) {
 static bool load_element(const load_op_t *op, const unsigned char *s, unsigned char *d, char *why, size_t why_size) {
     uint8_t sk = op->src_kind, dk = op->dst_kind;
     if (sk == STRATA_KIND_STRING) {
+        if (op->src_size >= op->dst_size && memchr(s, 0, op->src_size) == NULL) {
+            snprintf(why, why_size, "field '%.*s' holds %u bytes and no NUL: not a string for char[%u]",
+                     (int)op->field->name_len, (const char *)op->field->name, op->src_size, op->dst_size);
+            return false;
+        }
         memcpy(d, s, op->src_size);
         memset(d + op->src_size, 0, op->dst_size - op->src_size);
         return true;

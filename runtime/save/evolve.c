@@ -24,6 +24,15 @@ static const char *name_at(const sti_evolve_names_t *schema, const char *const *
     return *(const char *const *)(const void *)((const char *)first + (size_t)i * schema->stride);
 }
 
+static const char *const *formers_at(const sti_evolve_names_t *schema, uint32_t i) {
+    return *(const char *const *const *)(const void *)((const char *)schema->former + (size_t)i * schema->stride);
+}
+
+bool sti_evolve_has_former(const sti_evolve_names_t *schema, uint32_t i) {
+    const char *const *formers = formers_at(schema, i);
+    return formers != NULL && formers[0] != NULL;
+}
+
 static bool spelled(const char *s, const char *name, size_t len) {
     return s != NULL && strlen(s) == len && memcmp(s, name, len) == 0;
 }
@@ -33,10 +42,26 @@ static const void *saved_find(const sti_evolve_saved_t *saved, const char *name)
 }
 
 const void *sti_evolve_source(const sti_evolve_names_t *schema, uint32_t i, const sti_evolve_saved_t *saved,
-                              bool *renamed) {
+                              const char **former) {
+    *former = NULL;
     const void *found = saved_find(saved, name_at(schema, schema->name, i));
-    *renamed = found == NULL && (found = saved_find(saved, name_at(schema, schema->former, i))) != NULL;
+    const char *const *formers = formers_at(schema, i);
+    for (uint32_t k = 0; found == NULL && formers != NULL && formers[k] != NULL; k++) {
+        found = saved_find(saved, formers[k]);
+        *former = found != NULL ? formers[k] : NULL;
+    }
     return found;
+}
+
+/* True if `name` is one of element i's former names. */
+static bool former_of(const sti_evolve_names_t *schema, uint32_t i, const char *name, size_t len) {
+    const char *const *formers = formers_at(schema, i);
+    for (uint32_t k = 0; formers != NULL && formers[k] != NULL; k++) {
+        if (spelled(formers[k], name, len)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 int64_t sti_evolve_target(const sti_evolve_names_t *schema, const sti_evolve_saved_t *saved, const char *name,
@@ -47,9 +72,10 @@ int64_t sti_evolve_target(const sti_evolve_names_t *schema, const sti_evolve_sav
         }
     }
     for (uint32_t i = 0; i < schema->count; i++) {
-        if (spelled(name_at(schema, schema->former, i), name, len) &&
-            saved_find(saved, name_at(schema, schema->name, i)) == NULL) {
-            return i;
+        const char *former;
+        if (former_of(schema, i, name, len) && sti_evolve_source(schema, i, saved, &former) != NULL &&
+            spelled(former, name, len)) {
+            return i; /* the former name element i takes its value from */
         }
     }
     return -1;

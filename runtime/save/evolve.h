@@ -3,7 +3,8 @@
  *
  * At each level (components, resources, the fields of one value) a schema
  * element takes the saved element of its own name; only when the save has
- * none of that name, the one of its `renamed_from` name. A saved element no
+ * none of that name, the one of its first `renamed_from` name the save
+ * has, in the order the schema lists them. A saved element no
  * schema element takes is dropped; a schema element that takes none keeps
  * its default (added). */
 #ifndef STRATA_SAVE_EVOLVE_H
@@ -11,11 +12,12 @@
 
 #include "loader.h"
 
-/* One level of the schema: `count` elements whose current and former
- * names (renamed_from, or NULL) lie `stride` bytes apart. */
+/* One level of the schema: `count` elements whose current names and lists
+ * of former names (renamed_from: NULL-terminated, or NULL) lie `stride`
+ * bytes apart. */
 typedef struct sti_evolve_names_t {
     const char *const *name;
-    const char *const *former;
+    const char *const *const *former;
     size_t stride;
     uint32_t count;
 } sti_evolve_names_t;
@@ -34,10 +36,13 @@ sti_evolve_names_t sti_evolve_fields(const strata_field_desc_t *fields, uint32_t
 sti_evolve_names_t sti_evolve_components(const strata_schema_t *s);
 
 /* The saved element schema element i takes its value from: the one of its
- * name, else the one of its former name (*renamed true), else NULL (it
- * keeps its default). */
+ * name (*former NULL), else the one of its first former name the save has
+ * (*former that name), else NULL (it keeps its default). */
 const void *sti_evolve_source(const sti_evolve_names_t *schema, uint32_t i, const sti_evolve_saved_t *saved,
-                              bool *renamed);
+                              const char **former);
+
+/* True if element i of the schema has a former name. */
+bool sti_evolve_has_former(const sti_evolve_names_t *schema, uint32_t i);
 
 /* The schema element that takes the saved element spelled name[0..len), or
  * -1 when none does (it is dropped). */

@@ -293,7 +293,8 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         } else {
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected a number");
         }
-        if (f->kind == STRATA_KIND_F32 && isfinite(d) && fabs(d) > 3.4028234663852886e38) {
+        /* Below 2^128 - 2^103 (halfway from FLT_MAX to 2^128) a number rounds to a finite f32. */
+        if (f->kind == STRATA_KIND_F32 && isfinite(d) && fabs(d) >= 0x1.ffffffp127) {
             return json_fail(jl, STRATA_ERR_CORRUPT, "%g is out of range for f32", d);
         }
         sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.f = d});
@@ -327,8 +328,8 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
             }
             i += byte ? 3 : 1;
         }
-        if (len > f->size) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%zu bytes do not fit in char[%u]", len, f->size);
+        if (len >= f->size) {
+            return json_fail(jl, STRATA_ERR_CORRUPT, "%zu bytes and the NUL do not fit in char[%u]", len, f->size);
         }
         memset(p + len, 0, f->size - len);
         return true;
@@ -353,16 +354,16 @@ static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t 
     size_t matched = 0;
     for (uint32_t i = 0; i < count; i++) {
         const strata_field_desc_t *f = &fields[i];
-        bool renamed;
-        json_t *v = (json_t *)sti_evolve_source(&names, i, &saved, &renamed);
-        const char *key = renamed ? f->renamed_from : f->name;
+        const char *former;
+        json_t *v = (json_t *)sti_evolve_source(&names, i, &saved, &former);
+        const char *key = former != NULL ? former : f->name;
         if (v == NULL) {
             if (!json_change(jl, STRATA_CHANGE_ADDED, resource, path, f->name, NULL)) {
                 return false;
             }
             continue;
         }
-        if (renamed && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, f->name, key)) {
+        if (former != NULL && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, f->name, key)) {
             return false;
         }
         matched++;
@@ -415,7 +416,7 @@ static bool json_component_map(json_load_t *jl, json_t *entities) {
     sti_evolve_names_t names = sti_evolve_components(s);
     bool formers = false;
     for (uint32_t c = 0; c < names.count; c++) {
-        formers = formers || s->component_types[c].renamed_from != NULL;
+        formers = formers || sti_evolve_has_former(&names, c);
     }
     jl->components = json_object();
     json_t *seen = formers ? json_object() : NULL;
@@ -430,9 +431,9 @@ static bool json_component_map(json_load_t *jl, json_t *entities) {
     }
     sti_evolve_saved_t saved = {formers ? (const void *)seen : (const void *)s, formers ? json_find : json_find_any};
     for (uint32_t c = 0; ok && c < names.count; c++) {
-        bool renamed;
-        if (sti_evolve_source(&names, c, &saved, &renamed) != NULL) {
-            const char *key = renamed ? s->component_types[c].renamed_from : s->component_types[c].name;
+        const char *former;
+        if (sti_evolve_source(&names, c, &saved, &former) != NULL) {
+            const char *key = former != NULL ? former : s->component_types[c].name;
             ok = json_object_set_new(jl->components, key, json_integer(c)) == 0;
         }
     }

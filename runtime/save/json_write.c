@@ -118,10 +118,15 @@ static void out_float(sti_writer_t *o, double v, bool single) {
         sti_writer_text(o, v > 0 ? "\"inf\"" : "\"-inf\"");
         return;
     }
+    if (v == 0 && signbit(v)) {
+        sti_writer_text(o, "-0.0"); /* "-0" would read back as the integer 0 */
+        return;
+    }
+    /* An f32 is checked the way loading reads it: as a double, then rounded. */
     char text[40];
     for (int digits = single ? 6 : 15; digits <= (single ? 9 : 17); digits++) {
         snprintf(text, sizeof text, "%.*g", digits, v);
-        if (single ? strtof(text, NULL) == (float)v : strtod(text, NULL) == v) {
+        if (single ? (float)strtod(text, NULL) == (float)v : strtod(text, NULL) == v) {
             break;
         }
     }

@@ -415,10 +415,24 @@ class RenameTest(unittest.TestCase):
               Score: { renamed_from: Points, value: i32 }
             """)
         c = schema.components[0]
-        self.assertEqual((c.renamed_from, [f.name for f in c.fields]), ("Health", ["value"]))
-        self.assertEqual(c.fields[0].renamed_from, "hp")
-        self.assertEqual(schema.resources[0].renamed_from, "Points")
+        self.assertEqual((c.renamed_from, [f.name for f in c.fields]), (("Health",), ["value"]))
+        self.assertEqual(c.fields[0].renamed_from, ("hp",))
+        self.assertEqual(schema.resources[0].renamed_from, ("Points",))
         self.assertEqual(schema.save_name, "game")
+
+    def test_renamed_from_takes_a_list_in_the_order_loads_try_it(self):
+        schema = valid("""
+            world: w
+            version: 3
+            components:
+              Stamina: { renamed_from: [Vitality, Health], limit: { type: i32, renamed_from: [cap, max] } }
+            resources:
+              Score: { renamed_from: [Points, Tally], value: i32 }
+            """)
+        c = schema.components[0]
+        self.assertEqual(c.renamed_from, ("Vitality", "Health"))
+        self.assertEqual(c.fields[0].renamed_from, ("cap", "max"))
+        self.assertEqual(schema.resources[0].renamed_from, ("Points", "Tally"))
 
     def test_save_name_defaults_to_the_world(self):
         self.assertEqual(valid("world: w\nversion: 1\n").save_name, "w")

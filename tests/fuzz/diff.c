@@ -979,8 +979,8 @@ static void pick_values(source_t *src, value_t *vals) {
         vals[M_BIG].big.data[i] = (uint64_t)take(src, 65536) * 0x9e3779b97f4a7c15u;
     }
     vals[M_BIG].big.tag = take(src, 65536);
-    /* Text: up to 13 bytes, any but NUL, then zeros (what char[N] holds: docs/schema.md). */
-    uint32_t len = take(src, 14);
+    /* Text: up to 12 bytes, any but NUL, then zeros (what char[13] holds: docs/schema.md). */
+    uint32_t len = take(src, 13);
     for (uint32_t i = 0; i < len; i++) {
         vals[M_NAME].name.text[i] = (char)(1 + take(src, 255));
     }

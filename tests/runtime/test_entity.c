@@ -352,6 +352,119 @@ static void test_entity_assert_null_world(void **state) {
     expect_assert_failure(strata_entity_alive(NULL, 1));
 }
 
+/* --- Handles' parts, and visiting every entity ----------------------------- */
+
+static void test_entity_index_and_generation_are_the_handle_parts(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t a, b;
+    assert_int_equal(strata_entity_create(f->w, &a), STRATA_OK);
+    assert_int_equal(strata_entity_create(f->w, &b), STRATA_OK);
+    assert_int_equal(strata_entity_index(b), strata_entity_index(a) + 1);
+    assert_int_equal(strata_entity_generation(a), 1);
+    assert_int_equal(strata_entity_destroy(f->w, a), STRATA_OK);
+    strata_entity_t again;
+    assert_int_equal(strata_entity_create(f->w, &again), STRATA_OK);
+    assert_int_equal(strata_entity_index(again), strata_entity_index(a));
+    assert_int_equal(strata_entity_generation(again), 2);
+    assert_true(again == ((uint64_t)strata_entity_generation(again) << 32 | strata_entity_index(again)));
+    assert_int_equal(strata_entity_index(STRATA_ENTITY_NULL), 0);
+    assert_int_equal(strata_entity_generation(STRATA_ENTITY_NULL), 0);
+    world_close(f);
+}
+
+/* What each_visit saw, and what it does to what it sees. */
+typedef struct visit_t {
+    strata_entity_t seen[64];
+    uint32_t count;
+    bool destroy, create;
+} visit_t;
+
+static void each_visit(strata_world_t *w, strata_entity_t e, void *user) {
+    visit_t *v = user;
+    assert_true(strata_entity_alive(w, e));
+    assert_true(strata_is_deferred(w));
+    assert_true(v->count < 64);
+    v->seen[v->count++] = e;
+    if (v->destroy) {
+        assert_int_equal(strata_entity_destroy(w, e), STRATA_OK);
+    }
+    if (v->create) {
+        strata_entity_t made;
+        assert_int_equal(strata_entity_create(w, &made), STRATA_OK);
+    }
+}
+
+static bool visit_saw(const visit_t *v, strata_entity_t e) {
+    uint32_t times = 0;
+    for (uint32_t i = 0; i < v->count; i++) {
+        times += v->seen[i] == e;
+    }
+    assert_true(times <= 1);
+    return times == 1;
+}
+
+/* No query reaches an entity without components; strata_entity_each does. */
+static void test_entity_each_visits_every_live_entity_once(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[8];
+    vec2 p = {1, 2};
+    health h = {5};
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(strata_entity_create(f->w, &e[i]), STRATA_OK);
+        if (i % 3 == 1) {
+            assert_int_equal(strata_add(f->w, e[i], POSITION, &p), STRATA_OK);
+        }
+        if (i % 3 == 2) {
+            assert_int_equal(strata_add(f->w, e[i], HEALTH, &h), STRATA_OK);
+            assert_int_equal(strata_add(f->w, e[i], FROZEN, NULL), STRATA_OK);
+        }
+    }
+    assert_int_equal(strata_entity_destroy(f->w, e[4]), STRATA_OK);
+    visit_t v = {0};
+    assert_int_equal(strata_entity_each(f->w, each_visit, &v), STRATA_OK);
+    assert_int_equal(v.count, 7);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(visit_saw(&v, e[i]), i != 4);
+    }
+    assert_false(strata_is_deferred(f->w));
+    world_close(f);
+}
+
+/* Destroys made while visiting wait for its end (nothing skipped or seen
+ * twice); entities made meanwhile are not visited. */
+static void test_entity_each_defers_changes_and_skips_new_entities(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[6];
+    vec2 p = {1, 2};
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(strata_entity_create(f->w, &e[i]), STRATA_OK);
+        if (i % 2) {
+            assert_int_equal(strata_add(f->w, e[i], POSITION, &p), STRATA_OK);
+        }
+    }
+    visit_t v = {.destroy = true, .create = true};
+    assert_int_equal(strata_entity_each(f->w, each_visit, &v), STRATA_OK);
+    assert_int_equal(v.count, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_true(visit_saw(&v, e[i]));
+        assert_false(strata_entity_alive(f->w, e[i]));
+    }
+    strata_world_stats_t s;
+    strata_world_stats(f->w, &s);
+    assert_int_equal(s.entities, 6); /* the six made while visiting */
+    assert_int_equal(s.pending, 0);
+    world_close(f);
+}
+
+static void test_entity_each_of_an_empty_world_calls_nothing(void **state) {
+    fixture_t *f = world_open(state);
+    visit_t v = {0};
+    assert_int_equal(strata_entity_each(f->w, each_visit, &v), STRATA_OK);
+    assert_int_equal(v.count, 0);
+    expect_assert_failure(strata_entity_each(f->w, NULL, NULL));
+    world_close(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_entity_create_gives_distinct_live_handles, setup, teardown),
@@ -369,6 +482,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_entity_create_many_nomem_creates_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_entity_memory_per_entity_within_24_bytes, setup, teardown),
         cmocka_unit_test(test_entity_assert_null_world),
+        cmocka_unit_test_setup_teardown(test_entity_index_and_generation_are_the_handle_parts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_entity_each_visits_every_live_entity_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_entity_each_defers_changes_and_skips_new_entities, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_entity_each_of_an_empty_world_calls_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,104 @@ static void test_world_create_nomem_leaves_nothing(void **state) {
     }
 }
 
+/* --- Clearing the world ----------------------------------------------------- */
+
+/* 30 entities over four tables (the empty one included); 5 destroyed. */
+static void clear_populate(strata_world_t *w, strata_entity_t e[30]) {
+    vec2 p = {3, 4};
+    health h = {9};
+    for (int i = 0; i < 30; i++) {
+        assert_int_equal(strata_entity_create(w, &e[i]), STRATA_OK);
+        if (i % 3 >= 1) {
+            assert_int_equal(strata_add(w, e[i], POSITION, &p), STRATA_OK);
+            assert_int_equal(strata_add(w, e[i], VELOCITY, &p), STRATA_OK);
+        }
+        if (i % 3 == 2) {
+            assert_int_equal(strata_add(w, e[i], HEALTH, &h), STRATA_OK);
+        }
+    }
+    for (int i = 0; i < 30; i += 6) {
+        assert_int_equal(strata_entity_destroy(w, e[i]), STRATA_OK);
+    }
+}
+
+/* Every entity goes, every handle goes stale; tables, capacity and
+ * resources stay, so filling the world again allocates nothing. */
+static void test_world_clear_destroys_every_entity_and_keeps_the_room(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[30];
+    clear_populate(f->w, e);
+    ((resources *)strata_world_resources(f->w))->score = 42;
+    strata_world_stats_t before, after;
+    strata_world_stats(f->w, &before);
+    assert_int_equal(before.entities, 25);
+    strata_world_clear(f->w);
+    strata_world_stats(f->w, &after);
+    assert_int_equal(after.entities, 0);
+    assert_int_equal(after.pending, 0);
+    assert_int_equal(after.tables, before.tables);
+    assert_int_equal(after.bytes, before.bytes);
+    for (int i = 0; i < 30; i++) {
+        assert_false(strata_entity_alive(f->w, e[i]));
+        assert_int_equal(strata_entity_destroy(f->w, e[i]), STRATA_ERR_STALE);
+    }
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), 0);
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), 0);
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    assert_false(strata_iter_next(&it));
+    assert_int_equal(((resources *)strata_world_resources(f->w))->score, 42);
+    /* Indices come back lowest first, each with a new generation. */
+    strata_entity_t again[30];
+    clear_populate(f->w, again);
+    assert_int_equal(strata_entity_index(again[0]), strata_entity_index(e[0]));
+    assert_int_equal(strata_entity_generation(again[0]), strata_entity_generation(e[0]) + 1);
+    strata_world_stats(f->w, &after);
+    assert_int_equal(after.entities, 25);
+    assert_int_equal(after.tables, before.tables);
+    assert_int_equal(after.bytes, before.bytes); /* the same work again: no allocation */
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), 20);
+    world_close(f);
+}
+
+static void test_world_clear_of_an_empty_world_changes_nothing(void **state) {
+    fixture_t *f = world_open(state);
+    strata_world_stats_t before, after;
+    strata_world_stats(f->w, &before);
+    strata_world_clear(f->w);
+    strata_world_clear(f->w);
+    strata_world_stats(f->w, &after);
+    assert_int_equal(after.entities, 0);
+    assert_int_equal(after.tables, before.tables);
+    assert_int_equal(after.pending, 0);
+    assert_int_equal(after.bytes, before.bytes);
+    world_close(f);
+}
+
+/* Like a load, a clear or a destroy of the world is not made from inside
+ * its step, a deferral scope or an iterator: the caller would go on with
+ * a world changed (or freed) under it. */
+static void test_world_clear_or_destroy_inside_a_step_or_iterator_is_an_assert(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[30];
+    clear_populate(f->w, e);
+    strata_step_begin(f->w);
+    expect_assert_failure(strata_world_clear(f->w));
+    expect_assert_failure(strata_world_destroy(f->w));
+    assert_int_equal(strata_step_end(f->w), STRATA_OK);
+    strata_defer_begin(f->w);
+    expect_assert_failure(strata_world_clear(f->w));
+    expect_assert_failure(strata_world_destroy(f->w));
+    assert_int_equal(strata_defer_end(f->w), STRATA_OK);
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    assert_true(strata_iter_next(&it));
+    expect_assert_failure(strata_world_clear(f->w));
+    expect_assert_failure(strata_world_destroy(f->w));
+    assert_int_equal(strata_iter_end(&it), STRATA_OK);
+    assert_true(strata_entity_alive(f->w, e[1]));
+    expect_assert_failure(strata_world_clear(NULL));
+    world_close(f);
+}
+
 /* --- Caller bugs trip STRATA_ASSERT -------------------------------------- */
 
 static void test_world_assert_null_world(void **state) {
@@ -490,6 +588,10 @@ int main(void) {
         cmocka_unit_test(test_world_assert_partial_allocator),
         cmocka_unit_test(test_world_assert_query_with_empty_all),
         cmocka_unit_test(test_world_nomem_leaves_world_unchanged),
+        cmocka_unit_test_setup_teardown(test_world_clear_destroys_every_entity_and_keeps_the_room, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_clear_of_an_empty_world_changes_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_clear_or_destroy_inside_a_step_or_iterator_is_an_assert, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,14 @@
 /* Tests of a generated world (tests/schema/core.yaml): the typed API over the
  * runtime, stale handles, deferral inside iterators, and the step. */
+#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -543,6 +547,79 @@ static void test_bundle_out_of_memory_leaves_entity_as_it_was(void **state) {
     core_world_destroy(w);
 }
 
+/* --- The assert handler ------------------------------------------------------ */
+
+/* What the handler below was told, and where it jumps back to. */
+static struct {
+    const char *condition, *file;
+    int line;
+    void *user;
+    jmp_buf back;
+} failed;
+
+static void record_assert(const char *condition, const char *file, int line, void *user) {
+    failed.condition = condition;
+    failed.file = file;
+    failed.line = line;
+    failed.user = user;
+    longjmp(failed.back, 1);
+}
+
+/* A game routes the runtime's asserts (libstrata-debug has them) to its own handler. */
+static void test_assert_handler_gets_condition_file_line_and_user(void **state) {
+    (void)state;
+    void *old_user = NULL;
+    strata_assert_handler_t old = strata_assert_handler(&old_user);
+    int user = 7;
+    strata_assert_handler_set(record_assert, &user);
+    void *got_user = NULL;
+    assert_true(strata_assert_handler(&got_user) == record_assert);
+    assert_ptr_equal(got_user, &user);
+    memset(&failed, 0, sizeof failed);
+    strata_world_stats_t stats;
+    if (setjmp(failed.back) == 0) {
+        core_world_stats(NULL, &stats);
+        strata_assert_handler_set(old, old_user);
+        fail_msg("a NULL world did not trip the assert");
+    }
+    strata_assert_handler_set(old, old_user);
+    assert_string_equal(failed.condition, "w != NULL");
+    assert_non_null(strstr(failed.file, "world.c"));
+    assert_true(failed.line > 0);
+    assert_ptr_equal(failed.user, &user);
+}
+
+/* With no handler set, a failed assert prints file:line and the condition,
+ * then aborts (the child process shows it). */
+static void test_assert_default_handler_prints_and_aborts(void **state) {
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        dup2(fds[1], 2);
+        strata_assert_handler_set(NULL, NULL);
+        strata_world_stats_t stats;
+        core_world_stats(NULL, &stats);
+        _exit(0);
+    }
+    close(fds[1]);
+    char text[512] = "";
+    size_t used = 0;
+    ssize_t n;
+    while (used < sizeof text - 1 && (n = read(fds[0], text + used, sizeof text - 1 - used)) > 0) {
+        used += (size_t)n;
+    }
+    text[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    assert_non_null(strstr(text, "world.c:"));
+    assert_non_null(strstr(text, "Strata assertion failed: w != NULL"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_entity_create_destroy_reuses_index, setup, teardown),
@@ -564,6 +641,8 @@ int main(void) {
         cmocka_unit_test(test_world_frees_everything_it_allocates),
         cmocka_unit_test(test_world_create_out_of_memory_returns_null),
         cmocka_unit_test(test_bundle_out_of_memory_leaves_entity_as_it_was),
+        cmocka_unit_test(test_assert_handler_gets_condition_file_line_and_user),
+        cmocka_unit_test(test_assert_default_handler_prints_and_aborts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

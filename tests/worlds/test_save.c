@@ -3,6 +3,7 @@
  * truncated, corrupt and foreign data that must leave the world untouched.
  * Loading saves of this world into its version 2 is test_save_evolve.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "save.h"
+#include "save_text.h"
 
 /* --- Helpers -------------------------------------------------------------- */
 
@@ -74,27 +76,6 @@ static save_world *make_world(save_entity out[8]) {
     return w;
 }
 
-/* The world's binary save in a fresh buffer (caller frees). */
-static unsigned char *save_bytes(const save_world *w, size_t *size) {
-    assert_int_equal(save_world_save_mem(w, NULL, 0, size), STRATA_ERR_LIMIT);
-    unsigned char *buf = malloc(*size);
-    assert_non_null(buf);
-    size_t again = 0;
-    assert_int_equal(save_world_save_mem(w, buf, *size, &again), STRATA_OK);
-    assert_int_equal(again, *size);
-    return buf;
-}
-
-/* The world's JSON dump as a NUL-terminated string (caller frees). */
-static char *json_text(const save_world *w) {
-    size_t size = 0;
-    assert_int_equal(save_world_dump_json_mem(w, NULL, 0, &size), STRATA_ERR_LIMIT);
-    char *buf = malloc(size + 1);
-    assert_non_null(buf);
-    assert_int_equal(save_world_dump_json_mem(w, buf, size, &size), STRATA_OK);
-    buf[size] = '\0';
-    return buf;
-}
 
 /* True if the world's save and JSON are exactly `bytes` and `json`. */
 static void assert_world_is(const save_world *w, const unsigned char *bytes, size_t size, const char *json) {
@@ -769,6 +750,79 @@ static void test_save_spawn_many_makes_n_entities(void **state) {
     save_world_destroy(w);
 }
 
+/* --- Out of memory ------------------------------------------------------------ */
+
+static long budget; /* allocations left before they fail */
+
+static void *budget_alloc(size_t size, void *user) {
+    (void)user;
+    return budget-- > 0 ? malloc(size) : NULL;
+}
+
+static void *budget_realloc(void *ptr, size_t old_size, size_t size, void *user) {
+    (void)user;
+    (void)old_size;
+    return budget-- > 0 ? realloc(ptr, size) : NULL;
+}
+
+static void budget_free(void *ptr, size_t size, void *user) {
+    (void)user;
+    (void)size;
+    free(ptr);
+}
+
+/* What "leaves the world as it was" covers (docs/robustness.md): a spawn
+ * that fails for lack of memory changes no entity, component, value or
+ * pending command, so the save and the dump are byte for byte the same;
+ * the tables and capacity it made may stay (stats.tables and stats.bytes
+ * only grow, like a reserve), and the retry uses them. */
+static void test_save_spawn_out_of_memory_keeps_only_tables_and_capacity(void **state) {
+    (void)state;
+    const strata_world_desc_t desc = {.allocator = {budget_alloc, budget_realloc, budget_free, NULL},
+                                      .initial_capacity = 2};
+    budget = LONG_MAX;
+    save_world *w = save_world_create(&desc);
+    assert_non_null(w);
+    save_spawn_mover(w);
+    save_spawn_rock(w);
+    bool kept_a_table = false;
+    for (int what = 0; what < 2; what++) { /* one hero, then a hundred */
+        for (long n = 0;; n++) {
+            budget = LONG_MAX;
+            size_t size = 0;
+            unsigned char *bytes = save_bytes(w, &size);
+            char *json = json_text(w);
+            strata_world_stats_t before, after;
+            save_world_stats(w, &before);
+            budget = n;
+            save_entity many[100];
+            bool made = what == 0 ? !save_entity_eq(save_spawn_hero(w), SAVE_ENTITY_NULL)
+                                  : save_spawn_hero_many(w, 100, many) == STRATA_OK;
+            budget = LONG_MAX;
+            save_world_stats(w, &after);
+            if (made) {
+                assert_int_equal(after.entities, before.entities + (what == 0 ? 1 : 100));
+                free(bytes);
+                free(json);
+                break;
+            }
+            assert_world_is(w, bytes, size, json);
+            assert_int_equal(after.entities, before.entities);
+            assert_int_equal(after.pending, before.pending);
+            assert_true(after.tables >= before.tables);
+            assert_true(after.bytes >= before.bytes);
+            kept_a_table = kept_a_table || after.tables > before.tables;
+            free(bytes);
+            free(json);
+        }
+    }
+    assert_true(kept_a_table); /* the case the rule is written for did arise */
+    strata_world_stats_t stats;
+    save_world_stats(w, &stats);
+    assert_int_equal(stats.tables, 4); /* the empty table, the mover's, the rock's, the hero's: none twice */
+    save_world_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_save_round_trip_is_byte_identical, setup, teardown),
@@ -793,6 +847,7 @@ int main(void) {
         cmocka_unit_test(test_save_json_by_hand_fills_in_the_rest),
         cmocka_unit_test(test_save_spawn_places_the_entity_in_its_archetype_at_once),
         cmocka_unit_test(test_save_spawn_many_makes_n_entities),
+        cmocka_unit_test(test_save_spawn_out_of_memory_keeps_only_tables_and_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

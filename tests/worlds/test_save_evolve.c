@@ -19,6 +19,7 @@
 #include "save2.h"
 #include "save3.h"
 #include "save4.h"
+#include "save5.h"
 
 /* The entities of the version 1 world, by role. */
 typedef struct v1_entities {
@@ -299,6 +300,7 @@ typedef struct old_world {
     strata_world_t *w;
     v1_entities v1;                                /* when made by make_v1 */
     save4_entity both, only_health, only_vitality; /* when made by make_v4 */
+    save2_entity v2_hero;                          /* when made by old_v2 */
 } old_world;
 
 static void old_v1(old_world *o) {
@@ -318,6 +320,16 @@ static void old_v4(old_world *o) {
     o->only_vitality = save4_entity_create(w);
     save4_vitality_add(w, o->only_vitality, (save4_vitality){31, 32, 33});
     o->w = save4_world_core(w);
+}
+
+/* Version 2 of 'save': Health is Vitality there, its max is cap. */
+static void old_v2(old_world *o) {
+    save2_world *w = save2_world_create(NULL);
+    assert_non_null(w);
+    save2_entity_create(w);
+    o->v2_hero = save2_entity_create(w);
+    save2_vitality_add(w, o->v2_hero, (save2_vitality){-5000000000, 77, 0.5f});
+    o->w = save2_world_core(w);
 }
 
 /* The world saved in format f (malloc'd bytes in *size). */
@@ -440,10 +452,48 @@ static void check_current_name_wins(strata_world_t *core, const old_world *o, co
     assert_null(find_change(report, STRATA_CHANGE_RENAMED, "Vitality.cap (was max)"));
 }
 
+/* Renamed twice (save5.yaml): a version 1 save's Health loads as Stamina. */
+static void check_renamed_twice_from_v1(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    save5_world *w = (save5_world *)(void *)core;
+    const save5_stamina *s = save5_stamina_get(w, (save5_entity){o->v1.hero.id});
+    assert_non_null(s);
+    assert_true(s->value == -2000000000);
+    assert_int_equal(s->limit, -300);
+    expect_change(report, STRATA_CHANGE_RENAMED, "Stamina (was Health)", 1);
+    expect_change(report, STRATA_CHANGE_RENAMED, "Stamina.limit (was max)", 1);
+}
+
+/* ... and a version 2 save's Vitality too. */
+static void check_renamed_twice_from_v2(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    save5_world *w = (save5_world *)(void *)core;
+    const save5_stamina *s = save5_stamina_get(w, (save5_entity){o->v2_hero.id});
+    assert_non_null(s);
+    assert_true(s->value == -5000000000);
+    assert_int_equal(s->limit, 77);
+    expect_change(report, STRATA_CHANGE_RENAMED, "Stamina (was Vitality)", 1);
+    expect_change(report, STRATA_CHANGE_RENAMED, "Stamina.limit (was cap)", 1);
+    expect_change(report, STRATA_CHANGE_DROPPED, "Stamina.regen", 1);
+}
+
+/* A save with two former names: the one listed first wins, the other is dropped. */
+static void check_first_former_name_wins(strata_world_t *core, const old_world *o, const strata_load_report_t *report) {
+    save5_world *w = (save5_world *)(void *)core;
+    const save5_stamina *both = save5_stamina_get(w, (save5_entity){o->both.id});
+    assert_non_null(both);
+    assert_true(both->value == 21);
+    assert_int_equal(both->limit, 22); /* cap, listed before max */
+    assert_false(save5_stamina_has(w, (save5_entity){o->only_health.id}));
+    assert_int_equal(save5_stamina_get(w, (save5_entity){o->only_vitality.id})->limit, 32);
+    expect_change(report, STRATA_CHANGE_RENAMED, "Stamina (was Vitality)", 2);
+    expect_change(report, STRATA_CHANGE_DROPPED, "Health", 2);
+    expect_change(report, STRATA_CHANGE_DROPPED, "Stamina.max", 2);
+    assert_null(find_change(report, STRATA_CHANGE_RENAMED, "Stamina (was Health)"));
+}
+
 typedef struct evolve_case {
     const char *name;
     void (*make_old)(old_world *o);
-    int target;  /* the schema version loaded into: 2 or 3 */
+    int target;  /* the schema loaded into: 2 (save2), 3 (save3) or 5 (save5) */
     bool loads;  /* else the load fails and leaves the target untouched */
     void (*check)(strata_world_t *w, const old_world *o, const strata_load_report_t *report);
 } evolve_case;
@@ -455,11 +505,15 @@ static const evolve_case evolve_cases[] = {
     {"a lossy change is an error", old_v1, 3, false, check_lossy},
     {"renamed_from keeps the values", old_v1, 2, true, check_renamed},
     {"a current name wins over renamed_from", old_v4, 2, true, check_current_name_wins},
+    {"renamed twice: a version 1 save loads", old_v1, 5, true, check_renamed_twice_from_v1},
+    {"renamed twice: a version 2 save loads", old_v2, 5, true, check_renamed_twice_from_v2},
+    {"renamed twice: the first former name listed wins", old_v4, 5, true, check_first_former_name_wins},
 };
 
 static strata_world_t *target_create(int version) {
-    strata_world_t *w = version == 2 ? save2_world_core(save2_world_create(NULL))
-                                     : save3_world_core(save3_world_create(NULL));
+    strata_world_t *w = version == 2   ? save2_world_core(save2_world_create(NULL))
+                        : version == 3 ? save3_world_core(save3_world_create(NULL))
+                                       : save5_world_core(save5_world_create(NULL));
     assert_non_null(w);
     return w;
 }

@@ -25,10 +25,20 @@ static struct {
     uint32_t texture_added, texture_removed, glow_added, glow_removed;
     uint32_t last_texture_handle;            /* the value on_remove was given */
     bool texture_adds_glow;                  /* Texture's on_add adds Glow (a structural change in a hook) */
+    bool once_destroys_world;                /* Once destroys its own world (an assert) */
+    bool mover_destroys_world;               /* Mover does, inside its iterator */
+    bool once_clears_world;                  /* Once clears its own world (an assert) */
+    bool texture_remove_spawns;              /* Texture's on_remove makes an entity with Glow */
 } seen;
 
 void systems_once_run(systems_once_ctx *ctx) {
     ctx->calls->once_runs++;
+    if (seen.once_destroys_world) {
+        expect_assert_failure(systems_world_destroy(ctx->world));
+    }
+    if (seen.once_clears_world) {
+        expect_assert_failure(systems_world_clear(ctx->world));
+    }
 }
 
 void systems_mover_run(systems_mover_ctx *ctx) {
@@ -38,6 +48,9 @@ void systems_mover_run(systems_mover_ctx *ctx) {
             ctx->position[i].x += ctx->velocity[i].x * ctx->dt;
             ctx->aspect[i].distance += ctx->velocity[i].x * ctx->dt;
             ctx->aspect[i].steps++;
+        }
+        if (seen.mover_destroys_world) {
+            expect_assert_failure(systems_world_destroy(ctx->world));
         }
     }
 }
@@ -97,10 +110,14 @@ void systems_texture_on_add(systems_world *w, systems_entity e, systems_texture 
 }
 
 void systems_texture_on_remove(systems_world *w, systems_entity e, systems_texture *value) {
-    (void)w;
     (void)e;
     seen.last_texture_handle = value->handle;
     seen.texture_removed++;
+    if (seen.texture_remove_spawns) {
+        systems_entity debris = systems_entity_create(w);
+        assert_true(systems_entity_alive(w, debris));
+        assert_int_equal(systems_glow_add(w, debris), STRATA_OK); /* recorded */
+    }
 }
 
 void systems_glow_on_add(systems_world *w, systems_entity e) {
@@ -577,7 +594,159 @@ static void test_each_calls_back_once_per_non_empty_table(void **state) {
     assert_int_equal(each_batches, 2);
 }
 
+/* --- Destroying a world from inside itself --------------------------------- */
+
+/* A world destroyed by its own system went on to be used by the step: a
+ * use after free. It is a caller's bug, so an assert. */
+static void test_world_destroy_inside_its_own_step_is_an_assert(void **state) {
+    systems_world *w = *state;
+    spawn(w, 0, true);
+    seen.once_destroys_world = true;
+    seen.mover_destroys_world = true;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    seen.once_destroys_world = false;
+    seen.mover_destroys_world = false;
+    /* The world is whole: the step ran to its end. */
+    assert_int_equal(systems_calls_res(w)->once_runs, 1);
+    assert_int_equal(systems_calls_res(w)->mover_runs, 1);
+    systems_world_stats_t stats;
+    systems_world_stats(w, &stats);
+    assert_int_equal(stats.entities, 1);
+}
+
+static void test_world_destroy_inside_an_iterator_is_an_assert(void **state) {
+    systems_world *w = *state;
+    spawn(w, 0, true);
+    systems_moving_iter it = systems_moving_begin(w);
+    while (systems_moving_next(&it)) {
+        expect_assert_failure(systems_world_destroy(w));
+    }
+    assert_false(strata_is_deferred(systems_world_core(w)));
+}
+
+/* --- Clearing the world and visiting every entity -------------------------- */
+
+/* Clear runs the hooks destroy runs: component hooks, system on_remove
+ * with the aspect, once each; keeps resources and which systems run. */
+static void test_world_clear_runs_the_destroy_hooks_and_keeps_the_rest(void **state) {
+    systems_world *w = *state;
+    systems_entity e[6];
+    for (int i = 0; i < 6; i++) {
+        e[i] = spawn(w, (float)i, i % 2 == 0);
+        assert_int_equal(systems_texture_add(w, e[i], (systems_texture){(uint32_t)i}), STRATA_OK);
+    }
+    assert_int_equal(systems_glow_add(w, e[1]), STRATA_OK);
+    systems_entity bare = systems_entity_create(w);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    systems_healer_enable(w, false);
+    systems_position_set(w, e[0], (systems_position){9, 9}); /* Render's changed set holds e[0] */
+    assert_int_equal(systems_render_changed_count(w), 1);
+    memset(&seen, 0, sizeof seen);
+    systems_world_stats_t before, after;
+    systems_world_stats(w, &before);
+    systems_world_clear(w);
+    systems_world_stats(w, &after);
+    assert_int_equal(seen.texture_removed, 6);
+    assert_int_equal(seen.glow_removed, 1);
+    assert_int_equal(seen.mover_removed, 3);
+    assert_true(seen.removed_distance == 1.0f); /* the aspect was there for its hook */
+    assert_int_equal(after.entities, 0);
+    assert_int_equal(after.pending, 0);
+    assert_int_equal(after.tables, before.tables);
+    assert_int_equal(after.bytes, before.bytes);
+    assert_int_equal(systems_render_changed_count(w), 0);
+    assert_int_equal(systems_mover_count(w), 0);
+    for (int i = 0; i < 6; i++) {
+        assert_false(systems_entity_alive(w, e[i]));
+    }
+    assert_false(systems_entity_alive(w, bare));
+    assert_int_equal(systems_calls_res(w)->mover_runs, 1); /* resources kept */
+    assert_false(systems_healer_enabled(w));
+    /* The world goes on: new entities, their hooks, a step. */
+    systems_entity again = spawn(w, 0, true);
+    assert_int_equal(systems_entity_index(again), systems_entity_index(e[0]));
+    assert_int_equal(systems_entity_generation(again), systems_entity_generation(e[0]) + 1);
+    assert_int_equal(seen.mover_added, 1);
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    assert_int_equal(systems_calls_res(w)->mover_runs, 2);
+}
+
+/* What a hook creates or records while the world is cleared goes too. */
+static void test_world_clear_leaves_no_entity_a_hook_made(void **state) {
+    systems_world *w = *state;
+    for (int i = 0; i < 3; i++) {
+        systems_entity e = systems_entity_create(w);
+        assert_int_equal(systems_texture_add(w, e, (systems_texture){7}), STRATA_OK);
+    }
+    seen.texture_remove_spawns = true;
+    systems_world_clear(w);
+    seen.texture_remove_spawns = false;
+    assert_int_equal(seen.texture_removed, 3);
+    systems_world_stats_t stats;
+    systems_world_stats(w, &stats);
+    assert_int_equal(stats.entities, 0);
+    assert_int_equal(stats.pending, 0);
+    assert_int_equal(seen.glow_added, 0);
+}
+
+static void test_world_clear_inside_its_own_step_is_an_assert(void **state) {
+    systems_world *w = *state;
+    systems_entity e = spawn(w, 0, true);
+    seen.once_clears_world = true;
+    assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
+    seen.once_clears_world = false;
+    assert_true(systems_entity_alive(w, e));
+}
+
+/* What visit_entity saw. */
+static struct {
+    systems_entity seen[16];
+    uint32_t count;
+    int *user;
+} visited;
+
+static void visit_entity(systems_world *w, systems_entity e, void *user) {
+    assert_true(systems_entity_alive(w, e));
+    assert_true(visited.count < 16);
+    visited.user = user;
+    visited.seen[visited.count++] = e;
+    assert_int_equal(systems_entity_destroy(w, e), STRATA_OK); /* deferred: still alive below */
+    assert_true(systems_entity_alive(w, e));
+}
+
+/* Every live entity, with components or none, once; a typed callback. */
+static void test_entity_each_visits_entities_with_no_component_too(void **state) {
+    systems_world *w = *state;
+    systems_entity bare = systems_entity_create(w);
+    systems_entity moving = spawn(w, 1, true);
+    systems_entity tagged = systems_entity_create(w);
+    assert_int_equal(systems_glow_add(w, tagged), STRATA_OK);
+    systems_entity gone = systems_entity_create(w);
+    assert_int_equal(systems_entity_destroy(w, gone), STRATA_OK);
+    int user = 5;
+    memset(&visited, 0, sizeof visited);
+    assert_int_equal(systems_entity_each(w, visit_entity, &user), STRATA_OK);
+    assert_int_equal(visited.count, 3);
+    assert_ptr_equal(visited.user, &user);
+    systems_entity expect[] = {bare, moving, tagged};
+    for (int i = 0; i < 3; i++) {
+        bool found = false;
+        for (uint32_t k = 0; k < visited.count; k++) {
+            found = found || systems_entity_eq(visited.seen[k], expect[i]);
+        }
+        assert_true(found);
+        assert_false(systems_entity_alive(w, expect[i])); /* the destroys applied at the end */
+    }
+}
+
+/* cmocka's assert checking, through the runtime's assert handler. */
+static void assert_to_cmocka(const char *condition, const char *file, int line, void *user) {
+    (void)user;
+    mock_assert(0, condition, file, line);
+}
+
 int main(void) {
+    systems_assert_handler_set(assert_to_cmocka, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_aspect_made_at_defaults_and_kept_across_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aspect_dropped_once_when_entity_loses_a_required_component, setup,
@@ -600,6 +769,12 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_load_runs_hooks_remakes_aspects_and_marks_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_failed_late_runs_no_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_calls_back_once_per_non_empty_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_destroy_inside_its_own_step_is_an_assert, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_destroy_inside_an_iterator_is_an_assert, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_clear_runs_the_destroy_hooks_and_keeps_the_rest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_clear_leaves_no_entity_a_hook_made, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_clear_inside_its_own_step_is_an_assert, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_entity_each_visits_entities_with_no_component_too, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

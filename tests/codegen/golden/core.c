@@ -193,7 +193,7 @@ static core_resources_ *core_res_(core_world *w) {
     return (core_resources_ *)strata_world_resources(core_world_core(w));
 }
 
-core_world *core_world_create(const strata_world_desc_t *desc) {
+core_world *core_world_create(const core_world_desc_t *desc) {
     strata_world_t *core = NULL;
     if (strata_world_create(&core_schema_, desc, &core) != STRATA_OK) {
         return NULL;
@@ -205,8 +205,24 @@ void core_world_destroy(core_world *w) {
     strata_world_destroy((strata_world_t *)(void *)w);
 }
 
-void core_world_stats(const core_world *w, strata_world_stats_t *out) {
+void core_world_stats(const core_world *w, core_world_stats_t *out) {
     strata_world_stats((const strata_world_t *)(const void *)w, out);
+}
+
+/* What core_entity_each hands the runtime: the game's callback and pointer. */
+struct core_entity_visit_ {
+    core_entity_fn fn;
+    void *user;
+};
+
+static void core_entity_visit_call_(strata_world_t *w, strata_entity_t e, void *user) {
+    const struct core_entity_visit_ *v = user;
+    v->fn((core_world *)(void *)w, (core_entity){e}, v->user);
+}
+
+core_result_t core_entity_each(core_world *w, core_entity_fn fn, void *user) {
+    struct core_entity_visit_ v = {fn, user};
+    return strata_entity_each((strata_world_t *)(void *)w, core_entity_visit_call_, &v);
 }
 
 core_log *core_log_res(core_world *w) {
@@ -258,7 +274,7 @@ core_entity core_entity_create_bundle(core_world *w, const core_bundle *b) {
     return (core_entity){id};
 }
 
-strata_result_t core_entity_create_many(core_world *w, const core_bundle *b, uint32_t n, core_entity *out) {
+core_result_t core_entity_create_many(core_world *w, const core_bundle *b, uint32_t n, core_entity *out) {
     uint32_t ids[CORE_COMPONENT_COUNT + 1];
     const void *values[CORE_COMPONENT_COUNT + 1];
     uint32_t k = core_bundle_gather_(b, ids, values);
@@ -266,14 +282,14 @@ strata_result_t core_entity_create_many(core_world *w, const core_bundle *b, uin
     return strata_entity_create_many(core_world_core(w), n, k, ids, values, (strata_entity_t *)(void *)out);
 }
 
-strata_result_t core_entity_add_bundle(core_world *w, core_entity e, const core_bundle *b) {
+core_result_t core_entity_add_bundle(core_world *w, core_entity e, const core_bundle *b) {
     uint32_t ids[CORE_COMPONENT_COUNT + 1];
     const void *values[CORE_COMPONENT_COUNT + 1];
     uint32_t k = core_bundle_gather_(b, ids, values);
     return strata_add_many(core_world_core(w), e.id, k, ids, values);
 }
 
-strata_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core_bundle *b) {
+core_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core_bundle *b) {
     uint32_t ids[CORE_COMPONENT_COUNT + 1];
     const void *values[CORE_COMPONENT_COUNT + 1];
     uint32_t k = core_bundle_gather_(b, ids, values);
@@ -291,7 +307,7 @@ core_record_ctx core_record_begin(core_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t core_record_end(core_record_ctx *ctx) {
+core_result_t core_record_end(core_record_ctx *ctx) {
     (void)ctx;
     return STRATA_OK;
 }
@@ -315,7 +331,7 @@ core_damage_ctx core_damage_begin(core_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t core_damage_end(core_damage_ctx *ctx) {
+core_result_t core_damage_end(core_damage_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -338,7 +354,7 @@ core_late_ctx core_late_begin(core_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t core_late_end(core_late_ctx *ctx) {
+core_result_t core_late_end(core_late_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -361,7 +377,7 @@ core_move_ctx core_move_begin(core_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t core_move_end(core_move_ctx *ctx) {
+core_result_t core_move_end(core_move_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -384,7 +400,7 @@ core_cleanup_ctx core_cleanup_begin(core_world *w, float dt) {
     return ctx;
 }
 
-strata_result_t core_cleanup_end(core_cleanup_ctx *ctx) {
+core_result_t core_cleanup_end(core_cleanup_ctx *ctx) {
     return strata_iter_end(&ctx->impl_);
 }
 
@@ -407,15 +423,15 @@ bool core_system_is_enabled(const strata_world_t *core, uint32_t id) {
 }
 
 /* Keep the first error of a step, run the rest. */
-static void core_keep_error_(strata_result_t *first, strata_result_t r) {
+static void core_keep_error_(core_result_t *first, core_result_t r) {
     if (*first == STRATA_OK) {
         *first = r;
     }
 }
 
-strata_result_t core_world_step(core_world *w, float dt) {
+core_result_t core_world_step(core_world *w, float dt) {
     strata_world_t *core = core_world_core(w);
-    strata_result_t first = STRATA_OK;
+    core_result_t first = STRATA_OK;
     const bool *enabled = core_res_(w)->enabled;
     strata_step_begin(core);
     if (enabled[CORE_SYSTEM_RECORD]) { /* first: Record */

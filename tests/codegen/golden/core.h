@@ -42,6 +42,25 @@ typedef struct core_entity {
 /* True if a and b are the same handle. */
 static inline bool core_entity_eq(core_entity a, core_entity b) { return a.id == b.id; }
 
+/* The parts of a handle: its index (which a later entity reuses once e is
+ * destroyed) and its generation (bumped at each reuse; 0 only for CORE_ENTITY_NULL). */
+static inline uint32_t core_entity_index(core_entity e) { return strata_entity_index(e.id); }
+static inline uint32_t core_entity_generation(core_entity e) { return strata_entity_generation(e.id); }
+
+/* The runtime's types under this world's prefix (the strata_ names are the same types). */
+typedef strata_result_t core_result_t;               /* STRATA_OK or a STRATA_ERR_* code */
+typedef strata_world_desc_t core_world_desc_t;       /* options of core_world_create */
+typedef strata_world_stats_t core_world_stats_t;     /* what core_world_stats fills */
+typedef strata_load_report_t core_load_report_t;     /* what a load tells */
+typedef strata_assert_handler_t core_assert_handler_t; /* fn(condition, file, line, user) */
+
+/* Route the runtime's failed asserts (the debug library has them; the
+ * release library has none) to fn, which must not return; NULL restores
+ * the default (print file:line and the condition, then abort). Process-wide. */
+static inline void core_assert_handler_set(core_assert_handler_t fn, void *user) {
+    strata_assert_handler_set(fn, user);
+}
+
 /* --- Types ------------------------------------------------------------- */
 
 typedef enum core_kind {
@@ -108,7 +127,7 @@ core_clock *core_clock_res(core_world *w);
 
 /* Make a world. desc may be NULL (libc allocator, default capacity).
  * Returns NULL when out of memory. */
-core_world *core_world_create(const strata_world_desc_t *desc);
+core_world *core_world_create(const core_world_desc_t *desc);
 
 /* Free the world and everything in it. NULL is a no-op. */
 void core_world_destroy(core_world *w);
@@ -117,10 +136,10 @@ void core_world_destroy(core_world *w);
  * Changes a system makes to components take effect when it
  * returns; entities it destroys stay alive until the step ends. Returns
  * STRATA_OK or the first error met applying deferred changes. */
-strata_result_t core_world_step(core_world *w, float dt);
+core_result_t core_world_step(core_world *w, float dt);
 
 /* Entity, table and memory counts. */
-void core_world_stats(const core_world *w, strata_world_stats_t *out);
+void core_world_stats(const core_world *w, core_world_stats_t *out);
 
 /* The game's pointer, given as desc->user or by core_world_set_user;
  * NULL if none. Systems reach it as core_world_user(ctx->world). */
@@ -136,7 +155,24 @@ static inline void core_world_set_user(core_world *w, void *user) {
 /* The runtime world under this one, for the strata_* functions. */
 static inline strata_world_t *core_world_core(core_world *w) { return (strata_world_t *)(void *)w; }
 
+/* Destroy every entity at once: their on_remove hooks (components and
+ * systems) run as destroy runs them, and whatever the hooks create or
+ * record goes too, so the world ends with no entity and every old handle
+ * is stale. Kept: tables and capacity (refilling allocates nothing),
+ * resources, the game's pointer, which systems are enabled. Changed sets
+ * end empty. Not inside a step, system, iterator or hook (an assert). */
+static inline void core_world_clear(core_world *w) { strata_world_clear(core_world_core(w)); }
+
 /* --- Entities ------------------------------------------------------------ */
+
+/* What core_entity_each calls with each entity and the game's pointer. */
+typedef void (*core_entity_fn)(core_world *w, core_entity e, void *user);
+
+/* Call fn(w, e, user) for every entity alive when the call begins, those
+ * with no component included (no query reaches them). Structural changes
+ * fn makes are applied when the visit ends, as in an iterator; entities it
+ * creates are not visited. STRATA_OK or the first error applying them. */
+core_result_t core_entity_each(core_world *w, core_entity_fn fn, void *user);
 
 /* A new entity with no components, or CORE_ENTITY_NULL when out of memory. */
 static inline core_entity core_entity_create(core_world *w) {
@@ -147,7 +183,7 @@ static inline core_entity core_entity_create(core_world *w) {
 
 /* Destroy e: STRATA_OK, or STRATA_ERR_STALE if it is not alive. Inside a step
  * it stays alive until the step ends. */
-static inline strata_result_t core_entity_destroy(core_world *w, core_entity e) {
+static inline core_result_t core_entity_destroy(core_world *w, core_entity e) {
     return strata_entity_destroy(core_world_core(w), e.id);
 }
 
@@ -174,21 +210,21 @@ core_entity core_entity_create_bundle(core_world *w, const core_bundle *b);
 /* n new entities with the bundle's components, their handles in out[0..n):
  * the bulk path, one placement for all. All or nothing: STRATA_OK, or
  * STRATA_ERR_NOMEM / STRATA_ERR_LIMIT with no entity made. */
-strata_result_t core_entity_create_many(core_world *w, const core_bundle *b, uint32_t n, core_entity *out);
+core_result_t core_entity_create_many(core_world *w, const core_bundle *b, uint32_t n, core_entity *out);
 
 /* Add (or overwrite) the bundle's components with one archetype move.
  * Returns STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM (e unchanged). */
-strata_result_t core_entity_add_bundle(core_world *w, core_entity e, const core_bundle *b);
+core_result_t core_entity_add_bundle(core_world *w, core_entity e, const core_bundle *b);
 
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
-strata_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core_bundle *b);
+core_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core_bundle *b);
 
 /* --- Position */
 
 /* Add Position with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_position_add(core_world *w, core_entity e, core_position v) {
+static inline core_result_t core_position_add(core_world *w, core_entity e, core_position v) {
     return strata_add(core_world_core(w), e.id, CORE_POSITION, &v);
 }
 
@@ -204,7 +240,7 @@ static inline core_position *core_position_mut(core_world *w, core_entity e) {
 }
 
 /* Overwrite e's Position: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t core_position_set(core_world *w, core_entity e, core_position v) {
+static inline core_result_t core_position_set(core_world *w, core_entity e, core_position v) {
     return strata_set(core_world_core(w), e.id, CORE_POSITION, &v);
 }
 
@@ -214,7 +250,7 @@ static inline bool core_position_has(const core_world *w, core_entity e) {
 }
 
 /* Remove Position: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_position_remove(core_world *w, core_entity e) {
+static inline core_result_t core_position_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_POSITION);
 }
 
@@ -222,7 +258,7 @@ static inline strata_result_t core_position_remove(core_world *w, core_entity e)
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_velocity_add(core_world *w, core_entity e, core_velocity v) {
+static inline core_result_t core_velocity_add(core_world *w, core_entity e, core_velocity v) {
     return strata_add(core_world_core(w), e.id, CORE_VELOCITY, &v);
 }
 
@@ -238,7 +274,7 @@ static inline core_velocity *core_velocity_mut(core_world *w, core_entity e) {
 }
 
 /* Overwrite e's Velocity: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t core_velocity_set(core_world *w, core_entity e, core_velocity v) {
+static inline core_result_t core_velocity_set(core_world *w, core_entity e, core_velocity v) {
     return strata_set(core_world_core(w), e.id, CORE_VELOCITY, &v);
 }
 
@@ -248,7 +284,7 @@ static inline bool core_velocity_has(const core_world *w, core_entity e) {
 }
 
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_velocity_remove(core_world *w, core_entity e) {
+static inline core_result_t core_velocity_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_VELOCITY);
 }
 
@@ -256,7 +292,7 @@ static inline strata_result_t core_velocity_remove(core_world *w, core_entity e)
 
 /* Add Health with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_health_add(core_world *w, core_entity e, core_health v) {
+static inline core_result_t core_health_add(core_world *w, core_entity e, core_health v) {
     return strata_add(core_world_core(w), e.id, CORE_HEALTH, &v);
 }
 
@@ -272,7 +308,7 @@ static inline core_health *core_health_mut(core_world *w, core_entity e) {
 }
 
 /* Overwrite e's Health: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t core_health_set(core_world *w, core_entity e, core_health v) {
+static inline core_result_t core_health_set(core_world *w, core_entity e, core_health v) {
     return strata_set(core_world_core(w), e.id, CORE_HEALTH, &v);
 }
 
@@ -282,14 +318,14 @@ static inline bool core_health_has(const core_world *w, core_entity e) {
 }
 
 /* Remove Health: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_health_remove(core_world *w, core_entity e) {
+static inline core_result_t core_health_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_HEALTH);
 }
 
 /* --- Frozen (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_frozen_add(core_world *w, core_entity e) {
+static inline core_result_t core_frozen_add(core_world *w, core_entity e) {
     return strata_add(core_world_core(w), e.id, CORE_FROZEN, NULL);
 }
 
@@ -299,14 +335,14 @@ static inline bool core_frozen_has(const core_world *w, core_entity e) {
 }
 
 /* Remove Frozen: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_frozen_remove(core_world *w, core_entity e) {
+static inline core_result_t core_frozen_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_FROZEN);
 }
 
 /* --- Marked (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_marked_add(core_world *w, core_entity e) {
+static inline core_result_t core_marked_add(core_world *w, core_entity e) {
     return strata_add(core_world_core(w), e.id, CORE_MARKED, NULL);
 }
 
@@ -316,7 +352,7 @@ static inline bool core_marked_has(const core_world *w, core_entity e) {
 }
 
 /* Remove Marked: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_marked_remove(core_world *w, core_entity e) {
+static inline core_result_t core_marked_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_MARKED);
 }
 
@@ -324,7 +360,7 @@ static inline strata_result_t core_marked_remove(core_world *w, core_entity e) {
 
 /* Add Link with value v (overwrites if present): STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_link_add(core_world *w, core_entity e, core_link v) {
+static inline core_result_t core_link_add(core_world *w, core_entity e, core_link v) {
     return strata_add(core_world_core(w), e.id, CORE_LINK, &v);
 }
 
@@ -340,7 +376,7 @@ static inline core_link *core_link_mut(core_world *w, core_entity e) {
 }
 
 /* Overwrite e's Link: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_MISSING. */
-static inline strata_result_t core_link_set(core_world *w, core_entity e, core_link v) {
+static inline core_result_t core_link_set(core_world *w, core_entity e, core_link v) {
     return strata_set(core_world_core(w), e.id, CORE_LINK, &v);
 }
 
@@ -350,7 +386,7 @@ static inline bool core_link_has(const core_world *w, core_entity e) {
 }
 
 /* Remove Link: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
-static inline strata_result_t core_link_remove(core_world *w, core_entity e) {
+static inline core_result_t core_link_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_LINK);
 }
 
@@ -394,7 +430,7 @@ static inline bool core_moving_next(core_moving_iter *it) {
 }
 
 /* Stop before the end (after a break); applies deferred changes. */
-static inline strata_result_t core_moving_end(core_moving_iter *it) { return strata_iter_end(&it->impl_); }
+static inline core_result_t core_moving_end(core_moving_iter *it) { return strata_iter_end(&it->impl_); }
 
 /* How many entities match Moving. */
 static inline uint32_t core_moving_count(const core_world *w) {
@@ -444,7 +480,7 @@ static inline bool core_vital_next(core_vital_iter *it) {
 }
 
 /* Stop before the end (after a break); applies deferred changes. */
-static inline strata_result_t core_vital_end(core_vital_iter *it) { return strata_iter_end(&it->impl_); }
+static inline core_result_t core_vital_end(core_vital_iter *it) { return strata_iter_end(&it->impl_); }
 
 /* How many entities match Vital. */
 static inline uint32_t core_vital_count(const core_world *w) {
@@ -488,7 +524,7 @@ static inline bool core_positioned_next(core_positioned_iter *it) {
 }
 
 /* Stop before the end (after a break); applies deferred changes. */
-static inline strata_result_t core_positioned_end(core_positioned_iter *it) { return strata_iter_end(&it->impl_); }
+static inline core_result_t core_positioned_end(core_positioned_iter *it) { return strata_iter_end(&it->impl_); }
 
 /* How many entities match Positioned. */
 static inline uint32_t core_positioned_count(const core_world *w) {
@@ -528,11 +564,12 @@ typedef struct core_record_ctx {
 /* Defined by the game: called by core_world_step while Record is enabled. */
 void core_record_run(core_record_ctx *ctx);
 
-/* A context for Record outside a step (tests, tools): call next, then end. */
+/* A context for Record outside a step (tests, tools): it has no query,
+ * so no next; use its resources (or pass it to core_record_run), then end. */
 core_record_ctx core_record_begin(core_world *w, float dt);
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t core_record_end(core_record_ctx *ctx);
+core_result_t core_record_end(core_record_ctx *ctx);
 
 /* Enable or disable Record; a disabled system is skipped by core_world_step. */
 void core_record_enable(core_world *w, bool enabled);
@@ -554,7 +591,8 @@ typedef struct core_damage_ctx {
 /* Defined by the game: called by core_world_step while Damage is enabled. */
 void core_damage_run(core_damage_ctx *ctx);
 
-/* A context for Damage outside a step (tests, tools): call next, then end. */
+/* A context for Damage outside a step (tests, tools): call next until
+ * it returns false, then end. */
 core_damage_ctx core_damage_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Damage's query; false at the end. */
@@ -575,7 +613,7 @@ static inline uint32_t core_damage_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t core_damage_end(core_damage_ctx *ctx);
+core_result_t core_damage_end(core_damage_ctx *ctx);
 
 /* Enable or disable Damage; a disabled system is skipped by core_world_step. */
 void core_damage_enable(core_world *w, bool enabled);
@@ -597,7 +635,8 @@ typedef struct core_late_ctx {
 /* Defined by the game: called by core_world_step while Late is enabled. */
 void core_late_run(core_late_ctx *ctx);
 
-/* A context for Late outside a step (tests, tools): call next, then end. */
+/* A context for Late outside a step (tests, tools): call next until
+ * it returns false, then end. */
 core_late_ctx core_late_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Late's query; false at the end. */
@@ -618,7 +657,7 @@ static inline uint32_t core_late_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t core_late_end(core_late_ctx *ctx);
+core_result_t core_late_end(core_late_ctx *ctx);
 
 /* Enable or disable Late; a disabled system is skipped by core_world_step. */
 void core_late_enable(core_world *w, bool enabled);
@@ -641,7 +680,8 @@ typedef struct core_move_ctx {
 /* Defined by the game: called by core_world_step while Move is enabled. */
 void core_move_run(core_move_ctx *ctx);
 
-/* A context for Move outside a step (tests, tools): call next, then end. */
+/* A context for Move outside a step (tests, tools): call next until
+ * it returns false, then end. */
 core_move_ctx core_move_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Move's query; false at the end. */
@@ -663,7 +703,7 @@ static inline uint32_t core_move_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t core_move_end(core_move_ctx *ctx);
+core_result_t core_move_end(core_move_ctx *ctx);
 
 /* Enable or disable Move; a disabled system is skipped by core_world_step. */
 void core_move_enable(core_world *w, bool enabled);
@@ -684,7 +724,8 @@ typedef struct core_cleanup_ctx {
 /* Defined by the game: called by core_world_step while Cleanup is enabled. */
 void core_cleanup_run(core_cleanup_ctx *ctx);
 
-/* A context for Cleanup outside a step (tests, tools): call next, then end. */
+/* A context for Cleanup outside a step (tests, tools): call next until
+ * it returns false, then end. */
 core_cleanup_ctx core_cleanup_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Cleanup's query; false at the end. */
@@ -704,7 +745,7 @@ static inline uint32_t core_cleanup_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-strata_result_t core_cleanup_end(core_cleanup_ctx *ctx);
+core_result_t core_cleanup_end(core_cleanup_ctx *ctx);
 
 /* Enable or disable Cleanup; a disabled system is skipped by core_world_step. */
 void core_cleanup_enable(core_world *w, bool enabled);
@@ -745,31 +786,31 @@ static inline strata_result_t core_inspect_start(core_world *w, const strata_ins
 
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
-static inline strata_result_t core_world_save(const core_world *w, const char *path) {
+static inline core_result_t core_world_save(const core_world *w, const char *path) {
     return strata_world_save((const strata_world_t *)(const void *)w, path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
-static inline strata_result_t core_world_save_mem(const core_world *w, void *buf, size_t cap, size_t *size) {
+static inline core_result_t core_world_save_mem(const core_world *w, void *buf, size_t cap, size_t *size) {
     return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'core', any
  * version up to 1). All or nothing: on error w is untouched and
  * report->error says why. report may be NULL. */
-static inline strata_result_t core_world_load(core_world *w, const char *path, strata_load_report_t *report) {
+static inline core_result_t core_world_load(core_world *w, const char *path, core_load_report_t *report) {
     return strata_world_load(core_world_core(w), path, report);
 }
 
 /* core_world_load from size bytes at data. */
-static inline strata_result_t core_world_load_mem(core_world *w, const void *data, size_t size, strata_load_report_t *report) {
+static inline core_result_t core_world_load_mem(core_world *w, const void *data, size_t size, core_load_report_t *report) {
     return strata_world_load_mem(core_world_core(w), data, size, report);
 }
 
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
-static inline strata_result_t core_entity_print(const core_world *w, core_entity e, FILE *f) {
+static inline core_result_t core_entity_print(const core_world *w, core_entity e, FILE *f) {
     return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
 }
 
@@ -780,28 +821,28 @@ static inline size_t core_entity_json(const core_world *w, core_entity e, char *
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
-static inline strata_result_t core_world_dump_json(const core_world *w, FILE *f) {
+static inline core_result_t core_world_dump_json(const core_world *w, FILE *f) {
     return strata_world_write_json((const strata_world_t *)(const void *)w, f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
-static inline strata_result_t core_world_dump_json_mem(const core_world *w, char *buf, size_t cap, size_t *size) {
+static inline core_result_t core_world_dump_json_mem(const core_world *w, char *buf, size_t cap, size_t *size) {
     return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
-static inline strata_result_t core_world_save_json(const core_world *w, const char *path) {
+static inline core_result_t core_world_save_json(const core_world *w, const char *path) {
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
 /* Load a JSON dump, as core_world_load (needs -lstrata_json -ljansson). */
-static inline strata_result_t core_world_load_json(core_world *w, const char *path, strata_load_report_t *report) {
+static inline core_result_t core_world_load_json(core_world *w, const char *path, core_load_report_t *report) {
     return strata_world_load_json(core_world_core(w), path, report);
 }
 
 /* core_world_load_json from size bytes of text. */
-static inline strata_result_t core_world_load_json_mem(core_world *w, const char *text, size_t size, strata_load_report_t *report) {
+static inline core_result_t core_world_load_json_mem(core_world *w, const char *text, size_t size, core_load_report_t *report) {
     return strata_world_load_json_mem(core_world_core(w), text, size, report);
 }
 
