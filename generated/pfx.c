@@ -369,6 +369,16 @@ bool pfx_report_enabled(const pfx_world *w) {
     return pfx_res_((pfx_world *)(void *)w)->enabled[PFX_SYSTEM_REPORT];
 }
 
+void pfx_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
+    if (id < PFX_SYSTEM_COUNT) {
+        pfx_res_((pfx_world *)(void *)core)->enabled[id] = enabled;
+    }
+}
+
+bool pfx_system_is_enabled(const strata_world_t *core, uint32_t id) {
+    return id < PFX_SYSTEM_COUNT && pfx_res_((pfx_world *)(void *)core)->enabled[id];
+}
+
 /* Keep the first error of a step, run the rest. */
 static void pfx_keep_error_(pfx_result_t *first, pfx_result_t r) {
     if (*first == STRATA_OK) {

@@ -684,6 +684,16 @@ bool rect_hud_enabled(const rect_world *w) {
     return rect_res_((rect_world *)(void *)w)->enabled[RECT_SYSTEM_HUD];
 }
 
+void rect_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
+    if (id < RECT_SYSTEM_COUNT) {
+        rect_res_((rect_world *)(void *)core)->enabled[id] = enabled;
+    }
+}
+
+bool rect_system_is_enabled(const strata_world_t *core, uint32_t id) {
+    return id < RECT_SYSTEM_COUNT && rect_res_((rect_world *)(void *)core)->enabled[id];
+}
+
 /* Keep the first error of a step, run the rest. */
 static void rect_keep_error_(rect_result_t *first, rect_result_t r) {
     if (*first == STRATA_OK) {

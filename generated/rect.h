@@ -949,6 +949,39 @@ void rect_hud_enable(rect_world *w, bool enabled);
 /* True if Hud runs in rect_world_step (systems start enabled). */
 bool rect_hud_enabled(const rect_world *w);
 
+/* Switch system `id` (rect_system_id) on or off, and ask whether it is
+ * on: by number, for tools such as the inspector. Ids past the last are ignored. */
+void rect_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled);
+bool rect_system_is_enabled(const strata_world_t *core, uint32_t id);
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, switches) filled in; desc's other
+ * fields as strata_inspect_start takes them (NULL: every default). */
+#ifdef STRATA_INSPECT_H
+static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[9 + 1] = {
+        {"Autopilot", "input", 0xffffffffu},
+        {"UserInput", "input", 2u},
+        {"Collide", "update", 3u},
+        {"Score", "update", 0xffffffffu},
+        {"Decay", "update", 4u},
+        {"Spawn", "update", 0xffffffffu},
+        {"Referee", "update", 5u},
+        {"Render", "render", 6u},
+        {"Hud", "render", 0xffffffffu},
+        {NULL, NULL, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 9u;
+    full.systems = systems;
+    full.set_enabled = rect_system_set_enabled;
+    full.enabled = rect_system_is_enabled;
+    return strata_inspect_start(rect_world_core(w), &full, out);
+}
+#endif
+
 /* --- Assemblages: entities from the schema's templates ------------------- */
 
 /* A new entity from assemblage Rect (Position, Appearance, Collision),

@@ -486,6 +486,16 @@ bool swarm_splat_enabled(const swarm_world *w) {
     return swarm_res_((swarm_world *)(void *)w)->enabled[SWARM_SYSTEM_SPLAT];
 }
 
+void swarm_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
+    if (id < SWARM_SYSTEM_COUNT) {
+        swarm_res_((swarm_world *)(void *)core)->enabled[id] = enabled;
+    }
+}
+
+bool swarm_system_is_enabled(const strata_world_t *core, uint32_t id) {
+    return id < SWARM_SYSTEM_COUNT && swarm_res_((swarm_world *)(void *)core)->enabled[id];
+}
+
 /* Keep the first error of a step, run the rest. */
 static void swarm_keep_error_(swarm_result_t *first, swarm_result_t r) {
     if (*first == STRATA_OK) {

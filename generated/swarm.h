@@ -695,6 +695,37 @@ void swarm_splat_enable(swarm_world *w, bool enabled);
 /* True if Splat runs in swarm_world_step (systems start enabled). */
 bool swarm_splat_enabled(const swarm_world *w);
 
+/* Switch system `id` (swarm_system_id) on or off, and ask whether it is
+ * on: by number, for tools such as the inspector. Ids past the last are ignored. */
+void swarm_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled);
+bool swarm_system_is_enabled(const strata_world_t *core, uint32_t id);
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, switches) filled in; desc's other
+ * fields as strata_inspect_start takes them (NULL: every default). */
+#ifdef STRATA_INSPECT_H
+static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[7 + 1] = {
+        {"Bin", "sense", 1u},
+        {"Steer", "sense", 2u},
+        {"Integrate", "move", 3u},
+        {"Wrap", "move", 4u},
+        {"Colour", "look", 5u},
+        {"Tick", "look", 0xffffffffu},
+        {"Splat", "look", 6u},
+        {NULL, NULL, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 7u;
+    full.systems = systems;
+    full.set_enabled = swarm_system_set_enabled;
+    full.enabled = swarm_system_is_enabled;
+    return strata_inspect_start(swarm_world_core(w), &full, out);
+}
+#endif
+
 /* --- Assemblages: entities from the schema's templates ------------------- */
 
 /* A new entity from assemblage Boid (Position, Velocity, Tint),

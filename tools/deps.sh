@@ -55,6 +55,10 @@ command -v npm >/dev/null 2>&1 || need npm
 if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import jsonschema' >/dev/null 2>&1 || need python3-jsonschema
 fi
+# The inspector (libstrata_inspect) serves HTTP with civetweb; its browser
+# test drives Debian's chromium with playwright-core (from npm, below).
+[ -f /usr/include/civetweb.h ] || need libcivetweb-dev
+[ -x /usr/bin/chromium ] || need chromium
 
 # Optional: installed when something else is, never an error.
 optional=""
@@ -88,20 +92,25 @@ if [ -n "$missing" ]; then
         exit 1
     fi
 fi
-# --- the editor tests' language server ----------------------------------------
-# yaml-language-server, pinned, from the npm registry into build/npm/ (what
-# VS Code's YAML extension and Neovim's yamlls run). 1.25.0 is the newest
-# release that runs on Debian's Node.js 20 (2.x needs Node.js 22).
-YAML_LANGUAGE_SERVER=yaml-language-server@1.25.0
+# --- test tools from the npm registry, pinned, into build/npm/ ---------------
 npm_prefix=$(cd "$(dirname "$0")/.." && pwd)/build/npm
-if ! grep -q "\"version\": \"${YAML_LANGUAGE_SERVER#*@}\"" \
-    "$npm_prefix/node_modules/yaml-language-server/package.json" 2>/dev/null; then
-    echo "strata: installing $YAML_LANGUAGE_SERVER into $npm_prefix"
-    mkdir -p "$npm_prefix"
-    npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "$YAML_LANGUAGE_SERVER" >/dev/null || {
-        echo "strata: npm install failed; run: npm install --prefix $npm_prefix $YAML_LANGUAGE_SERVER" >&2
-        exit 1
-    }
-fi
+# npm_pinned NAME@VERSION: install it into build/npm/ unless that version is there.
+npm_pinned() {
+    if ! grep -q "\"version\": \"${1##*@}\"" "$npm_prefix/node_modules/${1%@*}/package.json" 2>/dev/null; then
+        echo "strata: installing $1 into $npm_prefix"
+        mkdir -p "$npm_prefix"
+        npm install --prefix "$npm_prefix" --no-audit --no-fund --loglevel=error "$1" >/dev/null || {
+            echo "strata: npm install failed; run: npm install --prefix $npm_prefix $1" >&2
+            exit 1
+        }
+    fi
+}
+# The editor tests' language server: yaml-language-server (what VS Code's
+# YAML extension and Neovim's yamlls run). 1.25.0 is the newest release that
+# runs on Debian's Node.js 20 (2.x needs Node.js 22).
+npm_pinned yaml-language-server@1.25.0
+# The inspector's browser test: playwright-core, only the driver, no browser
+# download (the test runs Debian's /usr/bin/chromium).
+npm_pinned playwright-core@1.65.1
 [ $# -ge 1 ] && touch "$1"
 exit 0

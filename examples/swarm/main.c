@@ -9,8 +9,14 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef SWARM_INSPECT
+#include "strata_inspect.h" /* before the world's header: it adds swarm_inspect_start */
+#endif
 #include "canvas.h"
 #include "flock.h"
+#ifdef SWARM_INSPECT
+static strata_inspect_t *inspector; /* built as swarm-inspect, for `ninja inspect` */
+#endif
 
 static double now_ns(void) {
     struct timespec ts;
@@ -39,6 +45,14 @@ static void keep(strata_result_t *first, strata_result_t r) {
     }
 }
 
+#ifdef SWARM_INSPECT
+#define INSPECT_RAN(id, ns, visited) strata_inspect_system_ran(inspector, (uint32_t)(id), (ns) / 1e9, (visited));
+#else
+#define INSPECT_RAN(id, ns, visited)
+#endif
+/* Tick has no terms: it visits nothing. */
+#define swarm_tick_count(w) 0u
+
 /* One system as swarm_world_step runs it — its own deferral scope, begin,
  * run, end — with a clock around it. */
 #define TIMED(name, ID)                                                \
@@ -50,6 +64,7 @@ static void keep(strata_result_t *first, strata_result_t r) {
         keep(&first, swarm_##name##_end(&ctx));                        \
         keep(&first, strata_defer_end(core));                          \
         spent[SWARM_SYSTEM_##ID] += now_ns() - t0;                     \
+        INSPECT_RAN(SWARM_SYSTEM_##ID, now_ns() - t0, swarm_##name##_count(w)) \
     }
 
 /* swarm_world_step, one system at a time, timing each (schedule order). */
@@ -83,6 +98,35 @@ static uint32_t visited(swarm_world *w, int id) {
     }
 }
 
+#ifdef SWARM_INSPECT
+/* Run the flock at 30 steps a second with the inspector on, printing its
+ * URL, until `steps` steps have run (0: until killed). */
+static int inspect_run(swarm_world *w, unsigned port, unsigned long steps) {
+    strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
+    strata_result_t r = swarm_inspect_start(w, &desc, &inspector);
+    if (r != STRATA_OK) {
+        fprintf(stderr, "swarm: the inspector cannot listen on port %u: %s\n", port, strata_result_str(r));
+        return 1;
+    }
+    printf("swarm: inspector at http://127.0.0.1:%u/ (writes on; Ctrl-C stops)\n",
+           (unsigned)strata_inspect_port(inspector));
+    fflush(stdout);
+    for (unsigned long s = 0; (steps == 0 || s < steps) && r == STRATA_OK;) {
+        double t0 = now_ns();
+        if (strata_inspect_poll(inspector)) {
+            r = timed_step(w, 1.0f / 30.0f);
+            s++;
+        }
+        double left = 1e9 / 30.0 - (now_ns() - t0);
+        if (left > 0) {
+            nanosleep(&(struct timespec){0, (long)left}, NULL);
+        }
+    }
+    strata_inspect_stop(inspector);
+    return r == STRATA_OK ? 0 : 1;
+}
+#endif
+
 /* Tone-map the summed light into the canvas: dark blue where empty,
  * saturating smoothly where thousands of boids overlap. */
 static void develop(canvas *c) {
@@ -99,6 +143,9 @@ static void develop(canvas *c) {
 int main(int argc, char **argv) {
     unsigned long count = 1000000, steps = 180;
     const char *out = "build/swarm.png";
+#ifdef SWARM_INSPECT
+    long inspect_port = -1;
+#endif
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--count") == 0) {
             count = strtoul(argv[i + 1], NULL, 0);
@@ -106,6 +153,10 @@ int main(int argc, char **argv) {
             steps = strtoul(argv[i + 1], NULL, 0);
         } else if (strcmp(argv[i], "--out") == 0) {
             out = argv[i + 1];
+#ifdef SWARM_INSPECT
+        } else if (strcmp(argv[i], "--inspect") == 0) {
+            inspect_port = strtol(argv[i + 1], NULL, 0); /* 0: any free port */
+#endif
         } else {
             break;
         }
@@ -147,6 +198,14 @@ int main(int argc, char **argv) {
         }
     }
     swarm_splat_enable(w, false); /* the picture is taken once, at the end */
+#ifdef SWARM_INSPECT
+    if (inspect_port >= 0 && inspect_port < 65536) {
+        int code = inspect_run(w, (unsigned)inspect_port, 0);
+        swarm_world_destroy(w);
+        canvas_free(&picture);
+        return code;
+    }
+#endif
 
     /* Most steps system by system, timed; the last ones as swarm_world_step. */
     unsigned long whole = steps / 5 ? steps / 5 : 1, timed = steps - whole;

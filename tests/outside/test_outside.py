@@ -26,8 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 HERE = REPO / "tests" / "outside"
 WORK = REPO / "build" / "outside"
-# What `ninja install` passes to tools/install.sh: the release and debug runtimes, the JSON loader.
-LIBRARIES = [str(REPO / "build" / b) for b in ("release/libstrata.a", "debug/libstrata.a", "release/libstrata_json.a")]
+# What `ninja install` passes to tools/install.sh: the release and debug runtimes, the JSON loader, the inspector.
+LIBRARIES = [str(REPO / "build" / b) for b in ("release/libstrata.a", "debug/libstrata.a", "release/libstrata_json.a",
+                                               "release/libstrata_inspect.a")]
 PROJECT = ("game.yaml", "main.c", "systems.c", "Makefile", "CMakeLists.txt", "build.ninja")
 ROOT = WORK / "prefix"               # PREFIX: a prefix of the user's own
 OUTPUT = ("game: 3 entities, 4 steps, x sum {x}, y sum 7; strata-gen {v}, strata.h {v}\n"
@@ -93,7 +94,8 @@ class InstallTest(unittest.TestCase):
         expected = {"bin/strata-gen", "include/strata.h", "lib/libstrata.a", "lib/libstrata_debug.a",
                     "lib/libstrata_json.a", "lib/pkgconfig/strata.pc", "lib/pkgconfig/strata-debug.pc",
                     "lib/pkgconfig/strata-json.pc", "share/strata/install-manifest.txt",
-                    "share/strata/strata.schema.json"}
+                    "share/strata/strata.schema.json", "include/strata_inspect.h", "lib/libstrata_inspect.a",
+                    "lib/pkgconfig/strata-inspect.pc"}
         expected |= {f"share/strata/codegen/{p.name}" for p in (REPO / "codegen").glob("*.py")}
         expected |= {f"share/strata/codegen/templates/{p.name}" for p in (REPO / "codegen/templates").glob("*.j2")}
         files = {path for path, kind in tree(ROOT).items() if kind == "file"}

@@ -412,6 +412,16 @@ bool core_cleanup_enabled(const core_world *w) {
     return core_res_((core_world *)(void *)w)->enabled[CORE_SYSTEM_CLEANUP];
 }
 
+void core_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
+    if (id < CORE_SYSTEM_COUNT) {
+        core_res_((core_world *)(void *)core)->enabled[id] = enabled;
+    }
+}
+
+bool core_system_is_enabled(const strata_world_t *core, uint32_t id) {
+    return id < CORE_SYSTEM_COUNT && core_res_((core_world *)(void *)core)->enabled[id];
+}
+
 /* Keep the first error of a step, run the rest. */
 static void core_keep_error_(core_result_t *first, core_result_t r) {
     if (*first == STRATA_OK) {

@@ -753,6 +753,35 @@ void core_cleanup_enable(core_world *w, bool enabled);
 /* True if Cleanup runs in core_world_step (systems start enabled). */
 bool core_cleanup_enabled(const core_world *w);
 
+/* Switch system `id` (core_system_id) on or off, and ask whether it is
+ * on: by number, for tools such as the inspector. Ids past the last are ignored. */
+void core_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled);
+bool core_system_is_enabled(const strata_world_t *core, uint32_t id);
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, switches) filled in; desc's other
+ * fields as strata_inspect_start takes them (NULL: every default). */
+#ifdef STRATA_INSPECT_H
+static inline strata_result_t core_inspect_start(core_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[5 + 1] = {
+        {"Record", "first", 0xffffffffu},
+        {"Damage", "first", 3u},
+        {"Late", "first", 4u},
+        {"Move", "first", 5u},
+        {"Cleanup", "second", 6u},
+        {NULL, NULL, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 5u;
+    full.systems = systems;
+    full.set_enabled = core_system_set_enabled;
+    full.enabled = core_system_is_enabled;
+    return strata_inspect_start(core_world_core(w), &full, out);
+}
+#endif
+
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO

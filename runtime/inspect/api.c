@@ -1,0 +1,531 @@
+/* api.c: the inspector's JSON API (api.h), answered on the game's thread:
+ * the only code of the inspector that reads or writes the world. */
+#include "api.h"
+
+#include "strata_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define API_PAGE_MAX 1000u /* entities a page of /api/entities lists at most */
+
+void sti_api_error(sti_request_t *r, int status, const char *message) {
+    sti_buf_free(&r->out);
+    r->status = status;
+    r->type = "application/json";
+    sti_buf_text(&r->out, "{\"error\":");
+    sti_buf_str(&r->out, message, SIZE_MAX);
+    sti_buf_text(&r->out, "}");
+}
+
+/* --- Reading a request -------------------------------------------------------- */
+
+/* The value of `key` in the query string, percent-decoded into out[0..cap).
+ * 0: absent; 1: found; -1: malformed or too long. */
+static int api_param(const char *query, const char *key, char *out, size_t cap) {
+    size_t klen = strlen(key);
+    for (const char *p = query; *p != '\0';) {
+        size_t n = strcspn(p, "&");
+        if (n > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            size_t o = 0;
+            for (size_t i = klen + 1; i < n; i++) {
+                char c = p[i];
+                if (c == '%') {
+                    char hex[3] = {0};
+                    if (i + 2 >= n) {
+                        return -1;
+                    }
+                    hex[0] = p[i + 1];
+                    hex[1] = p[i + 2];
+                    char *end = NULL;
+                    unsigned long v = strtoul(hex, &end, 16);
+                    if (end != hex + 2 || v == 0) {
+                        return -1;
+                    }
+                    c = (char)v;
+                    i += 2;
+                } else if (c == '+') {
+                    c = ' ';
+                }
+                if (o + 1 >= cap) {
+                    return -1;
+                }
+                out[o++] = c;
+            }
+            out[o] = '\0';
+            return 1;
+        }
+        p += n + (p[n] == '&');
+    }
+    return 0;
+}
+
+/* A whole unsigned decimal number in [0, max]; false otherwise. */
+static bool api_number(const char *s, uint64_t max, uint64_t *out) {
+    if (*s < '0' || *s > '9' || strlen(s) > 20) {
+        return false;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* The component named `name`, or UINT32_MAX. */
+static uint32_t api_component(const strata_world_t *w, const char *name) {
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        if (strcmp(w->schema->components[c].name, name) == 0) {
+            return c;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* The system named `name` (or numbered), or UINT32_MAX. */
+static uint32_t api_system(const sti_api_t *api, const char *name) {
+    uint64_t n;
+    if (api_number(name, UINT32_MAX, &n) && n < api->desc.system_count) {
+        return (uint32_t)n;
+    }
+    for (uint32_t i = 0; i < api->desc.system_count; i++) {
+        if (strcmp(api->desc.systems[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* The names of the components of `mask` as a JSON list (aspects left out). */
+static void api_names(sti_buf_t *b, const strata_world_t *w, const strata_mask_t *mask) {
+    sti_buf_put(b, "[", 1);
+    bool first = true;
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        if (strata_mask_test(mask, c)) {
+            sti_buf_text(b, first ? "" : ",");
+            sti_buf_str(b, w->schema->components[c].name, SIZE_MAX);
+            first = false;
+        }
+    }
+    sti_buf_put(b, "]", 1);
+}
+
+/* --- The answers ------------------------------------------------------------------ */
+
+static void api_world(sti_api_t *api, sti_request_t *r) {
+    strata_world_stats_t st;
+    strata_world_stats(api->world, &st);
+    const strata_schema_t *s = api->world->schema;
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"world\":");
+    sti_buf_str(b, s->name, SIZE_MAX);
+    sti_buf_fmt(b, ",\"version\":%u,\"entities\":%u,\"tables\":%u,\"bytes\":%zu,\"pending\":%u", (unsigned)s->version,
+                (unsigned)st.entities, (unsigned)st.tables, st.bytes, (unsigned)st.pending);
+    sti_buf_fmt(b, ",\"components\":%u,\"systems\":%u,\"step\":%llu,\"last_step_ms\":%.6f,\"average_step_ms\":%.6f",
+                (unsigned)s->component_count, (unsigned)api->desc.system_count, (unsigned long long)api->steps,
+                api->last_step * 1e3, api->average_step * 1e3);
+    sti_buf_text(b, ",\"queries\":[");
+    for (uint32_t q = 0; q < s->query_count; q++) {
+        sti_buf_text(b, q ? "," : "");
+        sti_buf_str(b, s->queries[q].name, SIZE_MAX);
+    }
+    sti_buf_fmt(b, "],\"paused\":%s,\"writes\":%s}", api->paused ? "true" : "false",
+                api->desc.writes ? "true" : "false");
+}
+
+static void api_archetypes(sti_api_t *api, sti_request_t *r) {
+    const strata_world_t *w = api->world;
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"archetypes\":[");
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const sti_table_t *t = w->tables[i];
+        size_t row_bytes = sizeof(strata_entity_t);
+        for (uint32_t k = 0; k < t->column_count; k++) {
+            row_bytes += t->dense[k].size;
+        }
+        sti_buf_fmt(b, "%s{\"id\":%u,\"count\":%u,\"capacity\":%u,\"row_bytes\":%zu,\"components\":", i ? "," : "",
+                    (unsigned)t->id, (unsigned)t->count, (unsigned)t->capacity, row_bytes);
+        api_names(b, w, &t->mask);
+        sti_buf_text(b, "}");
+    }
+    sti_buf_text(b, "]}");
+}
+
+/* GET /api/entities?offset=&limit=&query=NAME&with=A,B: a page of the
+ * entities whose table matches the query, or has every component listed. */
+static void api_entities(sti_api_t *api, sti_request_t *r) {
+    const strata_world_t *w = api->world;
+    char text[256];
+    uint64_t offset = 0, limit = 100;
+    uint32_t query = UINT32_MAX;
+    strata_mask_t with = {0};
+    int got = api_param(r->query, "offset", text, sizeof text);
+    if (got < 0 || (got == 1 && !api_number(text, UINT32_MAX, &offset))) {
+        sti_api_error(r, 400, "offset: a whole number");
+        return;
+    }
+    got = api_param(r->query, "limit", text, sizeof text);
+    if (got < 0 || (got == 1 && (!api_number(text, API_PAGE_MAX, &limit)))) {
+        sti_api_error(r, 400, "limit: a whole number up to 1000");
+        return;
+    }
+    got = api_param(r->query, "query", text, sizeof text);
+    if (got < 0) {
+        sti_api_error(r, 400, "query: malformed");
+        return;
+    }
+    if (got == 1) {
+        for (uint32_t q = 0; q < w->schema->query_count; q++) {
+            if (strcmp(w->schema->queries[q].name, text) == 0) {
+                query = q;
+            }
+        }
+        if (query == UINT32_MAX) {
+            sti_api_error(r, 404, "no such query");
+            return;
+        }
+    }
+    got = api_param(r->query, "with", text, sizeof text);
+    if (got < 0) {
+        sti_api_error(r, 400, "with: malformed");
+        return;
+    }
+    for (char *name = text, *next; got == 1 && *name != '\0'; name = next) {
+        next = name + strcspn(name, ",");
+        if (*next == ',') {
+            *next++ = '\0';
+        }
+        uint32_t c = api_component(w, name);
+        if (c == UINT32_MAX) {
+            sti_api_error(r, 404, "no such component");
+            return;
+        }
+        strata_mask_set(&with, c);
+    }
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"entities\":[");
+    uint64_t total = 0, listed = 0;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const sti_table_t *t = w->tables[i];
+        bool match = query == UINT32_MAX || sti_query_matches(w, query, &t->mask);
+        for (uint32_t k = 0; k < STRATA_MAX_COMPONENTS / 64 && match; k++) {
+            match = (with.bits[k] & ~t->mask.bits[k]) == 0;
+        }
+        if (!match || t->count == 0) {
+            continue;
+        }
+        uint64_t first = offset > total ? offset - total : 0;
+        for (uint64_t row = first; row < t->count && listed < limit; row++) {
+            strata_entity_t e = t->entities[row];
+            sti_buf_fmt(b, "%s{\"id\":%llu,\"index\":%u,\"generation\":%u,\"archetype\":%u}", listed ? "," : "",
+                        (unsigned long long)e, (unsigned)(e & 0xffffffffu), (unsigned)(e >> 32), (unsigned)t->id);
+            listed++;
+        }
+        total += t->count;
+    }
+    sti_buf_fmt(b, "],\"total\":%llu,\"offset\":%llu,\"limit\":%llu}", (unsigned long long)total,
+                (unsigned long long)offset, (unsigned long long)limit);
+}
+
+/* The entity a path names after its prefix, or STRATA_ENTITY_NULL (answered 404). */
+static strata_entity_t api_entity_of(sti_api_t *api, sti_request_t *r, const char *id) {
+    uint64_t e;
+    if (!api_number(id, UINT64_MAX, &e) || !strata_entity_alive(api->world, e)) {
+        sti_api_error(r, 404, "no such entity (stale, never made, or not a number)");
+        return STRATA_ENTITY_NULL;
+    }
+    return e;
+}
+
+static void api_entity(sti_api_t *api, sti_request_t *r, const char *id) {
+    strata_entity_t e = api_entity_of(api, r, id);
+    if (e == STRATA_ENTITY_NULL) {
+        return;
+    }
+    size_t n = strata_entity_json(api->world, e, NULL, 0, 0);
+    char *text = malloc(n + 1);
+    if (text == NULL) {
+        sti_api_error(r, 500, "out of memory");
+        return;
+    }
+    strata_entity_json(api->world, e, text, n + 1, 0);
+    sti_buf_put(&r->out, text, n);
+    free(text);
+}
+
+static void api_systems(sti_api_t *api, sti_request_t *r) {
+    const strata_world_t *w = api->world;
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"systems\":[");
+    for (uint32_t i = 0; i < api->desc.system_count; i++) {
+        const strata_inspect_system_t *s = &api->desc.systems[i];
+        const sti_system_stat_t *st = &api->systems[i];
+        bool enabled = api->desc.enabled == NULL || api->desc.enabled(w, i);
+        bool terms = s->query < w->schema->query_count;
+        sti_buf_fmt(b, "%s{\"order\":%u,\"name\":", i ? "," : "", (unsigned)i);
+        sti_buf_str(b, s->name, SIZE_MAX);
+        sti_buf_text(b, ",\"phase\":");
+        sti_buf_str(b, s->phase != NULL ? s->phase : "", SIZE_MAX);
+        sti_buf_fmt(b, ",\"enabled\":%s,\"switchable\":%s,\"runs\":%llu,\"last_ms\":%.6f,\"average_ms\":%.6f",
+                    enabled ? "true" : "false", api->desc.set_enabled != NULL ? "true" : "false",
+                    (unsigned long long)st->runs, st->last * 1e3, st->average * 1e3);
+        sti_buf_fmt(b, ",\"visited\":%u,\"matching\":%u,\"reads\":", (unsigned)st->visited,
+                    terms ? (unsigned)strata_query_count(w, s->query) : 0u);
+        strata_mask_t none = {0};
+        const strata_query_desc_t *q = terms ? &w->schema->queries[s->query] : NULL;
+        strata_mask_t reads = q != NULL ? sti_mask_minus(&q->all, &q->write, &q->all) : none;
+        api_names(b, w, &reads);
+        sti_buf_text(b, ",\"writes\":");
+        api_names(b, w, q != NULL ? &q->write : &none);
+        sti_buf_text(b, ",\"without\":");
+        api_names(b, w, q != NULL ? &q->none : &none);
+        sti_buf_text(b, "}");
+    }
+    sti_buf_text(b, "]}");
+}
+
+static void api_resources(sti_api_t *api, sti_request_t *r) {
+    const strata_type_desc_t *t = api->world->schema->resource_type;
+    const unsigned char *base = strata_world_resources(api->world);
+    if (t == NULL || base == NULL) {
+        sti_buf_text(&r->out, "{}");
+        return;
+    }
+    sti_json_fields(&r->out, t->fields, t->count, base);
+}
+
+/* The schedule as SVG: a column a phase, a box a system in run order,
+ * with what it reads and writes. */
+static void api_schedule(sti_api_t *api, sti_request_t *r) {
+    const strata_world_t *w = api->world;
+    sti_buf_t *b = &r->out;
+    enum { COL = 230, ROW = 74, TOP = 40 };
+    uint32_t col = 0, row = 0, cols = 1, rows = 0;
+    for (uint32_t i = 0; i < api->desc.system_count; i++) {
+        if (i > 0 && strcmp(api->desc.systems[i].phase ? api->desc.systems[i].phase : "",
+                            api->desc.systems[i - 1].phase ? api->desc.systems[i - 1].phase : "") != 0) {
+            cols++;
+            row = 0;
+        }
+        rows = ++row > rows ? row : rows;
+    }
+    r->type = "image/svg+xml";
+    sti_buf_fmt(b,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" font-family=\"sans-serif\" "
+                "font-size=\"12\">",
+                cols * COL + 10, TOP + rows * ROW + 10);
+    row = 0;
+    for (uint32_t i = 0; i < api->desc.system_count; i++) {
+        const strata_inspect_system_t *s = &api->desc.systems[i];
+        const char *phase = s->phase != NULL ? s->phase : "";
+        if (i == 0 || strcmp(phase, api->desc.systems[i - 1].phase ? api->desc.systems[i - 1].phase : "") != 0) {
+            col += i > 0;
+            row = 0;
+            sti_buf_fmt(b, "<text x=\"%u\" y=\"24\" font-weight=\"bold\">phase ", col * COL + 14);
+            sti_buf_text(b, phase); /* schema names are C identifiers: nothing to escape */
+            sti_buf_text(b, "</text>");
+        }
+        bool enabled = api->desc.enabled == NULL || api->desc.enabled(w, i);
+        unsigned x = col * COL + 10, y = TOP + row * ROW;
+        if (row > 0) {
+            sti_buf_fmt(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"#888\"/>", x + 100, y - 14, x + 100,
+                        y);
+        }
+        sti_buf_fmt(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"6\" fill=\"%s\" stroke=\"#446\"/>", x,
+                    y, COL - 30, ROW - 14, enabled ? "#dde8f8" : "#eee");
+        sti_buf_fmt(b, "<text x=\"%u\" y=\"%u\" font-weight=\"bold\">%u. %s%s</text>", x + 8, y + 17, (unsigned)i,
+                    s->name, enabled ? "" : " (off)");
+        const strata_query_desc_t *q = s->query < w->schema->query_count ? &w->schema->queries[s->query] : NULL;
+        for (int line = 0; line < 2; line++) {
+            sti_buf_fmt(b, "<text x=\"%u\" y=\"%u\" fill=\"#334\">%s", x + 8, y + 35 + 16 * line,
+                        line ? "writes " : "reads ");
+            bool any = false;
+            for (uint32_t c = 0; q != NULL && c < w->component_count; c++) {
+                bool in = strata_mask_test(&q->all, c) && strata_mask_test(&q->write, c) == (line == 1);
+                if (in) {
+                    sti_buf_text(b, any ? ", " : "");
+                    sti_buf_text(b, w->schema->components[c].name);
+                    any = true;
+                }
+            }
+            sti_buf_text(b, any ? "</text>" : (q != NULL ? "-</text>" : "(no terms)</text>"));
+        }
+        row++;
+    }
+    sti_buf_text(b, "</svg>");
+}
+
+/* --- Writes ------------------------------------------------------------------------ */
+
+/* The request's body as flat JSON into m; -1 (answered 400) if broken. */
+static int api_body(sti_request_t *r, sti_member_t *m) {
+    int n = sti_json_parse_flat(r->body != NULL ? r->body : "", r->body_len, m, STI_MAX_MEMBERS);
+    if (n < 0) {
+        sti_api_error(r, 400, "the body is not a flat JSON object");
+    }
+    return n;
+}
+
+/* A string member, or NULL (answered 400). */
+static const char *api_text(sti_request_t *r, const sti_member_t *m, int n, const char *key) {
+    const sti_member_t *v = sti_json_member(m, n, key);
+    if (v == NULL || v->type != STI_JSON_STRING) {
+        sti_api_error(r, 400, "a string member is missing");
+        return NULL;
+    }
+    return v->text;
+}
+
+/* Set `field` of the struct at base from the body's "value". */
+static void api_set_field(sti_request_t *r, const strata_type_desc_t *t, unsigned char *base, const char *field,
+                          const sti_member_t *value) {
+    const strata_field_desc_t *f = NULL;
+    unsigned char *at = NULL;
+    if (t == NULL || !sti_field_find(t->fields, t->count, base, field, &f, &at)) {
+        sti_api_error(r, 404, "no such field");
+    } else if (value == NULL || !sti_field_set(f, at, value)) {
+        sti_api_error(r, 400, "the value does not fit the field");
+    } else {
+        sti_buf_text(&r->out, "{\"ok\":true}");
+    }
+}
+
+/* POST /api/entity/ID {"component": C, "field": "x", "value": V} */
+static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
+    sti_member_t m[STI_MAX_MEMBERS];
+    int n = api_body(r, m);
+    strata_entity_t e = n < 0 ? STRATA_ENTITY_NULL : api_entity_of(api, r, id);
+    const char *component = e ? api_text(r, m, n, "component") : NULL;
+    const char *field = component ? api_text(r, m, n, "field") : NULL;
+    if (field == NULL) {
+        return;
+    }
+    uint32_t c = api_component(api->world, component);
+    if (c == UINT32_MAX || !strata_has(api->world, e, c)) {
+        sti_api_error(r, 404, "the entity has no such component");
+        return;
+    }
+    const strata_type_desc_t *t = api->world->schema->component_types;
+    /* Check the field before strata_get_mut marks the component changed. */
+    const strata_field_desc_t *f = NULL;
+    unsigned char *at = NULL;
+    unsigned char *probe = (unsigned char *)(uintptr_t)strata_get(api->world, e, c);
+    if (t == NULL || probe == NULL || !sti_field_find(t[c].fields, t[c].count, probe, field, &f, &at)) {
+        sti_api_error(r, 404, "no such field");
+        return;
+    }
+    api_set_field(r, &t[c], strata_get_mut(api->world, e, c), field, sti_json_member(m, n, "value"));
+}
+
+/* POST /api/resource {"resource": R, "field": "x", "value": V} */
+static void api_resource_set(sti_api_t *api, sti_request_t *r) {
+    sti_member_t m[STI_MAX_MEMBERS];
+    int n = api_body(r, m);
+    const char *resource = n < 0 ? NULL : api_text(r, m, n, "resource");
+    const char *field = resource ? api_text(r, m, n, "field") : NULL;
+    if (field == NULL) {
+        return;
+    }
+    char path[160];
+    if ((size_t)snprintf(path, sizeof path, "%s.%s", resource, field) >= sizeof path) {
+        sti_api_error(r, 400, "the path is too long");
+        return;
+    }
+    unsigned char *base = strata_world_resources(api->world);
+    api_set_field(r, base ? api->world->schema->resource_type : NULL, base, path, sti_json_member(m, n, "value"));
+}
+
+/* A boolean member, or -1 (answered 400). */
+static int api_flag(sti_request_t *r, const char *key) {
+    sti_member_t m[STI_MAX_MEMBERS];
+    int n = api_body(r, m);
+    if (n < 0) {
+        return -1;
+    }
+    const sti_member_t *v = sti_json_member(m, n, key);
+    if (v == NULL || v->type != STI_JSON_BOOL) {
+        sti_api_error(r, 400, "a boolean member is missing");
+        return -1;
+    }
+    return v->boolean;
+}
+
+static void api_system_set(sti_api_t *api, sti_request_t *r, const char *name) {
+    uint32_t s = api_system(api, name);
+    if (s == UINT32_MAX) {
+        sti_api_error(r, 404, "no such system");
+        return;
+    }
+    int on = api_flag(r, "enabled");
+    if (on < 0) {
+        return;
+    }
+    if (api->desc.set_enabled == NULL) {
+        sti_api_error(r, 403, "the game does not let systems be switched");
+        return;
+    }
+    api->desc.set_enabled(api->world, s, on == 1);
+    sti_buf_text(&r->out, "{\"ok\":true}");
+}
+
+/* --- Routing ------------------------------------------------------------------------ */
+
+void sti_api_answer(sti_api_t *api, sti_request_t *r) {
+    static const char entity[] = "/api/entity/", system[] = "/api/system/";
+    const char *p = r->path;
+    r->status = 200;
+    r->type = "application/json";
+    bool is_entity = strncmp(p, entity, sizeof entity - 1) == 0;
+    bool is_system = strncmp(p, system, sizeof system - 1) == 0;
+    bool writes_here = is_entity || is_system || strcmp(p, "/api/resource") == 0 || strcmp(p, "/api/pause") == 0 ||
+                       strcmp(p, "/api/step") == 0;
+    bool reads_here = is_entity || strcmp(p, "/api/world") == 0 || strcmp(p, "/api/archetypes") == 0 ||
+                      strcmp(p, "/api/entities") == 0 || strcmp(p, "/api/systems") == 0 ||
+                      strcmp(p, "/api/resources") == 0 || strcmp(p, "/api/schedule.svg") == 0;
+    if (!writes_here && !reads_here) {
+        sti_api_error(r, 404, "no such path");
+    } else if (r->post ? !writes_here : !reads_here) {
+        sti_api_error(r, 405, r->post ? "this path takes GET" : "this path takes POST");
+    } else if (r->post && !api->desc.writes) {
+        sti_api_error(r, 403, "writes are off: the game starts the inspector with .writes = true to allow them");
+    } else if (is_entity) {
+        (r->post ? api_entity_set : api_entity)(api, r, p + sizeof entity - 1);
+    } else if (is_system) {
+        api_system_set(api, r, p + sizeof system - 1);
+    } else if (strcmp(p, "/api/world") == 0) {
+        api_world(api, r);
+    } else if (strcmp(p, "/api/archetypes") == 0) {
+        api_archetypes(api, r);
+    } else if (strcmp(p, "/api/entities") == 0) {
+        api_entities(api, r);
+    } else if (strcmp(p, "/api/systems") == 0) {
+        api_systems(api, r);
+    } else if (strcmp(p, "/api/resources") == 0) {
+        api_resources(api, r);
+    } else if (strcmp(p, "/api/schedule.svg") == 0) {
+        api_schedule(api, r);
+    } else if (strcmp(p, "/api/resource") == 0) {
+        api_resource_set(api, r);
+    } else if (strcmp(p, "/api/pause") == 0) {
+        int on = api_flag(r, "paused");
+        if (on >= 0) {
+            api->paused = on == 1;
+            api->single_steps = 0;
+            sti_buf_text(&r->out, "{\"ok\":true}");
+        }
+    } else { /* /api/step: pause, and let one step through */
+        sti_member_t m[STI_MAX_MEMBERS];
+        if (api_body(r, m) >= 0) {
+            api->paused = true;
+            api->single_steps += api->single_steps < 1000;
+            sti_buf_text(&r->out, "{\"ok\":true}");
+        }
+    }
+    if (r->out.failed) {
+        sti_api_error(r, 500, "out of memory");
+    }
+}

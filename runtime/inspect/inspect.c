@@ -1,0 +1,388 @@
+/* inspect.c: the inspector's server (strata_inspect.h). civetweb's threads
+ * parse each request and queue it; the game's thread answers the queue in
+ * strata_inspect_poll (api.c), so the world is only ever touched by the
+ * game. The page's files, which are not the world's, are served at once. */
+#define _POSIX_C_SOURCE 200809L
+#include "strata_inspect.h"
+
+#include "api.h"
+#include "page.h"
+
+#include <civetweb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define INSPECT_QUEUE 64u /* requests waiting for the game at most; more are answered 503 */
+#define INSPECT_MAX_CONNECTIONS 64u
+#define INSPECT_MAX_HEADERS 32 /* headers a request may have; civetweb drops those past 64 */
+
+enum { REQUEST_QUEUED, REQUEST_TAKEN, REQUEST_DONE };
+
+/* A request waiting for the game: lives on its server thread's stack. */
+typedef struct inspect_job_t {
+    sti_request_t request;
+    int state; /* REQUEST_*, under the inspector's lock */
+} inspect_job_t;
+
+struct strata_inspect_t {
+    sti_api_t api; /* the game's side: touched on the game's thread only */
+    struct mg_context *server;
+    uint16_t port;
+    char host[64]; /* what a request's Host must name when bound to loopback ("" : anything) */
+    pthread_mutex_t lock;
+    pthread_cond_t answered;
+    inspect_job_t *queue[INSPECT_QUEUE];
+    uint32_t queued;
+    bool stopping;
+    _Atomic uint32_t pending; /* == queued: the one thing a poll reads when no one is connected */
+    _Atomic uint64_t answered_count;
+    bool stepping;     /* the last poll let the game step */
+    double step_start; /* when it did (seconds) */
+};
+
+static double inspect_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *inspect_reason(int status) {
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 411: return "Length Required";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 421: return "Misdirected Request";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    default: return "Service Unavailable";
+    }
+}
+
+static int inspect_send(strata_inspect_t *in, struct mg_connection *conn, int status, const char *type,
+                        const char *body, size_t n) {
+    mg_printf(conn,
+              "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n"
+              "X-Content-Type-Options: nosniff\r\nConnection: close\r\n%s\r\n",
+              status, inspect_reason(status), type, n, status == 405 ? "Allow: GET, POST\r\n" : "");
+    if (n > 0) {
+        mg_write(conn, body, n);
+    }
+    atomic_fetch_add_explicit(&in->answered_count, 1, memory_order_relaxed);
+    return status;
+}
+
+static int inspect_fail(strata_inspect_t *in, struct mg_connection *conn, int status, const char *message) {
+    char body[160];
+    int n = snprintf(body, sizeof body, "{\"error\":\"%s\"}", message);
+    return inspect_send(in, conn, status, "application/json", body, (size_t)n);
+}
+
+/* Queue the job and wait for the game to answer it (or give up: 503). */
+static int inspect_wait(strata_inspect_t *in, struct mg_connection *conn, inspect_job_t *job) {
+    pthread_mutex_lock(&in->lock);
+    if (in->stopping || in->queued == INSPECT_QUEUE) {
+        pthread_mutex_unlock(&in->lock);
+        return inspect_fail(in, conn, 503, "the inspector is busy or stopping");
+    }
+    in->queue[in->queued++] = job;
+    atomic_store_explicit(&in->pending, in->queued, memory_order_release);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    double timeout = in->api.desc.timeout;
+    deadline.tv_sec += (time_t)timeout;
+    deadline.tv_nsec += (long)((timeout - (double)(time_t)timeout) * 1e9);
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    bool gave_up = false;
+    while (job->state != REQUEST_DONE) {
+        bool late = pthread_cond_timedwait(&in->answered, &in->lock, &deadline) != 0;
+        if ((late || in->stopping) && job->state == REQUEST_QUEUED) {
+            /* The game did not poll in time: take the job back out of the queue. */
+            for (uint32_t i = 0; i < in->queued; i++) {
+                if (in->queue[i] == job) {
+                    in->queue[i] = in->queue[--in->queued];
+                    break;
+                }
+            }
+            atomic_store_explicit(&in->pending, in->queued, memory_order_release);
+            gave_up = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&in->lock);
+    if (gave_up) {
+        return inspect_fail(in, conn, 503, "the game did not poll in time (paused in a debugger, or stopping)");
+    }
+    sti_request_t *r = &job->request;
+    int status = inspect_send(in, conn, r->status, r->type, r->out.data, r->out.len);
+    sti_buf_free(&r->out);
+    return status;
+}
+
+/* True if the Host header names this server (a page elsewhere cannot make
+ * the browser talk to it through a name of its own: DNS rebinding). */
+static bool inspect_host_ok(const strata_inspect_t *in, struct mg_connection *conn) {
+    if (in->host[0] == '\0') {
+        return true;
+    }
+    const char *host = mg_get_header(conn, "Host");
+    char local[80];
+    snprintf(local, sizeof local, "localhost:%u", (unsigned)in->port);
+    return host != NULL && (strcmp(host, in->host) == 0 || strcmp(host, local) == 0);
+}
+
+static int inspect_handle(struct mg_connection *conn, void *data) {
+    strata_inspect_t *in = data;
+    const struct mg_request_info *ri = mg_get_request_info(conn);
+    bool post = strcmp(ri->request_method, "POST") == 0;
+    if (!post && strcmp(ri->request_method, "GET") != 0) {
+        return inspect_fail(in, conn, 405, "GET or POST only");
+    }
+    if (ri->num_headers > INSPECT_MAX_HEADERS) {
+        return inspect_fail(in, conn, 431, "too many headers");
+    }
+    if (!inspect_host_ok(in, conn)) {
+        return inspect_fail(in, conn, 421, "the Host header does not name this server");
+    }
+    const char *path = ri->local_uri_raw != NULL ? ri->local_uri_raw : "";
+    inspect_job_t job = {0};
+    sti_request_t *r = &job.request;
+    size_t plen = strlen(path), qlen = ri->query_string != NULL ? strlen(ri->query_string) : 0;
+    if (plen >= sizeof r->path || qlen >= sizeof r->query) {
+        return inspect_fail(in, conn, 414, "the path or query is too long");
+    }
+    /* The path is taken as sent (decode_url is off): every path the
+     * inspector serves is plain, so an escape (%00, %2e%2e) is refused. */
+    if (path[0] != '/' || strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") != plen) {
+        return inspect_fail(in, conn, 400, "the path has characters no path here has");
+    }
+    if (!post) {
+        for (size_t i = 0; i < sti_page_file_count; i++) {
+            if (strcmp(path, sti_page_files[i].path) == 0) {
+                return inspect_send(in, conn, 200, sti_page_files[i].type, sti_page_files[i].data,
+                                    sti_page_files[i].size);
+            }
+        }
+    }
+    if (strncmp(path, "/api/", 5) != 0) {
+        return inspect_fail(in, conn, 404, "no such path");
+    }
+    memcpy(r->path, path, plen + 1);
+    memcpy(r->query, qlen ? ri->query_string : "", qlen + 1);
+    r->post = post;
+    char *body = NULL;
+    if (post) {
+        /* Only JSON bodies: a form on another site cannot send one without the browser asking first. */
+        const char *type = mg_get_header(conn, "Content-Type");
+        if (type == NULL || strncmp(type, "application/json", 16) != 0) {
+            return inspect_fail(in, conn, 415, "the body must be application/json");
+        }
+        if (ri->content_length < 0) {
+            return inspect_fail(in, conn, 411, "a Content-Length is required");
+        }
+        if ((unsigned long long)ri->content_length > in->api.desc.max_request) {
+            return inspect_fail(in, conn, 413, "the body is too large");
+        }
+        size_t want = (size_t)ri->content_length, got = 0;
+        body = malloc(want + 1);
+        if (body == NULL) {
+            return inspect_fail(in, conn, 503, "out of memory");
+        }
+        while (got < want) {
+            int n = mg_read(conn, body + got, want - got);
+            if (n <= 0) {
+                free(body);
+                return inspect_fail(in, conn, 400, "the body ended early");
+            }
+            got += (size_t)n;
+        }
+        body[want] = '\0';
+        r->body = body;
+        r->body_len = want;
+    }
+    int status = inspect_wait(in, conn, &job);
+    free(body);
+    return status;
+}
+
+/* The errors civetweb finds itself (a broken request line, headers too
+ * large, a bad version): answered like the inspector's own, in HTTP/1.1,
+ * without echoing anything of the request. A version other than 1.0 or 1.1
+ * is a bad request here. */
+static int inspect_error(struct mg_connection *conn, int status, const char *message) {
+    (void)message;
+    strata_inspect_t *in = mg_get_user_data(mg_get_context(conn));
+    return inspect_fail(in, conn, status == 505 ? 400 : status, "the request is malformed") != 0 ? 0 : 1;
+}
+
+/* Keep civetweb's messages about broken requests off the game's stderr. */
+static int inspect_log(const struct mg_connection *conn, const char *message) {
+    (void)conn;
+    (void)message;
+    return 1;
+}
+
+static void inspect_defaults(strata_inspect_desc_t *d) {
+    d->address = d->address != NULL ? d->address : "127.0.0.1";
+    d->port = d->port != 0 ? d->port : 27750;
+    d->max_connections = d->max_connections != 0 ? d->max_connections : 4;
+    d->max_connections = d->max_connections < INSPECT_MAX_CONNECTIONS ? d->max_connections : INSPECT_MAX_CONNECTIONS;
+    d->max_request = d->max_request != 0 ? d->max_request : 16384;
+    d->timeout = d->timeout > 0 ? d->timeout : 2.0;
+}
+
+strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_desc_t *desc, strata_inspect_t **out) {
+    STRATA_ASSERT(w != NULL && out != NULL);
+    *out = NULL;
+    strata_inspect_t *in = calloc(1, sizeof *in);
+    sti_system_stat_t *systems = desc != NULL && desc->system_count ? calloc(desc->system_count, sizeof *systems)
+                                                                    : NULL;
+    if (in == NULL || (desc != NULL && desc->system_count && systems == NULL)) {
+        free(in);
+        free(systems);
+        return STRATA_ERR_NOMEM;
+    }
+    in->api.world = w;
+    in->api.desc = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    in->api.systems = systems;
+    inspect_defaults(&in->api.desc);
+    const strata_inspect_desc_t *d = &in->api.desc;
+    pthread_mutex_init(&in->lock, NULL);
+    pthread_cond_init(&in->answered, NULL);
+
+    char ports[96], threads[16], request[16], backlog[16];
+    snprintf(ports, sizeof ports, "%s:%u", d->address, d->any_port ? 0u : (unsigned)d->port);
+    snprintf(threads, sizeof threads, "%u", (unsigned)d->max_connections);
+    snprintf(request, sizeof request, "%u", (unsigned)d->max_request);
+    snprintf(backlog, sizeof backlog, "%u", (unsigned)d->max_connections * 4);
+    const char *options[] = {"listening_ports",
+                             ports,
+                             "num_threads",
+                             threads,
+                             "max_request_size",
+                             request,
+                             "connection_queue",
+                             backlog,
+                             "listen_backlog",
+                             backlog,
+                             "request_timeout_ms",
+                             "5000",
+                             "enable_keep_alive",
+                             "no",
+                             "decode_url",
+                             "no",
+                             NULL};
+    struct mg_callbacks callbacks = {0};
+    callbacks.log_message = inspect_log;
+    callbacks.http_error = inspect_error;
+    mg_init_library(0);
+    in->server = mg_start(&callbacks, in, options);
+    struct mg_server_port bound[1] = {{0}};
+    if (in->server == NULL || mg_get_server_ports(in->server, 1, bound) < 1) {
+        strata_inspect_stop(in);
+        return STRATA_ERR_IO;
+    }
+    in->port = (uint16_t)bound[0].port;
+    if (strcmp(d->address, "127.0.0.1") == 0) {
+        snprintf(in->host, sizeof in->host, "127.0.0.1:%u", (unsigned)in->port);
+    }
+    mg_set_request_handler(in->server, "/", inspect_handle, in);
+    *out = in;
+    return STRATA_OK;
+}
+
+void strata_inspect_stop(strata_inspect_t *in) {
+    if (in == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&in->lock);
+    in->stopping = true;
+    pthread_cond_broadcast(&in->answered);
+    pthread_mutex_unlock(&in->lock);
+    if (in->server != NULL) {
+        mg_stop(in->server);
+    }
+    mg_exit_library();
+    pthread_cond_destroy(&in->answered);
+    pthread_mutex_destroy(&in->lock);
+    free(in->api.systems);
+    free(in);
+}
+
+uint16_t strata_inspect_port(const strata_inspect_t *in) {
+    return in->port;
+}
+
+uint64_t strata_inspect_answered(const strata_inspect_t *in) {
+    return atomic_load_explicit(&((strata_inspect_t *)(uintptr_t)in)->answered_count, memory_order_relaxed);
+}
+
+/* Answer every queued request: take them under the lock, answer them
+ * without it (the server threads keep queueing), then wake their threads. */
+static void inspect_answer(strata_inspect_t *in) {
+    inspect_job_t *jobs[INSPECT_QUEUE];
+    pthread_mutex_lock(&in->lock);
+    uint32_t n = in->queued;
+    for (uint32_t i = 0; i < n; i++) {
+        jobs[i] = in->queue[i];
+        jobs[i]->state = REQUEST_TAKEN;
+    }
+    in->queued = 0;
+    atomic_store_explicit(&in->pending, 0, memory_order_release);
+    pthread_mutex_unlock(&in->lock);
+    for (uint32_t i = 0; i < n; i++) {
+        sti_api_answer(&in->api, &jobs[i]->request);
+    }
+    pthread_mutex_lock(&in->lock);
+    for (uint32_t i = 0; i < n; i++) {
+        jobs[i]->state = REQUEST_DONE;
+    }
+    pthread_cond_broadcast(&in->answered);
+    pthread_mutex_unlock(&in->lock);
+}
+
+bool strata_inspect_poll(strata_inspect_t *in) {
+    sti_api_t *api = &in->api;
+    double now = inspect_now();
+    if (in->stepping) {
+        double t = now - in->step_start;
+        api->last_step = t;
+        api->average_step = api->steps <= 1 ? t : api->average_step + (t - api->average_step) / 16.0;
+    }
+    if (atomic_load_explicit(&in->pending, memory_order_acquire) != 0) {
+        inspect_answer(in);
+        now = inspect_now();
+    }
+    bool go = !api->paused;
+    if (!go && api->single_steps > 0) {
+        api->single_steps--;
+        go = true;
+    }
+    in->stepping = go;
+    in->step_start = now;
+    api->steps += go;
+    return go;
+}
+
+void strata_inspect_system_ran(strata_inspect_t *in, uint32_t system, double seconds, uint32_t visited) {
+    if (system >= in->api.desc.system_count) {
+        return;
+    }
+    sti_system_stat_t *s = &in->api.systems[system];
+    s->last = seconds;
+    s->average = s->runs == 0 ? seconds : s->average + (seconds - s->average) / 16.0;
+    s->visited = visited;
+    s->runs++;
+}

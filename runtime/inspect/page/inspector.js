@@ -1,0 +1,216 @@
+// The Strata inspector's page: polls the JSON API once a second and draws
+// the world, its archetypes, entities, systems, resources and schedule.
+// Plain JavaScript, nothing fetched from anywhere but this server.
+"use strict";
+
+const state = { world: null, picked: null, search: "", offset: 0, limit: 60, editing: false };
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, options);
+  const type = response.headers.get("Content-Type") || "";
+  const data = type.startsWith("application/json") ? await response.json() : await response.text();
+  if (!response.ok) throw new Error((data && data.error) || response.statusText);
+  return data;
+}
+
+function status(text) { $("status").textContent = text; }
+
+function drawWorld(w) {
+  state.world = w;
+  state.queries = new Set(w.queries);
+  $("world-name").textContent = `${w.world} v${w.version}`;
+  const s = $("summary");
+  s.replaceChildren();
+  const item = (label, value, id) => s.append(el("span", {}, `${label} `, el("b", { id }, value)));
+  item("entities", w.entities, "entities-count");
+  item("archetypes", w.tables, "tables-count");
+  item("bytes", w.bytes.toLocaleString("en"), "bytes-count");
+  item("step", w.step, "step-count");
+  item("last step", `${w.last_step_ms.toFixed(3)} ms`, "step-time");
+  item("average", `${w.average_step_ms.toFixed(3)} ms`, "step-average");
+  $("pause").textContent = w.paused ? "Resume" : "Pause";
+  $("pause").disabled = $("step").disabled = !w.writes;
+  $("mode").textContent = w.paused ? "paused" : (w.writes ? "running; writes on" : "running; read only");
+}
+
+function drawSystems(list) {
+  const body = $("systems").tBodies[0];
+  body.replaceChildren();
+  const most = Math.max(1e-9, ...list.map((s) => s.average_ms));
+  for (const s of list) {
+    const box = el("input", { type: "checkbox", class: "enable", "aria-label": `enable ${s.name}` });
+    box.checked = s.enabled;
+    box.disabled = !(state.world && state.world.writes && s.switchable);
+    box.addEventListener("change", () => api(`/api/system/${s.name}`, { enabled: box.checked }).then(refresh, fail));
+    const bar = el("div", { class: "bar" });
+    bar.style.width = `${(100 * s.average_ms) / most}%`;
+    const row = el("tr", { "data-system": s.name, class: s.enabled ? "on" : "off" },
+      el("td", { class: "num" }, s.order), el("td", { title: `reads ${s.reads.join(", ") || "-"}; writes ${s.writes.join(", ") || "-"}` }, s.name),
+      el("td", {}, s.phase), el("td", {}, box), el("td", { class: "num visited" }, s.runs ? s.visited : s.matching),
+      el("td", { class: "num last" }, s.last_ms.toFixed(3)), el("td", { class: "num" }, s.average_ms.toFixed(3)),
+      el("td", {}, bar));
+    row.dataset.runs = s.runs;
+    body.append(row);
+  }
+}
+
+function drawArchetypes(list) {
+  const body = $("archetypes").tBodies[0];
+  body.replaceChildren();
+  for (const a of list) {
+    if (a.count === 0 && a.components.length === 0) continue;
+    body.append(el("tr", { "data-archetype": a.id }, el("td", { class: "num" }, a.id),
+      el("td", { class: "num count" }, a.count), el("td", { class: "num" }, a.row_bytes),
+      el("td", {}, a.components.join(", ") || "(none)")));
+  }
+}
+
+function entityQuery() {
+  const text = state.search.trim();
+  const page = `offset=${state.offset}&limit=${state.limit}`;
+  if (text === "") return page;
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text) && state.queries && state.queries.has(text)) return `${page}&query=${text}`;
+  return `${page}&with=${encodeURIComponent(text.replace(/\s+/g, ""))}`;
+}
+
+async function drawEntities() {
+  const text = state.search.trim();
+  const list = $("entity-list");
+  if (/^\d+$/.test(text)) {
+    list.replaceChildren(entityItem(Number(text)));
+    $("entity-range").textContent = "by id";
+    return;
+  }
+  const page = await api(`/api/entities?${entityQuery()}`);
+  list.replaceChildren(...page.entities.map((e) => entityItem(e.id, e)));
+  const last = Math.min(page.total, page.offset + page.entities.length);
+  $("entity-range").textContent = `${page.total ? page.offset + 1 : 0}-${last} of ${page.total}`;
+  $("entity-range").dataset.total = page.total;
+}
+
+function entityItem(id, e) {
+  const label = e ? `${e.index}v${e.generation}` : String(id);
+  const item = el("li", { "data-entity": id, title: `handle ${id}` }, label);
+  if (String(id) === String(state.picked)) item.classList.add("picked");
+  item.addEventListener("click", () => { state.picked = String(id); drawEntity().catch(fail); });
+  return item;
+}
+
+// One field input (or text) for every scalar inside a component's value.
+function fieldRows(prefix, value, path, onSet) {
+  const rows = [];
+  if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) rows.push(...fieldRows(prefix, v, path ? `${path}.${k}` : k, onSet));
+    return rows;
+  }
+  const writable = state.world && state.world.writes;
+  const shown = value === null ? "null" : String(value);
+  const input = writable ? el("input", { "data-path": `${prefix}.${path}`, value: shown }) : el("span", { "data-path": `${prefix}.${path}` }, shown);
+  if (writable) {
+    input.addEventListener("focus", () => { state.editing = true; });
+    input.addEventListener("blur", () => { state.editing = false; });
+    input.addEventListener("change", () => {
+      let v = input.value;
+      if (typeof value === "number") v = Number(v);
+      else if (typeof value === "boolean") v = v === "true";
+      onSet(path, v).then(() => { input.style.background = ""; status(`${prefix}.${path} set to ${input.value}`); refresh(); },
+        (err) => { input.style.background = "#fbd"; fail(err); });
+    });
+  }
+  rows.push(el("div", { class: "field" }, el("label", {}, path), input));
+  return rows;
+}
+
+async function drawEntity() {
+  if (state.picked === null || state.editing) return;
+  const box = $("entity");
+  $("entity-id").textContent = state.picked;
+  let e;
+  try {
+    e = await api(`/api/entity/${state.picked}`);
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "hint" }, `${err.message}`));
+    return;
+  }
+  const parts = [];
+  for (const [name, value] of Object.entries(e.components)) {
+    const set = (field, v) => api(`/api/entity/${state.picked}`, { component: name, field, value: v });
+    parts.push(el("div", { class: "component", "data-component": name }, el("h3", {}, name), ...fieldRows(name, value || {}, "", set)));
+  }
+  box.replaceChildren(...parts);
+  for (const li of $("entity-list").children) li.classList.toggle("picked", li.dataset.entity === state.picked);
+}
+
+async function drawResources() {
+  if (state.editing) return;
+  const res = await api("/api/resources");
+  const parts = [];
+  for (const [name, value] of Object.entries(res)) {
+    const set = (field, v) => api("/api/resource", { resource: name, field, value: v });
+    parts.push(el("div", { class: "component", "data-resource": name }, el("h3", {}, name), ...fieldRows(name, value, "", set)));
+  }
+  $("resources").replaceChildren(...parts);
+}
+
+async function drawSchedule() {
+  const svg = await api("/api/schedule.svg");
+  $("schedule").innerHTML = svg; // our own server's SVG of schema names
+}
+
+function fail(err) { status(`error: ${err.message}`); }
+
+let busy = false;
+async function refresh() {
+  if (busy) return;
+  busy = true;
+  try {
+    drawWorld(await api("/api/world"));
+    const systems = (await api("/api/systems")).systems;
+    drawSystems(systems);
+    drawArchetypes((await api("/api/archetypes")).archetypes);
+    await drawEntities();
+    await drawEntity();
+    await drawResources();
+    await drawSchedule();
+    document.body.dataset.ready = "yes";
+    if (!$("status").textContent.startsWith("error")) status(`updated ${new Date().toLocaleTimeString()}`);
+  } catch (err) {
+    fail(err);
+  } finally {
+    busy = false;
+  }
+}
+
+$("search-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  state.search = $("search").value;
+  state.offset = 0;
+  refresh();
+});
+$("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - state.limit); refresh(); });
+$("next").addEventListener("click", () => {
+  const total = Number($("entity-range").dataset.total || 0);
+  if (state.offset + state.limit < total) state.offset += state.limit;
+  refresh();
+});
+$("pause").addEventListener("click", () => api("/api/pause", { paused: !state.world.paused }).then(refresh, fail));
+$("step").addEventListener("click", () => api("/api/step", {}).then(refresh, fail));
+
+state.queries = new Set();
+refresh();
+setInterval(refresh, 1000);

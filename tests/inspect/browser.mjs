@@ -1,0 +1,139 @@
+// The inspector's page in a real browser: Debian's chromium, driven by
+// playwright-core (installed into build/npm by tools/deps.sh). Starts the
+// swarm with the inspector on, opens its page, and checks that the page
+// shows the world's counts, finds an entity, edits one of its fields (the
+// world changes), disables a system (it stops), and takes a screenshot.
+//
+//     node tests/inspect/browser.mjs build/gcc/swarm-inspect SCREENSHOT.png
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const CHROMIUM = "/usr/bin/chromium";
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync"];
+const BOIDS = 3000;
+
+const [exe, shot] = process.argv.slice(2);
+if (!exe || !shot) {
+  console.error("usage: node tests/inspect/browser.mjs SWARM_INSPECT SCREENSHOT.png");
+  process.exit(2);
+}
+if (!existsSync(CHROMIUM)) {
+  console.error("strata: the inspector's browser test needs chromium; run: sudo apt-get install chromium");
+  process.exit(1);
+}
+const npm = path.resolve("build/npm/node_modules") + "/";
+if (!existsSync(npm + "playwright-core")) {
+  console.error("strata: playwright-core is missing; run: sh tools/deps.sh (or npm install --prefix build/npm playwright-core)");
+  process.exit(1);
+}
+const { chromium } = createRequire(npm)("playwright-core");
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+  if (!ok) failures++;
+}
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// The swarm, with the inspector on a free port: its first line names the URL.
+const game = spawn(exe, ["--count", String(BOIDS), "--inspect", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+const url = await new Promise((resolve, reject) => {
+  let out = "";
+  game.stdout.on("data", (chunk) => {
+    out += chunk;
+    const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
+    if (m) resolve(m[0]);
+  });
+  game.on("exit", (code) => reject(new Error(`the swarm exited (${code}) before its inspector started`)));
+  setTimeout(() => reject(new Error("no URL from the swarm in 20 s")), 20000);
+});
+console.log(`swarm inspector at ${url}`);
+const api = async (p) => (await fetch(url + p.slice(1))).json();
+
+const profile = mkdtempSync(path.join(tmpdir(), "strata-chromium-"));
+let context;
+try {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1400, height: 1000 },
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  const requests = [];
+  page.on("request", (r) => requests.push(r.url()));
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+
+  // Counts: what the page shows is what the world holds.
+  const world = await api("/api/world");
+  check(world.entities === BOIDS, `the world has ${world.entities} entities`);
+  check(await page.textContent("#entities-count") === String(world.entities), "the page shows the entity count");
+  check(await page.textContent("#tables-count") === String(world.tables), "the page shows the archetype count");
+  const rows = await page.$$eval("#archetypes tbody tr .count", (cells) => cells.map((c) => Number(c.textContent)));
+  check(rows.reduce((a, b) => a + b, 0) === BOIDS, `the archetype rows sum to the entities (${rows.join(" + ")})`);
+  check(await page.$$eval("#systems tbody tr", (r) => r.length) === world.systems, "every system has a row");
+
+  // Find the fast boids (a tenth of the flock) and pick one.
+  await page.fill("#search", "Position,Fast");
+  await page.click("#search-form button");
+  await page.waitForFunction(() => document.querySelector("#entity-range").dataset.total === "300", null, { timeout: 10000 });
+  check(true, "searching Position,Fast finds the 300 fast boids");
+  const first = await page.$("#entity-list li");
+  const id = await first.getAttribute("data-entity");
+  await first.click();
+  await page.waitForSelector('#entity [data-component="Fast"]', { timeout: 10000 });
+  check(true, `entity ${id}: its components are shown, Fast among them`);
+
+  // Disable Integrate: positions stop changing, its run count stops.
+  const integrate = '#systems tr[data-system="Integrate"]';
+  await page.click(`${integrate} input.enable`);
+  await page.waitForSelector(`${integrate}.off`, { timeout: 10000 });
+  const runs0 = (await api("/api/systems")).systems.find((s) => s.name === "Integrate").runs;
+  const before = (await api(`/api/entity/${id}`)).components.Position;
+  await sleep(700);
+  const after = (await api(`/api/entity/${id}`)).components.Position;
+  const runs1 = (await api("/api/systems")).systems.find((s) => s.name === "Integrate").runs;
+  const stepped = (await api("/api/world")).step > world.step;
+  check(stepped && runs1 === runs0, `Integrate is off: ${runs0} runs, then ${runs1}, while the world steps`);
+  check(before.x === after.x && before.y === after.y, "with Integrate off, the boid stays put");
+
+  // Edit its x on the page: the world changes.
+  const x = page.locator('#entity input[data-path="Position.x"]');
+  await x.fill("123.5");
+  await x.press("Enter");
+  await x.blur();
+  let moved = false;
+  for (let i = 0; i < 50 && !moved; i++) {
+    moved = (await api(`/api/entity/${id}`)).components.Position.x === 123.5;
+    if (!moved) await sleep(100);
+  }
+  check(moved, "editing Position.x to 123.5 on the page sets it in the world");
+
+  // Integrate on again: the boid moves off 123.5.
+  await page.click(`${integrate} input.enable`);
+  await page.waitForSelector(`${integrate}.on`, { timeout: 10000 });
+  await sleep(700);
+  check((await api(`/api/entity/${id}`)).components.Position.x !== 123.5, "with Integrate on again, the boid moves");
+
+  await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: 10000 });
+  check(true, "the schedule is drawn");
+  check(requests.every((r) => r.startsWith(url)), "the page fetched nothing from elsewhere");
+  check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
+
+  mkdirSync(path.dirname(shot), { recursive: true });
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log(`screenshot: ${shot}`);
+} catch (err) {
+  console.log(`FAIL ${err.stack || err}`);
+  failures++;
+} finally {
+  if (context) await context.close();
+  game.kill("SIGTERM");
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(failures ? `${failures} check(s) failed` : "the inspector's page works in chromium");
+process.exit(failures ? 1 : 0);

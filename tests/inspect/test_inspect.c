@@ -1,0 +1,672 @@
+/* Tests of the inspector (libstrata_inspect): its JSON API over loopback,
+ * answered while the game steps on this thread; writes on and off; more
+ * than 10,000 malformed or hostile requests, each answered 4xx, with the
+ * game stepping throughout; and the cost of a poll with no client. */
+#define _POSIX_C_SOURCE 200809L
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+#include "strata_inspect.h" /* first: the world's header then has insp_inspect_start */
+
+#include "insp.h"
+
+/* --- The game ------------------------------------------------------------------ */
+
+void insp_move_run(insp_move_ctx *ctx) {
+    while (insp_move_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            ctx->position[i].x += ctx->velocity[i].x;
+        }
+    }
+}
+
+void insp_tally_run(insp_tally_ctx *ctx) {
+    ctx->score->value++;
+}
+
+#define ENTITIES 40
+
+typedef struct fixture_t {
+    insp_world *w;
+    strata_inspect_t *in;
+    insp_entity e[ENTITIES];
+    insp_entity gone; /* destroyed: its handle is stale */
+    unsigned long steps;
+} fixture_t;
+
+static int setup(void **state, bool writes) {
+    fixture_t *f = calloc(1, sizeof *f);
+    f->w = insp_world_create(NULL);
+    assert_non_null(f->w);
+    for (int i = 0; i < ENTITIES; i++) {
+        f->e[i] = insp_entity_create(f->w);
+        assert_int_equal(insp_position_add(f->w, f->e[i], (insp_position){(float)i, 0}), STRATA_OK);
+        assert_int_equal(insp_velocity_add(f->w, f->e[i], (insp_velocity){1, 0}), STRATA_OK);
+        if (i % 2 == 0) {
+            assert_int_equal(insp_health_add(f->w, f->e[i], (insp_health){10, 100}), STRATA_OK);
+        }
+        if (i % 5 == 0) {
+            assert_int_equal(insp_label_add(f->w, f->e[i], (insp_label){.text = "box"}), STRATA_OK);
+        }
+    }
+    f->gone = insp_entity_create(f->w);
+    assert_int_equal(insp_entity_destroy(f->w, f->gone), STRATA_OK);
+    strata_inspect_desc_t desc = {.any_port = true, .writes = writes};
+    assert_int_equal(insp_inspect_start(f->w, &desc, &f->in), STRATA_OK);
+    assert_true(strata_inspect_port(f->in) != 0);
+    *state = f;
+    return 0;
+}
+
+static int setup_writes(void **state) {
+    return setup(state, true);
+}
+
+static int setup_read_only(void **state) {
+    return setup(state, false);
+}
+
+static int teardown(void **state) {
+    fixture_t *f = *state;
+    strata_inspect_stop(f->in);
+    insp_world_destroy(f->w);
+    free(f);
+    return 0;
+}
+
+/* --- A client on its own thread, while the game steps on this one -------------- */
+
+typedef struct exchange_t {
+    uint16_t port;
+    const char *const *requests; /* raw bytes, NUL-terminated... */
+    const size_t *sizes;         /* ...or of these sizes */
+    size_t count;
+    int *statuses; /* the status line's code of each answer; 0: none */
+    char *reply;   /* the last answer, headers and body */
+    size_t reply_cap;
+    volatile bool done;
+} exchange_t;
+
+/* Send one raw request on a fresh connection; the answer's status code (0: none). */
+static int exchange_one(uint16_t port, const char *raw, size_t n, char *reply, size_t cap) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return 0;
+    }
+    struct timeval tv = {10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(port)};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        close(fd);
+        return 0;
+    }
+    for (size_t sent = 0; sent < n;) {
+        ssize_t k = send(fd, raw + sent, n - sent, MSG_NOSIGNAL);
+        if (k <= 0) {
+            break; /* the server answered and closed early: read what it said */
+        }
+        sent += (size_t)k;
+    }
+    shutdown(fd, SHUT_WR);
+    size_t got = 0;
+    char scratch[4096];
+    for (;;) {
+        char *into = got + 1 < cap ? reply + got : scratch;
+        size_t room = got + 1 < cap ? cap - 1 - got : sizeof scratch;
+        ssize_t k = recv(fd, into, room, 0);
+        if (k <= 0) {
+            break;
+        }
+        got += into == scratch ? 0 : (size_t)k;
+    }
+    reply[got] = '\0';
+    close(fd);
+    int status = 0;
+    if (sscanf(reply, "HTTP/1.%*1[01] %3d", &status) != 1) {
+        status = 0; /* not an HTTP/1.x status line */
+    }
+    return status;
+}
+
+static void *exchange_run(void *arg) {
+    exchange_t *x = arg;
+    for (size_t i = 0; i < x->count; i++) {
+        size_t n = x->sizes != NULL ? x->sizes[i] : strlen(x->requests[i]);
+        x->statuses[i] = exchange_one(x->port, x->requests[i], n, x->reply, x->reply_cap);
+    }
+    __atomic_store_n(&x->done, true, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Run the exchange on a thread while this one polls and steps the world. */
+static void exchange(fixture_t *f, exchange_t *x) {
+    x->port = strata_inspect_port(f->in);
+    x->done = false;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, exchange_run, x), 0);
+    while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
+        if (strata_inspect_poll(f->in)) {
+            assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
+            f->steps++;
+        }
+    }
+    pthread_join(t, NULL);
+}
+
+static char reply[1 << 16];
+
+/* One request: its status; its body is in `reply` (after the headers). */
+static int ask(fixture_t *f, const char *raw) {
+    int status = 0;
+    exchange_t x = {.requests = &raw, .count = 1, .statuses = &status, .reply = reply, .reply_cap = sizeof reply};
+    exchange(f, &x);
+    return status;
+}
+
+/* The body of the last answer. */
+static const char *body(void) {
+    const char *b = strstr(reply, "\r\n\r\n");
+    return b != NULL ? b + 4 : "";
+}
+
+static int get(fixture_t *f, const char *path) {
+    char raw[512];
+    snprintf(raw, sizeof raw, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", path, strata_inspect_port(f->in));
+    return ask(f, raw);
+}
+
+static int post(fixture_t *f, const char *path, const char *json) {
+    char raw[1024];
+    snprintf(
+        raw, sizeof raw,
+        "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+        path, strata_inspect_port(f->in), strlen(json), json);
+    return ask(f, raw);
+}
+
+/* The unsigned number after "key": in the last answer's body. */
+static unsigned long long member(const char *key) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    const char *at = strstr(body(), pattern);
+    assert_non_null(at);
+    return strtoull(at + strlen(pattern), NULL, 10);
+}
+
+/* --- Reads ------------------------------------------------------------------------ */
+
+static void test_inspect_world_counts(void **state) {
+    fixture_t *f = *state;
+    strata_world_stats_t st;
+    assert_int_equal(get(f, "/api/world"), 200);
+    insp_world_stats(f->w, &st);
+    assert_int_equal(member("entities"), st.entities);
+    assert_int_equal(member("tables"), st.tables);
+    assert_true(member("bytes") > 0);
+    assert_non_null(strstr(body(), "\"world\":\"insp\""));
+    assert_non_null(strstr(body(), "\"writes\":true"));
+    assert_true(f->steps > 0); /* the game stepped while the request waited */
+}
+
+static void test_inspect_archetypes(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/api/archetypes"), 200);
+    assert_non_null(strstr(body(), "\"components\":[\"Position\",\"Velocity\",\"Health\",\"Label\"]"));
+    assert_non_null(strstr(body(), "\"count\":4,")); /* i % 10 == 0: Position, Velocity, Health, Label */
+}
+
+static void test_inspect_entities_paged_and_filtered(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/api/entities?limit=5"), 200);
+    assert_int_equal(member("total"), ENTITIES);
+    assert_int_equal(member("limit"), 5);
+    assert_int_equal(get(f, "/api/entities?with=Health"), 200);
+    assert_int_equal(member("total"), ENTITIES / 2);
+    assert_int_equal(get(f, "/api/entities?with=Health,Label"), 200);
+    assert_int_equal(member("total"), ENTITIES / 10);
+    assert_int_equal(get(f, "/api/entities?query=Labelled"), 200);
+    assert_int_equal(member("total"), ENTITIES / 5);
+    assert_int_equal(get(f, "/api/entities?offset=38&limit=10"), 200);
+    assert_non_null(strstr(body(), "\"offset\":38"));
+    const char *last = strstr(body(), "\"id\":");
+    assert_non_null(last);
+    assert_non_null(strstr(last + 1, "\"id\":"));
+    assert_null(strstr(strstr(last + 1, "\"id\":") + 1, "\"id\":")); /* two of them: 38 and 39 */
+}
+
+static void test_inspect_entity_as_json(void **state) {
+    fixture_t *f = *state;
+    char path[64], printed[512];
+    insp_move_enable(f->w, false); /* nothing changes the entity while the answer travels */
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[10].id);
+    assert_int_equal(get(f, path), 200);
+    size_t n = strata_entity_json(insp_world_core(f->w), f->e[10].id, printed, sizeof printed, 0);
+    assert_true(n > 0 && n < sizeof printed);
+    /* The printer's own text. */
+    assert_string_equal(body(), printed);
+    assert_non_null(strstr(body(), "\"Label\": {\"text\": \"box\", \"kind\": \"plain\""));
+}
+
+static void test_inspect_systems_resources_schedule(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_non_null(strstr(body(), "\"name\":\"Move\",\"phase\":\"update\",\"enabled\":true"));
+    assert_non_null(
+        strstr(body(), "\"matching\":40,\"reads\":[\"Velocity\"],\"writes\":[\"Position\"],\"without\":[\"Frozen\"]"));
+    assert_int_equal(get(f, "/api/resources"), 200);
+    assert_non_null(strstr(body(), "{\"Score\":{\"value\":"));
+    assert_int_equal(get(f, "/api/schedule.svg"), 200);
+    assert_non_null(strstr(reply, "Content-Type: image/svg+xml"));
+    assert_non_null(strstr(body(), "0. Move</text>"));
+    assert_non_null(strstr(body(), "1. Tally</text>"));
+}
+
+static void test_inspect_page_is_served(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/"), 200);
+    assert_non_null(strstr(body(), "<title>Strata inspector</title>"));
+    assert_int_equal(get(f, "/inspector.js"), 200);
+    assert_non_null(strstr(reply, "Content-Type: text/javascript"));
+    assert_int_equal(get(f, "/inspector.css"), 200);
+}
+
+/* --- Writes ------------------------------------------------------------------------ */
+
+static void test_inspect_set_component_field(void **state) {
+    fixture_t *f = *state;
+    char path[64];
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":-77}"), 200);
+    assert_int_equal(insp_health_get(f->w, f->e[0])->value, -77);
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"slots.2\",\"value\":65535}"), 200);
+    assert_int_equal(insp_label_get(f->w, f->e[0])->slots[2], 65535);
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"kind\",\"value\":\"bold\"}"), 200);
+    assert_int_equal(insp_label_get(f->w, f->e[0])->kind, INSP_KIND_BOLD);
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"crate\"}"), 200);
+    assert_string_equal(insp_label_get(f->w, f->e[0])->text, "crate");
+    /* Out of range: refused, nothing written. */
+    assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"max\",\"value\":256}"), 400);
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"eight ch\"}"), 400);
+    assert_int_equal(insp_health_get(f->w, f->e[0])->max, 100);
+    assert_string_equal(insp_label_get(f->w, f->e[0])->text, "crate");
+}
+
+static void test_inspect_set_resource_field(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(post(f, "/api/resource", "{\"resource\":\"Score\",\"field\":\"ratio\",\"value\":0.25}"), 200);
+    assert_true(insp_score_res(f->w)->ratio == 0.25);
+    assert_int_equal(post(f, "/api/resource", "{\"resource\":\"Score\",\"field\":\"value\",\"value\":1.5}"), 400);
+}
+
+static void test_inspect_disable_system_stops_it(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":false}"), 200);
+    assert_false(insp_move_enabled(f->w));
+    float x = insp_position_get(f->w, f->e[3])->x;
+    unsigned long before = f->steps;
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_true(f->steps > before);
+    assert_true(insp_position_get(f->w, f->e[3])->x == x);
+    assert_int_equal(post(f, "/api/system/1", "{\"enabled\":true}"), 200); /* by number: Tally */
+    assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":true}"), 200);
+    assert_true(insp_move_enabled(f->w));
+}
+
+static void test_inspect_pause_and_step(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(post(f, "/api/pause", "{\"paused\":true}"), 200);
+    int32_t score = insp_score_res(f->w)->value;
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_int_equal(insp_score_res(f->w)->value, score);
+    assert_int_equal(post(f, "/api/step", "{}"), 200);
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_int_equal(insp_score_res(f->w)->value, score + 1);
+    assert_int_equal(post(f, "/api/pause", "{\"paused\":false}"), 200);
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_true(insp_score_res(f->w)->value > score + 1);
+}
+
+static void test_inspect_writes_off_by_default(void **state) {
+    fixture_t *f = *state;
+    char path[64];
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}"), 403);
+    assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":false}"), 403);
+    assert_int_equal(post(f, "/api/pause", "{\"paused\":true}"), 403);
+    assert_int_equal(insp_health_get(f->w, f->e[0])->value, 10);
+    assert_true(insp_move_enabled(f->w));
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_non_null(strstr(body(), "\"writes\":false"));
+}
+
+/* --- Hostile requests -------------------------------------------------------------- */
+
+#define HOSTILE 10240
+
+typedef struct hostile_t {
+    char *requests[HOSTILE];
+    size_t sizes[HOSTILE];
+    size_t count;
+} hostile_t;
+
+static void hostile_add(hostile_t *h, const char *raw, size_t n) {
+    assert_true(h->count < HOSTILE);
+    h->requests[h->count] = malloc(n + 1);
+    memcpy(h->requests[h->count], raw, n);
+    h->requests[h->count][n] = '\0';
+    h->sizes[h->count++] = n;
+}
+
+static void hostile_fmt(hostile_t *h, const char *fmt, ...) {
+    char raw[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    assert_true(n > 0 && (size_t)n < sizeof raw);
+    hostile_add(h, raw, (size_t)n);
+}
+
+/* A POST with a JSON body to path. */
+static void hostile_post(hostile_t *h, unsigned port, const char *path, const char *json) {
+    hostile_fmt(
+        h, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+        path, port, strlen(json), json);
+}
+
+static uint32_t xorshift(uint32_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+static void test_inspect_hostile_requests(void **state) {
+    fixture_t *f = *state;
+    unsigned port = strata_inspect_port(f->in);
+    hostile_t *h = calloc(1, sizeof *h);
+    uint32_t seed = 0x9e3779b9u;
+    static const char *const methods[] = {"PUT",     "DELETE", "PATCH", "OPTIONS", "TRACE",
+                                          "CONNECT", "FOO",    "get",   "HEAD"};
+    static const char *const traversal[] = {
+        "/../../../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/api/../../etc/shadow",
+        "/inspector.js/../../../etc/passwd",
+        "/..%2f..%2fetc%2fpasswd",
+        "/%00",
+        "/api/%2e%2e/world/../../x",
+        "//etc/passwd",
+        "/api/entity/../../../etc/passwd",
+        "/index.html%00.js",
+        "/C:%5cwindows%5cwin.ini",
+        "/api/world/",
+        "/api",
+        "/api/entities/extra",
+        "/inspector.css.map",
+    };
+    static const char *const broken_json[] = {
+        "",
+        "{",
+        "}",
+        "[]",
+        "{\"component\":}",
+        "{\"component\":\"Health\",}",
+        "{\"a\":1 \"b\":2}",
+        "nul",
+        "{\"x\":tru}",
+        "{\"x\":\"\\uZZZZ\"}",
+        "{\"x\":\"\\u0000\"}",
+        "{\"x\":01}",
+        "{\"x\":-}",
+        "{\"x\":1e}",
+        "{\"x\":{\"nested\":1}}",
+        "{\"x\":[1,2]}",
+        "{\"x\":1}{",
+        "{\"x\":\"unterminated}",
+        "{\"x\":1,\"x\":2}",
+        "\"just a string\"",
+        "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}",
+        "{\"\x01\":1}",
+        "{\"x\":\"\x7f\xff\"}",
+    };
+    char entity[64], stale[64];
+    snprintf(entity, sizeof entity, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    snprintf(stale, sizeof stale, "/api/entity/%llu", (unsigned long long)f->gone.id);
+    static const char *const out_of_range[] = {
+        "{\"component\":\"Health\",\"field\":\"value\",\"value\":32768}",
+        "{\"component\":\"Health\",\"field\":\"value\",\"value\":-32769}",
+        "{\"component\":\"Health\",\"field\":\"value\",\"value\":1.5}",
+        "{\"component\":\"Health\",\"field\":\"value\",\"value\":\"ten\"}",
+        "{\"component\":\"Health\",\"field\":\"value\",\"value\":true}",
+        "{\"component\":\"Health\",\"field\":\"value\",\"value\":1e400}",
+        "{\"component\":\"Health\",\"field\":\"value\"}",
+        "{\"component\":\"Health\",\"field\":\"max\",\"value\":-1}",
+        "{\"component\":\"Health\",\"field\":\"max\",\"value\":256}",
+        "{\"component\":\"Position\",\"field\":\"x\",\"value\":1e39}",
+        "{\"component\":\"Position\",\"field\":\"x\",\"value\":null}",
+        "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"far too long\"}",
+        "{\"component\":\"Label\",\"field\":\"kind\",\"value\":\"italic\"}",
+        "{\"component\":\"Label\",\"field\":\"kind\",\"value\":2}",
+        "{\"component\":\"Label\",\"field\":\"slots.3\",\"value\":1}",
+        "{\"component\":\"Label\",\"field\":\"slots\",\"value\":1}",
+        "{\"component\":\"Label\",\"field\":\"slots.-1\",\"value\":1}",
+        "{\"component\":\"Label\",\"field\":\"slots.99999999999999999999\",\"value\":1}",
+        "{\"component\":\"Nope\",\"field\":\"x\",\"value\":1}",
+        "{\"component\":\"Frozen\",\"field\":\"x\",\"value\":1}",
+        "{\"component\":\"Health\",\"field\":\"\",\"value\":1}",
+        "{\"component\":\"Health\",\"field\":\"value.deeper\",\"value\":1}",
+        "{\"component\":7,\"field\":\"value\",\"value\":1}",
+    };
+    static const char *const bad_queries[] = {
+        "/api/entities?limit=1001",
+        "/api/entities?limit=-1",
+        "/api/entities?offset=abc",
+        "/api/entities?offset=99999999999",
+        "/api/entities?with=Nope",
+        "/api/entities?with=Position,,Nope",
+        "/api/entities?query=Nope",
+        "/api/entities?query=%zz",
+        "/api/entities?with=%00",
+        "/api/entities?limit=1e3",
+        "/api/entity/",
+        "/api/entity/abc",
+        "/api/entity/-1",
+        "/api/entity/0",
+        "/api/entity/18446744073709551616",
+        "/api/entity/1%20",
+        "/api/system/Nope",
+        "/api/nothing",
+    };
+    for (uint32_t round = 0; h->count + 40 < HOSTILE; round++) {
+        uint32_t r = xorshift(&seed);
+        switch (round % 10) {
+        case 0: /* bad methods */
+            hostile_fmt(h, "%s /api/world HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", methods[r % 9], port);
+            break;
+        case 1: { /* huge headers: one long line, or too many */
+            size_t n = 17000 + r % 30000;
+            char *raw = malloc(n + 128);
+            int head = snprintf(raw, 128, "GET /api/world HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Big: ", port);
+            size_t at = (size_t)head;
+            if (r & 1) {
+                memset(raw + at, 'a' + (char)(r % 26), n);
+                at += n;
+                memcpy(raw + at, "\r\n\r\n", 4);
+                at += 4;
+            } else {
+                at = (size_t)snprintf(raw, 128, "GET /api/world HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n", port);
+                for (uint32_t k = 0; k < 70 + r % 200 && at + 32 < n; k++) {
+                    at += (size_t)sprintf(raw + at, "X-H%u: %u\r\n", k, k);
+                }
+                memcpy(raw + at, "\r\n", 2);
+                at += 2;
+            }
+            hostile_add(h, raw, at);
+            free(raw);
+            break;
+        }
+        case 2: /* broken JSON */
+            hostile_post(h, port, r & 1 ? entity : "/api/system/Move",
+                         broken_json[r % (sizeof broken_json / sizeof *broken_json)]);
+            break;
+        case 3: /* unknown ids and stale handles */
+            if (r % 3 == 0) {
+                hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", stale, port);
+            } else if (r % 3 == 1) {
+                hostile_post(h, port, stale, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}");
+            } else {
+                hostile_fmt(h, "GET /api/entity/%u HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", r, port);
+            }
+            break;
+        case 4: /* values out of range, fields that do not exist */
+            hostile_post(h, port, entity, out_of_range[r % (sizeof out_of_range / sizeof *out_of_range)]);
+            break;
+        case 5: /* path traversal */
+            hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                        traversal[r % (sizeof traversal / sizeof *traversal)], port);
+            break;
+        case 6: /* bad query strings and paths */
+            hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                        bad_queries[r % (sizeof bad_queries / sizeof *bad_queries)], port);
+            break;
+        case 7: /* bodies too large, missing, or not JSON; writes by GET, reads by POST */
+            switch (r % 6) {
+            case 0:
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                            "Content-Length: %u\r\n\r\n{}",
+                            port, 20000 + r % 100000);
+                break;
+            case 1:
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: text/plain\r\n"
+                            "Content-Length: 2\r\n\r\n{}",
+                            port);
+                break;
+            case 2:
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n\r\n",
+                            port);
+                break;
+            case 3: hostile_post(h, port, "/api/world", "{}"); break;
+            case 4: hostile_fmt(h, "GET /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port); break;
+            default:
+                hostile_fmt(h,
+                            "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                            "Content-Length: 50\r\n\r\n{\"paused\":",
+                            port);
+                break;
+            }
+            break;
+        case 8: /* a Host that is not this server (DNS rebinding), or none */
+            if (r & 1) {
+                hostile_fmt(h, "GET /api/world HTTP/1.1\r\nHost: evil.example:%u\r\n\r\n", port);
+            } else {
+                hostile_fmt(h, "GET /api/world HTTP/1.1\r\n\r\n");
+            }
+            break;
+        default: { /* garbage request lines */
+            char junk[64];
+            for (size_t k = 0; k < sizeof junk; k++) {
+                junk[k] = (char)(1 + xorshift(&seed) % 254);
+                if (junk[k] == '\r' || junk[k] == '\n' || junk[k] == ' ') {
+                    junk[k] = 'x';
+                }
+            }
+            if (r % 3 == 0) {
+                hostile_fmt(h, "GET /%.*s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", 40, junk, port);
+            } else if (r % 3 == 1) {
+                hostile_fmt(h, "GET /api/world HTTP/7.3\r\nHost: 127.0.0.1:%u\r\n\r\n", port);
+            } else {
+                hostile_fmt(h, "%.*s %.*s HTTP/1.1\r\n\r\n", 8, junk, 20, junk + 10);
+            }
+            break;
+        }
+        }
+    }
+    assert_true(h->count >= 10000);
+    int *statuses = calloc(h->count, sizeof *statuses);
+    exchange_t x = {.requests = (const char *const *)h->requests,
+                    .sizes = h->sizes,
+                    .count = h->count,
+                    .statuses = statuses,
+                    .reply = reply,
+                    .reply_cap = sizeof reply};
+    unsigned long before = f->steps;
+    exchange(f, &x);
+    size_t bad = 0;
+    for (size_t i = 0; i < h->count; i++) {
+        if (statuses[i] < 400 || statuses[i] > 499) {
+            if (bad++ < 10) {
+                print_message("request %zu answered %d: %.120s\n", i, statuses[i], h->requests[i]);
+            }
+        }
+        free(h->requests[i]);
+    }
+    print_message("%zu hostile requests, %zu not answered 4xx; %lu steps meanwhile\n", h->count, bad,
+                  f->steps - before);
+    assert_int_equal(bad, 0);
+    assert_true(f->steps - before >= 1000); /* the game kept stepping */
+    /* The world is as the game left it, and the inspector still answers. */
+    assert_int_equal(insp_health_get(f->w, f->e[0])->value, 10);
+    assert_true(insp_move_enabled(f->w));
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_int_equal(member("entities"), ENTITIES);
+    free(statuses);
+    free(h);
+}
+
+/* --- The cost of a poll with no client ---------------------------------------------- */
+
+static void test_inspect_poll_cost_without_client(void **state) {
+    fixture_t *f = *state;
+    enum { POLLS = 1000000 };
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned go = 0;
+    for (int i = 0; i < POLLS; i++) {
+        go += strata_inspect_poll(f->in);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / POLLS;
+    print_message("strata_inspect_poll with no client: %.1f ns\n", ns);
+    assert_int_equal(go, POLLS);
+    assert_true(ns < 1000.0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_inspect_world_counts, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_archetypes, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_entities_paged_and_filtered, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_entity_as_json, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_systems_resources_schedule, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_page_is_served, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_set_component_field, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_set_resource_field, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_disable_system_stops_it, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_pause_and_step, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_writes_off_by_default, setup_read_only, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_hostile_requests, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_poll_cost_without_client, setup_read_only, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
