@@ -165,6 +165,25 @@ class HostileSchemaTest(unittest.TestCase):
                              world("components:\n  A: {x: f32}\n"), world("systems:\n  S: {}\n"),
                              world("components:\n  T: {}\nqueries:\n  Q: {with: [T]}\n"))
 
+    def test_world_without_components_compiles_optimised(self):
+        """Regression: at -O2, gcc saw a no-component world's bundle arrays
+        passed on uninitialised (-Wmaybe-uninitialized), which -fsyntax-only
+        never shows."""
+        schema, errors = check(world("resources:\n  R: {v: u8}\nsystems:\n  S: {resources: {write: [R]}}\n"))
+        self.assertIsNotNone(schema, errors)
+        with tempfile.TemporaryDirectory() as tmp:
+            sources = []
+            for name, body in render.render(schema).items():
+                Path(tmp, name).write_text(body, encoding="utf-8")
+                if name.endswith(".c"):
+                    sources.append(str(Path(tmp, name)))
+            for cc in ccheck.compilers():
+                for source in sources:
+                    result = subprocess.run([cc, *ccheck.FLAGS[:-1], "-O2", f"-I{REPO / 'runtime/include'}",
+                                             f"-I{tmp}", "-c", source, "-o", str(Path(tmp, "w.o"))],
+                                            capture_output=True, text=True, timeout=120)
+                    self.assertEqual(result.returncode, 0, f"{cc}: {result.stderr}")
+
     def test_struct_nesting_past_the_limit(self):
         def chain(n):
             return world("types:\n" + "".join(f"  S{i}: {{s: S{i + 1}}}\n" for i in range(n)) +
