@@ -28,11 +28,11 @@ void add_remove_remove_b_run(add_remove_remove_b_ctx *ctx) {
 }
 
 typedef struct plain {
-    plain_ids ids;      /* the entities' handles */
+    plain_ids ids; /* the entities' handles */
     plain_handle *a_owner;
-    int32_t *a_value;   /* their A, by row */
+    int32_t *a_value; /* their A, by row */
     int n;
-    plain_set b;        /* who has B */
+    plain_set b; /* who has B */
 } plain;
 
 static void plain_pass(void *state) {
@@ -67,9 +67,15 @@ static void run(uint32_t size) {
         p.a_owner[i] = plain_ids_take(&p.ids, i);
         p.a_value[i] = 1;
     }
-    bench_run_pair(&(bench_pair){.name = "add_remove", .op = "add B to n, then remove it", .size = size,
-                                 .ops = 2.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
-                                 .plain_state = &p, .target = size == 1000000 ? BENCH_RATIO(4.0) : BENCH_NONE});
+    bench_run_pair(&(bench_pair){.name = "add_remove",
+                                 .op = "add B to n, then remove it",
+                                 .size = size,
+                                 .ops = 2.0 * n,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &p,
+                                 .target = size == 1000000 ? BENCH_RATIO(4.0) : BENCH_NONE});
     bench_check(add_remove_remove_b_count(w) == 0 && add_remove_add_b_count(w) == n && p.b.count == 0,
                 "add_remove: counts");
     plain_ids_free(&p.ids);

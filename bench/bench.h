@@ -56,7 +56,7 @@ typedef struct bench_pair {
     double ops;           /* entity-ops in one pass: the divisor of ns per op */
     bench_pass_fn strata; /* one pass through Strata */
     void *strata_state;
-    bench_pass_fn plain;  /* the same pass over plain C arrays; NULL if none */
+    bench_pass_fn plain; /* the same pass over plain C arrays; NULL if none */
     void *plain_state;
     bench_target target;
 } bench_pair;

@@ -122,8 +122,9 @@ void bench_changed(void) {
     world_state s = {changed_world_create(&(strata_world_desc_t){.initial_capacity = n}),
                      bench_alloc(sizeof(changed_entity) * n)};
     bench_check(s.w != NULL, "changed: world create");
-    bench_check(changed_entity_create_many(s.w, &(changed_bundle){.position = &(changed_position){1, 2},
-                                                                  .velocity = &(changed_velocity){0, 0}},
+    bench_check(changed_entity_create_many(s.w,
+                                           &(changed_bundle){.position = &(changed_position){1, 2},
+                                                             .velocity = &(changed_velocity){0, 0}},
                                            n, s.ids) == STRATA_OK,
                 "changed: create");
     changed_world_step(s.w, 0); /* the first run visits every new entity */
@@ -133,15 +134,30 @@ void bench_changed(void) {
         p.position[i] = (changed_position){1, 2};
         p.dirty[i] = false;
     }
-    bench_run_pair(&(bench_pair){.name = "changed", .op = "write 1%, visit them (per written)", .size = COUNT,
-                                 .ops = WRITTEN, .strata = strata_pass, .strata_state = &s, .plain = plain_pass,
+    bench_run_pair(&(bench_pair){.name = "changed",
+                                 .op = "write 1%, visit them (per written)",
+                                 .size = COUNT,
+                                 .ops = WRITTEN,
+                                 .strata = strata_pass,
+                                 .strata_state = &s,
+                                 .plain = plain_pass,
                                  .plain_state = &p});
-    bench_run_pair(&(bench_pair){.name = "changed", .op = "full pass, for scale (per entity)", .size = COUNT,
-                                 .ops = COUNT, .strata = strata_full, .strata_state = &s, .plain = plain_full,
+    bench_run_pair(&(bench_pair){.name = "changed",
+                                 .op = "full pass, for scale (per entity)",
+                                 .size = COUNT,
+                                 .ops = COUNT,
+                                 .strata = strata_full,
+                                 .strata_state = &s,
+                                 .plain = plain_full,
                                  .plain_state = &p});
     /* Tracked against untracked: the same sets, compared like a baseline. */
-    bench_run_pair(&(bench_pair){.name = "changed", .op = "set, tracked (baseline: untracked)", .size = COUNT,
-                                 .ops = WRITTEN, .strata = set_tracked, .strata_state = &s, .plain = set_untracked,
+    bench_run_pair(&(bench_pair){.name = "changed",
+                                 .op = "set, tracked (baseline: untracked)",
+                                 .size = COUNT,
+                                 .ops = WRITTEN,
+                                 .strata = set_tracked,
+                                 .strata_state = &s,
+                                 .plain = set_untracked,
                                  .plain_state = &s});
     changed_world_destroy(s.w);
     free(s.ids);

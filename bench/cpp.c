@@ -88,8 +88,8 @@ BENCH_KERNEL void damage_rows(cpp_health *restrict h, const cpp_damage *restrict
 
 BENCH_KERNEL void sprite_rows(cpp_sprite *restrict s, const cpp_player *restrict p, const cpp_health *restrict h,
                               int n) {
-    static const uint8_t alive[] = {[CPP_PLAYER_KIND_NPC] = 'h', [CPP_PLAYER_KIND_MONSTER] = 'k',
-                                    [CPP_PLAYER_KIND_HERO] = '@'};
+    static const uint8_t alive[] =
+        {[CPP_PLAYER_KIND_NPC] = 'h', [CPP_PLAYER_KIND_MONSTER] = 'k', [CPP_PLAYER_KIND_HERO] = '@'};
     for (int i = 0; i < n; i++) {
         switch (h[i].status) {
         case CPP_STATUS_ALIVE: s[i].character = alive[p[i].kind]; break;
@@ -312,9 +312,14 @@ static void run(const char *name, bool seven) {
         ops += (double)cpp_more_complex_count(w) + cpp_update_health_count(w) + cpp_apply_damage_count(w) +
                cpp_update_sprite_count(w) + cpp_render_count(w);
     }
-    bench_run_pair(&(bench_pair){.name = name, .op = seven ? "7 systems, one step" : "2 systems, one step",
-                                 .size = size, .ops = ops, .strata = strata_pass, .strata_state = w,
-                                 .plain = plain_pass, .plain_state = p});
+    bench_run_pair(&(bench_pair){.name = name,
+                                 .op = seven ? "7 systems, one step" : "2 systems, one step",
+                                 .size = size,
+                                 .ops = ops,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = p});
     /* The same kernels in the same order over the same rows: the same end. */
     const cpp_frame *f = cpp_frame_res(w);
     cpp_update_data_ctx ctx = cpp_update_data_begin(w, dt);

@@ -31,11 +31,11 @@ void entity_cycle_kill_b_run(entity_cycle_kill_b_ctx *ctx) {
 }
 
 typedef struct plain {
-    int32_t *a;           /* the A-entities' values */
+    int32_t *a; /* the A-entities' values */
     int n;
-    plain_ids ids;        /* the B-entities' handles... */
+    plain_ids ids;         /* the B-entities' handles... */
     plain_handle *b_owner; /* ...by row, */
-    int32_t *b_value;     /* and their values */
+    int32_t *b_value;      /* and their values */
     uint32_t b_count;
 } plain;
 
@@ -74,9 +74,15 @@ void bench_entity_cycle(void) {
         entity_cycle_entity_create_bundle(w, &(entity_cycle_bundle){.a = &(entity_cycle_a){(int32_t)i}});
         p.a[i] = (int32_t)i;
     }
-    bench_run_pair(&(bench_pair){.name = "entity_cycle", .op = "spawn n B-entities, destroy them", .size = size,
-                                 .ops = 2.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
-                                 .plain_state = &p, .target = BENCH_RATIO(5.5)});
+    bench_run_pair(&(bench_pair){.name = "entity_cycle",
+                                 .op = "spawn n B-entities, destroy them",
+                                 .size = size,
+                                 .ops = 2.0 * n,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &p,
+                                 .target = BENCH_RATIO(5.5)});
     strata_world_stats_t stats;
     entity_cycle_world_stats(w, &stats);
     bench_check(stats.entities == n && entity_cycle_kill_b_count(w) == 0 && p.b_count == 0, "entity_cycle: counts");

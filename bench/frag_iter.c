@@ -58,7 +58,8 @@ void bench_frag_iter(void) {
     bench_check(w != NULL, "frag_iter: world create");
     const frag_iter_data data = {1};
     /* Each letter's component is its own type: one bundle a letter. */
-#define LETTER(x) {.x = &(frag_iter_##x){1}, .data = &data}
+#define LETTER(x)                                                                                                      \
+    { .x = &(frag_iter_##x){1}, .data = &data }
     const frag_iter_bundle letters[26] = {
         LETTER(a), LETTER(b), LETTER(c), LETTER(d), LETTER(e), LETTER(f), LETTER(g), LETTER(h), LETTER(i),
         LETTER(j), LETTER(k), LETTER(l), LETTER(m), LETTER(n), LETTER(o), LETTER(p), LETTER(q), LETTER(r),
@@ -78,9 +79,15 @@ void bench_frag_iter(void) {
     for (uint32_t i = 0; i < n; i++) {
         p.z[i].value = 1;
     }
-    bench_run_pair(&(bench_pair){.name = "frag_iter", .op = "Data *= 2 in 26 tables, Z *= 2", .size = 26 * size,
-                                 .ops = 27.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
-                                 .plain_state = &p, .target = BENCH_RATIO(1.10)});
+    bench_run_pair(&(bench_pair){.name = "frag_iter",
+                                 .op = "Data *= 2 in 26 tables, Z *= 2",
+                                 .size = 26 * size,
+                                 .ops = 27.0 * n,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &p,
+                                 .target = BENCH_RATIO(1.10)});
     bench_check(frag_iter_double_data_count(w) == 26 * n && frag_iter_double_z_count(w) == n,
                 "frag_iter: entity count");
     free(p.data);

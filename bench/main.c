@@ -18,16 +18,11 @@ static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
-    {"packed_5", bench_packed5},
-    {"simple_iter", bench_simple_iter},
-    {"frag_iter", bench_frag_iter},
-    {"entity_cycle", bench_entity_cycle},
-    {"add_remove", bench_add_remove},
-    {"move", bench_move},
-    {"changed", bench_changed},
-    {"events", bench_events},
-    {"two_systems", bench_two_systems},
-    {"seven_systems", bench_seven_systems},
+    {"packed_5", bench_packed5},        {"simple_iter", bench_simple_iter},
+    {"frag_iter", bench_frag_iter},     {"entity_cycle", bench_entity_cycle},
+    {"add_remove", bench_add_remove},   {"move", bench_move},
+    {"changed", bench_changed},         {"events", bench_events},
+    {"two_systems", bench_two_systems}, {"seven_systems", bench_seven_systems},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
@@ -117,9 +112,7 @@ static summary row_ratio(const bench_row *r) {
 static void target_text(const bench_row *r, char *out, size_t size) {
     summary s = summarize(r->strata, r->runs);
     switch (r->target.kind) {
-    case BENCH_NO_TARGET:
-        snprintf(out, size, "%s", "");
-        break;
+    case BENCH_NO_TARGET: snprintf(out, size, "%s", ""); break;
     case BENCH_TARGET_MAX:
         if (r->target.ratio > 0 && r->has_plain) {
             summary q = row_ratio(r);
@@ -139,9 +132,10 @@ static void target_text(const bench_row *r, char *out, size_t size) {
 
 static void print_header(void) {
     printf("Strata bench: %d runs a row; ns per entity-op unless the unit says otherwise.\n", runs);
-    printf("ratio = Strata / plain C of the same run (median of the runs); target = the table in docs/performance.md.\n\n");
-    printf("%-13s %-38s %9s %9s %9s %9s %-9s %9s %6s  %s\n", "case", "row", "entities", "median", "min", "max",
-           "unit", "plain C", "ratio", "target");
+    printf("ratio = Strata / plain C of the same run (median of the runs); target = the table in "
+           "docs/performance.md.\n\n");
+    printf("%-13s %-38s %9s %9s %9s %9s %-9s %9s %6s  %s\n", "case", "row", "entities", "median", "min", "max", "unit",
+           "plain C", "ratio", "target");
 }
 
 static void print_row(const bench_row *r) {
@@ -161,8 +155,8 @@ void bench_record(const char *name, const char *op, uint32_t size, const char *u
                   const double *plain, int n, bench_target target) {
     bench_check(row_count < MAX_ROWS && n >= 1 && n <= BENCH_MAX_RUNS, "bench_record (too many rows or runs)");
     bench_row *r = &rows[row_count++];
-    *r = (bench_row){.name = name, .op = op, .unit = unit, .size = size, .runs = n, .has_plain = plain != NULL,
-                     .target = target};
+    *r = (bench_row){
+        .name = name, .op = op, .unit = unit, .size = size, .runs = n, .has_plain = plain != NULL, .target = target};
     memcpy(r->strata, strata, sizeof *strata * (size_t)n);
     if (plain != NULL) {
         memcpy(r->plain, plain, sizeof *plain * (size_t)n);
@@ -235,8 +229,7 @@ static void cpu_model(char *out, size_t size) {
 
 static void json_samples(FILE *f, const char *key, const double *v, int n) {
     summary s = summarize(v, n);
-    fprintf(f, "\"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"samples\": [", key, s.median, s.min,
-            s.max);
+    fprintf(f, "\"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"samples\": [", key, s.median, s.min, s.max);
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s%.6g", i ? ", " : "", v[i]);
     }
@@ -266,8 +259,8 @@ static bool write_json(const char *path) {
             fprintf(f, ", \"ratio\": {\"median\": %.4g, \"min\": %.4g, \"max\": %.4g}", q.median, q.min, q.max);
         }
         if (r->target.kind != BENCH_NO_TARGET) {
-            fprintf(f, ", \"target\": {\"kind\": \"%s\", \"limit\": %g", r->target.kind == BENCH_TARGET_MAX ? "max" : "ratio",
-                    r->target.limit);
+            fprintf(f, ", \"target\": {\"kind\": \"%s\", \"limit\": %g",
+                    r->target.kind == BENCH_TARGET_MAX ? "max" : "ratio", r->target.limit);
             if (r->target.ratio > 0) {
                 fprintf(f, ", \"ratio\": %g", r->target.ratio);
             }

@@ -85,12 +85,23 @@ static move_world *moving(uint32_t n, arrays *a) {
 static void iteration(uint32_t size) {
     arrays a;
     move_world *w = moving(bench_count(size), &a);
-    bench_run_pair(&(bench_pair){.name = "move", .op = "pass p += v (world step)", .size = size, .ops = size,
-                                 .strata = step_pass, .strata_state = w, .plain = plain_pass, .plain_state = &a,
+    bench_run_pair(&(bench_pair){.name = "move",
+                                 .op = "pass p += v (world step)",
+                                 .size = size,
+                                 .ops = size,
+                                 .strata = step_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &a,
                                  .target = BENCH_RATIO(1.10)});
     if (size <= 1000000) {
-        bench_run_pair(&(bench_pair){.name = "move", .op = "  same, README-style loop (query)", .size = size,
-                                     .ops = size, .strata = readme_pass, .strata_state = w, .plain = plain_pass,
+        bench_run_pair(&(bench_pair){.name = "move",
+                                     .op = "  same, README-style loop (query)",
+                                     .size = size,
+                                     .ops = size,
+                                     .strata = readme_pass,
+                                     .strata_state = w,
+                                     .plain = plain_pass,
                                      .plain_state = &a});
     }
     bench_check(move_move_count(w) == size, "move: count");
@@ -106,17 +117,17 @@ static void fixed_cost(void) {
     arrays a;
     move_world *w = moving(bench_count(size), &a);
     double query[BENCH_MAX_RUNS], plain[BENCH_MAX_RUNS], over[BENCH_MAX_RUNS];
-    bench_time_pair(&(bench_pair){.ops = 1, .strata = query_pass, .strata_state = w, .plain = plain_pass,
-                                  .plain_state = &a},
-                    query, plain);
+    bench_time_pair(
+        &(bench_pair){.ops = 1, .strata = query_pass, .strata_state = w, .plain = plain_pass, .plain_state = &a}, query,
+        plain);
     for (int r = 0; r < bench_runs(); r++) {
         over[r] = query[r] - plain[r];
     }
     bench_record("move", "pass over 1,000 (system query)", size, "ns/pass", query, plain, bench_runs(), BENCH_NONE);
     bench_record("move", "fixed cost of one pass", size, "ns/pass", over, NULL, bench_runs(), BENCH_AT_MOST(50));
-    bench_time_pair(&(bench_pair){.ops = 1, .strata = readme_pass, .strata_state = w, .plain = plain_pass,
-                                  .plain_state = &a},
-                    query, plain);
+    bench_time_pair(
+        &(bench_pair){.ops = 1, .strata = readme_pass, .strata_state = w, .plain = plain_pass, .plain_state = &a},
+        query, plain);
     bench_record("move", "  same, README-style loop", size, "ns/pass", query, plain, bench_runs(), BENCH_NONE);
     free(a.p);
     free(a.v);
@@ -129,7 +140,7 @@ static void fixed_cost(void) {
  * the hand-written pool, each step a loop over n entities whose handles
  * (either kind is 64 bits) are in ids[]. */
 typedef struct subject {
-    void *(*make)(uint32_t n);  /* an empty world, about to hold n entities */
+    void *(*make)(uint32_t n); /* an empty world, about to hold n entities */
     void (*free)(void *w);
     void (*create)(void *w, uint32_t n, uint64_t *ids);      /* one by one */
     void (*create_many)(void *w, uint32_t n, uint64_t *ids); /* in bulk */
@@ -200,7 +211,7 @@ static void world_destroy_all(void *w, uint32_t n, const uint64_t *ids) {
     bench_check(move_move_count(w) == 0, "move: destroy");
 }
 
-static const subject strata = {world_make, world_free, world_create, world_create_many, world_add_tag,
+static const subject strata = {world_make,       world_free,      world_create,       world_create_many, world_add_tag,
                                world_remove_tag, world_add_small, world_remove_small, world_destroy_all};
 
 /* The baseline's world: a pool of handles, the two columns and the handle
@@ -218,8 +229,14 @@ typedef struct pool {
  * sets sized once: the world's tables also grow only in their first use. */
 static void *pool_make(uint32_t n) {
     pool *b = bench_alloc(sizeof *b);
-    *b = (pool){plain_ids_make(1024), bench_alloc(sizeof(move_position) * 8), bench_alloc(sizeof(move_velocity) * 8),
-                bench_alloc(sizeof(plain_handle) * 8), 0, 8, plain_set_make(n, n, true), plain_set_make(n, n, false)};
+    *b = (pool){plain_ids_make(1024),
+                bench_alloc(sizeof(move_position) * 8),
+                bench_alloc(sizeof(move_velocity) * 8),
+                bench_alloc(sizeof(plain_handle) * 8),
+                0,
+                8,
+                plain_set_make(n, n, true),
+                plain_set_make(n, n, false)};
     return b;
 }
 
@@ -329,15 +346,14 @@ static void pool_destroy(void *w, uint32_t n, const uint64_t *ids) {
     bench_check(b->count == 0, "move: plain destroy");
 }
 
-static const subject plain = {pool_make, pool_free, pool_create, pool_create_many, pool_add_tag,
+static const subject plain = {pool_make,       pool_free,      pool_create,       pool_create_many, pool_add_tag,
                               pool_remove_tag, pool_add_small, pool_remove_small, pool_destroy};
 
 /* The samples of every structural row, one per run. */
 typedef struct samples {
-    double create[BENCH_MAX_RUNS], create_reused[BENCH_MAX_RUNS], bulk_new[BENCH_MAX_RUNS],
-        bulk_reused[BENCH_MAX_RUNS], add_tag_cold[BENCH_MAX_RUNS], add_c_cold[BENCH_MAX_RUNS],
-        add_tag[BENCH_MAX_RUNS], rm_tag[BENCH_MAX_RUNS], add_c[BENCH_MAX_RUNS], rm_c[BENCH_MAX_RUNS],
-        destroy[BENCH_MAX_RUNS], scratch[BENCH_MAX_RUNS];
+    double create[BENCH_MAX_RUNS], create_reused[BENCH_MAX_RUNS], bulk_new[BENCH_MAX_RUNS], bulk_reused[BENCH_MAX_RUNS],
+        add_tag_cold[BENCH_MAX_RUNS], add_c_cold[BENCH_MAX_RUNS], add_tag[BENCH_MAX_RUNS], rm_tag[BENCH_MAX_RUNS],
+        add_c[BENCH_MAX_RUNS], rm_c[BENCH_MAX_RUNS], destroy[BENCH_MAX_RUNS], scratch[BENCH_MAX_RUNS];
 } samples;
 
 /* ns per entity since t0 into *slot; returns now. */
@@ -404,14 +420,14 @@ static void structural(uint32_t size, int runs, bool all) {
     bench_record(m, "create 2 components, one by one", size, "ns/op", s->create, p->create, runs, BENCH_AT_MOST(20));
     bench_record(m, "  same, indices and rows reused", size, "ns/op", s->create_reused, p->create_reused, runs,
                  BENCH_AT_MOST(20));
-    bench_record(m, "create in bulk from an assemblage", size, "ns/op", s->bulk_new, p->bulk_new, runs, BENCH_AT_MOST(3));
+    bench_record(m, "create in bulk from an assemblage", size, "ns/op", s->bulk_new, p->bulk_new, runs,
+                 BENCH_AT_MOST(3));
     bench_record(m, "  same, indices and rows reused", size, "ns/op", s->bulk_reused, p->bulk_reused, runs,
                  BENCH_AT_MOST(3));
     if (all) {
         bench_record(m, "add a tag, first time (table grows)", size, "ns/op", s->add_tag_cold, p->add_tag_cold, runs,
                      BENCH_NONE);
-        bench_record(m, "add a tag", size, "ns/op", s->add_tag, p->add_tag, runs,
-                     BENCH_AT_MOST_AND_RATIO(8, 4.0));
+        bench_record(m, "add a tag", size, "ns/op", s->add_tag, p->add_tag, runs, BENCH_AT_MOST_AND_RATIO(8, 4.0));
         bench_record(m, "remove a tag", size, "ns/op", s->rm_tag, p->rm_tag, runs, BENCH_AT_MOST(10));
         bench_record(m, "add 4-byte, first time (table grows)", size, "ns/op", s->add_c_cold, p->add_c_cold, runs,
                      BENCH_NONE);

@@ -7,16 +7,16 @@
 #include <stdlib.h>
 
 /* double_X(rows, n): the kernel; packed5_double_X_run: the system around it. */
-#define DOUBLER(x)                                                                   \
-    BENCH_KERNEL void double_##x(packed5_##x *restrict v, int n) {                   \
-        for (int i = 0; i < n; i++) {                                                \
-            v[i].value = bench_double(v[i].value);                                   \
-        }                                                                            \
-    }                                                                                \
-    void packed5_double_##x##_run(packed5_double_##x##_ctx *ctx) {                   \
-        while (packed5_double_##x##_next(ctx)) {                                     \
-            double_##x(ctx->x, (int)ctx->count);                                     \
-        }                                                                            \
+#define DOUBLER(x)                                                                                                     \
+    BENCH_KERNEL void double_##x(packed5_##x *restrict v, int n) {                                                     \
+        for (int i = 0; i < n; i++) {                                                                                  \
+            v[i].value = bench_double(v[i].value);                                                                     \
+        }                                                                                                              \
+    }                                                                                                                  \
+    void packed5_double_##x##_run(packed5_double_##x##_ctx *ctx) {                                                     \
+        while (packed5_double_##x##_next(ctx)) {                                                                       \
+            double_##x(ctx->x, (int)ctx->count);                                                                       \
+        }                                                                                                              \
     }
 DOUBLER(a)
 DOUBLER(b)
@@ -52,8 +52,11 @@ static void run(uint32_t size) {
     packed5_world *w = packed5_world_create(&(strata_world_desc_t){.initial_capacity = n});
     bench_check(w != NULL, "packed_5: world create");
     packed5_entity *ids = bench_alloc(sizeof *ids * n);
-    const packed5_bundle all = {.a = &(packed5_a){1}, .b = &(packed5_b){1}, .c = &(packed5_c){1},
-                                .d = &(packed5_d){1}, .e = &(packed5_e){1}};
+    const packed5_bundle all = {.a = &(packed5_a){1},
+                                .b = &(packed5_b){1},
+                                .c = &(packed5_c){1},
+                                .d = &(packed5_d){1},
+                                .e = &(packed5_e){1}};
     bench_check(packed5_entity_create_many(w, &all, n, ids) == STRATA_OK, "packed_5: create");
     free(ids);
 
@@ -62,8 +65,14 @@ static void run(uint32_t size) {
     for (uint32_t i = 0; i < n; i++) {
         p.a[i].value = p.b[i].value = p.c[i].value = p.d[i].value = p.e[i].value = 1;
     }
-    bench_run_pair(&(bench_pair){.name = "packed_5", .op = "5 systems, value *= 2", .size = size, .ops = 5.0 * n,
-                                 .strata = strata_pass, .strata_state = w, .plain = plain_pass, .plain_state = &p});
+    bench_run_pair(&(bench_pair){.name = "packed_5",
+                                 .op = "5 systems, value *= 2",
+                                 .size = size,
+                                 .ops = 5.0 * n,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
+                                 .plain_state = &p});
     bench_check(packed5_double_e_count(w) == n, "packed_5: entity count");
     free(p.a);
     free(p.b);

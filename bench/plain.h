@@ -29,7 +29,7 @@ static inline uint32_t plain_index(plain_handle h) {
 typedef struct plain_ids {
     uint32_t *generation;
     uint32_t *slot;
-    uint32_t used;      /* indices ever handed out */
+    uint32_t used; /* indices ever handed out */
     uint32_t capacity;
     uint32_t free_head;
 } plain_ids;
@@ -44,8 +44,8 @@ static inline void *plain_grow(void *p, size_t bytes) {
 }
 
 static inline plain_ids plain_ids_make(uint32_t capacity) {
-    return (plain_ids){bench_alloc(sizeof(uint32_t) * capacity), bench_alloc(sizeof(uint32_t) * capacity), 0,
-                       capacity, PLAIN_NONE};
+    return (plain_ids){bench_alloc(sizeof(uint32_t) * capacity), bench_alloc(sizeof(uint32_t) * capacity), 0, capacity,
+                       PLAIN_NONE};
 }
 
 static inline void plain_ids_free(plain_ids *ids) {

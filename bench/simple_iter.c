@@ -87,12 +87,12 @@ static void strata_pass(void *state) {
 
 /* An array of n copies of a value of component T, or NULL unless `want`. */
 #define ARRAY(T, want, v) ((want) ? fill_##T(bench_alloc(sizeof(T) * n), n, v) : NULL)
-#define FILL(T)                                          \
-    static T *fill_##T(T *arr, uint32_t n, int32_t v) {  \
-        for (uint32_t i = 0; i < n; i++) {               \
-            arr[i].value = v;                            \
-        }                                                \
-        return arr;                                      \
+#define FILL(T)                                                                                                        \
+    static T *fill_##T(T *arr, uint32_t n, int32_t v) {                                                                \
+        for (uint32_t i = 0; i < n; i++) {                                                                             \
+            arr[i].value = v;                                                                                          \
+        }                                                                                                              \
+        return arr;                                                                                                    \
     }
 FILL(simple_iter_a)
 FILL(simple_iter_b)
@@ -124,8 +124,13 @@ void bench_simple_iter(void) {
                          ARRAY(simple_iter_d, k == 2, 3), ARRAY(simple_iter_e, k == 3, 4)};
     }
     free(ids);
-    bench_run_pair(&(bench_pair){.name = "simple_iter", .op = "3 systems, swap two values", .size = 4 * size,
-                                 .ops = 6.0 * n, .strata = strata_pass, .strata_state = w, .plain = plain_pass,
+    bench_run_pair(&(bench_pair){.name = "simple_iter",
+                                 .op = "3 systems, swap two values",
+                                 .size = 4 * size,
+                                 .ops = 6.0 * n,
+                                 .strata = strata_pass,
+                                 .strata_state = w,
+                                 .plain = plain_pass,
                                  .plain_state = &p});
     bench_check(simple_iter_swap_ab_count(w) == 4 * n && simple_iter_swap_cd_count(w) == n,
                 "simple_iter: entity count");

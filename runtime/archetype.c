@@ -16,8 +16,7 @@ static uint64_t archetype_hash_mask(const strata_mask_t *m, uint32_t words) {
 
 /* The slot of `mask` in a hash of `cap` slots: its table's, or the empty
  * slot where it would go. */
-static uint32_t archetype_slot(const strata_world_t *w, const uint16_t *hash, uint32_t cap,
-                               const strata_mask_t *mask) {
+static uint32_t archetype_slot(const strata_world_t *w, const uint16_t *hash, uint32_t cap, const strata_mask_t *mask) {
     uint32_t i = (uint32_t)archetype_hash_mask(mask, w->mask_words) & (cap - 1);
     while (hash[i] != STI_NO_TABLE && !sti_mask_equal(&w->tables[hash[i]]->mask, mask, w->mask_words)) {
         i = (i + 1) & (cap - 1);

@@ -40,59 +40,59 @@ typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
 struct strata_world_t {
     /* world.c */
     const strata_schema_t *schema;
-    void *user;                /* the game's pointer (desc.user) */
+    void *user; /* the game's pointer (desc.user) */
     uint32_t component_count;
-    void *resources;           /* aligned inside resources_block */
+    void *resources; /* aligned inside resources_block */
     void *resources_block;
     size_t resources_block_size;
 
     /* mem.c */
     strata_allocator_t allocator;
-    size_t bytes;              /* held through the allocator, for stats */
+    size_t bytes; /* held through the allocator, for stats */
 
     /* event.c: the event buffers (by event id) and the clock that stamps emissions. */
     sti_event_buf_t *events;
-    uint64_t event_step;       /* steps begun */
-    uint32_t event_position;   /* the running system's position; system_count - 1 between steps */
+    uint64_t event_step;     /* steps begun */
+    uint32_t event_position; /* the running system's position; system_count - 1 between steps */
 
     /* observe.c: hooks, monitors, aspects (set once at creation). */
     /* By column id: the schema's components, then one per aspect (its size,
      * alignment and defaults). schema->components when there is no aspect. */
     const strata_component_desc_t *components;
-    uint32_t column_id_count;  /* component_count + aspects */
-    uint32_t mask_words;       /* mask words column ids can use: all that matching and hashing compare */
+    uint32_t column_id_count;              /* component_count + aspects */
+    uint32_t mask_words;                   /* mask words column ids can use: all that matching and hashing compare */
     strata_component_desc_t *column_descs; /* owned copy behind `components` when there are aspects */
-    strata_mask_t hooked;      /* components with an on_add or on_remove hook */
-    uint32_t monitor_count;    /* queries with an aspect or hooks */
+    strata_mask_t hooked;                  /* components with an on_add or on_remove hook */
+    uint32_t monitor_count;                /* queries with an aspect or hooks */
     uint32_t monitor_query[STRATA_MAX_MONITORS];  /* their query ids */
     uint32_t monitor_aspect[STRATA_MAX_MONITORS]; /* their aspect column ids, or UINT32_MAX */
-    bool has_hooks;            /* a component or query hook, or an aspect, exists */
-    bool hooks_gone;           /* the entities' on_remove hooks have run: destroy runs none */
+    bool has_hooks;                               /* a component or query hook, or an aspect, exists */
+    bool hooks_gone;                              /* the entities' on_remove hooks have run: destroy runs none */
 
     /* dirty.c */
     sti_dirty_t *dirty;
     uint32_t dirty_count;
-    uint32_t *query_dirty;     /* by query id: its dirty set, or UINT32_MAX */
-    uint64_t *query_marks;     /* by query id: the sets its write terms feed (its own excluded) */
-    uint64_t *trackers;        /* by component id: the sets tracking it */
+    uint32_t *query_dirty; /* by query id: its dirty set, or UINT32_MAX */
+    uint64_t *query_marks; /* by query id: the sets its write terms feed (its own excluded) */
+    uint64_t *trackers;    /* by component id: the sets tracking it */
 
     /* entity_index.c */
     sti_record_t *records;
-    uint32_t record_count;     /* indices ever handed out */
+    uint32_t record_count; /* indices ever handed out */
     size_t record_capacity;
-    uint32_t free_head;        /* LIFO free list threaded through record.row */
+    uint32_t free_head; /* LIFO free list threaded through record.row */
     uint32_t free_count;
     uint32_t alive;
-    uint32_t entity_limit;     /* STRATA_MAX_ENTITIES; tests lower it */
+    uint32_t entity_limit; /* STRATA_MAX_ENTITIES; tests lower it */
 
     /* archetype.c: tables[0] is the empty table. */
     sti_table_t **tables;
     uint32_t table_count;
     size_t table_capacity;
-    uint32_t table_limit;      /* STRATA_MAX_TABLES; tests lower it */
-    uint16_t *table_hash;      /* table ids by mask hash, STI_NO_TABLE when empty */
-    uint32_t hash_capacity;    /* a power of two, at least twice table_count */
-    sti_table_t *last_found;   /* the last table found by mask: spawning the same bundle again skips the hash */
+    uint32_t table_limit;    /* STRATA_MAX_TABLES; tests lower it */
+    uint16_t *table_hash;    /* table ids by mask hash, STI_NO_TABLE when empty */
+    uint32_t hash_capacity;  /* a power of two, at least twice table_count */
+    sti_table_t *last_found; /* the last table found by mask: spawning the same bundle again skips the hash */
 
     /* query.c: by query id. */
     sti_query_cache_t *queries;
@@ -100,15 +100,15 @@ struct strata_world_t {
     /* command.c (defer_depth: the scope helpers below) */
     uint32_t defer_depth;
     bool in_step;
-    bool settling;             /* applying commands: hooks' commands join the running settle */
-    unsigned char *cmds;       /* the command buffer */
+    bool settling;       /* applying commands: hooks' commands join the running settle */
+    unsigned char *cmds; /* the command buffer */
     size_t cmd_size;
     size_t cmd_capacity;
     uint32_t cmd_count;
-    size_t cmd_last;           /* offset of the last command (while cmd_count > 0): runs grow there */
-    unsigned char *scratch;    /* a copy of the command being applied (hooks may move the buffer) */
+    size_t cmd_last;        /* offset of the last command (while cmd_count > 0): runs grow there */
+    unsigned char *scratch; /* a copy of the command being applied (hooks may move the buffer) */
     size_t scratch_capacity;
-    strata_entity_t *doomed;   /* destroys scheduled for the end of the step */
+    strata_entity_t *doomed; /* destroys scheduled for the end of the step */
     uint32_t doomed_count;
     size_t doomed_capacity;
 };

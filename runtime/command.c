@@ -16,8 +16,7 @@ static uint32_t *command_ids(sti_cmd_t *cmd) {
 }
 
 /* Bytes of a command record (header, handles, ids, values, padding); 0 on overflow. */
-size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t n, uint32_t k,
-                         const uint32_t *ids) {
+size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t n, uint32_t k, const uint32_t *ids) {
     size_t values = 0;
     if (kind == STI_CMD_ADD) {
         for (uint32_t i = 0; i < k; i++) {
@@ -57,8 +56,7 @@ strata_result_t sti_command_reserve(strata_world_t *w, size_t bytes) {
 /* Append a command of `bytes` (sti_command_bytes) into reserved room,
  * copying the values (NULL: defaults, else zeros). */
 void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uint32_t n,
-                       const strata_entity_t *entities, uint32_t k, const uint32_t *ids,
-                       const void *const *values) {
+                       const strata_entity_t *entities, uint32_t k, const uint32_t *ids, const void *const *values) {
     sti_cmd_t *cmd = (sti_cmd_t *)(void *)(w->cmds + w->cmd_size);
     w->cmd_last = w->cmd_size;
     *cmd = (sti_cmd_t){.size = bytes, .kind = (uint32_t)kind, .n = n, .done = 0, .k = k};
@@ -206,8 +204,8 @@ static strata_entity_t command_run_entity(const unsigned char *entry) {
  * the caller then applies one entry. A table is checked once a run
  * (*tried: the first STRATA_MAX_COMPONENTS table ids, a mask's bits; tables
  * past them never batch), so a run costs O(entries) however ordered. */
-static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsigned char *at, size_t stride,
-                                  uint32_t c, strata_mask_t *tried) {
+static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsigned char *at, size_t stride, uint32_t c,
+                                  strata_mask_t *tried) {
     bool add = cmd->kind == STI_CMD_ADD_RUN;
     sti_record_t *rec = sti_record_lookup(w, command_run_entity(at));
     if (rec == NULL || rec->row != 0) {
@@ -216,8 +214,8 @@ static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsig
     sti_table_t *src = w->tables[rec->table];
     uint32_t n = src->count;
     const sti_edge_t *edge = &src->edges[add ? c : w->component_count + c];
-    if (n < 2 || n > cmd->n - cmd->done || add == strata_mask_test(&src->mask, c) ||
-        src->id >= STRATA_MAX_COMPONENTS || strata_mask_test(tried, src->id)) {
+    if (n < 2 || n > cmd->n - cmd->done || add == strata_mask_test(&src->mask, c) || src->id >= STRATA_MAX_COMPONENTS ||
+        strata_mask_test(tried, src->id)) {
         return 0;
     }
     strata_mask_set(tried, src->id);

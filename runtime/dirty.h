@@ -16,9 +16,9 @@ struct sti_dirty_t {
     bool busy;             /* an iteration over it is open */
     strata_entity_t *list; /* the entries in marking order; stale ones are skipped */
     uint32_t count;
-    size_t capacity;       /* at least record_capacity: a compaction always makes room */
-    uint32_t cursor;       /* while busy: the next entry to visit */
-    uint32_t end;          /* while busy: the entries this iteration visits */
+    size_t capacity; /* at least record_capacity: a compaction always makes room */
+    uint32_t cursor; /* while busy: the next entry to visit */
+    uint32_t end;    /* while busy: the entries this iteration visits */
 };
 
 /* Set up the sets, the query -> set map and the component -> sets map from

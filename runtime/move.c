@@ -124,8 +124,8 @@ static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *
  * loses, the move, the values of ids (k; tags and NULL values as for
  * adds), new aspects at their defaults, on_add for what it starts matching
  * or gains. The hooks' structural changes wait for the caller's settle. */
-static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
-                                   uint32_t k, const uint32_t *ids, const void *const *values) {
+static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst, uint32_t k,
+                                   const uint32_t *ids, const void *const *values) {
     uint32_t index = (uint32_t)(rec - w->records);
     sti_observe_leave(w, src, rec->row, dst);
     /* A hook may create entities (never deferred), which can move the records. */

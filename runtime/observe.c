@@ -16,8 +16,8 @@ static strata_result_t observe_init_aspects(strata_world_t *w, uint32_t aspects)
         uint32_t id = w->monitor_aspect[k];
         if (id != UINT32_MAX) {
             const strata_query_desc_t *q = &s->queries[w->monitor_query[k]];
-            descs[id] = (strata_component_desc_t){q->name, q->aspect_size, q->aspect_align, q->aspect_defaults,
-                                                  NULL, NULL};
+            descs[id] = (strata_component_desc_t){q->name, q->aspect_size, q->aspect_align, q->aspect_defaults, NULL,
+                                                  NULL};
         }
     }
     w->column_descs = descs;

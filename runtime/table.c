@@ -48,16 +48,11 @@ sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint3
 /* The size class of an element size. */
 static uint32_t table_plan_class(uint32_t size) {
     switch (size) {
-    case 4:
-        return STI_PLAN_4;
-    case 8:
-        return STI_PLAN_8;
-    case 12:
-        return STI_PLAN_12;
-    case 16:
-        return STI_PLAN_16;
-    default:
-        return STI_PLAN_ANY;
+    case 4: return STI_PLAN_4;
+    case 8: return STI_PLAN_8;
+    case 12: return STI_PLAN_12;
+    case 16: return STI_PLAN_16;
+    default: return STI_PLAN_ANY;
     }
 }
 

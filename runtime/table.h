@@ -55,8 +55,8 @@ typedef struct sti_plan_t {
 typedef struct sti_edge_t {
     struct sti_table_t *table; /* the neighbour; NULL until first used */
     sti_plan_t *plan;          /* the column work of a move this way (NULL if hooked); owned by this slot */
-    uint32_t hole; /* index of the component's column in the larger table's dense list, or STI_NO_HOLE */
-    bool hooked;   /* the move runs hooks or changes aspects (move.c takes its hooked path) */
+    uint32_t hole;             /* index of the component's column in the larger table's dense list, or STI_NO_HOLE */
+    bool hooked;               /* the move runs hooks or changes aspects (move.c takes its hooked path) */
 } sti_edge_t;
 
 /* One archetype. The struct with its edges, the dense list and the columns
@@ -64,19 +64,19 @@ typedef struct sti_edge_t {
  * one more each, grown with realloc (so large ones are remapped, not copied). */
 struct sti_table_t {
     strata_mask_t mask;
-    uint32_t id;             /* index in world->tables; what records store */
-    uint32_t count;          /* rows in use */
-    uint32_t capacity;       /* rows every column holds */
-    uint32_t column_count;   /* entries of dense */
-    uint32_t max_size;       /* of its columns' elements: above STI_SMALL_SIZE, moves call memcpy */
+    uint32_t id;           /* index in world->tables; what records store */
+    uint32_t count;        /* rows in use */
+    uint32_t capacity;     /* rows every column holds */
+    uint32_t column_count; /* entries of dense */
+    uint32_t max_size;     /* of its columns' elements: above STI_SMALL_SIZE, moves call memcpy */
     strata_entity_t *entities;
-    size_t entities_size;    /* bytes allocated for entities: may exceed the capacity after a failed growth */
-    void **columns;          /* by component id; NULL if absent or a tag (what iterators expose) */
-    sti_column_t *dense;     /* the non-tag columns by ascending id, so moves never scan all ids */
-    size_t alloc_size;       /* bytes of this struct's own allocation */
-    uint64_t monitors;       /* bit k: matches monitored query k (so has its aspect column) */
-    uint64_t tracked_by;     /* bit k: matches the query of dirty set k */
-    bool hooked;             /* monitors != 0 or a component with a hook: destroy runs hooks */
+    size_t entities_size; /* bytes allocated for entities: may exceed the capacity after a failed growth */
+    void **columns;       /* by component id; NULL if absent or a tag (what iterators expose) */
+    sti_column_t *dense;  /* the non-tag columns by ascending id, so moves never scan all ids */
+    size_t alloc_size;    /* bytes of this struct's own allocation */
+    uint64_t monitors;    /* bit k: matches monitored query k (so has its aspect column) */
+    uint64_t tracked_by;  /* bit k: matches the query of dirty set k */
+    bool hooked;          /* monitors != 0 or a component with a hook: destroy runs hooks */
     /* By component id c: [c] leads to the table with c added, [component_count + c]
      * to the one with c removed. Inline, so the hot path saves a load. */
     sti_edge_t edges[];

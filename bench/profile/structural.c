@@ -32,8 +32,7 @@ static const move_bundle two = {.position = &(move_position){1, 2}, .velocity = 
 
 /* The world's one system (never stepped here). */
 void move_move_run(move_move_ctx *ctx) {
-    while (move_move_next(ctx)) {
-    }
+    while (move_move_next(ctx)) {}
 }
 
 OP op_create(move_world *w, move_entity *ids, uint32_t n) {

@@ -3,6 +3,8 @@
  * rightmost. Digits, upper-case letters and the symbols a HUD needs. */
 #include "canvas.h"
 
+/* One glyph a line reads as a table, which the formatter would fold. */
+/* clang-format off */
 #define G(ch) [(ch) - 32]
 
 const uint8_t canvas_font[96][CANVAS_GLYPH_H] = {
@@ -70,3 +72,4 @@ const uint8_t canvas_font[96][CANVAS_GLYPH_H] = {
     G('_') = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1F},
     G('|') = {0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04},
 };
+/* clang-format on */

@@ -24,8 +24,10 @@ void pfx_emit_run(pfx_emit_ctx *ctx) {
         pfx_velocity v = {uniform(seed, -1.0f, 1.0f), uniform(seed, 0.5f, 2.0f)};
         pfx_lifetime life = {uniform(seed, 0.5f, 2.5f)};
         /* Created now; its components land in their table when Emit returns. */
-        pfx_entity e = pfx_entity_create_bundle(ctx->world, &(pfx_bundle){
-            .position = &p, .velocity = &v, .lifetime = &life, .heavy = (i % 4 == 0)});
+        pfx_entity e = pfx_entity_create_bundle(ctx->world, &(pfx_bundle){.position = &p,
+                                                                          .velocity = &v,
+                                                                          .lifetime = &life,
+                                                                          .heavy = (i % 4 == 0)});
         if (pfx_entity_eq(e, PFX_ENTITY_NULL)) {
             return; /* out of memory: emit fewer this step */
         }
@@ -78,7 +80,7 @@ void pfx_report_run(pfx_report_ctx *ctx) {
             lowest = ctx->position[i].y < lowest ? ctx->position[i].y : lowest;
         }
     }
-    printf("step %3u: %5u particles (%4u heavy), lowest y %7.2f, spawned %u, expired %u\n",
-           (unsigned)ctx->stats->steps, (unsigned)total, (unsigned)heavy, (double)lowest,
-           (unsigned)ctx->stats->spawned, (unsigned)ctx->stats->expired);
+    printf("step %3u: %5u particles (%4u heavy), lowest y %7.2f, spawned %u, expired %u\n", (unsigned)ctx->stats->steps,
+           (unsigned)total, (unsigned)heavy, (double)lowest, (unsigned)ctx->stats->spawned,
+           (unsigned)ctx->stats->expired);
 }

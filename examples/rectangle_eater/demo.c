@@ -20,14 +20,13 @@ static double now_ms(void) {
 }
 
 static void usage(void) {
-    fprintf(stderr,
-            "usage: rectangle_eater [--seed N] [--frames N] [--every N] [--out FILE.png] [--prefix PATH]\n"
-            "                       [--save-at N] [--save FILE]\n"
-            "  plays a game with the autopilot until it is over or --frames have run (default 7200),\n"
-            "  writes the last frame to --out (default build/rectangle_eater.png) and every\n"
-            "  --every frames (default 600; 0: none) to PREFIX_NNNN.png (default build/rectangle_eater);\n"
-            "  saves the game at frame --save-at (default 600; 0: never) to --save (default\n"
-            "  build/rectangle_eater.save), then loads it and replays to check the same end\n");
+    fprintf(stderr, "usage: rectangle_eater [--seed N] [--frames N] [--every N] [--out FILE.png] [--prefix PATH]\n"
+                    "                       [--save-at N] [--save FILE]\n"
+                    "  plays a game with the autopilot until it is over or --frames have run (default 7200),\n"
+                    "  writes the last frame to --out (default build/rectangle_eater.png) and every\n"
+                    "  --every frames (default 600; 0: none) to PREFIX_NNNN.png (default build/rectangle_eater);\n"
+                    "  saves the game at frame --save-at (default 600; 0: never) to --save (default\n"
+                    "  build/rectangle_eater.save), then loads it and replays to check the same end\n");
 }
 
 int main(int argc, char **argv) {

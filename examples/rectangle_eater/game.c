@@ -57,7 +57,7 @@ float rect_decay_rate(const rect_rules *rules, float health) {
 /* The food's colours: the seed's teal-blue and friends; never the player's
  * green or red. */
 static const rect_color palette[] = {
-    {0, 100, 150, 255},  {52, 152, 219, 255}, {155, 89, 182, 255}, {241, 196, 15, 255},
+    {0, 100, 150, 255},  {52, 152, 219, 255}, {155, 89, 182, 255},  {241, 196, 15, 255},
     {230, 126, 34, 255}, {26, 188, 156, 255}, {236, 112, 160, 255}, {90, 110, 230, 255},
 };
 
@@ -141,10 +141,18 @@ static void mix(hash_t *s, const void *data, size_t n) {
 }
 
 /* Field by field, so struct padding never counts. */
-static void mix_u64(hash_t *s, uint64_t v) { mix(s, &v, sizeof v); }
-static void mix_u32(hash_t *s, uint32_t v) { mix(s, &v, sizeof v); }
-static void mix_f32(hash_t *s, float v) { mix(s, &v, sizeof v); }
-static void mix_color(hash_t *s, rect_color c) { mix_u32(s, (uint32_t)c.r << 24 | (uint32_t)c.g << 16 | (uint32_t)c.b << 8 | c.a); }
+static void mix_u64(hash_t *s, uint64_t v) {
+    mix(s, &v, sizeof v);
+}
+static void mix_u32(hash_t *s, uint32_t v) {
+    mix(s, &v, sizeof v);
+}
+static void mix_f32(hash_t *s, float v) {
+    mix(s, &v, sizeof v);
+}
+static void mix_color(hash_t *s, rect_color c) {
+    mix_u32(s, (uint32_t)c.r << 24 | (uint32_t)c.g << 16 | (uint32_t)c.b << 8 | c.a);
+}
 
 /* One entity's components, as the hash reads them. */
 typedef struct body_t {
@@ -182,8 +190,8 @@ uint64_t rect_state_hash(rect_world *w) {
                 b->health = it.health[i];
                 b->has |= 1u << RECT_HEALTH;
             }
-            b->has |= (uint32_t)it.collision << RECT_COLLISION | (uint32_t)it.player_controlled << RECT_PLAYER_CONTROLLED |
-                      (uint32_t)it.dead << RECT_DEAD;
+            b->has |= (uint32_t)it.collision << RECT_COLLISION |
+                      (uint32_t)it.player_controlled << RECT_PLAYER_CONTROLLED | (uint32_t)it.dead << RECT_DEAD;
         }
     }
     /* Tables are visited in the order they were made: sort, so the hash
@@ -215,10 +223,10 @@ uint64_t rect_state_hash(rect_world *w) {
     mix_u32(&s, game->spawned);
     mix_u64(&s, rect_rng_res(w)->state);
     const rect_rules *r = rect_rules_res(w);
-    const float tuning[] = {r->player_speed, r->size_per_health, r->food_health_min,
-                            r->food_health_max, r->still_size_min, r->still_size_max, r->spawn_chance, r->decaying_chance, r->drain_ramp, r->max_health,
-                            r->eat_base, r->eat_min, r->tiny_size, r->tiny_bonus, r->tiny_bonus_below,
-                            r->danger_size};
+    const float tuning[] = {r->player_speed,   r->size_per_health, r->food_health_min,  r->food_health_max,
+                            r->still_size_min, r->still_size_max,  r->spawn_chance,     r->decaying_chance,
+                            r->drain_ramp,     r->max_health,      r->eat_base,         r->eat_min,
+                            r->tiny_size,      r->tiny_bonus,      r->tiny_bonus_below, r->danger_size};
     for (size_t i = 0; i < sizeof tuning / sizeof tuning[0]; i++) {
         mix_f32(&s, tuning[i]);
     }
@@ -228,6 +236,7 @@ uint64_t rect_state_hash(rect_world *w) {
     for (int i = 0; i < 5; i++) {
         mix_f32(&s, r->decay_rate[i]);
     }
-    mix_u32(&s, (uint32_t)r->start_food << 24 | (uint32_t)r->max_food << 16 | (uint32_t)r->min_food << 8 | r->spawn_tries);
+    mix_u32(&s,
+            (uint32_t)r->start_food << 24 | (uint32_t)r->max_food << 16 | (uint32_t)r->min_food << 8 | r->spawn_tries);
     return s.h;
 }

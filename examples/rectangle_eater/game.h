@@ -33,7 +33,9 @@ float rect_rand_range(rect_rng *rng, float lo, float hi);
 
 /* Half the side a rectangle of Appearance.size is drawn and hit with: never
  * less than one pixel, so the smallest rectangles stay visible. */
-static inline float rect_half_extent(float size) { return size < 1.0f ? 1.0f : size; }
+static inline float rect_half_extent(float size) {
+    return size < 1.0f ? 1.0f : size;
+}
 
 /* The health eating a rectangle of `size` gives a player of `health`: big
  * ones little or less than nothing, small ones more, tiny ones a bonus. */

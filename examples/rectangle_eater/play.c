@@ -97,11 +97,10 @@ int main(int argc, char **argv) {
                 running = false;
             } else if (ev.type == SDL_KEYDOWN && !ev.key.repeat) {
                 switch (ev.key.keysym.sym) {
-                case SDLK_ESCAPE:
-                    running = false;
-                    break;
+                case SDLK_ESCAPE: running = false; break;
                 case SDLK_r:
-                    if (!restart(&w, seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, autopilot, &shown)) {
+                    if (!restart(&w, seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, autopilot,
+                                 &shown)) {
                         running = false;
                         status = 1;
                     }
@@ -135,8 +134,7 @@ int main(int argc, char **argv) {
                         printf("wrote build/rectangle_eater_shot.png\n");
                     }
                     break;
-                default:
-                    break;
+                default: break;
                 }
             }
         }

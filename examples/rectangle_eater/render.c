@@ -24,7 +24,9 @@ static const canvas_color outline = {0, 0, 0, 255};
 static const canvas_color hud_band = {34, 38, 46, 255};
 static const canvas_color white = {255, 255, 255, 255};
 
-static canvas_color paint(rect_color c) { return (canvas_color){c.r, c.g, c.b, c.a}; }
+static canvas_color paint(rect_color c) {
+    return (canvas_color){c.r, c.g, c.b, c.a};
+}
 
 /* The pixels a rectangle centred at p with half-side h covers. */
 static void pixel_rect(rect_position p, float h, int16_t out[4]) {
@@ -50,8 +52,12 @@ void rect_render_on_remove(rect_world *w, rect_entity e, rect_render_aspect *asp
     }
     rect_effects *fx = rect_effects_res(w);
     const rect_appearance *look = rect_appearance_get(w, e);
-    fx->ghosts[fx->next] = (rect_ghost){aspect->x0, aspect->y0, aspect->x1, aspect->y1,
-                                        look ? look->color : (rect_color){0, 0, 0, 255}, 0};
+    fx->ghosts[fx->next] = (rect_ghost){aspect->x0,
+                                        aspect->y0,
+                                        aspect->x1,
+                                        aspect->y1,
+                                        look ? look->color : (rect_color){0, 0, 0, 255},
+                                        0};
     fx->next = (uint8_t)((fx->next + 1) % (sizeof fx->ghosts / sizeof fx->ghosts[0]));
 }
 
@@ -206,6 +212,7 @@ void rect_hud_run(rect_hud_ctx *ctx) {
         clock_text(clock, sizeof clock, game->frame);
         snprintf(text, sizeof text, "LASTED %s", clock);
         centred(c, 146, 2, white, text);
-        centred(c, 180, 1, (canvas_color){220, 190, 190, 255}, ((const rect_screen *)rect_world_user(ctx->world))->footer);
+        centred(c, 180, 1, (canvas_color){220, 190, 190, 255},
+                ((const rect_screen *)rect_world_user(ctx->world))->footer);
     }
 }

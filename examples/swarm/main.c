@@ -55,16 +55,16 @@ static void keep(strata_result_t *first, strata_result_t r) {
 
 /* One system as swarm_world_step runs it — its own deferral scope, begin,
  * run, end — with a clock around it. */
-#define TIMED(name, ID)                                                \
-    if (swarm_##name##_enabled(w)) {                                   \
-        double t0 = now_ns();                                          \
-        strata_defer_begin(core);                                      \
-        swarm_##name##_ctx ctx = swarm_##name##_begin(w, dt);         \
-        swarm_##name##_run(&ctx);                                      \
-        keep(&first, swarm_##name##_end(&ctx));                        \
-        keep(&first, strata_defer_end(core));                          \
-        spent[SWARM_SYSTEM_##ID] += now_ns() - t0;                     \
-        INSPECT_RAN(SWARM_SYSTEM_##ID, now_ns() - t0, swarm_##name##_count(w)) \
+#define TIMED(name, ID)                                                                                                \
+    if (swarm_##name##_enabled(w)) {                                                                                   \
+        double t0 = now_ns();                                                                                          \
+        strata_defer_begin(core);                                                                                      \
+        swarm_##name##_ctx ctx = swarm_##name##_begin(w, dt);                                                          \
+        swarm_##name##_run(&ctx);                                                                                      \
+        keep(&first, swarm_##name##_end(&ctx));                                                                        \
+        keep(&first, strata_defer_end(core));                                                                          \
+        spent[SWARM_SYSTEM_##ID] += now_ns() - t0;                                                                     \
+        INSPECT_RAN(SWARM_SYSTEM_##ID, now_ns() - t0, swarm_##name##_count(w))                                         \
     }
 
 /* swarm_world_step, one system at a time, timing each (schedule order). */
@@ -83,7 +83,8 @@ static strata_result_t timed_step(swarm_world *w, float dt) {
     return first;
 }
 
-static const char *const system_names[SWARM_SYSTEM_COUNT] = {"Bin", "Steer", "Integrate", "Wrap", "Colour", "Tick", "Splat"};
+static const char *const system_names[SWARM_SYSTEM_COUNT] = {"Bin",    "Steer", "Integrate", "Wrap",
+                                                             "Colour", "Tick",  "Splat"};
 
 /* The entities a system visits a step (0: it has no terms). */
 static uint32_t visited(swarm_world *w, int id) {

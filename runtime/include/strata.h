@@ -252,8 +252,12 @@ strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e);
 /* The parts of a handle: its index (what a destroyed entity's successor
  * reuses) and its generation (bumped at each reuse, never 0 for a handle
  * that was issued). */
-static inline uint32_t strata_entity_index(strata_entity_t e) { return (uint32_t)e; }
-static inline uint32_t strata_entity_generation(strata_entity_t e) { return (uint32_t)(e >> 32); }
+static inline uint32_t strata_entity_index(strata_entity_t e) {
+    return (uint32_t)e;
+}
+static inline uint32_t strata_entity_generation(strata_entity_t e) {
+    return (uint32_t)(e >> 32);
+}
 
 /* Called by strata_entity_each with each entity. */
 typedef void (*strata_entity_fn_t)(strata_world_t *w, strata_entity_t e, void *user);
@@ -444,12 +448,12 @@ typedef struct strata_field_desc_t {
 
 /* A struct or enum type, a component or the resource block (static data). */
 typedef struct strata_type_desc_t {
-    const char *name;                   /* the schema's name */
-    const char *const *renamed_from;    /* components: the former names, NULL-terminated, or NULL */
-    uint32_t size;                      /* sizeof the C type; 0 for a tag */
-    uint32_t count;                     /* fields (struct) or members (enum) */
-    const strata_field_desc_t *fields;  /* struct: its fields in declaration order */
-    const char *const *members;         /* enum: member names, indexed by value */
+    const char *name;                  /* the schema's name */
+    const char *const *renamed_from;   /* components: the former names, NULL-terminated, or NULL */
+    uint32_t size;                     /* sizeof the C type; 0 for a tag */
+    uint32_t count;                    /* fields (struct) or members (enum) */
+    const strata_field_desc_t *fields; /* struct: its fields in declaration order */
+    const char *const *members;        /* enum: member names, indexed by value */
 } strata_type_desc_t;
 
 /* --- Saves (docs/saves.md) ----------------------------------------------- */

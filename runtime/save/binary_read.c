@@ -18,12 +18,12 @@ typedef struct file_field_t {
     uint16_t name_len;
     uint8_t kind;
     bool array;
-    uint32_t size;             /* C bytes of an element when saved (char[N]: N) */
-    uint32_t count;            /* elements */
-    uint32_t bytes;            /* encoded bytes of one element */
-    uint32_t member_count;     /* ENUM */
+    uint32_t size;                /* C bytes of an element when saved (char[N]: N) */
+    uint32_t count;               /* elements */
+    uint32_t bytes;               /* encoded bytes of one element */
+    uint32_t member_count;        /* ENUM */
     const unsigned char *members; /* ENUM: the first member name's length prefix */
-    uint32_t field_count;      /* STRUCT */
+    uint32_t field_count;         /* STRUCT */
     struct file_field_t *fields;
 } file_field_t;
 
@@ -33,18 +33,18 @@ typedef struct file_value_t {
     uint16_t name_len;
     uint32_t field_count;
     file_field_t *fields;
-    uint32_t bytes;            /* encoded bytes of one value */
-    int64_t target;            /* component id / resource field index, -1 if dropped */
+    uint32_t bytes; /* encoded bytes of one value */
+    int64_t target; /* component id / resource field index, -1 if dropped */
     struct load_op_t *ops;
     uint32_t op_count, op_capacity;
-    bool raw;                  /* a column copies as it is */
-    uint64_t rows;             /* entities that had it */
+    bool raw;      /* a column copies as it is */
+    uint64_t rows; /* entities that had it */
 } file_value_t;
 
 /* One run of elements to convert from the save into the schema's value. */
 typedef struct load_op_t {
-    uint32_t src, dst;         /* offsets: in the encoded value, in the C value */
-    uint32_t count;            /* elements */
+    uint32_t src, dst;           /* offsets: in the encoded value, in the C value */
+    uint32_t count;              /* elements */
     uint32_t src_size, dst_size; /* bytes of an element: encoded, C */
     uint8_t src_kind, dst_kind;
     const file_field_t *field; /* for messages and enum member names */
@@ -63,8 +63,8 @@ typedef struct load_t {
     sti_loader_t *l;
     const unsigned char *data;
     size_t size, pos;
-    strata_result_t r;         /* the first error */
-    load_block_t *blocks;      /* every file_field_t, newest block first */
+    strata_result_t r;    /* the first error */
+    load_block_t *blocks; /* every file_field_t, newest block first */
     file_value_t *components, *resources;
     uint32_t component_count, resource_count;
 } load_t;
@@ -247,8 +247,8 @@ static bool op_push(load_t *ld, file_value_t *v, load_op_t op) {
     const strata_world_t *w = ld->l->fresh;
     if (v->op_count == v->op_capacity) {
         uint32_t cap = v->op_capacity ? v->op_capacity * 2 : 8;
-        load_op_t *ops =
-            w->allocator.realloc(v->ops, sizeof(load_op_t) * v->op_capacity, sizeof(load_op_t) * cap, w->allocator.user);
+        load_op_t *ops = w->allocator.realloc(v->ops, sizeof(load_op_t) * v->op_capacity, sizeof(load_op_t) * cap,
+                                              w->allocator.user);
         if (ops == NULL) {
             return load_fail(ld, STRATA_ERR_NOMEM, ld->pos, "out of memory");
         }
@@ -314,7 +314,8 @@ static bool load_map_field(load_t *ld, file_value_t *v, int64_t counted, file_fi
         }
         return false;
     }
-    if (report && convert == 2 && !load_change(ld, STRATA_CHANGE_CONVERTED, counted, path, t->name, strlen(t->name), NULL)) {
+    if (report && convert == 2 &&
+        !load_change(ld, STRATA_CHANGE_CONVERTED, counted, path, t->name, strlen(t->name), NULL)) {
         return false;
     }
     if (f->kind == STRATA_KIND_STRUCT) {
@@ -453,8 +454,8 @@ static bool load_map_values(load_t *ld, file_value_t *values, uint32_t count, bo
     for (uint32_t i = 0; i < count; i++) {
         const file_value_t *v = &values[i];
         if (sti_evolve_target(&names, &saved, (const char *)v->name, v->name_len) < 0 &&
-            !load_change(ld, STRATA_CHANGE_DROPPED, resources ? -1 : (int64_t)i, path, (const char *)v->name, v->name_len,
-                         NULL)) {
+            !load_change(ld, STRATA_CHANGE_DROPPED, resources ? -1 : (int64_t)i, path, (const char *)v->name,
+                         v->name_len, NULL)) {
             return false;
         }
     }
@@ -514,9 +515,21 @@ static bool load_element(const load_op_t *op, const unsigned char *s, unsigned c
     unsigned char host[8];
     switch (sti_kind_bytes(sk)) {
     case 1: host[0] = s[0]; break;
-    case 2: { uint16_t x = sti_get16(s); memcpy(host, &x, 2); break; }
-    case 4: { uint32_t x = sti_get32(s); memcpy(host, &x, 4); break; }
-    default: { uint64_t x = sti_get64(s); memcpy(host, &x, 8); break; }
+    case 2: {
+        uint16_t x = sti_get16(s);
+        memcpy(host, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = sti_get32(s);
+        memcpy(host, &x, 4);
+        break;
+    }
+    default: {
+        uint64_t x = sti_get64(s);
+        memcpy(host, &x, 8);
+        break;
+    }
     }
     sti_scalar_write(dk, op->dst_size, d, sti_scalar_read(sk, op->src_size, host));
     return true;

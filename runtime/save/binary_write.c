@@ -103,13 +103,35 @@ static void leaves_encode(const save_leaves_t *ls, const unsigned char *src, uns
         const unsigned char *s = src + leaf->offset;
         for (uint32_t j = 0; j < leaf->count; j++, s += leaf->size) {
             switch (leaf->kind) {
-            case STRATA_KIND_BOOL: { bool b; memcpy(&b, s, 1); *dst++ = b ? 1 : 0; break; }
-            case STRATA_KIND_I8: case STRATA_KIND_U8: *dst++ = *s; break;
-            case STRATA_KIND_I16: case STRATA_KIND_U16: { uint16_t v; memcpy(&v, s, 2); sti_put16(dst, v); dst += 2; break; }
-            case STRATA_KIND_I32: case STRATA_KIND_U32: case STRATA_KIND_F32: {
-                uint32_t v; memcpy(&v, s, 4); sti_put32(dst, v); dst += 4; break;
+            case STRATA_KIND_BOOL: {
+                bool b;
+                memcpy(&b, s, 1);
+                *dst++ = b ? 1 : 0;
+                break;
             }
-            case STRATA_KIND_ENUM: sti_put32(dst, (uint32_t)sti_scalar_read(STRATA_KIND_ENUM, leaf->size, s).i); dst += 4; break;
+            case STRATA_KIND_I8:
+            case STRATA_KIND_U8: *dst++ = *s; break;
+            case STRATA_KIND_I16:
+            case STRATA_KIND_U16: {
+                uint16_t v;
+                memcpy(&v, s, 2);
+                sti_put16(dst, v);
+                dst += 2;
+                break;
+            }
+            case STRATA_KIND_I32:
+            case STRATA_KIND_U32:
+            case STRATA_KIND_F32: {
+                uint32_t v;
+                memcpy(&v, s, 4);
+                sti_put32(dst, v);
+                dst += 4;
+                break;
+            }
+            case STRATA_KIND_ENUM:
+                sti_put32(dst, (uint32_t)sti_scalar_read(STRATA_KIND_ENUM, leaf->size, s).i);
+                dst += 4;
+                break;
             case STRATA_KIND_STRING: {
                 /* The text and zeros: what follows a NUL is not part of the value. */
                 const unsigned char *nul = memchr(s, 0, leaf->size);
@@ -119,7 +141,13 @@ static void leaves_encode(const save_leaves_t *ls, const unsigned char *src, uns
                 dst += leaf->size;
                 break;
             }
-            default: { uint64_t v; memcpy(&v, s, 8); sti_put64(dst, v); dst += 8; break; }
+            default: {
+                uint64_t v;
+                memcpy(&v, s, 8);
+                sti_put64(dst, v);
+                dst += 8;
+                break;
+            }
             }
         }
     }
@@ -133,10 +161,10 @@ typedef struct save_out_t {
     sti_writer_t sink;
     unsigned char *chunk; /* SAVE_CHUNK bytes of file staging, then SAVE_CHUNK of row encoding scratch */
     unsigned char *scratch;
-    uint32_t crc;         /* of the bytes from offset 28 (schema version on) */
-    bool checking;        /* adding to crc */
-    bool dry;             /* only hashing: nothing is emitted */
-    uint64_t hash;        /* of the layout, while `hashing` */
+    uint32_t crc;  /* of the bytes from offset 28 (schema version on) */
+    bool checking; /* adding to crc */
+    bool dry;      /* only hashing: nothing is emitted */
+    uint64_t hash; /* of the layout, while `hashing` */
     bool hashing;
     sti_crc_t crc_table;
 } save_out_t;

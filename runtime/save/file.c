@@ -70,8 +70,7 @@ void sti_file_free(const strata_world_t *w, unsigned char *data, size_t size) {
     }
 }
 
-strata_result_t sti_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
-                                 sti_load_mem_fn load) {
+strata_result_t sti_load_file(strata_world_t *w, const char *path, strata_load_report_t *report, sti_load_mem_fn load) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(path != NULL);
     unsigned char *data = NULL;

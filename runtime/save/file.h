@@ -24,7 +24,6 @@ typedef strata_result_t (*sti_load_mem_fn)(strata_world_t *w, const void *data, 
                                            strata_load_report_t *report);
 /* Read the file at path and load it with `load`; a read failure is reported
  * as "<path>: <why>" and leaves the world as it was. */
-strata_result_t sti_load_file(strata_world_t *w, const char *path, strata_load_report_t *report,
-                              sti_load_mem_fn load);
+strata_result_t sti_load_file(strata_world_t *w, const char *path, strata_load_report_t *report, sti_load_mem_fn load);
 
 #endif /* STRATA_SAVE_FILE_H */

@@ -74,10 +74,19 @@ uint64_t sti_fnv(uint64_t h, const unsigned char *p, size_t n);
 /* Bytes of one encoded element of a scalar kind (0 for STRUCT and STRING). */
 static inline uint32_t sti_kind_bytes(uint8_t kind) {
     switch (kind) {
-    case STRATA_KIND_BOOL: case STRATA_KIND_I8: case STRATA_KIND_U8: return 1;
-    case STRATA_KIND_I16: case STRATA_KIND_U16: return 2;
-    case STRATA_KIND_I32: case STRATA_KIND_U32: case STRATA_KIND_F32: case STRATA_KIND_ENUM: return 4;
-    case STRATA_KIND_I64: case STRATA_KIND_U64: case STRATA_KIND_F64: case STRATA_KIND_ENTITY: return 8;
+    case STRATA_KIND_BOOL:
+    case STRATA_KIND_I8:
+    case STRATA_KIND_U8: return 1;
+    case STRATA_KIND_I16:
+    case STRATA_KIND_U16: return 2;
+    case STRATA_KIND_I32:
+    case STRATA_KIND_U32:
+    case STRATA_KIND_F32:
+    case STRATA_KIND_ENUM: return 4;
+    case STRATA_KIND_I64:
+    case STRATA_KIND_U64:
+    case STRATA_KIND_F64:
+    case STRATA_KIND_ENTITY: return 8;
     default: return 0;
     }
 }
@@ -114,27 +123,68 @@ static inline void sti_scalar_write(uint8_t kind, uint32_t size, unsigned char *
 /* A C integer of `size` bytes at p (enums, whose size the compiler picks). */
 static inline int64_t sti_cint_read(const unsigned char *p, uint32_t size) {
     switch (size) {
-    case 1: { int8_t v; memcpy(&v, p, 1); return v; }
-    case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-    case 8: { int64_t v; memcpy(&v, p, 8); return v; }
-    default: { int32_t v; memcpy(&v, p, 4); return v; }
+    case 1: {
+        int8_t v;
+        memcpy(&v, p, 1);
+        return v;
+    }
+    case 2: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 8: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    default: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
     }
 }
 
 static inline sti_scalar_t sti_scalar_read(uint8_t kind, uint32_t size, const unsigned char *p) {
     sti_scalar_t v = {0, 0, 0};
     switch (kind) {
-    case STRATA_KIND_BOOL: { bool b; memcpy(&b, p, 1); v.u = b ? 1 : 0; break; }
-    case STRATA_KIND_I8: case STRATA_KIND_I16: case STRATA_KIND_I32: case STRATA_KIND_I64: case STRATA_KIND_ENUM:
+    case STRATA_KIND_BOOL: {
+        bool b;
+        memcpy(&b, p, 1);
+        v.u = b ? 1 : 0;
+        break;
+    }
+    case STRATA_KIND_I8:
+    case STRATA_KIND_I16:
+    case STRATA_KIND_I32:
+    case STRATA_KIND_I64:
+    case STRATA_KIND_ENUM:
         v.i = sti_cint_read(p, kind == STRATA_KIND_ENUM ? size : sti_kind_bytes(kind));
         v.u = (uint64_t)v.i;
         v.f = (double)v.i;
         return v;
     case STRATA_KIND_U8: v.u = p[0]; break;
-    case STRATA_KIND_U16: { uint16_t x; memcpy(&x, p, 2); v.u = x; break; }
-    case STRATA_KIND_U32: { uint32_t x; memcpy(&x, p, 4); v.u = x; break; }
-    case STRATA_KIND_U64: case STRATA_KIND_ENTITY: memcpy(&v.u, p, 8); break;
-    case STRATA_KIND_F32: { float x; memcpy(&x, p, 4); v.f = x; return v; }
+    case STRATA_KIND_U16: {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        v.u = x;
+        break;
+    }
+    case STRATA_KIND_U32: {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        v.u = x;
+        break;
+    }
+    case STRATA_KIND_U64:
+    case STRATA_KIND_ENTITY: memcpy(&v.u, p, 8); break;
+    case STRATA_KIND_F32: {
+        float x;
+        memcpy(&x, p, 4);
+        v.f = x;
+        return v;
+    }
     case STRATA_KIND_F64: memcpy(&v.f, p, 8); return v;
     default: return v;
     }
@@ -145,19 +195,52 @@ static inline sti_scalar_t sti_scalar_read(uint8_t kind, uint32_t size, const un
 
 static inline void sti_scalar_write(uint8_t kind, uint32_t size, unsigned char *p, sti_scalar_t v) {
     switch (kind) {
-    case STRATA_KIND_BOOL: { bool b = v.u != 0; memcpy(p, &b, 1); break; }
-    case STRATA_KIND_I8: case STRATA_KIND_U8: p[0] = (unsigned char)v.u; break;
-    case STRATA_KIND_I16: case STRATA_KIND_U16: { uint16_t x = (uint16_t)v.u; memcpy(p, &x, 2); break; }
-    case STRATA_KIND_I32: case STRATA_KIND_U32: { uint32_t x = (uint32_t)v.u; memcpy(p, &x, 4); break; }
-    case STRATA_KIND_I64: case STRATA_KIND_U64: case STRATA_KIND_ENTITY: memcpy(p, &v.u, 8); break;
-    case STRATA_KIND_F32: { float x = (float)v.f; memcpy(p, &x, 4); break; }
+    case STRATA_KIND_BOOL: {
+        bool b = v.u != 0;
+        memcpy(p, &b, 1);
+        break;
+    }
+    case STRATA_KIND_I8:
+    case STRATA_KIND_U8: p[0] = (unsigned char)v.u; break;
+    case STRATA_KIND_I16:
+    case STRATA_KIND_U16: {
+        uint16_t x = (uint16_t)v.u;
+        memcpy(p, &x, 2);
+        break;
+    }
+    case STRATA_KIND_I32:
+    case STRATA_KIND_U32: {
+        uint32_t x = (uint32_t)v.u;
+        memcpy(p, &x, 4);
+        break;
+    }
+    case STRATA_KIND_I64:
+    case STRATA_KIND_U64:
+    case STRATA_KIND_ENTITY: memcpy(p, &v.u, 8); break;
+    case STRATA_KIND_F32: {
+        float x = (float)v.f;
+        memcpy(p, &x, 4);
+        break;
+    }
     case STRATA_KIND_F64: memcpy(p, &v.f, 8); break;
     case STRATA_KIND_ENUM:
         switch (size) {
-        case 1: { int8_t x = (int8_t)v.i; memcpy(p, &x, 1); break; }
-        case 2: { int16_t x = (int16_t)v.i; memcpy(p, &x, 2); break; }
+        case 1: {
+            int8_t x = (int8_t)v.i;
+            memcpy(p, &x, 1);
+            break;
+        }
+        case 2: {
+            int16_t x = (int16_t)v.i;
+            memcpy(p, &x, 2);
+            break;
+        }
         case 8: memcpy(p, &v.i, 8); break;
-        default: { int32_t x = (int32_t)v.i; memcpy(p, &x, 4); break; }
+        default: {
+            int32_t x = (int32_t)v.i;
+            memcpy(p, &x, 4);
+            break;
+        }
         }
         break;
     default: break;

@@ -164,8 +164,7 @@ static bool json_fail(json_load_t *jl, strata_result_t r, const char *fmt, ...) 
     va_start(args, fmt);
     vsnprintf(what, sizeof what, fmt, args);
     va_end(args);
-    sti_loader_fail(jl->l, r, "line %u, column %u: %s%s%s", line, report->column, path, path[0] ? ": " : "",
-                       what);
+    sti_loader_fail(jl->l, r, "line %u, column %u: %s%s%s", line, report->column, path, path[0] ? ": " : "", what);
     return false;
 }
 
@@ -240,8 +239,8 @@ static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t 
                         unsigned char *base, const char *path, bool resource);
 
 /* One element of field f from v into p. */
-static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *f, unsigned char *p,
-                         const char *path, bool resource) {
+static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *f, unsigned char *p, const char *path,
+                         bool resource) {
     switch (f->kind) {
     case STRATA_KIND_BOOL: {
         if (!json_is_boolean(v)) {
@@ -251,7 +250,10 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         memcpy(p, &b, 1);
         return true;
     }
-    case STRATA_KIND_I8: case STRATA_KIND_I16: case STRATA_KIND_I32: case STRATA_KIND_I64: {
+    case STRATA_KIND_I8:
+    case STRATA_KIND_I16:
+    case STRATA_KIND_I32:
+    case STRATA_KIND_I64: {
         if (!json_is_integer(v)) {
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected an integer");
         }
@@ -263,7 +265,11 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.i = i, .u = (uint64_t)i});
         return true;
     }
-    case STRATA_KIND_U8: case STRATA_KIND_U16: case STRATA_KIND_U32: case STRATA_KIND_U64: case STRATA_KIND_ENTITY: {
+    case STRATA_KIND_U8:
+    case STRATA_KIND_U16:
+    case STRATA_KIND_U32:
+    case STRATA_KIND_U64:
+    case STRATA_KIND_ENTITY: {
         uint64_t u = 0;
         if (!json_unsigned(v, &u)) {
             if (json_is_integer(v)) {
@@ -280,7 +286,8 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
         sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.u = u});
         return true;
     }
-    case STRATA_KIND_F32: case STRATA_KIND_F64: {
+    case STRATA_KIND_F32:
+    case STRATA_KIND_F64: {
         double d;
         if (json_is_number(v)) {
             d = json_number_value(v);
@@ -339,8 +346,7 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
             return json_fail(jl, STRATA_ERR_CORRUPT, "expected an object of %s's fields", f->type->name);
         }
         return json_fields(jl, v, f->type->fields, f->type->count, p, path, resource);
-    default:
-        return json_fail(jl, STRATA_ERR_CORRUPT, "a field of an unknown kind");
+    default: return json_fail(jl, STRATA_ERR_CORRUPT, "a field of an unknown kind");
     }
 }
 
@@ -632,8 +638,8 @@ static bool json_world(json_load_t *jl, json_t *root) {
     for (size_t i = 0; i < json_array_size(free_list) && indices == NULL; i++) {
         json_t *pair = json_array_get(free_list, i);
         json_t *index = json_array_get(pair, 0);
-        if (json_is_integer(index) && json_integer_value(index) >= 0 &&
-            (uint64_t)json_integer_value(index) >= count && json_integer_value(index) < UINT32_MAX) {
+        if (json_is_integer(index) && json_integer_value(index) >= 0 && (uint64_t)json_integer_value(index) >= count &&
+            json_integer_value(index) < UINT32_MAX) {
             count = (uint64_t)json_integer_value(index) + 1;
         }
     }
@@ -645,8 +651,8 @@ static bool json_world(json_load_t *jl, json_t *root) {
     if (count > most) {
         json_push_key(jl, indices != NULL ? "indices" : free_list != NULL ? "free" : "entities");
         if (free_list != NULL) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices, but %zu entities and %zu free",
-                             count, n, listed);
+            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices, but %zu entities and %zu free", count,
+                             n, listed);
         }
         return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices are more than %zu bytes of JSON hold",
                          count, jl->size);

@@ -133,8 +133,8 @@ static void out_float(sti_writer_t *o, double v, bool single) {
     sti_writer_text(o, text);
 }
 
-static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base,
-                       bool pretty, uint32_t depth);
+static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count,
+                            const unsigned char *base, bool pretty, uint32_t depth);
 
 /* One element of field f at p. */
 static void out_element(sti_writer_t *o, const strata_field_desc_t *f, const unsigned char *p, bool pretty,
@@ -142,11 +142,17 @@ static void out_element(sti_writer_t *o, const strata_field_desc_t *f, const uns
     sti_scalar_t v = sti_scalar_read(f->kind, f->size, p);
     switch (f->kind) {
     case STRATA_KIND_BOOL: sti_writer_text(o, v.u ? "true" : "false"); break;
-    case STRATA_KIND_I8: case STRATA_KIND_I16: case STRATA_KIND_I32: case STRATA_KIND_I64: out_i64(o, v.i); break;
-    case STRATA_KIND_U8: case STRATA_KIND_U16: case STRATA_KIND_U32: case STRATA_KIND_U64: case STRATA_KIND_ENTITY:
-        json_out_u64(o, v.u);
-        break;
-    case STRATA_KIND_F32: case STRATA_KIND_F64: out_float(o, v.f, f->kind == STRATA_KIND_F32); break;
+    case STRATA_KIND_I8:
+    case STRATA_KIND_I16:
+    case STRATA_KIND_I32:
+    case STRATA_KIND_I64: out_i64(o, v.i); break;
+    case STRATA_KIND_U8:
+    case STRATA_KIND_U16:
+    case STRATA_KIND_U32:
+    case STRATA_KIND_U64:
+    case STRATA_KIND_ENTITY: json_out_u64(o, v.u); break;
+    case STRATA_KIND_F32:
+    case STRATA_KIND_F64: out_float(o, v.f, f->kind == STRATA_KIND_F32); break;
     case STRATA_KIND_ENUM:
         if (v.i >= 0 && v.i < (int64_t)f->type->count) {
             out_string(o, f->type->members[v.i], strlen(f->type->members[v.i]));
@@ -160,18 +166,14 @@ static void out_element(sti_writer_t *o, const strata_field_desc_t *f, const uns
         out_string(o, s, nul != NULL ? (size_t)(nul - s) : f->size);
         break;
     }
-    case STRATA_KIND_STRUCT:
-        json_out_fields(o, f->type->fields, f->type->count, p, pretty, depth);
-        break;
-    default:
-        sti_writer_text(o, "null");
-        break;
+    case STRATA_KIND_STRUCT: json_out_fields(o, f->type->fields, f->type->count, p, pretty, depth); break;
+    default: sti_writer_text(o, "null"); break;
     }
 }
 
 /* An object of `count` fields of the value at base. */
-static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base,
-                       bool pretty, uint32_t depth) {
+static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count,
+                            const unsigned char *base, bool pretty, uint32_t depth) {
     if (count == 0) {
         sti_writer_text(o, "{}");
         return;

@@ -17,10 +17,9 @@ strata_result_t sti_loader_fail(sti_loader_t *l, strata_result_t r, const char *
     return r;
 }
 
-strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, int64_t component,
-                                     const char *fmt, ...) {
-    if (sti_mem_grow(l->fresh, &l->changes, sizeof *l->changes, &l->change_capacity, (size_t)l->change_count + 1,
-                     16) != STRATA_OK) {
+strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, int64_t component, const char *fmt, ...) {
+    if (sti_mem_grow(l->fresh, &l->changes, sizeof *l->changes, &l->change_capacity, (size_t)l->change_count + 1, 16) !=
+        STRATA_OK) {
         return sti_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
     }
     sti_pending_change_t *c = &l->changes[l->change_count++];
@@ -76,7 +75,7 @@ strata_result_t sti_loader_records(sti_loader_t *l, uint32_t count) {
     strata_world_t *w = l->fresh;
     if (count > w->entity_limit) {
         return sti_loader_fail(l, STRATA_ERR_LIMIT, "the save holds %u entity indices; the limit is %u", count,
-                                  w->entity_limit);
+                               w->entity_limit);
     }
     strata_result_t r = sti_records_reserve(w, count);
     if (r != STRATA_OK) {
@@ -108,7 +107,7 @@ static void loader_fill(unsigned char *dst, const void *value, size_t size, size
 }
 
 strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint32_t n, sti_table_t **out,
-                                   uint32_t *row) {
+                                uint32_t *row) {
     strata_world_t *w = l->fresh;
     sti_table_t *t = NULL;
     strata_result_t r = sti_table_ensure(w, mask, &t);

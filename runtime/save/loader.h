@@ -17,21 +17,21 @@
 
 /* A change found while mapping a save onto the schema, counted later. */
 typedef struct sti_pending_change_t {
-    uint8_t kind;       /* strata_change_kind_t */
+    uint8_t kind; /* strata_change_kind_t */
     char name[119];
-    int64_t component;  /* the save's component it concerns (the format's own numbering), or -1 */
-    uint64_t count;     /* entities (or resources) concerned, set by the format module */
+    int64_t component; /* the save's component it concerns (the format's own numbering), or -1 */
+    uint64_t count;    /* entities (or resources) concerned, set by the format module */
 } sti_pending_change_t;
 
 /* State of one load: the fresh world it builds and what it found. */
 typedef struct sti_loader_t {
     strata_world_t *target;
-    strata_world_t *fresh;             /* the world being built; swapped in on success */
-    strata_load_report_t *report;      /* the caller's, or a local one */
+    strata_world_t *fresh;        /* the world being built; swapped in on success */
+    strata_load_report_t *report; /* the caller's, or a local one */
     strata_load_report_t local;
-    uint32_t record_count;             /* indices the save handed out */
-    uint32_t free_tail;                /* the last index of the free list being built */
-    sti_pending_change_t *changes;  /* found while mapping; counted at the end */
+    uint32_t record_count;         /* indices the save handed out */
+    uint32_t free_tail;            /* the last index of the free list being built */
+    sti_pending_change_t *changes; /* found while mapping; counted at the end */
     uint32_t change_count;
     size_t change_capacity;
 } sti_loader_t;
@@ -50,8 +50,7 @@ strata_result_t sti_loader_fail(sti_loader_t *l, strata_result_t r, const char *
 
 /* Note a change to report on success (NOMEM if the list cannot grow); its
  * count starts at 0, or 1 for a resource (component -1). */
-strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, int64_t component,
-                                     const char *fmt, ...)
+strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, int64_t component, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -64,7 +63,7 @@ strata_result_t sti_loader_records(sti_loader_t *l, uint32_t count);
  * components' defaults; *row gets the first of them. The caller then
  * places n entities there (sti_loader_place) and overwrites values. */
 strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint32_t n, sti_table_t **out,
-                                   uint32_t *row);
+                                uint32_t *row);
 
 /* Put entity `e` in row `row` of t (a row from sti_loader_rows). False if
  * its index is out of range, its generation 0, or the index already used. */

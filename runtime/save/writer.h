@@ -11,14 +11,14 @@
 #include <string.h>
 
 typedef struct sti_writer_t {
-    FILE *file;           /* NULL: into mem */
-    unsigned char *mem;   /* holds the first `cap` bytes produced */
+    FILE *file;         /* NULL: into mem */
+    unsigned char *mem; /* holds the first `cap` bytes produced */
     size_t cap;
     unsigned char *stage; /* file staging, stage_cap bytes (the caller's) */
     size_t stage_cap;
     size_t staged;
-    uint64_t pos;         /* bytes produced */
-    bool failed;          /* a write to the file failed */
+    uint64_t pos; /* bytes produced */
+    bool failed;  /* a write to the file failed */
 } sti_writer_t;
 
 /* sti_writer_put when the bytes do not simply fit: flush, write through, or cut at cap. */

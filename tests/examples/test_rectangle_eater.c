@@ -30,7 +30,9 @@ static rect_world *empty_game(uint64_t seed) {
     return w;
 }
 
-static rect_entity player(rect_world *w) { return rect_game_res(w)->player; }
+static rect_entity player(rect_world *w) {
+    return rect_game_res(w)->player;
+}
 
 static float player_health(rect_world *w) {
     const rect_health *h = rect_health_get(w, player(w));
@@ -43,8 +45,10 @@ static rect_entity put_food(rect_world *w, float x, float y, float size, float h
     rect_position p = {x, y};
     rect_appearance look = {{0, 100, 150, 255}, size};
     rect_health h = {health};
-    rect_entity e = rect_entity_create_bundle(w, &(rect_bundle){
-        .position = &p, .appearance = &look, .health = health > 0 ? &h : NULL, .collision = true});
+    rect_entity e = rect_entity_create_bundle(w, &(rect_bundle){.position = &p,
+                                                                .appearance = &look,
+                                                                .health = health > 0 ? &h : NULL,
+                                                                .collision = true});
     assert_false(rect_entity_eq(e, RECT_ENTITY_NULL));
     return e;
 }
@@ -396,7 +400,9 @@ static void test_rect_load_of_damaged_save_keeps_game(void **state) {
 
 /* --- Rendering ---------------------------------------------------------------------- */
 
-static const uint8_t *pixel(const canvas *c, int x, int y) { return c->rgba + 4 * ((size_t)y * (size_t)c->width + (size_t)x); }
+static const uint8_t *pixel(const canvas *c, int x, int y) {
+    return c->rgba + 4 * ((size_t)y * (size_t)c->width + (size_t)x);
+}
 
 static void test_rect_render_draws_player_food_and_game_over(void **state) {
     (void)state;

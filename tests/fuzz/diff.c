@@ -178,13 +178,13 @@ static struct harness_t {
     fz_world *w;
     model m;
     heap_t heap;
-    bool alloc_mode;    /* allocations may fail: flushes are matched, not predicted */
+    bool alloc_mode;            /* allocations may fail: flushes are matched, not predicted */
     uint32_t set_slot[M_NSETS]; /* the runtime's dirty set of each model set */
     event_t *log;
     uint32_t log_count, log_capacity, log_read;
-    int running;        /* the system whose body ran and awaits the model, or -1 */
-    bool stepping;      /* inside fz_world_step (else a system run on its own) */
-    int last_in_step;   /* the last system the step ran */
+    int running;      /* the system whose body ran and awaits the model, or -1 */
+    bool stepping;    /* inside fz_world_step (else a system run on its own) */
+    int last_in_step; /* the last system the step ran */
     uint32_t move_added, move_removed, armor_added, armor_removed, mark_added, mark_removed;
     long ops;
     uint64_t population; /* entities alive, summed over the operations */
@@ -220,8 +220,7 @@ static void log_expect(int predicted, const char *what) {
 #define LOG_RETRY(call)                                                                                                \
     do {                                                                                                               \
         strata_result_t r_;                                                                                            \
-        while ((r_ = (call)) == STRATA_ERR_NOMEM) {                                                                   \
-        }                                                                                                              \
+        while ((r_ = (call)) == STRATA_ERR_NOMEM) {}                                                                   \
         log_event(EV_RESULT, r_);                                                                                      \
     } while (0)
 
@@ -382,8 +381,7 @@ void fz_armor_on_add(fz_world *w, fz_entity e, fz_armor *value) {
     (void)value;
     H.armor_added++;
     strata_result_t r;
-    while ((r = fz_mark_add(w, e)) == STRATA_ERR_NOMEM) {
-    }
+    while ((r = fz_mark_add(w, e)) == STRATA_ERR_NOMEM) {}
     CHECK(r == STRATA_OK, "a hook's add failed");
 }
 
@@ -392,8 +390,7 @@ void fz_armor_on_remove(fz_world *w, fz_entity e, fz_armor *value) {
     H.armor_removed++;
     if (fz_mark_has(w, e)) {
         strata_result_t r;
-        while ((r = fz_mark_remove(w, e)) == STRATA_ERR_NOMEM) {
-        }
+        while ((r = fz_mark_remove(w, e)) == STRATA_ERR_NOMEM) {}
         CHECK(r == STRATA_OK, "a hook's remove failed");
     }
 }
@@ -425,16 +422,19 @@ typedef union value_t {
     unsigned char bytes[M_MAX_SIZE];
 } value_t;
 
-#define VALUE_COMPONENTS(X) X(M_POS, pos) X(M_VEL, vel) X(M_HP, hp) X(M_TINY, tiny) X(M_BIG, big) \
-    X(M_NAME, name) X(M_LINK, link) X(M_ARMOR, armor)
+#define VALUE_COMPONENTS(X)                                                                                            \
+    X(M_POS, pos)                                                                                                      \
+    X(M_VEL, vel) X(M_HP, hp) X(M_TINY, tiny) X(M_BIG, big) X(M_NAME, name) X(M_LINK, link) X(M_ARMOR, armor)
 #define TAG_COMPONENTS(X) X(M_FROZEN, frozen) X(M_MARK, mark)
 
 static strata_result_t real_add(fz_world *w, fz_entity e, int c, const value_t *v) {
     switch (c) {
-#define ADD(C, n) case C: return fz_##n##_add(w, e, v->n);
+#define ADD(C, n)                                                                                                      \
+    case C: return fz_##n##_add(w, e, v->n);
         VALUE_COMPONENTS(ADD)
 #undef ADD
-#define ADD(C, n) case C: return fz_##n##_add(w, e);
+#define ADD(C, n)                                                                                                      \
+    case C: return fz_##n##_add(w, e);
         TAG_COMPONENTS(ADD)
 #undef ADD
     }
@@ -443,7 +443,8 @@ static strata_result_t real_add(fz_world *w, fz_entity e, int c, const value_t *
 
 static strata_result_t real_remove(fz_world *w, fz_entity e, int c) {
     switch (c) {
-#define REMOVE(C, n) case C: return fz_##n##_remove(w, e);
+#define REMOVE(C, n)                                                                                                   \
+    case C: return fz_##n##_remove(w, e);
         VALUE_COMPONENTS(REMOVE) TAG_COMPONENTS(REMOVE)
 #undef REMOVE
     }
@@ -452,7 +453,8 @@ static strata_result_t real_remove(fz_world *w, fz_entity e, int c) {
 
 static bool real_has(const fz_world *w, fz_entity e, int c) {
     switch (c) {
-#define HAS(C, n) case C: return fz_##n##_has(w, e);
+#define HAS(C, n)                                                                                                      \
+    case C: return fz_##n##_has(w, e);
         VALUE_COMPONENTS(HAS) TAG_COMPONENTS(HAS)
 #undef HAS
     }
@@ -461,7 +463,8 @@ static bool real_has(const fz_world *w, fz_entity e, int c) {
 
 static const void *real_get(const fz_world *w, fz_entity e, int c) {
     switch (c) {
-#define GET(C, n) case C: return fz_##n##_get(w, e);
+#define GET(C, n)                                                                                                      \
+    case C: return fz_##n##_get(w, e);
         VALUE_COMPONENTS(GET)
 #undef GET
     }
@@ -470,7 +473,8 @@ static const void *real_get(const fz_world *w, fz_entity e, int c) {
 
 static void *real_mut(fz_world *w, fz_entity e, int c) {
     switch (c) {
-#define MUT(C, n) case C: return fz_##n##_mut(w, e);
+#define MUT(C, n)                                                                                                      \
+    case C: return fz_##n##_mut(w, e);
         VALUE_COMPONENTS(MUT)
 #undef MUT
     }
@@ -479,7 +483,8 @@ static void *real_mut(fz_world *w, fz_entity e, int c) {
 
 static strata_result_t real_set(fz_world *w, fz_entity e, int c, const value_t *v) {
     switch (c) {
-#define SET(C, n) case C: return fz_##n##_set(w, e, v->n);
+#define SET(C, n)                                                                                                      \
+    case C: return fz_##n##_set(w, e, v->n);
         VALUE_COMPONENTS(SET)
 #undef SET
     }
@@ -513,8 +518,8 @@ static void model_vals(const value_t *vals, const void *out[M_NC]) {
         return false;                                                                                                  \
     } while (0)
 
-static const char *component_names[M_NC] = {"Pos", "Vel", "Hp", "Tiny", "Big", "Name", "Link", "Armor", "Frozen",
-                                            "Mark"};
+static const char *component_names[M_NC] = {"Pos",  "Vel",  "Hp",    "Tiny",   "Big",
+                                            "Name", "Link", "Armor", "Frozen", "Mark"};
 
 /* The model entity of a row an iterator yielded, checked against the query
  * and not seen before in this pass (seen: by model slot). */
@@ -656,24 +661,23 @@ static bool world_matches(char *why, size_t why_size) {
             DIFFER("free query %d counts %u, the model %u", q, got[q], counts[q]);
         }
     }
-    const uint32_t sys_got[M_NSYS] = {0, fz_grow_count(w), fz_move_count(w), fz_hunt_count(w), fz_heal_count(w),
-                                      fz_thaw_count(w)};
+    const uint32_t sys_got[M_NSYS] =
+        {0, fz_grow_count(w), fz_move_count(w), fz_hunt_count(w), fz_heal_count(w), fz_thaw_count(w)};
     for (int k = 1; k < M_NSYS; k++) {
         if (sys_got[k] != system_counts[k]) {
             DIFFER("system %d counts %u, the model %u", k, sys_got[k], system_counts[k]);
         }
     }
-    const uint32_t changed[M_NSETS] = {fz_hurt_changed_count(w), fz_touched_changed_count(w),
-                                       fz_heal_changed_count(w)};
+    const uint32_t changed[M_NSETS] = {fz_hurt_changed_count(w), fz_touched_changed_count(w), fz_heal_changed_count(w)};
     for (int k = 0; k < M_NSETS; k++) {
         if (changed[k] < set_sizes[k]) { /* the count includes entries of destroyed entities */
             DIFFER("changed set %d holds %u, fewer than the model's %u", k, changed[k], set_sizes[k]);
         }
     }
-    const uint32_t hooks[6] = {H.move_added, H.move_removed, H.armor_added, H.armor_removed, H.mark_added,
-                               H.mark_removed};
-    const uint32_t model_hooks[6] = {m->move_added, m->move_removed, m->armor_added, m->armor_removed, m->mark_added,
-                                     m->mark_removed};
+    const uint32_t hooks[6] = {H.move_added,    H.move_removed, H.armor_added,
+                               H.armor_removed, H.mark_added,   H.mark_removed};
+    const uint32_t model_hooks[6] = {m->move_added,    m->move_removed, m->armor_added,
+                                     m->armor_removed, m->mark_added,   m->mark_removed};
     for (int i = 0; i < 6; i++) {
         if (hooks[i] != model_hooks[i]) {
             DIFFER("hook counter %d is %u, the model's %u", i, hooks[i], model_hooks[i]);
@@ -713,8 +717,7 @@ static void flush_model(const char *where) {
         return;
     }
     if (H.heap.failures == 0) { /* (none yet: the flush applied everything) */
-        while (m_flush_unit(m)) {
-        }
+        while (m_flush_unit(m)) {}
         return;
     }
     char why[256];
@@ -741,9 +744,9 @@ static void visits_predict(int kind, int which) {
     memset(&visits, 0, sizeof visits);
     for (uint32_t i = 0; i < m->n; i++) {
         const m_entity *me = &m->ents[i];
-        bool yes = kind == 0 ? m_system_matches(me, which)
-                 : kind == 1 ? m_query_matches(me, which)
-                             : ((me->dirty >> which) & 1u) && m_set_matches(me, which);
+        bool yes = kind == 0   ? m_system_matches(me, which)
+                   : kind == 1 ? m_query_matches(me, which)
+                               : ((me->dirty >> which) & 1u) && m_set_matches(me, which);
         visits.will[i] = yes;
         visits.expected += yes;
     }
@@ -831,7 +834,7 @@ static void system_model(int sys) {
         visits_predict(2, M_SET_HEAL);
         /* A full pass empties the set; its own writes do not refill it. */
         for (uint32_t i = 0; i < m->n; i++) {
-            m->ents[i].dirty &= (uint8_t)~(1u << M_SET_HEAL);
+            m->ents[i].dirty &= (uint8_t) ~(1u << M_SET_HEAL);
         }
     } else {
         visits_predict(0, sys);
@@ -994,8 +997,8 @@ static void pick_values(source_t *src, value_t *vals) {
 #define EXPECT_OP(call, predicted, what)                                                                               \
     do {                                                                                                               \
         strata_result_t r_;                                                                                            \
-        while ((r_ = (call)) == STRATA_ERR_NOMEM) {                                                                   \
-            CHECK(H.alloc_mode, "op %ld: out of memory with no allocation failing", H.ops);                          \
+        while ((r_ = (call)) == STRATA_ERR_NOMEM) {                                                                    \
+            CHECK(H.alloc_mode, "op %ld: out of memory with no allocation failing", H.ops);                            \
             check_world("a failed call");                                                                              \
         }                                                                                                              \
         expect(r_, (predicted), (what));                                                                               \
@@ -1092,8 +1095,8 @@ static void op_iterate(source_t *src) {
                     fz_entity c;
                     do {
                         c = fz_entity_create_bundle(w, &(fz_bundle){.pos = &(fz_pos){1, 2},
-                                                                     .vel = &FZ_VEL_DEFAULT,
-                                                                     .tiny = &(fz_tiny){(uint8_t)salt}});
+                                                                    .vel = &FZ_VEL_DEFAULT,
+                                                                    .tiny = &(fz_tiny){(uint8_t)salt}});
                     } while (fz_entity_eq(c, FZ_ENTITY_NULL));
                     log_event(EV_CREATED, (int64_t)c.id);
                 }
@@ -1140,9 +1143,7 @@ static void op_iterate(source_t *src) {
             vals[M_ARMOR].armor = (fz_armor){(uint16_t)salt, 0};
             log_expect(m_add(m, h, M_BIT(M_ARMOR), mv), "Armor add while iterating");
             break;
-        default:
-            log_expect(m_remove(m, h, M_BIT(M_VEL) | M_BIT(M_MARK)), "remove_bundle while iterating");
-            break;
+        default: log_expect(m_remove(m, h, M_BIT(M_VEL) | M_BIT(M_MARK)), "remove_bundle while iterating"); break;
         }
     }
     uint32_t want = visits.expected < limit ? visits.expected : limit;
@@ -1159,7 +1160,7 @@ static void op_changed(source_t *src) {
     int k = take(src, 2) ? M_SET_TOUCHED : M_SET_HURT;
     visits_predict(2, k);
     for (uint32_t i = 0; i < m->n; i++) {
-        m->ents[i].dirty &= (uint8_t)~(1u << k);
+        m->ents[i].dirty &= (uint8_t) ~(1u << k);
     }
     H.log_count = H.log_read = 0;
     if (k == M_SET_HURT) {
@@ -1232,12 +1233,42 @@ static void op_system(source_t *src) {
     fz_world *w = H.w;
     strata_result_t r = STRATA_OK;
     switch (take(src, M_NSYS)) {
-    case M_SYS_TICK: { fz_tick_ctx c = fz_tick_begin(w, 0.5f); fz_tick_run(&c); r = fz_tick_end(&c); break; }
-    case M_SYS_GROW: { fz_grow_ctx c = fz_grow_begin(w, 0.5f); fz_grow_run(&c); r = fz_grow_end(&c); break; }
-    case M_SYS_MOVE: { fz_move_ctx c = fz_move_begin(w, 0.5f); fz_move_run(&c); r = fz_move_end(&c); break; }
-    case M_SYS_HUNT: { fz_hunt_ctx c = fz_hunt_begin(w, 0.5f); fz_hunt_run(&c); r = fz_hunt_end(&c); break; }
-    case M_SYS_HEAL: { fz_heal_ctx c = fz_heal_begin(w, 0.5f); fz_heal_run(&c); r = fz_heal_end(&c); break; }
-    default: { fz_thaw_ctx c = fz_thaw_begin(w, 0.5f); fz_thaw_run(&c); r = fz_thaw_end(&c); break; }
+    case M_SYS_TICK: {
+        fz_tick_ctx c = fz_tick_begin(w, 0.5f);
+        fz_tick_run(&c);
+        r = fz_tick_end(&c);
+        break;
+    }
+    case M_SYS_GROW: {
+        fz_grow_ctx c = fz_grow_begin(w, 0.5f);
+        fz_grow_run(&c);
+        r = fz_grow_end(&c);
+        break;
+    }
+    case M_SYS_MOVE: {
+        fz_move_ctx c = fz_move_begin(w, 0.5f);
+        fz_move_run(&c);
+        r = fz_move_end(&c);
+        break;
+    }
+    case M_SYS_HUNT: {
+        fz_hunt_ctx c = fz_hunt_begin(w, 0.5f);
+        fz_hunt_run(&c);
+        r = fz_hunt_end(&c);
+        break;
+    }
+    case M_SYS_HEAL: {
+        fz_heal_ctx c = fz_heal_begin(w, 0.5f);
+        fz_heal_run(&c);
+        r = fz_heal_end(&c);
+        break;
+    }
+    default: {
+        fz_thaw_ctx c = fz_thaw_begin(w, 0.5f);
+        fz_thaw_run(&c);
+        r = fz_thaw_end(&c);
+        break;
+    }
     }
     finish_system(true);
     close_scope(r, "a system run alone");
@@ -1308,8 +1339,8 @@ static void op_save(void) {
     fz_world *w = H.w;
     strata_result_t r;
     while ((r = fz_world_save_mem(w, saved.bin, saved.bin_capacity, &saved.bin_size)) != STRATA_OK) {
-        CHECK(r == STRATA_ERR_LIMIT || (r == STRATA_ERR_NOMEM && H.alloc_mode), "op %ld: save_mem returned %s",
-              H.ops, strata_result_str(r));
+        CHECK(r == STRATA_ERR_LIMIT || (r == STRATA_ERR_NOMEM && H.alloc_mode), "op %ld: save_mem returned %s", H.ops,
+              strata_result_str(r));
         if (r == STRATA_ERR_LIMIT) {
             saved.bin_capacity = saved.bin_size;
             saved.bin = realloc(saved.bin, saved.bin_capacity);
@@ -1500,8 +1531,7 @@ static void op_one(source_t *src) {
         fz_entity e = pick(src);
         int c = (int)take(src, M_NC);
         const m_entity *me = m_find(m, e.id);
-        CHECK(fz_entity_alive(w, e) == (me != NULL), "op %ld: alive(%#llx) differs", H.ops,
-              (unsigned long long)e.id);
+        CHECK(fz_entity_alive(w, e) == (me != NULL), "op %ld: alive(%#llx) differs", H.ops, (unsigned long long)e.id);
         CHECK(real_has(w, e, c) == (me != NULL && (me->mask & M_BIT(c))), "op %ld: has differs", H.ops);
         break;
     }
@@ -1587,7 +1617,8 @@ static void run_end(void) {
 #if defined(FUZZ_LIBFUZZER) && FUZZ_LIBFUZZER != 1
 __attribute__((unused))
 #endif
-static long run(source_t *src, long ops, long fail_at) {
+static long
+run(source_t *src, long ops, long fail_at) {
     run_begin(fail_at);
     run_ops(src, ops);
     check_world("the end");
@@ -1800,10 +1831,8 @@ static void test_limit_archetypes_stop_new_combinations_cleanly(void **state) {
     strata_world_t *core = fz_world_core(H.w);
     core->table_limit = core->table_count; /* {} and {Pos}: no new one */
     assert_int_equal(fz_vel_add(H.w, e, vals[M_VEL].vel), STRATA_ERR_LIMIT);
-    assert_int_equal(fz_entity_add_bundle(H.w, e, &(fz_bundle){.hp = &vals[M_HP].hp, .mark = true}),
-                     STRATA_ERR_LIMIT);
-    assert_int_equal(fz_entity_create_many(H.w, &(fz_bundle){.tiny = &vals[M_TINY].tiny}, 3,
-                                           (fz_entity[3]){{0}}),
+    assert_int_equal(fz_entity_add_bundle(H.w, e, &(fz_bundle){.hp = &vals[M_HP].hp, .mark = true}), STRATA_ERR_LIMIT);
+    assert_int_equal(fz_entity_create_many(H.w, &(fz_bundle){.tiny = &vals[M_TINY].tiny}, 3, (fz_entity[3]){{0}}),
                      STRATA_ERR_LIMIT);
     assert_true(fz_entity_eq(fz_spawn_knight(H.w), FZ_ENTITY_NULL));
     check_world("at the archetype limit");

@@ -347,7 +347,7 @@ bool m_flush_unit(model *m) {
         uint32_t i = front->done++;
         bool last = front->done >= front->n;
         m_entity *e = m_find(m, cmd.h[i]);
-        m->depth++; /* hooks run by a flush record into it */
+        m->depth++;      /* hooks run by a flush record into it */
         if (e != NULL) { /* "a dead entity or an absent component is skipped" */
             if (cmd.kind == M_CMD_ADD) {
                 const void *vals[M_NC];

@@ -14,11 +14,11 @@ int main(void) {
         return 1;
     }
     game_entity e[3] = {
-        game_entity_create_bundle(w, &(game_bundle){ .position = &(game_position){ 0, 0 },
-                                                     .velocity = &GAME_VELOCITY_DEFAULT }),
-        game_entity_create_bundle(w, &(game_bundle){ .position = &(game_position){ 10, 0 },
-                                                     .velocity = &GAME_VELOCITY_DEFAULT }),
-        game_entity_create_bundle(w, &(game_bundle){ .position = &(game_position){ 5, 5 } }),
+        game_entity_create_bundle(w, &(game_bundle){.position = &(game_position){0, 0},
+                                                    .velocity = &GAME_VELOCITY_DEFAULT}),
+        game_entity_create_bundle(w, &(game_bundle){.position = &(game_position){10, 0},
+                                                    .velocity = &GAME_VELOCITY_DEFAULT}),
+        game_entity_create_bundle(w, &(game_bundle){.position = &(game_position){5, 5}}),
     };
     for (int i = 0; i < 4; i++) {
         if (game_world_step(w, 0.5f) != STRATA_OK) {
@@ -36,15 +36,15 @@ int main(void) {
     }
     strata_world_stats_t stats;
     game_world_stats(w, &stats);
-    printf("game: %u entities, %u steps, x sum %g, y sum %g; strata-gen %s, strata.h %s\n",
-           (unsigned)stats.entities, (unsigned)game_clock_res(w)->steps, (double)x, (double)y,
-           GAME_STRATA_GEN_VERSION_STRING, STRATA_VERSION_STRING);
+    printf("game: %u entities, %u steps, x sum %g, y sum %g; strata-gen %s, strata.h %s\n", (unsigned)stats.entities,
+           (unsigned)game_clock_res(w)->steps, (double)x, (double)y, GAME_STRATA_GEN_VERSION_STRING,
+           STRATA_VERSION_STRING);
 
     /* The world as JSON, loaded into a new world, dumps to the same text. */
     static char dump[4096], again[4096];
     size_t size = 0, size_again = 0;
     game_world *copy = game_world_create(NULL);
-    strata_load_report_t report = { .entities = 0 };
+    strata_load_report_t report = {.entities = 0};
     if (copy == NULL || game_world_dump_json_mem(w, dump, sizeof dump, &size) != STRATA_OK ||
         game_world_load_json_mem(copy, dump, size, &report) != STRATA_OK ||
         game_world_dump_json_mem(copy, again, sizeof again, &size_again) != STRATA_OK) {

@@ -9,12 +9,16 @@
 /* A bit of a mask word. */
 #define BIT(c) ((uint64_t)1 << (c))
 /* A component desc for C type T (defaults: a pointer to a T, or NULL). */
-#define COMPONENT(label, T, defaults_) \
+#define COMPONENT(label, T, defaults_)                                                                                 \
     { .name = (label), .size = sizeof(T), .align = _Alignof(T), .defaults = (defaults_) }
 /* A tag's desc: no column. */
-#define TAG(label) { .name = (label) }
+#define TAG(label)                                                                                                     \
+    { .name = (label) }
 /* A query desc; `all` and `none` give the first mask word, e.g. BIT(A) | BIT(B). */
-#define QUERY(label, all_, none_) { .name = (label), .all = {{all_}}, .none = {{none_}} }
+#define QUERY(label, all_, none_)                                                                                      \
+    {                                                                                                                  \
+        .name = (label), .all = {{all_}}, .none = { {none_} }                                                          \
+    }
 
 /* --- A checking allocator over cmocka's (leaks fail the test) ------------- */
 
@@ -71,7 +75,8 @@ static void heap_free(void *ptr, size_t size, void *user) {
 
 /* A desc whose hooks go to h. */
 static inline strata_world_desc_t heap_desc(heap_t *h, uint32_t initial_capacity) {
-    return (strata_world_desc_t){.allocator = {heap_alloc, heap_realloc, heap_free, h}, .initial_capacity = initial_capacity};
+    return (strata_world_desc_t){.allocator = {heap_alloc, heap_realloc, heap_free, h},
+                                 .initial_capacity = initial_capacity};
 }
 
 /* --- Fixture -------------------------------------------------------------- */

@@ -16,9 +16,15 @@
 
 /* --- A schema ------------------------------------------------------------- */
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct health { int32_t hp; } health;
-typedef struct name { char text[16]; } name;
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct health {
+    int32_t hp;
+} health;
+typedef struct name {
+    char text[16];
+} name;
 
 enum { POSITION, VELOCITY, HEALTH, FROZEN, NAME, MARKED, COMPONENT_COUNT };
 enum { Q_MOVING, Q_ALIVE, Q_POSITIONED, QUERY_COUNT };
@@ -466,7 +472,7 @@ static void test_command_failed_settle_applies_nothing_out_of_order(void **state
     strata_entity_t a = spawn_mover(f, 0.0f), b = spawn_mover(f, 1.0f);
     strata_defer_begin(f->w);
     assert_int_equal(strata_add(f->w, a, HEALTH, NULL), STRATA_OK); /* needs a new table */
-    assert_int_equal(strata_entity_destroy(f->w, b), STRATA_OK);     /* needs nothing */
+    assert_int_equal(strata_entity_destroy(f->w, b), STRATA_OK);    /* needs nothing */
     f->heap.fail_at = f->heap.calls + 1;
     assert_int_equal(strata_defer_end(f->w), STRATA_ERR_NOMEM);
     assert_false(strata_is_deferred(f->w));

@@ -15,12 +15,24 @@
 
 /* --- A schema: several sizes, alignments and tags -------------------------- */
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct health { int32_t hp; } health;
-typedef struct name { char text[23]; } name;                  /* odd size, align 1 */
-typedef struct big { double m[6]; } big;                       /* above STI_SMALL_SIZE */
-typedef struct wide { _Alignas(32) float v[8]; } wide;         /* over-aligned */
-typedef struct tiny { uint8_t a, b, c; } tiny;                 /* 3 bytes */
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct health {
+    int32_t hp;
+} health;
+typedef struct name {
+    char text[23];
+} name; /* odd size, align 1 */
+typedef struct big {
+    double m[6];
+} big; /* above STI_SMALL_SIZE */
+typedef struct wide {
+    _Alignas(32) float v[8];
+} wide; /* over-aligned */
+typedef struct tiny {
+    uint8_t a, b, c;
+} tiny; /* 3 bytes */
 
 enum { POSITION, VELOCITY, HEALTH, FROZEN, NAME, BIG, WIDE, TINY, MARKED, COMPONENT_COUNT };
 enum { Q_POSITIONED, QUERY_COUNT };

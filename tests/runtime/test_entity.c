@@ -15,8 +15,12 @@
 
 /* --- A schema ------------------------------------------------------------- */
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct health { int32_t hp; } health;
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct health {
+    int32_t hp;
+} health;
 
 enum { POSITION, VELOCITY, HEALTH, FROZEN, COMPONENT_COUNT };
 enum { Q_MOVING, Q_ALIVE, QUERY_COUNT };
@@ -137,9 +141,9 @@ static void test_entity_stale_handles_fail_every_operation(void **state) {
     strata_entity_t stale[] = {
         dead,
         STRATA_ENTITY_NULL,
-        sti_entity_make(5000, 1),                    /* index out of range */
-        sti_entity_make((uint32_t)live, 0),          /* generation 0 is never live */
-        sti_entity_make((uint32_t)live, 7),          /* wrong generation */
+        sti_entity_make(5000, 1),           /* index out of range */
+        sti_entity_make((uint32_t)live, 0), /* generation 0 is never live */
+        sti_entity_make((uint32_t)live, 7), /* wrong generation */
     };
     uint32_t ids[] = {POSITION, HEALTH};
     for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++) {

@@ -16,9 +16,16 @@
 
 /* --- A schema ------------------------------------------------------------- */
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct texture { uint32_t handle; } texture;
-typedef struct track { _Alignas(32) double sum[2]; uint32_t seen; } track; /* over-aligned aspect */
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct texture {
+    uint32_t handle;
+} texture;
+typedef struct track {
+    _Alignas(32) double sum[2];
+    uint32_t seen;
+} track; /* over-aligned aspect */
 
 enum { POSITION, VELOCITY, TEXTURE, FROZEN, COMPONENT_COUNT };
 enum { Q_MOVING, Q_TEXTURED, Q_CHANGED, QUERY_COUNT };
@@ -95,16 +102,26 @@ static const track track_defaults = {{0.0, 0.0}, 5};
 static const strata_component_desc_t components[COMPONENT_COUNT] = {
     [POSITION] = COMPONENT("Position", vec2, NULL),
     [VELOCITY] = COMPONENT("Velocity", vec2, NULL),
-    [TEXTURE] = {.name = "Texture", .size = sizeof(texture), .align = _Alignof(texture),
-                 .on_add = texture_on_add, .on_remove = texture_on_remove},
+    [TEXTURE] = {.name = "Texture",
+                 .size = sizeof(texture),
+                 .align = _Alignof(texture),
+                 .on_add = texture_on_add,
+                 .on_remove = texture_on_remove},
     [FROZEN] = TAG("Frozen"),
 };
 
 static const strata_query_desc_t queries[QUERY_COUNT] = {
-    [Q_MOVING] = {.name = "Moving", .all = {{BIT(POSITION) | BIT(VELOCITY)}}, .none = {{BIT(FROZEN)}},
-                  .aspect_size = sizeof(track), .aspect_align = _Alignof(track), .aspect_defaults = &track_defaults,
-                  .on_add = moving_on_add, .on_remove = moving_on_remove},
-    [Q_TEXTURED] = {.name = "Textured", .all = {{BIT(TEXTURE)}}, .on_add = textured_on_add,
+    [Q_MOVING] = {.name = "Moving",
+                  .all = {{BIT(POSITION) | BIT(VELOCITY)}},
+                  .none = {{BIT(FROZEN)}},
+                  .aspect_size = sizeof(track),
+                  .aspect_align = _Alignof(track),
+                  .aspect_defaults = &track_defaults,
+                  .on_add = moving_on_add,
+                  .on_remove = moving_on_remove},
+    [Q_TEXTURED] = {.name = "Textured",
+                    .all = {{BIT(TEXTURE)}},
+                    .on_add = textured_on_add,
                     .on_remove = textured_on_remove},
     [Q_CHANGED] = {.name = "Changed", .all = {{BIT(POSITION)}}, .changed = {{BIT(POSITION)}}},
 };
@@ -302,8 +319,7 @@ static void test_hook_changed_iteration_yields_one_row_at_its_place(void **state
     strata_entity_t e[6];
     assert_int_equal(strata_entity_create_many(f->w, 6, 1, ids, NULL, e), STRATA_OK);
     strata_iter_t it = strata_iter(f->w, Q_CHANGED);
-    while (strata_iter_next(&it)) {
-    }
+    while (strata_iter_next(&it)) {}
     assert_int_equal(strata_query_changed_count(f->w, Q_CHANGED), 0);
     assert_int_equal(strata_set(f->w, e[4], POSITION, &(vec2){4, 4}), STRATA_OK);
     strata_mark(f->w, e[2], POSITION);

@@ -15,8 +15,12 @@
 
 /* --- A schema ------------------------------------------------------------- */
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct health { int32_t hp; } health;
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct health {
+    int32_t hp;
+} health;
 
 enum { POSITION, VELOCITY, HEALTH, FROZEN, HIGH = 100, COMPONENT_COUNT = 130 };
 enum { Q_MOVING, Q_ALIVE, Q_FROZEN, Q_HIGH, QUERY_COUNT };
@@ -168,8 +172,7 @@ static void test_query_iter_end_is_idempotent_and_stops(void **state) {
     assert_false(strata_is_deferred(f->w));
     /* After the natural end too. */
     it = strata_iter(f->w, Q_MOVING);
-    while (strata_iter_next(&it)) {
-    }
+    while (strata_iter_next(&it)) {}
     assert_false(strata_is_deferred(f->w));
     assert_int_equal(strata_iter_end(&it), STRATA_OK);
     assert_false(strata_iter_next(&it));
@@ -240,7 +243,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_query_iteration_skips_empty_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_iteration_exposes_columns_by_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_iter_end_is_idempotent_and_stops, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_query_finished_iterator_ignores_tables_made_by_its_settle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_finished_iterator_ignores_tables_made_by_its_settle, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_query_nested_iterators_settle_at_outermost_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_empty_world_iterates_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_assert_query_out_of_range, setup, teardown),

@@ -15,8 +15,12 @@
 
 /* --- A schema ------------------------------------------------------------- */
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct wide { _Alignas(32) float v[8]; } wide;
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct wide {
+    _Alignas(32) float v[8];
+} wide;
 
 enum { POSITION, VELOCITY, WIDE, T0, T1, T2, T3, T4, T5, T6, COMPONENT_COUNT };
 enum { Q_POSITIONED, QUERY_COUNT };
@@ -25,8 +29,13 @@ static const strata_component_desc_t components[COMPONENT_COUNT] = {
     [POSITION] = COMPONENT("Position", vec2, NULL),
     [VELOCITY] = COMPONENT("Velocity", vec2, NULL),
     [WIDE] = COMPONENT("Wide", wide, NULL),
-    [T0] = TAG("T0"), [T1] = TAG("T1"), [T2] = TAG("T2"), [T3] = TAG("T3"),
-    [T4] = TAG("T4"), [T5] = TAG("T5"), [T6] = TAG("T6"),
+    [T0] = TAG("T0"),
+    [T1] = TAG("T1"),
+    [T2] = TAG("T2"),
+    [T3] = TAG("T3"),
+    [T4] = TAG("T4"),
+    [T5] = TAG("T5"),
+    [T6] = TAG("T6"),
 };
 
 static const strata_query_desc_t queries[QUERY_COUNT] = {

@@ -15,10 +15,18 @@
 
 /* --- A schema ------------------------------------------------------------- */
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct health { int32_t hp; } health;
-typedef struct name { char text[24]; } name;
-typedef struct big { double m[6]; } big; /* above STI_SMALL_SIZE */
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct health {
+    int32_t hp;
+} health;
+typedef struct name {
+    char text[24];
+} name;
+typedef struct big {
+    double m[6];
+} big; /* above STI_SMALL_SIZE */
 
 enum { POSITION, VELOCITY, HEALTH, FROZEN, NAME, BIG, COMPONENT_COUNT };
 enum { Q_MOVING, Q_ALIVE, Q_FROZEN, Q_NAMED, QUERY_COUNT };

@@ -19,10 +19,10 @@
 enum { MAX_SEEN = 4096 };
 
 static struct {
-    bool damage_destroys;   /* Damage destroys entities whose health drops to 0 */
-    bool cleanup_unmarks;   /* Cleanup removes Marked from what it visits */
+    bool damage_destroys;         /* Damage destroys entities whose health drops to 0 */
+    bool cleanup_unmarks;         /* Cleanup removes Marked from what it visits */
     uint32_t late_seen[MAX_SEEN]; /* how often Late saw each entity index */
-    uint32_t late_alive;    /* of those, how many were alive when seen */
+    uint32_t late_alive;          /* of those, how many were alive when seen */
 } sys;
 
 static void log_call(core_log *log, uint8_t id) {

@@ -432,8 +432,8 @@ static void test_save_load_out_of_memory_leaves_the_world(void **state) {
     size_t size = 0;
     unsigned char *bytes = save_bytes(source, &size);
     budget = 1L << 30;
-    save_world *w = save_world_create(&(strata_world_desc_t){
-        .allocator = {limited_alloc, limited_realloc, limited_free, NULL}, .initial_capacity = 4});
+    save_world *w = save_world_create(&(
+        strata_world_desc_t){.allocator = {limited_alloc, limited_realloc, limited_free, NULL}, .initial_capacity = 4});
     assert_non_null(w);
     save_spawn_hero(w);
     size_t before_size = 0;
@@ -643,8 +643,8 @@ static void test_save_json_file_round_trip(void **state) {
 }
 
 /* Load `text` as JSON into w: the error must name `where` and contain `what`, and w stay as it was. */
-static void check_json_error(save_world *w, const char *text, strata_result_t expected, uint32_t line,
-                             uint32_t column, const char *what) {
+static void check_json_error(save_world *w, const char *text, strata_result_t expected, uint32_t line, uint32_t column,
+                             const char *what) {
     size_t size = 0;
     unsigned char *bytes = save_bytes(w, &size);
     char *json = json_text(w);

@@ -405,12 +405,12 @@ static void check_widened(strata_world_t *core, const old_world *o, const strata
     (void)report;
     save2_world *w = as_v2(core);
     const save2_vitality *v = save2_vitality_get(w, as2(o->v1.hero));
-    assert_true(v->value == -2000000000); /* i32 -> i64 */
-    assert_int_equal(v->cap, -300);       /* i16 -> i32 */
-    assert_true(save2_position_get(w, as2(o->v1.mover))->y == -3.5); /* f32 -> f64 */
-    assert_true(save2_score_res(w)->value == -5);                     /* i32 -> i64 */
-    assert_int_equal(save2_score_res(w)->best, 65535);                /* u16 -> u32 */
-    assert_string_equal(save2_name_get(w, as2(o->v1.hero))->text, "hero"); /* char[16] -> char[32] */
+    assert_true(v->value == -2000000000);                                           /* i32 -> i64 */
+    assert_int_equal(v->cap, -300);                                                 /* i16 -> i32 */
+    assert_true(save2_position_get(w, as2(o->v1.mover))->y == -3.5);                /* f32 -> f64 */
+    assert_true(save2_score_res(w)->value == -5);                                   /* i32 -> i64 */
+    assert_int_equal(save2_score_res(w)->best, 65535);                              /* u16 -> u32 */
+    assert_string_equal(save2_name_get(w, as2(o->v1.hero))->text, "hero");          /* char[16] -> char[32] */
     assert_true(save2_everything_get(w, as2(o->v1.everything))->path[2].y == 9.0f); /* Vec2[3] -> [4] */
 }
 
@@ -493,8 +493,8 @@ static void check_first_former_name_wins(strata_world_t *core, const old_world *
 typedef struct evolve_case {
     const char *name;
     void (*make_old)(old_world *o);
-    int target;  /* the schema loaded into: 2 (save2), 3 (save3) or 5 (save5) */
-    bool loads;  /* else the load fails and leaves the target untouched */
+    int target; /* the schema loaded into: 2 (save2), 3 (save3) or 5 (save5) */
+    bool loads; /* else the load fails and leaves the target untouched */
     void (*check)(strata_world_t *w, const old_world *o, const strata_load_report_t *report);
 } evolve_case;
 

@@ -27,13 +27,14 @@ typedef struct field_t {
     size_t offset, size;
 } field_t;
 
-#define FIELD(f) {#f, offsetof(save_everything, f), sizeof(((save_everything *)0)->f)}
+#define FIELD(f)                                                                                                       \
+    { #f, offsetof(save_everything, f), sizeof(((save_everything *)0)->f) }
 
 /* Every field of Everything: one of each field type of the schema language. */
 static const field_t fields[] = {
-    FIELD(flag),  FIELD(small),  FIELD(medium), FIELD(large),  FIELD(huge), FIELD(ubyte),
-    FIELD(ushort), FIELD(uint),  FIELD(ulong),  FIELD(single), FIELD(dbl),  FIELD(who),
-    FIELD(shape), FIELD(tint),   FIELD(label),  FIELD(path),   FIELD(codes),
+    FIELD(flag),   FIELD(small), FIELD(medium), FIELD(large),  FIELD(huge),  FIELD(ubyte),
+    FIELD(ushort), FIELD(uint),  FIELD(ulong),  FIELD(single), FIELD(dbl),   FIELD(who),
+    FIELD(shape),  FIELD(tint),  FIELD(label),  FIELD(path),   FIELD(codes),
 };
 #define FIELD_COUNT (sizeof fields / sizeof fields[0])
 

@@ -31,8 +31,8 @@ static void say(const char *fmt, ...) {
 }
 
 static struct {
-    uint32_t tracked;     /* entities the Locator's last update saw */
-    bool saw_doomed;      /* the Locator saw an entity the Reaper had destroyed */
+    uint32_t tracked; /* entities the Locator's last update saw */
+    bool saw_doomed;  /* the Locator saw an entity the Reaper had destroyed */
 } locator;
 
 void seeds_reaper_run(seeds_reaper_ctx *ctx) {

@@ -17,18 +17,18 @@
 enum { MAX_SEEN = 256 };
 
 static struct {
-    uint32_t mover_added, mover_removed;     /* Mover's on_add / on_remove calls */
-    float removed_distance;                  /* the aspect on_remove was given */
+    uint32_t mover_added, mover_removed; /* Mover's on_add / on_remove calls */
+    float removed_distance;              /* the aspect on_remove was given */
     uint32_t render_added;
-    uint32_t render_seen[MAX_SEEN];          /* Render visits by entity index */
+    uint32_t render_seen[MAX_SEEN]; /* Render visits by entity index */
     uint32_t healer_rows;
     uint32_t texture_added, texture_removed, glow_added, glow_removed;
-    uint32_t last_texture_handle;            /* the value on_remove was given */
-    bool texture_adds_glow;                  /* Texture's on_add adds Glow (a structural change in a hook) */
-    bool once_destroys_world;                /* Once destroys its own world (an assert) */
-    bool mover_destroys_world;               /* Mover does, inside its iterator */
-    bool once_clears_world;                  /* Once clears its own world (an assert) */
-    bool texture_remove_spawns;              /* Texture's on_remove makes an entity with Glow */
+    uint32_t last_texture_handle; /* the value on_remove was given */
+    bool texture_adds_glow;       /* Texture's on_add adds Glow (a structural change in a hook) */
+    bool once_destroys_world;     /* Once destroys its own world (an assert) */
+    bool mover_destroys_world;    /* Mover does, inside its iterator */
+    bool once_clears_world;       /* Once clears its own world (an assert) */
+    bool texture_remove_spawns;   /* Texture's on_remove makes an entity with Glow */
 } seen;
 
 void systems_once_run(systems_once_ctx *ctx) {
@@ -148,8 +148,9 @@ static int teardown(void **state) {
 
 /* An entity with Position (x) and, if moving, Velocity (1, 0). */
 static systems_entity spawn(systems_world *w, float x, bool moving) {
-    systems_entity e = systems_entity_create_bundle(w, &(systems_bundle){
-        .position = &(systems_position){x, 0}, .velocity = moving ? &SYSTEMS_VELOCITY_DEFAULT : NULL});
+    systems_entity e = systems_entity_create_bundle(w, &(systems_bundle){.position = &(systems_position){x, 0},
+                                                                         .velocity = moving ? &SYSTEMS_VELOCITY_DEFAULT
+                                                                                            : NULL});
     assert_false(systems_entity_eq(e, SYSTEMS_ENTITY_NULL));
     return e;
 }
@@ -285,7 +286,7 @@ static void test_changed_system_sees_exactly_the_written_entities_once(void **st
     systems_position_add(w, e[3], (systems_position){30, 0}); /* add over a present one writes it */
     systems_position_set(w, e[4], (systems_position){40, 0});
     systems_velocity_set(w, e[5], SYSTEMS_VELOCITY_DEFAULT); /* not tracked: e[5] has no Velocity */
-    systems_health_add(w, e[6], SYSTEMS_HEALTH_DEFAULT);    /* another component */
+    systems_health_add(w, e[6], SYSTEMS_HEALTH_DEFAULT);     /* another component */
     assert_int_equal(systems_render_changed_count(w), 4);
     uint32_t before = systems_calls_res(w)->render_rows;
     assert_int_equal(systems_world_step(w, 1.0f), STRATA_OK);
@@ -400,8 +401,7 @@ static void test_component_hooks_run_once_per_add_remove_and_destroy(void **stat
     assert_int_equal(systems_texture_remove(w, e), STRATA_ERR_MISSING);
     assert_int_equal(seen.texture_removed, 1);
 
-    assert_int_equal(systems_entity_add_bundle(w, e, &(systems_bundle){.texture = &(systems_texture){7},
-                                                                          .glow = true}),
+    assert_int_equal(systems_entity_add_bundle(w, e, &(systems_bundle){.texture = &(systems_texture){7}, .glow = true}),
                      STRATA_OK);
     assert_int_equal(seen.texture_added, 2);
     assert_int_equal(seen.glow_added, 1);
@@ -757,8 +757,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_disabled_system_does_not_run_and_keeps_its_aspects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_system_sees_exactly_the_written_entities_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_write_terms_mark_the_rows_they_yield, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_changed_skips_destroyed_and_no_longer_matching_entities, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_changed_skips_destroyed_and_no_longer_matching_entities, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_own_writes_are_not_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_free_query_has_its_own_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_break_keeps_what_was_not_visited, setup, teardown),
