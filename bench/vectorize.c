@@ -31,7 +31,7 @@ void value_first(move_move_ctx *ctx) {
     }
 }
 
-/* The bench's form (STYLE.md): the columns go to a small function as
+/* The bench's form (the guide's loop form): the columns go to a small function as
  * restrict pointers with an int count. */
 static __attribute__((noinline)) void kernel_rows(move_position *restrict p, const move_velocity *restrict v, int n) {
     for (int i = 0; i < n; i++) { /* loop: system, restrict kernel (the bench) */
