@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "test_alloc.h"
+
 #include "core.h"
 
 /* --- The systems of the core world, steered by the test running ------------ */
@@ -88,23 +90,6 @@ void core_cleanup_run(core_cleanup_ctx *ctx) {
 }
 
 /* --- Fixtures ------------------------------------------------------------ */
-
-static void *test_alloc(size_t size, void *user) {
-    (void)user;
-    return test_malloc(size);
-}
-
-static void *test_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
-    (void)old_size;
-    (void)user;
-    return test_realloc(ptr, new_size);
-}
-
-static void test_release(void *ptr, size_t size, void *user) {
-    (void)size;
-    (void)user;
-    test_free(ptr);
-}
 
 /* cmocka's allocators, so a leak fails the test. cmocka checks for leaks
  * before teardown, so a world using them is made and destroyed inside one

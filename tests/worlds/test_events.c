@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "test_alloc.h"
+
 #include "events.h"
 
 /* --- The systems, steered and observed by the test running ---------------- */
@@ -248,23 +250,6 @@ static void test_a_load_drops_pending_events(void **state) {
 }
 
 /* --- Memory ---------------------------------------------------------------------- */
-
-static void *test_alloc(size_t size, void *user) {
-    (void)user;
-    return test_malloc(size);
-}
-
-static void *test_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
-    (void)old_size;
-    (void)user;
-    return test_realloc(ptr, new_size);
-}
-
-static void test_release(void *ptr, size_t size, void *user) {
-    (void)size;
-    (void)user;
-    test_free(ptr);
-}
 
 static int budget; /* allocations left before the failing one */
 

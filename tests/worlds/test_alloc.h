@@ -1,0 +1,25 @@
+/* test_alloc.h: allocator hooks over cmocka's test_malloc, test_realloc and
+ * test_free, so a world built with them has every block it leaks reported. */
+#ifndef TEST_ALLOC_H
+#define TEST_ALLOC_H
+
+#include <stddef.h>
+
+static void *test_alloc(size_t size, void *user) {
+    (void)user;
+    return test_malloc(size);
+}
+
+static void *test_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
+    (void)old_size;
+    (void)user;
+    return test_realloc(ptr, new_size);
+}
+
+static void test_release(void *ptr, size_t size, void *user) {
+    (void)size;
+    (void)user;
+    test_free(ptr);
+}
+
+#endif /* TEST_ALLOC_H */
