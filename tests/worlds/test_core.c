@@ -483,19 +483,6 @@ static void test_world_frees_everything_it_allocates(void **state) {
     core_world_destroy(w); /* cmocka fails the test if a block is left */
 }
 
-static int budget; /* allocations left before the failing one */
-
-static void *failing_alloc(size_t size, void *user) {
-    (void)user;
-    return budget-- > 0 ? test_malloc(size) : NULL;
-}
-
-static void *failing_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
-    (void)old_size;
-    (void)user;
-    return budget-- > 0 ? test_realloc(ptr, new_size) : NULL;
-}
-
 static void test_world_create_out_of_memory_returns_null(void **state) {
     (void)state;
     const strata_world_desc_t desc = {

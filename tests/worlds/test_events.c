@@ -251,19 +251,6 @@ static void test_a_load_drops_pending_events(void **state) {
 
 /* --- Memory ---------------------------------------------------------------------- */
 
-static int budget; /* allocations left before the failing one */
-
-static void *failing_alloc(size_t size, void *user) {
-    (void)user;
-    return budget-- > 0 ? test_malloc(size) : NULL;
-}
-
-static void *failing_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
-    (void)old_size;
-    (void)user;
-    return budget-- > 0 ? test_realloc(ptr, new_size) : NULL;
-}
-
 static void test_out_of_memory_while_emitting_drops_nothing(void **state) {
     (void)state;
     memset(&sys, 0, sizeof sys);
