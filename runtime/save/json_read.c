@@ -365,6 +365,9 @@ static void jr_set_free(jr_t *jr, jr_set_t *set) {
  * the same object (as any repeated key). */
 static bool jr_unknown_key(jr_t *jr, const jr_frame_t *f, const char *s, size_t len) {
     bool added = false;
+    if (jr->head) {
+        return true; /* the main pass checks them, with the path to them */
+    }
     if (!jr_set_add(jr, &jr->unknown, f->serial, s, len, NULL, &added)) {
         return jr_nomem(jr);
     }
@@ -1115,13 +1118,14 @@ static int jr_key(void *ctx, const unsigned char *key, size_t len) {
                 : len == 10 && memcmp(s, "components", 10) == 0 ? JR_COMPONENT_SET
                                                                 : -1;
         f->slot = k;
-        f->key = k == JR_ID ? "id" : k == JR_COMPONENT_SET ? "components" : NULL;
+        f->key = NULL;
         if (k < 0) {
             return jr_unknown_key(jr, f, s, len);
         }
         if (f->taken & (1u << k)) {
-            return jr_fail(jr, "the key \"%s\" is repeated", f->key);
+            return jr_fail(jr, "the key \"%s\" is repeated", k == JR_ID ? "id" : "components");
         }
+        f->key = k == JR_ID ? "id" : "components";
         f->taken |= 1u << k;
         return 1;
     }
