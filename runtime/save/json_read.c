@@ -999,6 +999,11 @@ static int jr_root_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, siz
         return jr_root_head(jr, f, ev, s, len);
     }
     switch (f->slot) {
+    case JR_STRATA: /* after the entities: the head pass did not see it */
+        if (!jr->root[JR_STRATA].seen && !(ev == JR_EV_NUMBER && len == 1 && s[0] == '1')) {
+            return jr_fail(jr, "a dump of another format (this runtime reads 1)");
+        }
+        return jr_skip(jr, ev);
     case JR_FREE_LIST:
         if (ev != JR_EV_ARRAY) { /* after the entities: the head pass did not see it */
             return jr_fail(jr, "expected a list of [index, generation] pairs");

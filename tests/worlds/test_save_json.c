@@ -166,6 +166,8 @@ static void test_save_json_index_count_is_checked_once_the_entities_are_read(voi
           "free[0]: an invalid or repeated [index, generation]");
     fails(w, HEAD "\"indices\": 1, \"entities\": [], \"free\": 3}", STRATA_ERR_CORRUPT, 0, 0,
           "expected a list of [index, generation] pairs");
+    fails(w, "{\"schema\": \"save\", \"version\": 1, \"indices\": 0, \"entities\": [], \"strata\": 2}",
+          STRATA_ERR_CORRUPT, 1, 74, "strata: a dump of another format");
     save_world_destroy(w);
 }
 
