@@ -59,6 +59,10 @@ strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, con
         return STRATA_ERR_STALE;
     }
     if (sti_deferred(w)) {
+        /* A system adding to each entity it visits: one more entry of the run. */
+        if (sti_command_run_join(w, STI_CMD_ADD_RUN, e, c, value)) {
+            return STRATA_OK;
+        }
         return component_defer_one(w, STI_CMD_ADD, e, c, value);
     }
     if (STI_UNLIKELY(!sti_move_add_fast(w, rec, c, value))) {
@@ -95,6 +99,9 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) 
     if (sti_deferred(w)) {
         if (!strata_mask_test(&w->tables[rec->table]->mask, c)) {
             return STRATA_ERR_MISSING;
+        }
+        if (sti_command_run_join(w, STI_CMD_REMOVE_RUN, e, c, NULL)) {
+            return STRATA_OK;
         }
         return component_defer_one(w, STI_CMD_REMOVE, e, c, NULL);
     }
