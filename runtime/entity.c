@@ -104,8 +104,9 @@ STI_HOT strata_result_t entity_create_deferred_one(strata_world_t *w, uint32_t c
 }
 
 /* n new entities placed in their final table in one go (all or nothing). */
-__attribute__((noinline)) static strata_result_t entity_create_many(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
-                                          const void *const *values, strata_entity_t *out) {
+__attribute__((noinline)) static strata_result_t entity_create_many(strata_world_t *w, uint32_t n, uint32_t k,
+                                                                    const uint32_t *ids, const void *const *values,
+                                                                    strata_entity_t *out) {
     strata_mask_t mask = {{0}};
     for (uint32_t i = 0; i < k; i++) {
         STRATA_ASSERT(ids[i] < w->component_count);
