@@ -580,7 +580,7 @@ static inline orbits_result_t orbits_world_save_json(const orbits_world *w, cons
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
-/* Load a JSON dump, as orbits_world_load (needs -lstrata_json -ljansson). */
+/* Load a JSON dump, as orbits_world_load (needs -lstrata_json -lyajl). */
 static inline orbits_result_t orbits_world_load_json(orbits_world *w, const char *path, orbits_load_report_t *report) {
     return strata_world_load_json(orbits_world_core(w), path, report);
 }
