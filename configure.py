@@ -101,6 +101,7 @@ EXAMPLES = [
             "play", variant="sdl", default=False),  # only when asked: nothing else needs SDL2 or a display
     Example("swarm", "swarm", sources("examples/swarm/*.c") + COMMON + PNG, "-lpng -lm", "swarm"),
     Example("particles", "particles", sources("examples/particles/*.c"), "", "particles"),
+    Example("orbits", "orbits", sources("examples/orbits/*.c") + COMMON + PNG, "-lpng -lm", "orbits"),
 ]
 # What each example's tests (tests/examples/test_<example>.c) link besides.
 EXAMPLE_TEST_SOURCES = {"rectangle_eater": GAME}

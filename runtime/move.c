@@ -256,6 +256,14 @@ strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k
 /* Hooks first (they cannot move it: their structural changes are deferred),
  * then the row, then the index. */
 void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
+    if (w->on_destroy != NULL) {
+        /* Its relations' policies; what they change waits for the caller's settle. */
+        uint32_t index = (uint32_t)(rec - w->records);
+        sti_scope_open(w);
+        w->on_destroy(w, w->tables[rec->table]->entities[rec->row]);
+        sti_scope_close(w);
+        rec = &w->records[index];
+    }
     if (w->tables[rec->table]->hooked) {
         /* A hook that creates an entity can move the records array. */
         uint32_t index = (uint32_t)(rec - w->records);
