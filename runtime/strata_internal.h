@@ -4,6 +4,7 @@
 #ifndef STRATA_INTERNAL_H
 #define STRATA_INTERNAL_H
 
+#include "relation.h"
 #include "world.h"
 
 #endif /* STRATA_INTERNAL_H */

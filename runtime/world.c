@@ -178,6 +178,7 @@ void strata_world_destroy(strata_world_t *w) {
     /* Entities die with the world: their on_remove hooks run (resources
      * held outside the world are freed there). What the hooks record is
      * dropped with the rest. */
+    sti_relation_clear(w); /* the hooks below find no index to walk: all of it goes */
     sti_hooks_destroy_all(w);
     sti_archetype_free(w);
     sti_query_free(w);
@@ -197,6 +198,7 @@ void strata_world_destroy(strata_world_t *w) {
 void strata_world_clear(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(w->defer_depth == 0 && !w->in_step);
+    sti_relation_clear(w); /* the hooks below find no index to walk: all of it goes */
     if (w->has_hooks) {
         sti_observe_leave_all(w);
     }
@@ -208,7 +210,6 @@ void strata_world_clear(strata_world_t *w) {
         w->tables[t]->count = 0;
     }
     sti_dirty_empty(w);
-    sti_relation_clear(w);
 }
 
 /* The schema the world was made with. */

@@ -244,6 +244,7 @@ strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
     l->change_capacity = 0;
     /* The old entities leave the target (their on_remove hooks run there),
      * the loaded ones arrive (on_add, and changed for every `changed` query). */
+    sti_relation_clear(l->target); /* the old links go with the old entities, in one step */
     sti_hooks_destroy_all(l->target);
     loader_swap(l->target, w);
     strata_world_destroy(w); /* the old contents: their hooks have run */

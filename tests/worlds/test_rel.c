@@ -703,6 +703,186 @@ static void test_rel_renamed_relation_loads_old_saves(void **state) {
     assert_int_equal(report.changes[0].kind, STRATA_CHANGE_RENAMED);
 }
 
+/* --- A random walk against a reference model ------------------------------------------ */
+
+enum { WALK = 64 };
+
+/* The model: by slot, the handle, its ChildOf parent (destroy), its Pinned
+ * target (clear) and its Targets (remove), as slots; -1 for none. */
+typedef struct walk_model {
+    rel_entity h[WALK];
+    bool alive[WALK];
+    int child_of[WALK], pinned[WALK];
+    bool targets[WALK][WALK];
+} walk_model;
+
+static bool walk_reaches(const walk_model *m, int from, int e) {
+    for (int steps = 0; from >= 0 && steps <= WALK; steps++) {
+        if (from == e) {
+            return true;
+        }
+        from = m->child_of[from];
+    }
+    return false;
+}
+
+static void walk_destroy(walk_model *m, int x) {
+    if (!m->alive[x]) {
+        return;
+    }
+    m->alive[x] = false;
+    for (int s = 0; s < WALK; s++) {
+        m->targets[x][s] = false;
+        m->targets[s][x] = false;
+        if (m->pinned[s] == x) {
+            m->pinned[s] = -1;
+        }
+    }
+    m->child_of[x] = m->pinned[x] = -1;
+    for (int s = 0; s < WALK; s++) {
+        if (m->alive[s] && m->child_of[s] == x) {
+            walk_destroy(m, s);
+        }
+    }
+}
+
+static void walk_compare(rel_world *w, const walk_model *m) {
+    rel_world_stats_t st;
+    rel_world_stats(w, &st);
+    uint32_t alive = 0;
+    for (int i = 0; i < WALK; i++) {
+        alive += m->alive[i];
+        assert_int_equal(rel_entity_alive(w, m->h[i]), m->alive[i]);
+        if (!m->alive[i]) {
+            continue;
+        }
+        rel_entity up = m->child_of[i] >= 0 ? m->h[m->child_of[i]] : REL_ENTITY_NULL;
+        assert_true(rel_entity_eq(rel_child_of_target(w, m->h[i]), up));
+        int depth = 0;
+        for (int s = m->child_of[i]; s >= 0; s = m->child_of[s]) {
+            depth++;
+        }
+        assert_int_equal(rel_child_of_depth(w, m->h[i]), depth);
+        rel_entity pin = m->pinned[i] >= 0 ? m->h[m->pinned[i]] : REL_ENTITY_NULL;
+        assert_true(rel_entity_eq(rel_pinned_target(w, m->h[i]), pin));
+        uint32_t n = 0, want = 0, kids = 0;
+        (void)rel_targets_targets(w, m->h[i], &n);
+        for (int t = 0; t < WALK; t++) {
+            want += m->targets[i][t];
+            assert_int_equal(rel_targets_has(w, m->h[i], m->h[t]), m->targets[i][t]);
+            kids += m->alive[t] && m->child_of[t] == i;
+        }
+        assert_int_equal(n, want);
+        assert_int_equal(rel_targets_has(w, m->h[i], m->h[i]) ? 1 : 0, m->targets[i][i]);
+        assert_int_equal(children(w, m->h[i]), kids);
+    }
+    assert_int_equal(st.entities, alive);
+    check_index(w, m->h, WALK);
+}
+
+static void test_rel_random_walk_matches_the_model(void **state) {
+    (void)state;
+    srand(2024);
+    for (int round = 0; round < 20; round++) {
+        rel_world *w = rel_world_create(NULL);
+        walk_model m;
+        memset(&m, 0, sizeof m);
+        for (int i = 0; i < WALK; i++) {
+            m.h[i] = make(w);
+            m.alive[i] = true;
+            m.child_of[i] = m.pinned[i] = -1;
+        }
+        for (int op = 0; op < 400; op++) {
+            int a = rand() % WALK, b = rand() % WALK;
+            rel_result_t r;
+            switch (rand() % 9) {
+            case 8: {
+                /* Links set inside a scope apply at its end, in order: each
+                 * replaces the link, and one that would close a cycle then
+                 * (or names a target gone by then) leaves no link. */
+                int src[3], dst[3];
+                bool recorded[3];
+                strata_defer_begin(rel_world_core(w));
+                for (int k = 0; k < 3; k++) {
+                    src[k] = rand() % WALK;
+                    dst[k] = rand() % WALK;
+                    r = rel_child_of_set(w, m.h[src[k]], m.h[dst[k]]);
+                    recorded[k] = r == STRATA_OK;
+                    if (!m.alive[src[k]] || !m.alive[dst[k]]) {
+                        assert_int_equal(r, STRATA_ERR_STALE);
+                    } else {
+                        assert_int_equal(r, walk_reaches(&m, dst[k], src[k]) ? STRATA_ERR_CYCLE : STRATA_OK);
+                    }
+                }
+                assert_int_equal(strata_defer_end(rel_world_core(w)), STRATA_OK);
+                for (int k = 0; k < 3; k++) {
+                    if (recorded[k]) {
+                        m.child_of[src[k]] = -1;
+                        if (!walk_reaches(&m, dst[k], src[k])) {
+                            m.child_of[src[k]] = dst[k];
+                        }
+                    }
+                }
+                break;
+            }
+            case 0:
+            case 1:
+                r = rel_child_of_set(w, m.h[a], m.h[b]);
+                if (!m.alive[a] || !m.alive[b]) {
+                    assert_int_equal(r, STRATA_ERR_STALE);
+                } else if (walk_reaches(&m, b, a)) {
+                    assert_int_equal(r, STRATA_ERR_CYCLE);
+                } else {
+                    assert_int_equal(r, STRATA_OK);
+                    m.child_of[a] = b;
+                }
+                break;
+            case 2:
+                r = rel_child_of_remove(w, m.h[a]);
+                assert_int_equal(r, !m.alive[a]         ? STRATA_ERR_STALE
+                                    : m.child_of[a] < 0 ? STRATA_ERR_MISSING
+                                                        : STRATA_OK);
+                m.child_of[a] = -1;
+                break;
+            case 3:
+                r = rel_pinned_set(w, m.h[a], m.h[b]);
+                if (r == STRATA_OK) {
+                    m.pinned[a] = b;
+                }
+                assert_true(r == STRATA_OK || r == STRATA_ERR_CYCLE || r == STRATA_ERR_STALE);
+                break;
+            case 4:
+                r = rel_targets_add(w, m.h[a], m.h[b]);
+                assert_int_equal(r, m.alive[a] && m.alive[b] ? STRATA_OK : STRATA_ERR_STALE);
+                m.targets[a][b] |= r == STRATA_OK;
+                break;
+            case 5:
+                r = rel_targets_remove(w, m.h[a], m.h[b]);
+                assert_int_equal(r, !m.alive[a] ? STRATA_ERR_STALE : !m.targets[a][b] ? STRATA_ERR_MISSING : STRATA_OK);
+                m.targets[a][b] = false;
+                break;
+            case 6:
+                /* Destroys inside a scope apply at its end, policies included. */
+                strata_defer_begin(rel_world_core(w));
+                r = rel_entity_destroy(w, m.h[a]);
+                (void)rel_entity_destroy(w, m.h[b]);
+                assert_int_equal(strata_defer_end(rel_world_core(w)), STRATA_OK);
+                assert_int_equal(r, m.alive[a] ? STRATA_OK : STRATA_ERR_STALE);
+                walk_destroy(&m, a);
+                walk_destroy(&m, b);
+                break;
+            default:
+                r = rel_entity_destroy(w, m.h[a]);
+                assert_int_equal(r, m.alive[a] ? STRATA_OK : STRATA_ERR_STALE);
+                walk_destroy(&m, a);
+                break;
+            }
+            walk_compare(w, &m);
+        }
+        rel_world_destroy(w);
+    }
+}
+
 static void test_rel_world_clear_forgets_links(void **state) {
     rel_world *w = *state;
     rel_entity a = make(w), b = make(w);
@@ -740,6 +920,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_rel_cascade_visits_parents_first, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_cascade_batches_a_sorted_hierarchy_by_depth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_renamed_relation_loads_old_saves, setup, teardown),
+        cmocka_unit_test(test_rel_random_walk_matches_the_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
