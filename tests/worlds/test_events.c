@@ -251,14 +251,20 @@ static void test_a_load_drops_pending_events(void **state) {
 
 /* --- Memory ---------------------------------------------------------------------- */
 
-static void test_out_of_memory_while_emitting_drops_nothing(void **state) {
-    (void)state;
+/* A fresh world whose allocations fail once `budget` runs out (plenty, to start). */
+static events_world *failing_world(void) {
     memset(&sys, 0, sizeof sys);
     const strata_world_desc_t desc = {
         .allocator = {.alloc = failing_alloc, .realloc = failing_resize, .free = test_release}};
     budget = 1 << 20;
     events_world *w = events_world_create(&desc);
     assert_non_null(w);
+    return w;
+}
+
+static void test_out_of_memory_while_emitting_drops_nothing(void **state) {
+    (void)state;
+    events_world *w = failing_world();
     int32_t sent = 0;
     budget = 0; /* the first emit needs the buffer: nothing can grow */
     assert_int_equal(events_ping_send(w, &(events_ping){.value = 0}), STRATA_ERR_NOMEM);
@@ -367,12 +373,7 @@ static void test_staging_queues_append_in_chunk_order(void **state) {
 
 static void test_append_out_of_memory_appends_none(void **state) {
     (void)state;
-    memset(&sys, 0, sizeof sys);
-    const strata_world_desc_t desc = {
-        .allocator = {.alloc = failing_alloc, .realloc = failing_resize, .free = test_release}};
-    budget = 1 << 20;
-    events_world *w = events_world_create(&desc);
-    assert_non_null(w);
+    events_world *w = failing_world();
     strata_world_t *core = events_world_core(w);
     events_ping batch[100];
     for (int32_t v = 0; v < 100; v++) {
