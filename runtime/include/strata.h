@@ -306,11 +306,13 @@ bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c);
  * if `e` is stale, lacks `c`, or `c` is a tag. Does not mark anything. */
 const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c);
 
-/* Like strata_get, writable; marks c changed (see strata_mark). */
+/* Like strata_get, writable; marks c changed (see strata_mark). c's on_set
+ * sees the write when changes next settle (the pointer comes first). */
 void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c);
 
 /* Copy `value` over e's `c` and mark it changed. Returns STRATA_OK,
- * STRATA_ERR_STALE or STRATA_ERR_MISSING. Never deferred. */
+ * STRATA_ERR_STALE or STRATA_ERR_MISSING. Never deferred; c's on_set runs
+ * before it returns, or inside a scope when the scope settles. */
 strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
 
 /* --- Deferral and steps -------------------------------------------------- */
