@@ -194,28 +194,6 @@ void sti_dirty_open(sti_dirty_t *d) {
     d->end = d->count;
 }
 
-/* How far ahead of the cursor the iteration asks for records. */
-#define DIRTY_PREFETCH 16u
-
-/* The next entry of set k's visit still alive and flagged; its flag cleared. */
-bool sti_dirty_take(strata_world_t *w, uint32_t k, strata_entity_t *e, sti_record_t **rec) {
-    sti_dirty_t *d = &w->dirty[k];
-    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
-    while (d->cursor < d->end) {
-        /* The entries are in marking order, scattered over the records. */
-        if (d->cursor + DIRTY_PREFETCH < d->end) {
-            __builtin_prefetch(&w->records[(uint32_t)d->list[d->cursor + DIRTY_PREFETCH]]);
-        }
-        *e = d->list[d->cursor++];
-        *rec = sti_record_lookup(w, *e);
-        if (*rec != NULL && ((*rec)->flags & bit) != 0) {
-            (*rec)->flags &= (uint16_t)~bit; /* visited: a write from now on puts it in again */
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The next entry of the set still alive, flagged and matching: one row. */
 bool sti_dirty_next(strata_iter_t *it) {
     strata_world_t *w = it->world;

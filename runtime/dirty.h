@@ -67,9 +67,29 @@ void sti_dirty_open(sti_dirty_t *d);
 bool sti_dirty_next(strata_iter_t *it);
 /* Close an iteration over a dirty set: keep what it did not visit and what was marked meanwhile. */
 void sti_dirty_close(strata_iter_t *it);
+/* How far ahead of the cursor the iteration asks for records. */
+#define STI_DIRTY_PREFETCH 16u
+
 /* The next entry of set k's open iteration still alive and flagged (its
  * flag cleared), in *e and its record; false when the visit is done. */
-bool sti_dirty_take(strata_world_t *w, uint32_t k, strata_entity_t *e, sti_record_t **rec);
+STI_HOT bool sti_dirty_take(strata_world_t *w, uint32_t k, strata_entity_t *e, sti_record_t **rec) {
+    sti_dirty_t *d = &w->dirty[k];
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
+    while (d->cursor < d->end) {
+        /* The entries are in marking order, scattered over the records. */
+        if (d->cursor + STI_DIRTY_PREFETCH < d->end) {
+            __builtin_prefetch(&w->records[(uint32_t)d->list[d->cursor + STI_DIRTY_PREFETCH]]);
+        }
+        *e = d->list[d->cursor++];
+        *rec = sti_record_lookup(w, *e);
+        if (*rec != NULL && ((*rec)->flags & bit) != 0) {
+            (*rec)->flags &= (uint16_t)~bit; /* visited: a write from now on puts it in again */
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Close set k's iteration (as sti_dirty_close). */
 void sti_dirty_close_set(strata_world_t *w, uint32_t k);
 

@@ -35,6 +35,7 @@ strata_result_t sti_observe_init(strata_world_t *w) {
         if (s->components[c].on_add != NULL || s->components[c].on_remove != NULL) {
             strata_mask_set(&w->hooked, c);
         }
+        STRATA_ASSERT(s->components[c].on_set == NULL || s->components[c].size > 0); /* a tag has no value to set */
     }
     for (uint32_t q = 0; q < s->query_count; q++) {
         const strata_query_desc_t *d = &s->queries[q];
