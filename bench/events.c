@@ -99,7 +99,7 @@ void bench_events(void) {
     event_bench_world *w = event_bench_world_create(NULL);
     bench_check(w != NULL, "events: world create");
     plain p = {0};
-    /* In cache and out of it: the buffer holds two steps' events, the plain array one. */
+    /* In cache and out of it: Absorb follows Fire, so both hold one step's events. */
     emit_count = bench_count(COUNT / 10);
     bench_run_pair(&(bench_pair){.name = "events",
                                  .op = "emit + receive, 10k a step (per event)",

@@ -101,6 +101,7 @@ class Component:
     loc: Loc
     on_add: bool = False  # the game defines <world>_<component>_on_add
     on_remove: bool = False
+    on_set: bool = False  # <world>_<component>_on_set, when written values settle
     renamed_from: Tuple[str, ...] = ()  # the component's former names (key `renamed_from:`), for old saves
     relation: str = ""  # the relation whose links this component holds ("" for a declared component)
 
@@ -239,6 +240,12 @@ class Schema:
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)
+
+    def first_receiver(self, event: str) -> int:
+        """The schedule position of the first system that receives `event`
+        (0 if none): no receiver's window reaches events of the step before
+        that were emitted before it."""
+        return min((y.order for y in self.systems if event in y.receives), default=0)
 
     def struct(self, name: str) -> StructType:
         return next(s for s in self.structs if s.name == name)

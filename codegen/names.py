@@ -239,9 +239,9 @@ class Names:
                 "fields_": (self._p(f"{s}_fields_"), FILE),
                 "member": (s, "member"),
             }
-            for verb in ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove"):
+            for verb in ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove", "on_set"):
                 table[verb] = (self._p(f"{s}_{verb}"), FILE)
-            for hook in ("on_add", "on_remove"):
+            for hook in ("on_add", "on_remove", "on_set"):
                 table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FILE)
             return table
         return self._spelled("component", name, loc, build)
@@ -264,6 +264,7 @@ class Names:
             "send": (self._p(f"{s}_send"), FILE),
             "emit": (self._p(f"{s}_emit"), MACRO),
             "emit_": (self._p(f"{s}_emit_"), FILE),
+            "emit_slow_": (self._p(f"{s}_emit_slow_"), FILE),
             "events_member": (f"{s}_events", "member"),
             "count_member": (f"{s}_count", "member"),
             "out_member": (f"{s}_out_", "member"),

@@ -208,6 +208,10 @@ HOOKS = (
         "`true`: the game defines `<world>_<component>_on_remove(w, e, value)`, called when the component "
         "is removed or its entity destroyed.",
         True, default=False),
+    Key("on_set", "flag",
+        "`true`: the game defines `<world>_<component>_on_set(w, e, value)`, called once per entity whose "
+        "value was written (set, mut, an add, a system's write term) when the changes settle; not for a tag.",
+        True, default=False),
 )
 
 # Reserved in a component or resource body: not a field.
@@ -277,7 +281,7 @@ ITEMS = {
     "type": Item("A reusable type: a struct (a mapping of fields) or an enum (`{enum: [members]}`).",
                  {"x": "f32", "y": "f32"}),
     "component": Item("A component: a mapping of fields, `{}` or nothing for a tag. May also have hooks "
-                      "(`on_add`, `on_remove`) and `renamed_from`.",
+                      "(`on_add`, `on_remove`, `on_set`) and `renamed_from`.",
                       {"x": "f32", "y": "f32 = 0"}),
     "resource": Item("A resource: a mapping of at least one field, one value stored in the world.",
                      {"value": "i32 = 0"}),

@@ -181,6 +181,7 @@ class _Checker:
         self.struct_layouts: Dict[str, Tuple[int, int]] = {}  # their C (size, alignment)
         self.component_names: List[str] = []
         self.tag_names: Set[str] = set()
+        self.on_set_components: List[Tuple[str, Loc]] = []  # (name, where `on_set: true` is)
         self.resource_names: List[str] = []
         self.event_names: List[str] = []
         self.exclusive_relations: Set[str] = set()
@@ -753,14 +754,21 @@ class _Checker:
             renamed_from, value = self.split_renamed(value, owner)
             entries = self.field_entries(value, owner)
             hooks = {k.text: self.flag((k, v), f"{owner}: '{k.text}'") for k, v in entries if k.text in HOOK_KEYS}
+            on_set_key = next((k for k, _ in entries if k.text == "on_set"), None)
             entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS)
             if not entries:
                 self.tag_names.add(key.text)
+            if on_set_key is not None and hooks["on_set"]:
+                if not entries:
+                    self.error(on_set_key.loc, f"{owner}: 'on_set' on a tag, which has no value to set",
+                               "use on_add for a tag")
+                self.on_set_components.append((key.text, on_set_key.loc))
             specs = self.field_specs(entries, owner)
             fields = self.fields_from_specs(specs, policies=True)
             self.check_body(owner, key.loc, specs, fields)
             components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
-                                        on_remove=hooks.get("on_remove", False), renamed_from=renamed_from))
+                                        on_remove=hooks.get("on_remove", False), on_set=hooks.get("on_set", False),
+                                        renamed_from=renamed_from))
         return tuple(components)
 
     def relations(self, entries: Tuple[Entry, ...], first: int) -> Tuple[Tuple[Relation, ...], Tuple[Component, ...]]:
@@ -1065,10 +1073,11 @@ class _Checker:
                        "STRATA_MAX_COMPONENTS")
         changed = [(q.name, q.loc) for q in self.free_queries if q.terms.changed]
         changed += [(y.name, y.loc) for y in systems if y.terms.changed]
-        if len(changed) > MAX_CHANGED:
-            name, loc = changed[MAX_CHANGED]
-            self.error(loc, f"too many queries and systems with 'changed': at most {MAX_CHANGED}",
-                       "STRATA_MAX_CHANGED")
+        if len(changed) + len(self.on_set_components) > MAX_CHANGED:
+            name, loc = (changed + self.on_set_components)[MAX_CHANGED]
+            what = "queries and systems with 'changed'" + (" and components with 'on_set'"
+                                                          if self.on_set_components else "")
+            self.error(loc, f"too many {what}: at most {MAX_CHANGED}", "STRATA_MAX_CHANGED")
 
     def system_spec(self, key: Scalar, value: Node) -> _SystemSpec:
         owner = f"system '{key.text}'"

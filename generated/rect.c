@@ -144,7 +144,7 @@ static const strata_query_desc_t rect_queries_[7] = {
 };
 
 static const strata_event_desc_t rect_events_[RECT_EVENT_COUNT] = {
-    [RECT_EVENT_EATEN] = { .name = "Eaten", .size = sizeof(rect_eaten), .align = alignof(rect_eaten) },
+    [RECT_EVENT_EATEN] = { .name = "Eaten", .size = sizeof(rect_eaten), .align = alignof(rect_eaten), .first_receiver = 3u },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */
 

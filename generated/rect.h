@@ -442,18 +442,26 @@ static inline strata_result_t rect_eaten_send(rect_world *w, const rect_eaten *v
     return strata_event_send(rect_world_core(w), RECT_EVENT_EATEN, v);
 }
 
-/* The emit below: append in place while the queue has room, else send. */
-static inline strata_result_t rect_eaten_emit_(strata_event_queue_t *q, rect_world *w, const rect_eaten *v) {
-    if (q != NULL && q->tail < q->cap) {
-        ((rect_eaten *)(void *)q->data)[q->tail++] = *v;
+/* The emit's growth path, out of line: the runtime grows the queue and appends v. */
+STRATA_EVENT_SLOW strata_result_t rect_eaten_emit_slow_(strata_event_queue_t *q, rect_world *w, rect_eaten v) {
+    return strata_event_push(rect_world_core(w), q, RECT_EVENT_EATEN, &v);
+}
+
+/* The emit below: a store and a bump while the queue has room. The event
+ * is taken by value, so a compound literal is built in place. */
+static inline strata_result_t rect_eaten_emit_(strata_event_queue_t *q, rect_world *w, rect_eaten v) {
+    uint32_t tail = q->tail;
+    if (tail < q->cap) {
+        ((rect_eaten *)(void *)q->data)[tail] = v;
+        q->tail = tail + 1;
         return STRATA_OK;
     }
-    return rect_eaten_send(w, v);
+    return rect_eaten_emit_slow_(q, w, v);
 }
 
 /* Emit a Eaten from a system that lists it in `emit`: rect_eaten_emit(ctx, &(rect_eaten){...}).
  * Returns as rect_eaten_send. */
-#define rect_eaten_emit(ctx, ...) rect_eaten_emit_((ctx)->eaten_out_, (ctx)->world, __VA_ARGS__)
+#define rect_eaten_emit(ctx, ...) rect_eaten_emit_((ctx)->eaten_out_, (ctx)->world, *(__VA_ARGS__))
 
 /* --- Queries ------------------------------------------------------------- */
 

@@ -53,8 +53,9 @@ struct strata_world_t {
 
     /* event.c: the event buffers (by event id) and the clock that stamps emissions. */
     sti_event_buf_t *events;
-    uint64_t event_step;     /* steps begun */
-    uint32_t event_position; /* the running system's position; system_count - 1 between steps */
+    uint64_t event_step;             /* steps begun */
+    uint32_t event_position;         /* the running system's position; system_count - 1 between steps */
+    strata_event_queue_t event_full; /* the queue of a run that could not open: no room, so emits take the send path */
 
     /* observe.c: hooks, monitors, aspects (set once at creation). */
     /* By column id: the schema's components, then one per aspect (its size,
@@ -76,6 +77,8 @@ struct strata_world_t {
     uint32_t *query_dirty; /* by query id: its dirty set, or UINT32_MAX */
     uint64_t *query_marks; /* by query id: the sets its write terms feed (its own excluded) */
     uint64_t *trackers;    /* by component id: the sets tracking it */
+    uint64_t set_slots;    /* the sets of components with on_set (after the queries' sets) */
+    bool sets_pending;     /* a set of set_slots was marked since its on_set hooks last ran */
 
     /* entity_index.c */
     sti_record_t *records;

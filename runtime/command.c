@@ -383,9 +383,8 @@ static void command_destroy_doomed(strata_world_t *w) {
 
 /* Apply the commands, then (outside a step) the scheduled destroys, until
  * neither the commands nor the hooks they run leave anything behind. */
-static strata_result_t command_settle_all(strata_world_t *w) {
+static strata_result_t command_apply_waiting(strata_world_t *w) {
     strata_result_t first = STRATA_OK;
-    w->settling = true;
     for (;;) {
         strata_result_t r = command_apply_all(w);
         if (first == STRATA_OK) {
@@ -399,6 +398,20 @@ static strata_result_t command_settle_all(strata_world_t *w) {
             break;
         }
     }
+    return first;
+}
+
+/* Apply what waits; then the on_set hooks now due, what they record, and
+ * forget the marks all that made (an on_set hook does not call on_set). */
+static strata_result_t command_settle_all(strata_world_t *w) {
+    w->settling = true;
+    strata_result_t first = command_apply_waiting(w);
+    if (w->sets_pending && first != STRATA_ERR_NOMEM) {
+        sti_observe_sets(w);
+        strata_result_t r = command_apply_waiting(w);
+        first = first != STRATA_OK ? first : r;
+        sti_observe_sets_mute(w);
+    }
     w->settling = false;
     return first;
 }
@@ -406,7 +419,8 @@ static strata_result_t command_settle_all(strata_world_t *w) {
 /* Settle if anything is waiting, no scope is open and no settle is running
  * (hooks called by a settle record into it; it applies what they record). */
 strata_result_t sti_command_settle(strata_world_t *w) {
-    if (sti_deferred(w) || w->settling || (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0))) {
+    if (sti_deferred(w) || w->settling ||
+        (w->cmd_count == 0 && (w->in_step || w->doomed_count == 0) && !w->sets_pending)) {
         return STRATA_OK;
     }
     return command_settle_all(w);

@@ -106,6 +106,13 @@ STI_HOT bool sti_command_run_join(strata_world_t *w, sti_cmd_kind_t kind, strata
 strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_entity_t e);
 /* Apply what waits if no scope is open and no settle is running; the first error. */
 strata_result_t sti_command_settle(strata_world_t *w);
+/* After a value written now (set, add, create outside any scope): run the
+ * on_set hooks it made due before returning. One load and a branch. */
+STI_HOT void sti_settle_sets(strata_world_t *w) {
+    if (STI_UNLIKELY(w->sets_pending)) {
+        (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next settle */
+    }
+}
 /* Forget every recorded command and scheduled destroy (room kept). */
 void sti_command_drop(strata_world_t *w);
 /* Free the command buffer, its scratch copy and the scheduled destroys. */

@@ -12,6 +12,7 @@ static inline strata_result_t component_added(strata_world_t *w, strata_entity_t
     }
     if (r == STRATA_OK) {
         sti_mark_ids(w, e, k, ids);
+        sti_settle_sets(w);
     }
     return r;
 }
@@ -62,6 +63,7 @@ __attribute__((noinline)) static strata_result_t component_add(strata_world_t *w
         return component_added(w, e, 1, &c, sti_move_add_slow(w, rec, c, value));
     }
     sti_mark_ids(w, e, 1, &c);
+    sti_settle_sets(w);
     return STRATA_OK;
 }
 
@@ -197,6 +199,7 @@ void strata_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(c < w->component_count);
     if (sti_record_lookup(w, e) != NULL) {
         sti_mark_ids(w, e, 1, &c);
+        sti_settle_sets(w);
     }
 }
 
@@ -218,5 +221,6 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
         sti_copy(at, value, w->components[c].size);
     }
     sti_mark_ids(w, e, 1, &c);
+    sti_settle_sets(w);
     return STRATA_OK;
 }

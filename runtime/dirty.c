@@ -12,12 +12,23 @@ static void dirty_map(strata_world_t *w) {
         if (!sti_mask_empty(&s->queries[q].changed)) {
             uint32_t k = next++;
             w->dirty[k].query = q;
+            w->dirty[k].component = UINT32_MAX;
             w->query_dirty[q] = k;
             for (uint32_t c = 0; c < s->component_count; c++) {
                 if (strata_mask_test(&s->queries[q].changed, c)) {
                     w->trackers[c] |= (uint64_t)1 << k;
                 }
             }
+        }
+    }
+    w->set_slots = 0;
+    for (uint32_t c = 0; c < s->component_count; c++) {
+        if (s->components[c].on_set != NULL) { /* the on_set sets, in component order */
+            uint32_t k = next++;
+            w->dirty[k].query = UINT32_MAX;
+            w->dirty[k].component = c;
+            w->trackers[c] |= (uint64_t)1 << k;
+            w->set_slots |= (uint64_t)1 << k;
         }
     }
     for (uint32_t q = 0; q < s->query_count; q++) {
@@ -40,6 +51,9 @@ strata_result_t sti_dirty_init(strata_world_t *w) {
     uint32_t sets = 0;
     for (uint32_t q = 0; q < s->query_count; q++) {
         sets += !sti_mask_empty(&s->queries[q].changed);
+    }
+    for (uint32_t c = 0; c < s->component_count; c++) {
+        sets += s->components[c].on_set != NULL;
     }
     STRATA_ASSERT(sets <= STRATA_MAX_CHANGED);
     if (sets == 0) {
@@ -134,6 +148,7 @@ static inline void dirty_add(strata_world_t *w, uint32_t k, sti_record_t *rec, s
 /* Mark a live e in each set of `slots`. */
 void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
     sti_record_t *rec = &w->records[(uint32_t)e];
+    w->sets_pending |= (slots & w->set_slots) != 0;
     while (slots != 0) {
         uint32_t k = (uint32_t)__builtin_ctzll(slots);
         slots &= slots - 1;
@@ -143,6 +158,7 @@ void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
 
 /* Add rows [row, row + n) of t to the sets of `slots`. */
 static void dirty_add_rows(strata_world_t *w, uint64_t slots, const sti_table_t *t, uint32_t row, uint32_t n) {
+    w->sets_pending |= n > 0 && (slots & w->set_slots) != 0;
     while (slots != 0) {
         uint32_t k = (uint32_t)__builtin_ctzll(slots);
         slots &= slots - 1;
@@ -158,9 +174,16 @@ void sti_dirty_mark_rows(strata_world_t *w, uint32_t q, const sti_table_t *t, ui
     dirty_add_rows(w, w->query_marks[q], t, row, n);
 }
 
-/* Every row of t in each set whose query t matches. */
+/* Every row of t in each set whose query t matches, and in the on_set sets of its components. */
 void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
-    dirty_add_rows(w, t->tracked_by, t, 0, t->count);
+    uint64_t slots = t->tracked_by;
+    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) { /* and the on_set sets of its components */
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        if (strata_mask_test(&t->mask, w->dirty[k].component)) {
+            slots |= (uint64_t)1 << k;
+        }
+    }
+    dirty_add_rows(w, slots, t, 0, t->count);
 }
 
 /* The iteration visits [0, count). */
@@ -171,27 +194,14 @@ void sti_dirty_open(sti_dirty_t *d) {
     d->end = d->count;
 }
 
-/* How far ahead of the cursor the iteration asks for records. */
-#define DIRTY_PREFETCH 16u
-
 /* The next entry of the set still alive, flagged and matching: one row. */
 bool sti_dirty_next(strata_iter_t *it) {
     strata_world_t *w = it->world;
     uint32_t k = w->query_dirty[it->query];
-    sti_dirty_t *d = &w->dirty[k];
-    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
     uint64_t match = (uint64_t)1 << k;
-    while (d->cursor < d->end) {
-        /* The entries are in marking order, scattered over the records. */
-        if (d->cursor + DIRTY_PREFETCH < d->end) {
-            __builtin_prefetch(&w->records[(uint32_t)d->list[d->cursor + DIRTY_PREFETCH]]);
-        }
-        strata_entity_t e = d->list[d->cursor++];
-        sti_record_t *rec = sti_record_lookup(w, e);
-        if (rec == NULL || (rec->flags & bit) == 0) {
-            continue;
-        }
-        rec->flags &= (uint16_t)~bit; /* visited: a write from now on puts it in again */
+    strata_entity_t e;
+    sti_record_t *rec;
+    while (sti_dirty_take(w, k, &e, &rec)) {
         const sti_table_t *t = w->tables[rec->table];
         if ((t->tracked_by & match) == 0) {
             continue;
@@ -210,8 +220,11 @@ bool sti_dirty_next(strata_iter_t *it) {
 
 /* Close an iteration: keep the entries it did not visit and those marked since. */
 void sti_dirty_close(strata_iter_t *it) {
-    strata_world_t *w = it->world;
-    uint32_t k = w->query_dirty[it->query];
+    sti_dirty_close_set(it->world, it->world->query_dirty[it->query]);
+}
+
+/* Close set k's visit, keeping what it did not visit and what was marked since. */
+void sti_dirty_close_set(strata_world_t *w, uint32_t k) {
     dirty_compact(w, &w->dirty[k], k);
     w->dirty[k].busy = false;
 }

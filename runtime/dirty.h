@@ -1,6 +1,8 @@
 /* dirty.h: the changed sets. A query with `changed` terms has one: the
  * entities written (strata_set, strata_get_mut, strata_mark, an add, or a
- * system's write terms) since it last ran. Membership is a flag bit in each
+ * system's write terms) since it last ran. A component with an on_set hook
+ * has one too, fed by the same marks: the entities whose on_set is due
+ * (observe.c runs them when changes settle). Membership is a flag bit in each
  * entity's record (loaded anyway by whoever marks or visits), so marking is
  * a bit test and an append, and an entity shows up once however often it
  * is written. A set holds room for every index, so marking never allocates.
@@ -12,7 +14,8 @@
 
 /* The set of entities written since a `changed` query last ran. */
 struct sti_dirty_t {
-    uint32_t query;        /* the query it belongs to */
+    uint32_t query;        /* the query it belongs to (UINT32_MAX for an on_set set) */
+    uint32_t component;    /* an on_set set's component (UINT32_MAX for a query's set) */
     bool busy;             /* an iteration over it is open */
     strata_entity_t *list; /* the entries in marking order; stale ones are skipped */
     uint32_t count;
@@ -64,5 +67,30 @@ void sti_dirty_open(sti_dirty_t *d);
 bool sti_dirty_next(strata_iter_t *it);
 /* Close an iteration over a dirty set: keep what it did not visit and what was marked meanwhile. */
 void sti_dirty_close(strata_iter_t *it);
+/* How far ahead of the cursor the iteration asks for records. */
+#define STI_DIRTY_PREFETCH 16u
+
+/* The next entry of set k's open iteration still alive and flagged (its
+ * flag cleared), in *e and its record; false when the visit is done. */
+STI_HOT bool sti_dirty_take(strata_world_t *w, uint32_t k, strata_entity_t *e, sti_record_t **rec) {
+    sti_dirty_t *d = &w->dirty[k];
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
+    while (d->cursor < d->end) {
+        /* The entries are in marking order, scattered over the records. */
+        if (d->cursor + STI_DIRTY_PREFETCH < d->end) {
+            __builtin_prefetch(&w->records[(uint32_t)d->list[d->cursor + STI_DIRTY_PREFETCH]]);
+        }
+        *e = d->list[d->cursor++];
+        *rec = sti_record_lookup(w, *e);
+        if (*rec != NULL && ((*rec)->flags & bit) != 0) {
+            (*rec)->flags &= (uint16_t)~bit; /* visited: a write from now on puts it in again */
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Close set k's iteration (as sti_dirty_close). */
+void sti_dirty_close_set(strata_world_t *w, uint32_t k);
 
 #endif /* STI_DIRTY_H */

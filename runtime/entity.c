@@ -27,6 +27,7 @@ static void entity_created(strata_world_t *w, const sti_table_t *t, uint32_t row
         sti_observe_created(w, t, row, n);
         (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next settle */
     }
+    sti_settle_sets(w); /* on_set of the values they came with */
 }
 
 /* A new entity in the empty table, at once even while deferred. */

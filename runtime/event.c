@@ -41,6 +41,8 @@ strata_result_t sti_events_init(strata_world_t *w) {
     for (uint32_t i = 0; i < s->event_count; i++) {
         STRATA_ASSERT(s->events[i].size > 0 && s->events[i].align <= 16);
         w->events[i].size = s->events[i].size;
+        w->events[i].first_receiver = s->events[i].first_receiver < event_positions(w) ? s->events[i].first_receiver
+                                                                                       : 0;
     }
     return STRATA_OK;
 }
@@ -58,51 +60,106 @@ void sti_events_free(strata_world_t *w) {
     w->events = NULL;
 }
 
-/* Make sure the last mark is the current moment's (room first): NOMEM
- * leaves only extra capacity. */
-static strata_result_t event_mark(strata_world_t *w, sti_event_buf_t *b) {
-    uint64_t now = event_now(w);
-    if (b->mark_tail > b->mark_head) {
-        sti_event_mark_t *last = &b->marks[b->mark_tail - 1];
-        if (last->stamp == now) {
-            return STRATA_OK;
-        }
-        if (last->start == b->q.tail) { /* an empty run (opened, nothing emitted): it moves to now */
-            last->stamp = now;
-            return STRATA_OK;
-        }
+/* Move the live events and marks to the front of their arrays. */
+static void event_compact(sti_event_buf_t *b) {
+    uint32_t live = b->q.tail - b->head, marks = b->mark_tail - b->mark_head;
+    memmove(b->q.data, b->q.data + (size_t)b->head * b->size, (size_t)live * b->size);
+    memmove(b->marks, b->marks + b->mark_head, sizeof(sti_event_mark_t) * marks);
+    for (uint32_t i = 0; i < marks; i++) {
+        b->marks[i].start -= b->head;
     }
-    strata_result_t r = sti_mem_grow(w, &b->marks, sizeof(sti_event_mark_t), &b->mark_cap, (size_t)b->mark_tail + 1, 8);
+    b->q.tail = live;
+    b->head = 0;
+    b->mark_head = 0;
+    b->mark_tail = marks;
+}
+
+/* Room for `more` events and one mark: compact when the array is full and
+ * at least as many are dead as live (each event moves at most once per
+ * refill), else grow. NOMEM leaves only extra capacity. */
+STI_COLD static strata_result_t event_room(strata_world_t *w, sti_event_buf_t *b, uint32_t more) {
+    if (b->head > 0 && b->q.tail - b->head <= b->head &&
+        ((size_t)b->q.tail + more > b->q.cap || b->mark_tail == b->mark_cap)) {
+        event_compact(b);
+    }
+    strata_result_t r = sti_mem_grow(w, &b->q.data, b->size, &b->q.cap, (size_t)b->q.tail + more, 64);
     if (r == STRATA_OK) {
-        b->marks[b->mark_tail++] = (sti_event_mark_t){now, b->q.tail};
+        r = sti_mem_grow(w, &b->marks, sizeof(sti_event_mark_t), &b->mark_cap, (size_t)b->mark_tail + 1, 8);
     }
     return r;
 }
 
-/* Reserve room for one more event and its mark, then write it: a failed
- * reserve leaves only extra capacity, so nothing emitted is lost. */
-strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void *value) {
-    STRATA_ASSERT(w != NULL && event < w->schema->event_count && value != NULL);
+/* Make sure the last mark is the current moment's (room checked). */
+static void event_mark(strata_world_t *w, sti_event_buf_t *b) {
+    uint64_t now = event_now(w);
+    if (b->mark_tail > b->mark_head) {
+        sti_event_mark_t *last = &b->marks[b->mark_tail - 1];
+        if (last->stamp == now) {
+            return;
+        }
+        if (last->start == b->q.tail) { /* an empty run (opened, nothing emitted): it moves to now */
+            last->stamp = now;
+            return;
+        }
+    }
+    b->marks[b->mark_tail++] = (sti_event_mark_t){now, b->q.tail};
+}
+
+/* Append n events at the current moment: room first, so a failure leaves
+ * only extra capacity and nothing emitted is lost. */
+static strata_result_t event_append(strata_world_t *w, uint32_t event, const void *values, uint32_t n) {
     sti_event_buf_t *b = &w->events[event];
-    if (STI_UNLIKELY(b->q.tail == b->q.cap)) {
-        strata_result_t r = sti_mem_grow(w, &b->q.data, b->size, &b->q.cap, (size_t)b->q.tail + 1, 64);
+    if (STI_UNLIKELY((size_t)b->q.tail + n > b->q.cap || b->mark_tail == b->mark_cap)) {
+        strata_result_t r = event_room(w, b, n);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    strata_result_t r = event_mark(w, b);
-    if (r != STRATA_OK) {
-        return r;
+    event_mark(w, b);
+    if (n > 0) {
+        memcpy(b->q.data + (size_t)b->q.tail * b->size, values, (size_t)n * b->size);
+        b->q.tail += n;
     }
-    sti_copy(b->q.data + (size_t)b->q.tail * b->size, value, b->size);
-    b->q.tail++;
     return STRATA_OK;
+}
+
+strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void *value) {
+    STRATA_ASSERT(w != NULL && event < w->schema->event_count && value != NULL);
+    return event_append(w, event, value, 1);
+}
+
+strata_result_t strata_event_append(strata_world_t *w, uint32_t event, const void *values, uint32_t n) {
+    STRATA_ASSERT(w != NULL && event < w->schema->event_count && (values != NULL || n == 0));
+    return event_append(w, event, values, n);
+}
+
+strata_result_t strata_event_push(strata_world_t *w, strata_event_queue_t *q, uint32_t event, const void *value) {
+    STRATA_ASSERT(w != NULL && q != NULL && event < w->schema->event_count && value != NULL);
+    sti_event_buf_t *b = &w->events[event];
+    if (q == &b->q || q == &w->event_full) {
+        return event_append(w, event, value, 1);
+    }
+    strata_result_t r = sti_mem_grow(w, &q->data, b->size, &q->cap, (size_t)q->tail + 1, 64);
+    if (r == STRATA_OK) {
+        memcpy(q->data + (size_t)q->tail * b->size, value, b->size);
+        q->tail++;
+    }
+    return r;
+}
+
+void strata_event_queue_free(strata_world_t *w, uint32_t event, strata_event_queue_t *q) {
+    STRATA_ASSERT(w != NULL && q != NULL && event < w->schema->event_count);
+    sti_mem_free(w, q->data, q->cap * w->events[event].size);
+    *q = (strata_event_queue_t){0};
 }
 
 strata_event_queue_t *strata_event_open(strata_world_t *w, uint32_t event) {
     STRATA_ASSERT(w != NULL && event < w->schema->event_count);
-    sti_event_buf_t *b = &w->events[event];
-    return event_mark(w, b) == STRATA_OK ? &b->q : NULL;
+    if (event_append(w, event, NULL, 0) != STRATA_OK) {
+        w->event_full = (strata_event_queue_t){0}; /* no room: every emit calls send, which reports it */
+        return &w->event_full;
+    }
+    return &w->events[event].q;
 }
 
 const void *strata_event_window(const strata_world_t *w, uint32_t event, uint32_t position, uint32_t *count) {
@@ -123,30 +180,15 @@ const void *strata_event_window(const strata_world_t *w, uint32_t event, uint32_
     return b->q.data + (size_t)first * b->size;
 }
 
-/* Drop the events stamped before `keep`; move the live ones down when they
- * are no more than the dead ones (each event moves at most once per drop). */
+/* Drop the events stamped before `keep`; restart at the front when none is
+ * left (the survivors of a late receiver stay put until event_room). */
 static void event_drop(sti_event_buf_t *b, uint64_t keep) {
-    uint32_t head = event_find(b, keep);
+    b->head = event_find(b, keep);
     while (b->mark_head < b->mark_tail && b->marks[b->mark_head].stamp < keep) {
         b->mark_head++;
     }
-    b->head = head;
     if (b->head == b->q.tail) {
         b->head = b->q.tail = b->mark_head = b->mark_tail = 0;
-        return;
-    }
-    uint32_t live = b->q.tail - b->head;
-    if (live <= b->head) {
-        memmove(b->q.data, b->q.data + (size_t)b->head * b->size, (size_t)live * b->size);
-        uint32_t marks = b->mark_tail - b->mark_head;
-        memmove(b->marks, b->marks + b->mark_head, sizeof(sti_event_mark_t) * marks);
-        for (uint32_t i = 0; i < marks; i++) {
-            b->marks[i].start -= b->head;
-        }
-        b->q.tail = live;
-        b->head = 0;
-        b->mark_head = 0;
-        b->mark_tail = marks;
     }
 }
 
@@ -155,10 +197,10 @@ void strata_event_step(strata_world_t *w) {
     uint64_t n = event_positions(w);
     w->event_step++;
     w->event_position = 0;
-    uint64_t keep = (w->event_step - 1) * n; /* the earliest moment a window of this step reaches */
     for (uint32_t i = 0; i < w->schema->event_count; i++) {
-        if (w->events[i].q.tail != w->events[i].head || w->events[i].mark_tail != 0) {
-            event_drop(&w->events[i], keep);
+        sti_event_buf_t *b = &w->events[i];
+        if (b->mark_tail != 0) { /* the earliest moment a window of this step reaches */
+            event_drop(b, (w->event_step - 1) * n + b->first_receiver);
         }
     }
 }

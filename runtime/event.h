@@ -9,7 +9,13 @@
  * at position q of step s sees the moments [(s - 1) * N + q, s * N + q): the
  * windows of one receiver tile time, so it sees each event once and misses
  * none while it runs every step. A step drops what no window can reach any
- * more: whoever receives, enabled or not. */
+ * more: whoever receives, enabled or not. The first receiver of an event
+ * runs at position f (the generator's `first_receiver`), so no window of
+ * step s reaches before (s - 1) * N + f: when every receiver runs after
+ * every emitter (most events), the last step's events are all gone when a
+ * step begins and the buffer restarts at its front, holding one step.
+ * Otherwise the survivors stay where they are; they move to the front only
+ * when the buffer is full (instead of growing it) and as many are dead. */
 #ifndef STI_EVENT_H
 #define STI_EVENT_H
 
@@ -24,8 +30,9 @@ typedef struct sti_event_mark_t {
 /* One event type's buffer: live events are q.data[head..q.tail). Marks are
  * marks[mark_head..mark_tail), in stamp order. */
 struct sti_event_buf_t {
-    strata_event_queue_t q; /* data, capacity, tail: generated emits append through it */
-    uint32_t size;          /* bytes of one event */
+    strata_event_queue_t q;  /* data, capacity, tail: generated emits append through it */
+    uint32_t size;           /* bytes of one event */
+    uint32_t first_receiver; /* the schema's: events older than that position of the last step are dropped */
     uint32_t head;
     sti_event_mark_t *marks;
     size_t mark_cap;

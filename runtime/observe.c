@@ -1,4 +1,4 @@
-/* observe.c: component hooks, query hooks (monitors) and aspects. */
+/* observe.c: component hooks, query hooks (monitors) and aspects; on_set. */
 #include "observe.h"
 
 /* The aspect columns' descs after the components' (owned by the world). */
@@ -16,8 +16,10 @@ static strata_result_t observe_init_aspects(strata_world_t *w, uint32_t aspects)
         uint32_t id = w->monitor_aspect[k];
         if (id != UINT32_MAX) {
             const strata_query_desc_t *q = &s->queries[w->monitor_query[k]];
-            descs[id] = (strata_component_desc_t){q->name, q->aspect_size, q->aspect_align, q->aspect_defaults, NULL,
-                                                  NULL};
+            descs[id] = (strata_component_desc_t){.name = q->name,
+                                                  .size = q->aspect_size,
+                                                  .align = q->aspect_align,
+                                                  .defaults = q->aspect_defaults};
         }
     }
     w->column_descs = descs;
@@ -33,6 +35,7 @@ strata_result_t sti_observe_init(strata_world_t *w) {
         if (s->components[c].on_add != NULL || s->components[c].on_remove != NULL) {
             strata_mask_set(&w->hooked, c);
         }
+        STRATA_ASSERT(s->components[c].on_set == NULL || s->components[c].size > 0); /* a tag has no value to set */
     }
     for (uint32_t q = 0; q < s->query_count; q++) {
         const strata_query_desc_t *d = &s->queries[q];
@@ -152,6 +155,48 @@ void sti_observe_leave_all(strata_world_t *w) {
         }
     }
     sti_scope_close(w);
+}
+
+/* Every on_set set visits what it holds now, in one scope: marks the
+ * hooks make land after each visit's end and are muted later. */
+void sti_observe_sets(strata_world_t *w) {
+    w->sets_pending = false;
+    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) {
+        sti_dirty_open(&w->dirty[__builtin_ctzll(left)]);
+    }
+    sti_scope_open(w);
+    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left), c = w->dirty[k].component;
+        strata_component_hook_t hook = w->components[c].on_set;
+        strata_entity_t e;
+        sti_record_t *rec;
+        while (sti_dirty_take(w, k, &e, &rec)) {
+            const sti_table_t *t = w->tables[rec->table];
+            if (strata_mask_test(&t->mask, c)) { /* removed since the write: nothing to observe */
+                hook(w, e, sti_table_cell(w, t, c, rec->row));
+            }
+        }
+    }
+    sti_scope_close(w);
+    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) {
+        sti_dirty_close_set(w, (uint32_t)__builtin_ctzll(left));
+    }
+}
+
+/* Clear what is left in the on_set sets: only marks made since the visits. */
+void sti_observe_sets_mute(strata_world_t *w) {
+    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        sti_dirty_t *d = &w->dirty[k];
+        for (uint32_t i = 0; i < d->count; i++) {
+            sti_record_t *rec = sti_record_lookup(w, d->list[i]);
+            if (rec != NULL) {
+                rec->flags &= (uint16_t)~STI_FLAG_DIRTY(k);
+            }
+        }
+        d->count = 0;
+    }
+    w->sets_pending = false;
 }
 
 /* The column id of q's aspect, or UINT32_MAX. */

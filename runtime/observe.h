@@ -1,6 +1,7 @@
 /* observe.h: what runs when an entity's archetype changes: component hooks
  * (on_add / on_remove), and query hooks with their aspects (per-entity
- * state of a query, stored as extra columns of the tables that match it).
+ * state of a query, stored as extra columns of the tables that match it);
+ * and what runs when a value was written: on_set, when changes settle.
  *
  * Aspect k lives in column id component_count + k; a table has that column
  * exactly when it matches the query, so the aspect moves with the entity
@@ -37,5 +38,15 @@ void sti_hooks_destroy_all(strata_world_t *w);
 /* Every entity's on_remove hooks (components and queries), as if all were
  * destroyed, inside one scope; what the hooks record waits for the caller. */
 void sti_observe_leave_all(strata_world_t *w);
+
+/* Run the on_set hooks due: component by component (id order), each
+ * entity marked since the last run once, in the order first marked,
+ * skipping entities destroyed or without the component since. Inside one
+ * scope: what the hooks record waits for the caller, which settles it and
+ * then calls sti_observe_sets_mute. */
+void sti_observe_sets(strata_world_t *w);
+/* Forget the on_set marks made since sti_observe_sets began (by its hooks
+ * and by what they recorded): an on_set hook's writes do not call on_set. */
+void sti_observe_sets_mute(strata_world_t *w);
 
 #endif /* STI_OBSERVE_H */

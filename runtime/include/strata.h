@@ -31,7 +31,7 @@ extern "C" {
 #define STRATA_MAX_ENTITIES 0x7fffffffu /* entities alive at once */
 #define STRATA_MAX_TABLES 65535u        /* archetypes per world */
 #define STRATA_MAX_MONITORS 64          /* queries with an aspect or hooks, per world */
-#define STRATA_MAX_CHANGED 15           /* queries with `changed` terms, per world */
+#define STRATA_MAX_CHANGED 15           /* queries with `changed` terms plus components with on_set, per world */
 #define STRATA_MAX_RELATIONS 64         /* relations per world */
 
 /* Caller bugs (NULL world, out-of-range component index, a load inside a
@@ -109,7 +109,9 @@ typedef struct strata_world_t strata_world_t;
 
 /* A component hook: called with the entity and its value (NULL for a tag)
  * once per add (after the value is in place) and once per remove or destroy
- * (before the value goes). Structural changes it makes are deferred. */
+ * (before the value goes); or, for on_set, once per entity whose value was
+ * written (set, get_mut, an add, a write term) when the changes settle.
+ * Structural changes it makes are deferred. */
 typedef void (*strata_component_hook_t)(strata_world_t *w, strata_entity_t e, void *value);
 
 /* One component type, as the generator describes it (static data). */
@@ -120,6 +122,7 @@ typedef struct strata_component_desc_t {
     const void *defaults;              /* `size` bytes of the default value; NULL means zeros */
     strata_component_hook_t on_add;    /* NULL: none */
     strata_component_hook_t on_remove; /* NULL: none */
+    strata_component_hook_t on_set;    /* NULL: none; not for a tag */
 } strata_component_desc_t;
 
 /* A query hook: called when an entity starts to match the query (after its
@@ -152,6 +155,7 @@ typedef struct strata_event_desc_t {
     const char *name;
     uint32_t size;
     uint32_t align;
+    uint32_t first_receiver; /* the schedule position of its first receiver (0: keep all of the last step) */
 } strata_event_desc_t;
 
 /* What happens when the target of a link (or of an entity field) is destroyed. */
@@ -336,11 +340,13 @@ bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c);
  * if `e` is stale, lacks `c`, or `c` is a tag. Does not mark anything. */
 const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c);
 
-/* Like strata_get, writable; marks c changed (see strata_mark). */
+/* Like strata_get, writable; marks c changed (see strata_mark). c's on_set
+ * sees the write when changes next settle (the pointer comes first). */
 void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c);
 
 /* Copy `value` over e's `c` and mark it changed. Returns STRATA_OK,
- * STRATA_ERR_STALE or STRATA_ERR_MISSING. Never deferred. */
+ * STRATA_ERR_STALE or STRATA_ERR_MISSING. Never deferred; c's on_set runs
+ * before it returns, or inside a scope when the scope settles. */
 strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
 
 /* --- Deferral and steps -------------------------------------------------- */
@@ -374,8 +380,19 @@ strata_result_t strata_step_end(strata_world_t *w);
 strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void *value);
 
 /* Where a system's emits of one event type go: generated code appends an
- * event without a call while tail < cap, else calls strata_event_send.
- * Valid during the system's run only (the moment its mark stands for). */
+ * event without a call while tail < cap, else calls strata_event_push.
+ * A run's queue (strata_event_open) is valid during the system's run only
+ * (the moment its mark stands for). A staging queue is one the caller owns,
+ * zero-initialised: a worker of a split system emits into its own, and the
+ * chunks are appended in chunk order with strata_event_append. */
+/* What generated emits put on their growth path: out of line, so the fast
+ * path keeps the event in registers (its address never escapes). */
+#if defined(__GNUC__) || defined(__clang__)
+#define STRATA_EVENT_SLOW static __attribute__((noinline, cold, unused))
+#else
+#define STRATA_EVENT_SLOW static inline
+#endif
+
 typedef struct strata_event_queue_t {
     unsigned char *data; /* the events, `size` bytes apart (the schema's struct) */
     size_t cap;          /* events data has room for */
@@ -383,9 +400,25 @@ typedef struct strata_event_queue_t {
 } strata_event_queue_t;
 
 /* Open the current moment's run of `event` for a system about to emit it:
- * its queue, or NULL when out of memory (emits then take strata_event_send,
- * which reports it). */
+ * its queue, never NULL (when out of memory, a queue with no room, so
+ * every emit takes strata_event_push, which retries and reports it). */
 strata_event_queue_t *strata_event_open(strata_world_t *w, uint32_t event);
+
+/* Emit *value into q when it has no room: for a run's queue, as
+ * strata_event_send; for a staging queue, grow it (through the world's
+ * allocator hooks, so one thread at a time) and append. Returns STRATA_OK
+ * or STRATA_ERR_NOMEM (nothing emitted; none emitted before is lost). */
+strata_result_t strata_event_push(strata_world_t *w, strata_event_queue_t *q, uint32_t event, const void *value);
+
+/* Append n events of type `event` (values[0..n), e.g. a staging queue's
+ * data and tail) at the current moment, in order, after those already
+ * emitted: one chunk of a split system, called in chunk order so receivers
+ * see the same sequence at any thread count. All or nothing: STRATA_OK, or
+ * STRATA_ERR_NOMEM with none of them appended. */
+strata_result_t strata_event_append(strata_world_t *w, uint32_t event, const void *values, uint32_t n);
+
+/* Free a staging queue's array (zeroing it). */
+void strata_event_queue_free(strata_world_t *w, uint32_t event, strata_event_queue_t *q);
 
 /* The events of type `event` the system at schedule position `position`
  * receives in the current step: a plain array of *count events (NULL when

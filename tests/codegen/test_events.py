@@ -54,6 +54,21 @@ systems:
         self.assertEqual(schema.systems[0].receive_late, ("Ping",))
         self.assertEqual(schema.systems[0].receives, ("Ping",))
 
+    def test_first_receiver_is_the_earliest_receiving_position(self):
+        schema = valid(HEAD + """
+  Pong: { v: i32 }
+systems:
+  Other: {}
+  Say: { emit: [Ping] }
+  Hear: { receive: [Ping], emit: [Pong] }
+  Late: { receive_late: [Pong], before: [Hear] }
+  Also: { receive: [Ping] }
+""")
+        positions = {y.name: y.order for y in schema.systems}
+        self.assertEqual(schema.first_receiver("Ping"), min(positions["Hear"], positions["Also"]))
+        self.assertEqual(schema.first_receiver("Pong"), positions["Late"])
+        self.assertLess(positions["Late"], positions["Hear"])
+
     def test_two_systems_feeding_each_other_warn_once(self):
         _, messages = check("""\
 world: w

@@ -251,14 +251,20 @@ static void test_a_load_drops_pending_events(void **state) {
 
 /* --- Memory ---------------------------------------------------------------------- */
 
-static void test_out_of_memory_while_emitting_drops_nothing(void **state) {
-    (void)state;
+/* A fresh world whose allocations fail once `budget` runs out (plenty, to start). */
+static events_world *failing_world(void) {
     memset(&sys, 0, sizeof sys);
     const strata_world_desc_t desc = {
         .allocator = {.alloc = failing_alloc, .realloc = failing_resize, .free = test_release}};
     budget = 1 << 20;
     events_world *w = events_world_create(&desc);
     assert_non_null(w);
+    return w;
+}
+
+static void test_out_of_memory_while_emitting_drops_nothing(void **state) {
+    (void)state;
+    events_world *w = failing_world();
     int32_t sent = 0;
     budget = 0; /* the first emit needs the buffer: nothing can grow */
     assert_int_equal(events_ping_send(w, &(events_ping){.value = 0}), STRATA_ERR_NOMEM);
@@ -299,6 +305,99 @@ static void test_buffers_grow_and_free_through_the_hooks(void **state) {
     events_world_destroy(w); /* cmocka fails the test if a block is left */
 }
 
+/* --- The buffer --------------------------------------------------------------------- */
+
+static void test_buffer_holds_one_step_when_every_receiver_follows_its_emitters(void **state) {
+    events_world *w = *state;
+    strata_world_t *core = events_world_core(w);
+    events_entity e = events_entity_create(w);
+    assert_int_equal(events_health_add(w, e, (events_health){.hp = 1000}), STRATA_OK);
+    sys.target = e; /* one Hit a step; Damage, its only receiver, runs after Shout */
+    sys.damage = 0;
+    sys.shout = 3; /* Pings: Early receives them before Shout, next step */
+    for (int i = 1; i <= 4; i++) {
+        step(w);
+        assert_int_equal(strata_event_held(core, EVENTS_EVENT_HIT), 1);               /* this step's */
+        assert_int_equal(strata_event_held(core, EVENTS_EVENT_PING), i == 1 ? 3 : 6); /* and the last step's */
+    }
+    assert_int_equal(events_health_get(w, e)->hp, 1000);
+}
+
+static void test_late_survivors_move_down_instead_of_growing_the_buffer(void **state) {
+    (void)state;
+    memset(&sys, 0, sizeof sys);
+    const strata_world_desc_t desc = {.allocator = {.alloc = test_alloc, .realloc = test_resize, .free = test_release}};
+    events_world *w = events_world_create(&desc);
+    assert_non_null(w);
+    strata_world_stats_t stats;
+    size_t settled = 0;
+    for (uint32_t i = 0; i < 60; i++) {
+        sys.shout = 50 + i % 7; /* Early keeps each step's Pings one step more */
+        step(w);
+        events_world_stats(w, &stats);
+        if (i == 20) {
+            settled = stats.bytes;
+        } else if (i > 20) {
+            assert_int_equal(stats.bytes, settled); /* steady state: no growth */
+        }
+    }
+    assert_int_equal(sys.early.count + 50 + 59 % 7, sys.next_value); /* Early: all but the last step's */
+    assert_seen(&sys.early, 0, sys.early.count);
+    assert_seen(&sys.listen, 0, (uint32_t)sys.next_value);
+    events_world_destroy(w);
+}
+
+static void test_staging_queues_append_in_chunk_order(void **state) {
+    events_world *w = *state;
+    strata_world_t *core = events_world_core(w);
+    /* Two workers' chunks, filled in any order, appended in chunk order. */
+    strata_event_queue_t chunk[2] = {{0}, {0}};
+    for (int32_t v = 100; v < 200; v++) {
+        events_ping p = {.value = v};
+        assert_int_equal(strata_event_push(core, &chunk[1], EVENTS_EVENT_PING, &p), STRATA_OK);
+    }
+    for (int32_t v = 0; v < 100; v++) {
+        events_ping p = {.value = v};
+        assert_int_equal(strata_event_push(core, &chunk[0], EVENTS_EVENT_PING, &p), STRATA_OK);
+    }
+    assert_int_equal(strata_event_held(core, EVENTS_EVENT_PING), 0); /* staged, not emitted */
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(strata_event_append(core, EVENTS_EVENT_PING, chunk[k].data, chunk[k].tail), STRATA_OK);
+        strata_event_queue_free(core, EVENTS_EVENT_PING, &chunk[k]);
+        assert_null(chunk[k].data);
+    }
+    step(w);
+    assert_seen(&sys.listen, 0, 200);
+    assert_seen(&sys.early, 0, 200);
+}
+
+static void test_append_out_of_memory_appends_none(void **state) {
+    (void)state;
+    events_world *w = failing_world();
+    strata_world_t *core = events_world_core(w);
+    events_ping batch[100];
+    for (int32_t v = 0; v < 100; v++) {
+        batch[v].value = v;
+    }
+    assert_int_equal(strata_event_append(core, EVENTS_EVENT_PING, batch, 10), STRATA_OK);
+    strata_world_stats_t before, after;
+    events_world_stats(w, &before);
+    budget = 0; /* 10 more than the first block holds: it must grow */
+    assert_int_equal(strata_event_append(core, EVENTS_EVENT_PING, batch + 10, 64), STRATA_ERR_NOMEM);
+    events_world_stats(w, &after);
+    assert_int_equal(strata_event_held(core, EVENTS_EVENT_PING), 10);
+    assert_int_equal(after.bytes, before.bytes);
+    /* A staging queue that cannot grow: the push fails, the queue is as it was. */
+    strata_event_queue_t q = {0};
+    assert_int_equal(strata_event_push(core, &q, EVENTS_EVENT_PING, &batch[0]), STRATA_ERR_NOMEM);
+    assert_int_equal(q.tail, 0);
+    budget = 1 << 20;
+    assert_int_equal(strata_event_append(core, EVENTS_EVENT_PING, batch + 10, 90), STRATA_OK);
+    step(w);
+    assert_seen(&sys.listen, 0, 100);
+    events_world_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generator_orders_receiver_after_its_emitter),
@@ -313,6 +412,11 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_a_load_drops_pending_events, setup, teardown),
         cmocka_unit_test(test_out_of_memory_while_emitting_drops_nothing),
         cmocka_unit_test(test_buffers_grow_and_free_through_the_hooks),
+        cmocka_unit_test_setup_teardown(test_buffer_holds_one_step_when_every_receiver_follows_its_emitters, setup,
+                                        teardown),
+        cmocka_unit_test(test_late_survivors_move_down_instead_of_growing_the_buffer),
+        cmocka_unit_test_setup_teardown(test_staging_queues_append_in_chunk_order, setup, teardown),
+        cmocka_unit_test(test_append_out_of_memory_appends_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
