@@ -40,7 +40,8 @@ typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
 struct strata_world_t {
     /* world.c */
     const strata_schema_t *schema;
-    void *user; /* the game's pointer (desc.user) */
+    void *user;                             /* the game's pointer (desc.user) */
+    const strata_step_observer_t *observer; /* told around each system of the step (the inspector), or NULL */
     uint32_t component_count;
     void *resources; /* aligned inside resources_block */
     void *resources_block;
