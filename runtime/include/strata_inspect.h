@@ -6,12 +6,12 @@
  * queues each request, and the game answers the queue at a safe point of
  * its own choosing by calling strata_inspect_poll between steps.
  *
- * While started, the inspector is the world's step observer
- * (strata_world_set_step_observer): the generated step tells it as each
- * system begins and ends, and it reads the clock and the system's entity
- * count then. A game that does not link this library pays nothing; one
- * that links it and has no client connected pays an atomic load a poll and
- * two clock readings a system (docs/inspector.md has the figures).
+ * While a client has asked in the last 5 seconds, the inspector is the
+ * world's step observer (strata_world_set_step_observer): the generated
+ * step tells it as each system begins and ends, and it reads the clock and
+ * the system's entity count then. A game that does not link this library
+ * pays nothing; one that links it and has no client connected pays an
+ * atomic load a poll (docs/inspector.md has the figures).
  */
 #ifndef STRATA_INSPECT_H
 #define STRATA_INSPECT_H

@@ -19,7 +19,7 @@
 #define INSPECT_QUEUE 64u /* requests waiting for the game at most; more are answered 503 */
 #define INSPECT_MAX_CONNECTIONS 64u
 #define INSPECT_MAX_HEADERS 32 /* headers a request may have; civetweb drops those past 64 */
-#define INSPECT_TIMING 5.0     /* seconds the step is timed after a request: with no client, no clock is read */
+#define INSPECT_TIMING 5.0     /* seconds the step is timed after a request */
 
 enum { REQUEST_QUEUED, REQUEST_TAKEN, REQUEST_DONE };
 
@@ -255,7 +255,7 @@ static int inspect_log(const struct mg_connection *conn, const char *message) {
  * now, before its run empties its changed set. */
 static void inspect_system_begin(void *user, strata_world_t *w, uint32_t system) {
     strata_inspect_t *in = user;
-    if (!in->api.timing || system >= in->api.desc.system_count) {
+    if (system >= in->api.desc.system_count) {
         return;
     }
     sti_system_stat_t *s = &in->api.systems[system];
@@ -270,7 +270,7 @@ static void inspect_system_begin(void *user, strata_world_t *w, uint32_t system)
 static void inspect_system_end(void *user, strata_world_t *w, uint32_t system) {
     (void)w;
     strata_inspect_t *in = user;
-    if (!in->api.timing || system >= in->api.desc.system_count) {
+    if (system >= in->api.desc.system_count) {
         return;
     }
     sti_system_stat_t *s = &in->api.systems[system];
@@ -279,6 +279,19 @@ static void inspect_system_end(void *user, strata_world_t *w, uint32_t system) {
     s->average = s->runs == 0 ? seconds : s->average + (seconds - s->average) / 16.0;
     s->visited = s->given;
     s->runs++;
+}
+
+/* Time the step and its systems, or stop: the inspector is the world's step
+ * observer only while it times, so with no client the step reads no clock
+ * and makes no call. A game's own observer is left in place. */
+static void inspect_timing(strata_inspect_t *in, bool on) {
+    const strata_step_observer_t *now = strata_world_step_observer(in->api.world);
+    if (on && now == NULL) {
+        strata_world_set_step_observer(in->api.world, &in->observer);
+    } else if (!on && now == &in->observer) {
+        strata_world_set_step_observer(in->api.world, NULL);
+    }
+    in->api.timing = on;
 }
 
 static void inspect_defaults(strata_inspect_desc_t *d) {
@@ -354,7 +367,6 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
         }
     }
     in->observer = (strata_step_observer_t){inspect_system_begin, inspect_system_end, in};
-    strata_world_set_step_observer(w, &in->observer);
     *out = in;
     return STRATA_OK;
 }
@@ -370,9 +382,7 @@ void strata_inspect_stop(strata_inspect_t *in) {
     if (in->server != NULL) {
         mg_stop(in->server);
     }
-    if (strata_world_step_observer(in->api.world) == &in->observer) {
-        strata_world_set_step_observer(in->api.world, NULL);
-    }
+    inspect_timing(in, false);
     mg_exit_library();
     pthread_cond_destroy(&in->answered);
     pthread_mutex_destroy(&in->lock);
@@ -422,10 +432,9 @@ bool strata_inspect_poll(strata_inspect_t *in) {
     if (atomic_load_explicit(&in->pending, memory_order_acquire) != 0) {
         inspect_answer(in);
         in->timing_until = inspect_coarse() + INSPECT_TIMING;
-        api->timing = true;
-    } else if (api->timing) {
-        /* No client lately: no clock is read, by the poll or around the systems. */
-        api->timing = inspect_coarse() < in->timing_until;
+        inspect_timing(in, true);
+    } else if (api->timing && inspect_coarse() >= in->timing_until) {
+        inspect_timing(in, false); /* no client lately */
     }
     bool go = !api->paused;
     if (!go && api->single_steps > 0) {

@@ -262,9 +262,10 @@ static void test_inspect_systems_resources_schedule(void **state) {
 /* The generated step times every system for the inspector: no game code. */
 static void test_inspect_step_times_each_system(void **state) {
     fixture_t *f = *state;
-    assert_true(strata_world_step_observer(insp_world_core(f->w)) != NULL);
-    /* A first request starts the timing (none is done while no client asks). */
+    /* No client yet: the step is not observed. A first request starts the timing. */
+    assert_null(strata_world_step_observer(insp_world_core(f->w)));
     assert_int_equal(get(f, "/api/world"), 200);
+    assert_true(strata_world_step_observer(insp_world_core(f->w)) != NULL);
     assert_int_equal(get(f, "/api/systems"), 200);
     assert_true(f->steps > 0);
     /* Answered at a safe point after the steps so far: each ran each step. */
