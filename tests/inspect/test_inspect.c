@@ -288,6 +288,24 @@ static void test_inspect_step_times_each_system(void **state) {
     assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
 }
 
+/* A load replaces the world's contents, not the tool watching its step. */
+static void test_inspect_load_keeps_step_observer(void **state) {
+    fixture_t *f = *state;
+    strata_world_t *core = insp_world_core(f->w);
+    assert_int_equal(get(f, "/api/world"), 200);
+    const strata_step_observer_t *observer = strata_world_step_observer(core);
+    assert_non_null(observer);
+    size_t size = 0;
+    assert_int_equal(strata_world_save_mem(core, NULL, 0, &size), STRATA_ERR_LIMIT);
+    void *buf = malloc(size);
+    assert_int_equal(strata_world_save_mem(core, buf, size, &size), STRATA_OK);
+    assert_int_equal(strata_world_load_mem(core, buf, size, NULL), STRATA_OK);
+    free(buf);
+    assert_ptr_equal(strata_world_step_observer(core), observer);
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_non_null(strstr(body(), "\"name\":\"Move\""));
+}
+
 /* The changed sets and the aspects, as the world counts them. */
 static void test_inspect_changes_and_aspects(void **state) {
     fixture_t *f = *state;
@@ -720,6 +738,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_systems_resources_schedule, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_step_times_each_system, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_changes_and_aspects, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_load_keeps_step_observer, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_page_is_served, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_component_field, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_resource_field, setup_writes, teardown),
