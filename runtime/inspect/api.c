@@ -286,13 +286,12 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
         if (col == UINT32_MAX || !strata_mask_test(&t->mask, col)) {
             continue;
         }
-        uint32_t size = w->schema->queries[q].aspect_size;
-        const unsigned char *at = (const unsigned char *)t->columns[col] + (size_t)rec->row * size;
+        uint32_t size = t->columns[col] != NULL ? w->schema->queries[q].aspect_size : 0;
         sti_buf_text(b, first ? "{\"system\":" : ",{\"system\":");
         sti_buf_str(b, w->schema->queries[q].name, SIZE_MAX);
         sti_buf_text(b, ",\"bytes\":\"");
         for (uint32_t i = 0; i < size; i++) {
-            sti_buf_fmt(b, "%02x", at[i]);
+            sti_buf_fmt(b, "%02x", ((const unsigned char *)t->columns[col])[(size_t)rec->row * size + i]);
         }
         sti_buf_text(b, "\"}");
         first = false;
