@@ -334,7 +334,8 @@ INSPECT_PORT = 27750  # `ninja inspect`
 
 
 def inspector(b, generated):
-    """libstrata_inspect in each variant, its tests, swarm-inspect and `ninja inspect`."""
+    """libstrata_inspect in each variant, its tests, swarm-inspect and `ninja inspect`;
+    returns the libraries and the program `ninja bench` runs for its cost a step."""
     n = b.n
     n.rule("embed", "$python runtime/inspect/embed.py $out $in", "EMBED $out", restat="1")
     page = "build/gen/inspect_page.c"
@@ -346,6 +347,11 @@ def inspector(b, generated):
     for v in TEST_VARIANTS:
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
                        libs=INSPECT_LIBS, archives=[libs[v]])
+    # The test world as a running game (for the browser test) and its cost a step (for the bench).
+    game = b.program("release", "inspect-game", ["tests/inspect/game.c", c], headers=[h], libs=INSPECT_LIBS,
+                     archives=[libs["release"]])
+    cost = b.program("release", "inspect-bench", ["tests/inspect/bench_inspect.c", c], headers=[h],
+                     libs=INSPECT_LIBS, archives=[libs["release"]])
     # The swarm with the inspector on (built with -DSWARM_INSPECT).
     h, c = generated["swarm"]
     flags = "-Ibuild/gen -Iexamples/common -DSWARM_INSPECT"
@@ -359,11 +365,11 @@ def inspector(b, generated):
     # The page in a real browser: chromium driven by playwright-core. The
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
     browser = sources("tests/inspect/*.mjs")
-    b.test("build/inspect-browser.ok", f"node tests/inspect/browser.mjs {exe} build/inspect/inspector.png",
-           inputs=exe, implicit=browser, order_only=b.deps)
-    b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} docs/inspector.png", inputs=exe,
-          implicit=browser, order_only=b.deps)
-    return libs
+    b.test("build/inspect-browser.ok", f"node tests/inspect/browser.mjs {exe} {game} build/inspect/inspector.png",
+           inputs=[exe, game], implicit=browser, order_only=b.deps)
+    b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png",
+          inputs=[exe, game], implicit=browser, order_only=b.deps)
+    return libs, cost
 
 
 # --- The edges ----------------------------------------------------------------------
@@ -429,7 +435,7 @@ def main(argv):
            + INSTALL_SCRIPTS + INSTALLED, order_only=b.deps)
     b.test("build/layers.ok", "$python tools/check-layers.py runtime",
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
-    inspect_libs = inspector(b, generated)
+    inspect_libs, inspect_bench = inspector(b, generated)
     # A game outside the tree, built with Make, CMake and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
            implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md"]
@@ -448,7 +454,7 @@ def main(argv):
     save_world = b.generate("bench/save/save.yaml", "build/gen")
     save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],
                            headers=save_world, libs=JSON_LIBS, archives=[b.json_libs["gcc"]])
-    bench(b, then=[save_bench])
+    bench(b, then=[save_bench, inspect_bench])
     n.line()
 
     # libFuzzer targets: `ninja fuzz` runs each from its checked-in corpus

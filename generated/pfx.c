@@ -390,41 +390,52 @@ pfx_result_t pfx_world_step(pfx_world *w, float dt) {
     strata_world_t *core = pfx_world_core(w);
     pfx_result_t first = STRATA_OK;
     const bool *enabled = pfx_res_(w)->enabled;
+    const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
     if (enabled[PFX_SYSTEM_EMIT]) { /* update: Emit */
+        strata_step_observe(observer, core, PFX_SYSTEM_EMIT, false);
         strata_defer_begin(core);
         pfx_emit_ctx ctx = pfx_emit_begin(w, dt);
         pfx_emit_run(&ctx);
         pfx_keep_error_(&first, pfx_emit_end(&ctx));
         pfx_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, PFX_SYSTEM_EMIT, true);
     }
     if (enabled[PFX_SYSTEM_GRAVITY]) { /* update: Gravity */
+        strata_step_observe(observer, core, PFX_SYSTEM_GRAVITY, false);
         strata_defer_begin(core);
         pfx_gravity_ctx ctx = pfx_gravity_begin(w, dt);
         pfx_gravity_run(&ctx);
         pfx_keep_error_(&first, pfx_gravity_end(&ctx));
         pfx_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, PFX_SYSTEM_GRAVITY, true);
     }
     if (enabled[PFX_SYSTEM_MOVE]) { /* update: Move */
+        strata_step_observe(observer, core, PFX_SYSTEM_MOVE, false);
         strata_defer_begin(core);
         pfx_move_ctx ctx = pfx_move_begin(w, dt);
         pfx_move_run(&ctx);
         pfx_keep_error_(&first, pfx_move_end(&ctx));
         pfx_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, PFX_SYSTEM_MOVE, true);
     }
     if (enabled[PFX_SYSTEM_AGE]) { /* update: Age */
+        strata_step_observe(observer, core, PFX_SYSTEM_AGE, false);
         strata_defer_begin(core);
         pfx_age_ctx ctx = pfx_age_begin(w, dt);
         pfx_age_run(&ctx);
         pfx_keep_error_(&first, pfx_age_end(&ctx));
         pfx_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, PFX_SYSTEM_AGE, true);
     }
     if (enabled[PFX_SYSTEM_REPORT]) { /* report: Report */
+        strata_step_observe(observer, core, PFX_SYSTEM_REPORT, false);
         strata_defer_begin(core);
         pfx_report_ctx ctx = pfx_report_begin(w, dt);
         pfx_report_run(&ctx);
         pfx_keep_error_(&first, pfx_report_end(&ctx));
         pfx_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, PFX_SYSTEM_REPORT, true);
     }
     pfx_keep_error_(&first, strata_step_end(core));
     return first;

@@ -705,79 +705,98 @@ rect_result_t rect_world_step(rect_world *w, float dt) {
     strata_world_t *core = rect_world_core(w);
     rect_result_t first = STRATA_OK;
     const bool *enabled = rect_res_(w)->enabled;
+    const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
     strata_event_step(core);
     if (enabled[RECT_SYSTEM_AUTOPILOT]) { /* input: Autopilot */
         strata_event_at(core, 0u);
+        strata_step_observe(observer, core, RECT_SYSTEM_AUTOPILOT, false);
         strata_defer_begin(core);
         rect_autopilot_ctx ctx = rect_autopilot_begin(w, dt);
         rect_autopilot_run(&ctx);
         rect_keep_error_(&first, rect_autopilot_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_AUTOPILOT, true);
     }
     if (enabled[RECT_SYSTEM_USER_INPUT]) { /* input: UserInput */
         strata_event_at(core, 1u);
+        strata_step_observe(observer, core, RECT_SYSTEM_USER_INPUT, false);
         strata_defer_begin(core);
         rect_user_input_ctx ctx = rect_user_input_begin(w, dt);
         rect_user_input_run(&ctx);
         rect_keep_error_(&first, rect_user_input_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_USER_INPUT, true);
     }
     if (enabled[RECT_SYSTEM_COLLIDE]) { /* update: Collide */
         strata_event_at(core, 2u);
+        strata_step_observe(observer, core, RECT_SYSTEM_COLLIDE, false);
         strata_defer_begin(core);
         rect_collide_ctx ctx = rect_collide_begin(w, dt);
         rect_collide_run(&ctx);
         rect_keep_error_(&first, rect_collide_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_COLLIDE, true);
     }
     if (enabled[RECT_SYSTEM_SCORE]) { /* update: Score */
         strata_event_at(core, 3u);
+        strata_step_observe(observer, core, RECT_SYSTEM_SCORE, false);
         strata_defer_begin(core);
         rect_score_ctx ctx = rect_score_begin(w, dt);
         rect_score_run(&ctx);
         rect_keep_error_(&first, rect_score_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_SCORE, true);
     }
     if (enabled[RECT_SYSTEM_DECAY]) { /* update: Decay */
         strata_event_at(core, 4u);
+        strata_step_observe(observer, core, RECT_SYSTEM_DECAY, false);
         strata_defer_begin(core);
         rect_decay_ctx ctx = rect_decay_begin(w, dt);
         rect_decay_run(&ctx);
         rect_keep_error_(&first, rect_decay_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_DECAY, true);
     }
     if (enabled[RECT_SYSTEM_SPAWN]) { /* update: Spawn */
         strata_event_at(core, 5u);
+        strata_step_observe(observer, core, RECT_SYSTEM_SPAWN, false);
         strata_defer_begin(core);
         rect_spawn_ctx ctx = rect_spawn_begin(w, dt);
         rect_spawn_run(&ctx);
         rect_keep_error_(&first, rect_spawn_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_SPAWN, true);
     }
     if (enabled[RECT_SYSTEM_REFEREE]) { /* update: Referee */
         strata_event_at(core, 6u);
+        strata_step_observe(observer, core, RECT_SYSTEM_REFEREE, false);
         strata_defer_begin(core);
         rect_referee_ctx ctx = rect_referee_begin(w, dt);
         rect_referee_run(&ctx);
         rect_keep_error_(&first, rect_referee_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_REFEREE, true);
     }
     if (enabled[RECT_SYSTEM_RENDER]) { /* render: Render */
         strata_event_at(core, 7u);
+        strata_step_observe(observer, core, RECT_SYSTEM_RENDER, false);
         strata_defer_begin(core);
         rect_render_ctx ctx = rect_render_begin(w, dt);
         rect_render_run(&ctx);
         rect_keep_error_(&first, rect_render_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_RENDER, true);
     }
     if (enabled[RECT_SYSTEM_HUD]) { /* render: Hud */
         strata_event_at(core, 8u);
+        strata_step_observe(observer, core, RECT_SYSTEM_HUD, false);
         strata_defer_begin(core);
         rect_hud_ctx ctx = rect_hud_begin(w, dt);
         rect_hud_run(&ctx);
         rect_keep_error_(&first, rect_hud_end(&ctx));
         rect_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, RECT_SYSTEM_HUD, true);
     }
     strata_event_at(core, RECT_SYSTEM_COUNT - 1); /* the step's end and the time until the next step */
     rect_keep_error_(&first, strata_step_end(core));

@@ -964,22 +964,23 @@ bool rect_system_is_enabled(const strata_world_t *core, uint32_t id);
 
 /* The live inspector (docs/inspector.md). With strata_inspect.h included
  * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, switches) filled in; desc's other
- * fields as strata_inspect_start takes them (NULL: every default). */
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * rect_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
 static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[9 + 1] = {
-        {"Autopilot", "input", 0xffffffffu},
-        {"UserInput", "input", 2u},
-        {"Collide", "update", 3u},
-        {"Score", "update", 0xffffffffu},
-        {"Decay", "update", 4u},
-        {"Spawn", "update", 0xffffffffu},
-        {"Referee", "update", 5u},
-        {"Render", "render", 6u},
-        {"Hud", "render", 0xffffffffu},
-        {NULL, NULL, 0u}, /* never read: the array is never empty */
+        {"Autopilot", "input", 0xffffffffu, 0u},
+        {"UserInput", "input", 2u, 0u},
+        {"Collide", "update", 3u, 0u},
+        {"Score", "update", 0xffffffffu, 0u},
+        {"Decay", "update", 4u, 0u},
+        {"Spawn", "update", 0xffffffffu, 0u},
+        {"Referee", "update", 5u, 0u},
+        {"Render", "render", 6u, 0u},
+        {"Hud", "render", 0xffffffffu, 0u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
     full.system_count = 9u;

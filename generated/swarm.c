@@ -507,55 +507,70 @@ swarm_result_t swarm_world_step(swarm_world *w, float dt) {
     strata_world_t *core = swarm_world_core(w);
     swarm_result_t first = STRATA_OK;
     const bool *enabled = swarm_res_(w)->enabled;
+    const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
     if (enabled[SWARM_SYSTEM_BIN]) { /* sense: Bin */
+        strata_step_observe(observer, core, SWARM_SYSTEM_BIN, false);
         strata_defer_begin(core);
         swarm_bin_ctx ctx = swarm_bin_begin(w, dt);
         swarm_bin_run(&ctx);
         swarm_keep_error_(&first, swarm_bin_end(&ctx));
         swarm_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, SWARM_SYSTEM_BIN, true);
     }
     if (enabled[SWARM_SYSTEM_STEER]) { /* sense: Steer */
+        strata_step_observe(observer, core, SWARM_SYSTEM_STEER, false);
         strata_defer_begin(core);
         swarm_steer_ctx ctx = swarm_steer_begin(w, dt);
         swarm_steer_run(&ctx);
         swarm_keep_error_(&first, swarm_steer_end(&ctx));
         swarm_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, SWARM_SYSTEM_STEER, true);
     }
     if (enabled[SWARM_SYSTEM_INTEGRATE]) { /* move: Integrate */
+        strata_step_observe(observer, core, SWARM_SYSTEM_INTEGRATE, false);
         strata_defer_begin(core);
         swarm_integrate_ctx ctx = swarm_integrate_begin(w, dt);
         swarm_integrate_run(&ctx);
         swarm_keep_error_(&first, swarm_integrate_end(&ctx));
         swarm_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, SWARM_SYSTEM_INTEGRATE, true);
     }
     if (enabled[SWARM_SYSTEM_WRAP]) { /* move: Wrap */
+        strata_step_observe(observer, core, SWARM_SYSTEM_WRAP, false);
         strata_defer_begin(core);
         swarm_wrap_ctx ctx = swarm_wrap_begin(w, dt);
         swarm_wrap_run(&ctx);
         swarm_keep_error_(&first, swarm_wrap_end(&ctx));
         swarm_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, SWARM_SYSTEM_WRAP, true);
     }
     if (enabled[SWARM_SYSTEM_COLOUR]) { /* look: Colour */
+        strata_step_observe(observer, core, SWARM_SYSTEM_COLOUR, false);
         strata_defer_begin(core);
         swarm_colour_ctx ctx = swarm_colour_begin(w, dt);
         swarm_colour_run(&ctx);
         swarm_keep_error_(&first, swarm_colour_end(&ctx));
         swarm_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, SWARM_SYSTEM_COLOUR, true);
     }
     if (enabled[SWARM_SYSTEM_TICK]) { /* look: Tick */
+        strata_step_observe(observer, core, SWARM_SYSTEM_TICK, false);
         strata_defer_begin(core);
         swarm_tick_ctx ctx = swarm_tick_begin(w, dt);
         swarm_tick_run(&ctx);
         swarm_keep_error_(&first, swarm_tick_end(&ctx));
         swarm_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, SWARM_SYSTEM_TICK, true);
     }
     if (enabled[SWARM_SYSTEM_SPLAT]) { /* look: Splat */
+        strata_step_observe(observer, core, SWARM_SYSTEM_SPLAT, false);
         strata_defer_begin(core);
         swarm_splat_ctx ctx = swarm_splat_begin(w, dt);
         swarm_splat_run(&ctx);
         swarm_keep_error_(&first, swarm_splat_end(&ctx));
         swarm_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, SWARM_SYSTEM_SPLAT, true);
     }
     swarm_keep_error_(&first, strata_step_end(core));
     return first;

@@ -702,20 +702,21 @@ bool swarm_system_is_enabled(const strata_world_t *core, uint32_t id);
 
 /* The live inspector (docs/inspector.md). With strata_inspect.h included
  * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, switches) filled in; desc's other
- * fields as strata_inspect_start takes them (NULL: every default). */
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * swarm_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
 static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[7 + 1] = {
-        {"Bin", "sense", 1u},
-        {"Steer", "sense", 2u},
-        {"Integrate", "move", 3u},
-        {"Wrap", "move", 4u},
-        {"Colour", "look", 5u},
-        {"Tick", "look", 0xffffffffu},
-        {"Splat", "look", 6u},
-        {NULL, NULL, 0u}, /* never read: the array is never empty */
+        {"Bin", "sense", 1u, 0u},
+        {"Steer", "sense", 2u, 0u},
+        {"Integrate", "move", 3u, 0u},
+        {"Wrap", "move", 4u, 0u},
+        {"Colour", "look", 5u, 0u},
+        {"Tick", "look", 0xffffffffu, 0u},
+        {"Splat", "look", 6u, 0u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
     full.system_count = 7u;

@@ -41,7 +41,8 @@ typedef struct sti_relations_t sti_relations_t;     /* relation.c */
 struct strata_world_t {
     /* world.c */
     const strata_schema_t *schema;
-    void *user; /* the game's pointer (desc.user) */
+    void *user;                             /* the game's pointer (desc.user) */
+    const strata_step_observer_t *observer; /* told around each system of the step (the inspector), or NULL */
     uint32_t component_count;
     void *resources; /* aligned inside resources_block */
     void *resources_block;

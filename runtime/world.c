@@ -230,6 +230,18 @@ void strata_world_set_user(strata_world_t *w, void *user) {
     w->user = user;
 }
 
+/* Attach or detach the step's observer. */
+void strata_world_set_step_observer(strata_world_t *w, const strata_step_observer_t *o) {
+    STRATA_ASSERT(w != NULL);
+    w->observer = o;
+}
+
+/* The step's observer, or NULL. */
+const strata_step_observer_t *strata_world_step_observer(const strata_world_t *w) {
+    STRATA_ASSERT(w != NULL);
+    return w->observer;
+}
+
 /* The aligned resource block, or NULL if the schema has none. */
 void *strata_world_resources(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);

@@ -14,9 +14,6 @@
 #endif
 #include "canvas.h"
 #include "flock.h"
-#ifdef SWARM_INSPECT
-static strata_inspect_t *inspector; /* built as swarm-inspect, for `ninja inspect` */
-#endif
 
 static double now_ns(void) {
     struct timespec ts;
@@ -45,14 +42,6 @@ static void keep(strata_result_t *first, strata_result_t r) {
     }
 }
 
-#ifdef SWARM_INSPECT
-#define INSPECT_RAN(id, ns, visited) strata_inspect_system_ran(inspector, (uint32_t)(id), (ns) / 1e9, (visited));
-#else
-#define INSPECT_RAN(id, ns, visited)
-#endif
-/* Tick has no terms: it visits nothing. */
-#define swarm_tick_count(w) 0u
-
 /* One system as swarm_world_step runs it — its own deferral scope, begin,
  * run, end — with a clock around it. */
 #define TIMED(name, ID)                                                                                                \
@@ -64,7 +53,6 @@ static void keep(strata_result_t *first, strata_result_t r) {
         keep(&first, swarm_##name##_end(&ctx));                                                                        \
         keep(&first, strata_defer_end(core));                                                                          \
         spent[SWARM_SYSTEM_##ID] += now_ns() - t0;                                                                     \
-        INSPECT_RAN(SWARM_SYSTEM_##ID, now_ns() - t0, swarm_##name##_count(w))                                         \
     }
 
 /* swarm_world_step, one system at a time, timing each (schedule order). */
@@ -101,8 +89,10 @@ static uint32_t visited(swarm_world *w, int id) {
 
 #ifdef SWARM_INSPECT
 /* Run the flock at 30 steps a second with the inspector on, printing its
- * URL, until `steps` steps have run (0: until killed). */
+ * URL, until `steps` steps have run (0: until killed). swarm_world_step
+ * times each system for the inspector by itself. */
 static int inspect_run(swarm_world *w, unsigned port, unsigned long steps) {
+    strata_inspect_t *inspector = NULL;
     strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
     strata_result_t r = swarm_inspect_start(w, &desc, &inspector);
     if (r != STRATA_OK) {
@@ -115,7 +105,7 @@ static int inspect_run(swarm_world *w, unsigned port, unsigned long steps) {
     for (unsigned long s = 0; (steps == 0 || s < steps) && r == STRATA_OK;) {
         double t0 = now_ns();
         if (strata_inspect_poll(inspector)) {
-            r = timed_step(w, 1.0f / 30.0f);
+            r = swarm_world_step(w, 1.0f / 30.0f);
             s++;
         }
         double left = 1e9 / 30.0 - (now_ns() - t0);

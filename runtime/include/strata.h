@@ -263,6 +263,30 @@ void *strata_world_resources(strata_world_t *w);
 /* Fill *out with the world's counts. */
 void strata_world_stats(const strata_world_t *w, strata_world_stats_t *out);
 
+/* A watcher of the generated step (the inspector): told as each system
+ * begins and ends, with the system's index in the schedule. */
+typedef struct strata_step_observer_t {
+    void (*system_begin)(void *user, strata_world_t *w, uint32_t system);
+    void (*system_end)(void *user, strata_world_t *w, uint32_t system);
+    void *user;
+} strata_step_observer_t;
+
+/* Attach o (which must outlive the attachment) to w's step; NULL detaches.
+ * A load keeps it. */
+void strata_world_set_step_observer(strata_world_t *w, const strata_step_observer_t *o);
+
+/* The observer attached, or NULL: the generated step reads it once a step. */
+const strata_step_observer_t *strata_world_step_observer(const strata_world_t *w);
+
+/* Called by the generated step before (`ended` false) and after each system
+ * it runs: tells o, if any. With no observer it is one branch. */
+static inline void strata_step_observe(const strata_step_observer_t *o, strata_world_t *w, uint32_t system,
+                                       bool ended) {
+    if (o != NULL) {
+        (ended ? o->system_end : o->system_begin)(o->user, w, system);
+    }
+}
+
 /* --- Entities ------------------------------------------------------------ */
 
 /* Create an entity with no components. Indices of destroyed entities are

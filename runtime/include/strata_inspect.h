@@ -4,9 +4,14 @@
  * A small HTTP server on its own thread serves a page and a JSON API about
  * one world (docs/inspector.md). The server never touches the world: it
  * queues each request, and the game answers the queue at a safe point of
- * its own choosing by calling strata_inspect_poll between steps. A game
- * that does not link this library pays nothing; one that links it and has
- * no client connected pays one atomic load a poll.
+ * its own choosing by calling strata_inspect_poll between steps.
+ *
+ * While a client has asked in the last 5 seconds, the inspector is the
+ * world's step observer (strata_world_set_step_observer): the generated
+ * step tells it as each system begins and ends, and it reads the clock and
+ * the system's entity count then. A game that does not link this library
+ * pays nothing; one that links it and has no client connected pays an
+ * atomic load a poll (docs/inspector.md has the figures).
  */
 #ifndef STRATA_INSPECT_H
 #define STRATA_INSPECT_H
@@ -25,6 +30,7 @@ typedef struct strata_inspect_system_t {
     const char *name;  /* the schema's name, e.g. "Move" */
     const char *phase; /* its phase, e.g. "update" */
     uint32_t query;    /* its query id; UINT32_MAX (or any id past the last) for a system with no terms */
+    uint32_t batch;    /* 1 + its batch in a parallel schedule; 0: no batches (the API shows none) */
 } strata_inspect_system_t;
 
 /* Options for strata_inspect_start; zero means default for every field. */
@@ -64,11 +70,6 @@ uint16_t strata_inspect_port(const strata_inspect_t *in);
  * true to the next poll is the step time the API reports. Never call it
  * while an iterator or system is open. */
 bool strata_inspect_poll(strata_inspect_t *in);
-
-/* Report that system i ran for `seconds` and visited `visited` entities
- * (a game or generated step that times its systems calls this; without it
- * the API shows the system's matching entities and no time). */
-void strata_inspect_system_ran(strata_inspect_t *in, uint32_t system, double seconds, uint32_t visited);
 
 /* Requests answered so far (each with a status code), for tests and logs. */
 uint64_t strata_inspect_answered(const strata_inspect_t *in);

@@ -257,6 +257,48 @@ static void api_entity(sti_api_t *api, sti_request_t *r, const char *id) {
     free(text);
 }
 
+/* GET /api/entity-state/ID: what the printer does not show: which of the
+ * entity's components are marked changed (waiting in a set tracking them)
+ * and its aspects (the systems holding per-entity state for it, as bytes). */
+static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
+    strata_entity_t e = api_entity_of(api, r, id);
+    if (e == STRATA_ENTITY_NULL) {
+        return;
+    }
+    const strata_world_t *w = api->world;
+    const sti_record_t *rec = sti_record_lookup(w, e);
+    const sti_table_t *t = w->tables[rec->table];
+    strata_mask_t marked = {0};
+    for (uint32_t c = 0; c < w->component_count && w->dirty_count > 0; c++) {
+        for (uint32_t k = 0; k < w->dirty_count && strata_mask_test(&t->mask, c); k++) {
+            if ((w->trackers[c] >> k) & 1u && (rec->flags & STI_FLAG_DIRTY(k)) != 0) {
+                strata_mask_set(&marked, c);
+            }
+        }
+    }
+    sti_buf_t *b = &r->out;
+    sti_buf_fmt(b, "{\"id\":%llu,\"archetype\":%u,\"marked\":", (unsigned long long)e, (unsigned)t->id);
+    api_names(b, w, &marked);
+    sti_buf_text(b, ",\"aspects\":[");
+    bool first = true;
+    for (uint32_t q = 0; q < w->schema->query_count; q++) {
+        uint32_t col = strata_query_aspect_id(w, q);
+        if (col == UINT32_MAX || !strata_mask_test(&t->mask, col)) {
+            continue;
+        }
+        uint32_t size = t->columns[col] != NULL ? w->schema->queries[q].aspect_size : 0;
+        sti_buf_text(b, first ? "{\"system\":" : ",{\"system\":");
+        sti_buf_str(b, w->schema->queries[q].name, SIZE_MAX);
+        sti_buf_text(b, ",\"bytes\":\"");
+        for (uint32_t i = 0; i < size; i++) {
+            sti_buf_fmt(b, "%02x", ((const unsigned char *)t->columns[col])[(size_t)rec->row * size + i]);
+        }
+        sti_buf_text(b, "\"}");
+        first = false;
+    }
+    sti_buf_text(b, "]}");
+}
+
 static void api_systems(sti_api_t *api, sti_request_t *r) {
     const strata_world_t *w = api->world;
     sti_buf_t *b = &r->out;
@@ -273,8 +315,9 @@ static void api_systems(sti_api_t *api, sti_request_t *r) {
         sti_buf_fmt(b, ",\"enabled\":%s,\"switchable\":%s,\"runs\":%llu,\"last_ms\":%.6f,\"average_ms\":%.6f",
                     enabled ? "true" : "false", api->desc.set_enabled != NULL ? "true" : "false",
                     (unsigned long long)st->runs, st->last * 1e3, st->average * 1e3);
-        sti_buf_fmt(b, ",\"visited\":%u,\"matching\":%u,\"reads\":", (unsigned)st->visited,
-                    terms ? (unsigned)strata_query_count(w, s->query) : 0u);
+        sti_buf_fmt(b, s->batch != 0 ? ",\"batch\":%u" : ",\"batch\":null", (unsigned)s->batch - 1u);
+        sti_buf_fmt(b, ",\"changed\":%s,\"visited\":%u,\"matching\":%u,\"reads\":", st->changed ? "true" : "false",
+                    (unsigned)st->visited, terms ? (unsigned)strata_query_count(w, s->query) : 0u);
         strata_mask_t none = {0};
         const strata_query_desc_t *q = terms ? &w->schema->queries[s->query] : NULL;
         strata_mask_t reads = q != NULL ? sti_mask_minus(&q->all, &q->write, &q->all) : none;
@@ -284,6 +327,94 @@ static void api_systems(sti_api_t *api, sti_request_t *r) {
         sti_buf_text(b, ",\"without\":");
         api_names(b, w, q != NULL ? &q->none : &none);
         sti_buf_text(b, "}");
+    }
+    sti_buf_text(b, "]}");
+}
+
+/* The names of the queries whose dirty sets are in `sets` (bit k: set k). */
+static void api_set_names(sti_buf_t *b, const strata_world_t *w, uint64_t sets) {
+    sti_buf_put(b, "[", 1);
+    for (uint32_t k = 0; k < w->dirty_count; k++) {
+        if ((sets >> k) & 1u) {
+            sti_buf_text(b, (sets & (((uint64_t)1 << k) - 1)) != 0 ? "," : "");
+            sti_buf_str(b, w->schema->queries[w->dirty[k].query].name, SIZE_MAX);
+        }
+    }
+    sti_buf_put(b, "]", 1);
+}
+
+/* The live entities waiting in any of the dirty sets `sets`, each once: an
+ * entity flagged in several is counted in the first. */
+static uint32_t api_marked(const strata_world_t *w, uint64_t sets) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->dirty_count; k++) {
+        if (((sets >> k) & 1u) == 0) {
+            continue;
+        }
+        uint16_t earlier = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            earlier |= (sets >> j) & 1u ? (uint16_t)STI_FLAG_DIRTY(j) : 0;
+        }
+        const sti_dirty_t *d = &w->dirty[k];
+        for (uint32_t i = 0; i < d->count; i++) {
+            const sti_record_t *rec = sti_record_lookup(w, d->list[i]);
+            n += rec != NULL && (rec->flags & STI_FLAG_DIRTY(k)) != 0 && (rec->flags & earlier) == 0;
+        }
+    }
+    return n;
+}
+
+/* GET /api/changes: each component some query tracks under `changed`, with
+ * the entities marked for it now (written since the queries tracking it
+ * last ran), and each dirty set: its query, components and entries. */
+static void api_changes(sti_api_t *api, sti_request_t *r) {
+    const strata_world_t *w = api->world;
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"components\":[");
+    bool first = true;
+    for (uint32_t c = 0; c < w->component_count && w->dirty_count > 0; c++) {
+        if (w->trackers[c] == 0) {
+            continue;
+        }
+        sti_buf_text(b, first ? "{\"name\":" : ",{\"name\":");
+        sti_buf_str(b, w->schema->components[c].name, SIZE_MAX);
+        sti_buf_fmt(b, ",\"marked\":%u,\"tracked_by\":", (unsigned)api_marked(w, w->trackers[c]));
+        api_set_names(b, w, w->trackers[c]);
+        sti_buf_text(b, "}");
+        first = false;
+    }
+    sti_buf_text(b, "],\"sets\":[");
+    for (uint32_t k = 0; k < w->dirty_count; k++) {
+        const strata_query_desc_t *q = &w->schema->queries[w->dirty[k].query];
+        sti_buf_text(b, k ? ",{\"query\":" : "{\"query\":");
+        sti_buf_str(b, q->name, SIZE_MAX);
+        sti_buf_fmt(b, ",\"marked\":%u,\"entries\":%u,\"components\":", (unsigned)api_marked(w, (uint64_t)1 << k),
+                    (unsigned)w->dirty[k].count);
+        api_names(b, w, &q->changed);
+        sti_buf_text(b, "}");
+    }
+    sti_buf_text(b, "]}");
+}
+
+/* GET /api/aspects: each system's aspect, its size and the entities holding one. */
+static void api_aspects(sti_api_t *api, sti_request_t *r) {
+    const strata_world_t *w = api->world;
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"aspects\":[");
+    bool first = true;
+    for (uint32_t q = 0; q < w->schema->query_count; q++) {
+        uint32_t col = strata_query_aspect_id(w, q);
+        if (col == UINT32_MAX) {
+            continue;
+        }
+        uint32_t members = 0;
+        for (uint32_t i = 0; i < w->table_count; i++) {
+            members += strata_mask_test(&w->tables[i]->mask, col) ? w->tables[i]->count : 0u;
+        }
+        sti_buf_text(b, first ? "{\"system\":" : ",{\"system\":");
+        sti_buf_str(b, w->schema->queries[q].name, SIZE_MAX);
+        sti_buf_fmt(b, ",\"size\":%u,\"members\":%u}", (unsigned)w->schema->queries[q].aspect_size, (unsigned)members);
+        first = false;
     }
     sti_buf_text(b, "]}");
 }
@@ -475,17 +606,19 @@ static void api_system_set(sti_api_t *api, sti_request_t *r, const char *name) {
 /* --- Routing ------------------------------------------------------------------------ */
 
 void sti_api_answer(sti_api_t *api, sti_request_t *r) {
-    static const char entity[] = "/api/entity/", system[] = "/api/system/";
+    static const char entity[] = "/api/entity/", system[] = "/api/system/", state[] = "/api/entity-state/";
     const char *p = r->path;
     r->status = 200;
     r->type = "application/json";
     bool is_entity = strncmp(p, entity, sizeof entity - 1) == 0;
     bool is_system = strncmp(p, system, sizeof system - 1) == 0;
+    bool is_state = strncmp(p, state, sizeof state - 1) == 0;
     bool writes_here = is_entity || is_system || strcmp(p, "/api/resource") == 0 || strcmp(p, "/api/pause") == 0 ||
                        strcmp(p, "/api/step") == 0;
-    bool reads_here = is_entity || strcmp(p, "/api/world") == 0 || strcmp(p, "/api/archetypes") == 0 ||
+    bool reads_here = is_entity || is_state || strcmp(p, "/api/world") == 0 || strcmp(p, "/api/archetypes") == 0 ||
                       strcmp(p, "/api/entities") == 0 || strcmp(p, "/api/systems") == 0 ||
-                      strcmp(p, "/api/resources") == 0 || strcmp(p, "/api/schedule.svg") == 0;
+                      strcmp(p, "/api/resources") == 0 || strcmp(p, "/api/schedule.svg") == 0 ||
+                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0;
     if (!writes_here && !reads_here) {
         sti_api_error(r, 404, "no such path");
     } else if (r->post ? !writes_here : !reads_here) {
@@ -494,8 +627,14 @@ void sti_api_answer(sti_api_t *api, sti_request_t *r) {
         sti_api_error(r, 403, "writes are off: the game starts the inspector with .writes = true to allow them");
     } else if (is_entity) {
         (r->post ? api_entity_set : api_entity)(api, r, p + sizeof entity - 1);
+    } else if (is_state) {
+        api_entity_state(api, r, p + sizeof state - 1);
     } else if (is_system) {
         api_system_set(api, r, p + sizeof system - 1);
+    } else if (strcmp(p, "/api/changes") == 0) {
+        api_changes(api, r);
+    } else if (strcmp(p, "/api/aspects") == 0) {
+        api_aspects(api, r);
     } else if (strcmp(p, "/api/world") == 0) {
         api_world(api, r);
     } else if (strcmp(p, "/api/archetypes") == 0) {

@@ -24,6 +24,9 @@ typedef struct sti_system_stat_t {
     double average;   /* seconds, a rolling average (weight 1/16 to each new run) */
     uint32_t visited; /* entities, its last run */
     uint64_t runs;
+    double began;   /* while it runs: when it began (seconds) */
+    uint32_t given; /* while it runs: the entities it was given (its changed set, or its matches) */
+    bool changed;   /* its query has `changed` terms: it is given its changed set */
 } sti_system_stat_t;
 
 /* What the API answers from: the world and the game-side state. */
@@ -34,7 +37,9 @@ typedef struct sti_api_t {
     bool paused;
     uint32_t single_steps;          /* steps asked while paused, not yet taken */
     uint64_t steps;                 /* polls that let the game step */
+    uint64_t timed_steps;           /* of those, the steps timed */
     double last_step, average_step; /* seconds */
+    bool timing;                    /* a client asked lately: the step and its systems are timed */
 } sti_api_t;
 
 /* Answer r (status, type, body). Never fails: NOMEM answers 500. */

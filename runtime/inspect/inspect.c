@@ -19,6 +19,7 @@
 #define INSPECT_QUEUE 64u /* requests waiting for the game at most; more are answered 503 */
 #define INSPECT_MAX_CONNECTIONS 64u
 #define INSPECT_MAX_HEADERS 32 /* headers a request may have; civetweb drops those past 64 */
+#define INSPECT_TIMING 5.0     /* seconds the step is timed after a request */
 
 enum { REQUEST_QUEUED, REQUEST_TAKEN, REQUEST_DONE };
 
@@ -40,14 +41,30 @@ struct strata_inspect_t {
     bool stopping;
     _Atomic uint32_t pending; /* == queued: the one thing a poll reads when no one is connected */
     _Atomic uint64_t answered_count;
-    bool stepping;     /* the last poll let the game step */
-    double step_start; /* when it did (seconds) */
+    bool stepping;                   /* the last poll let the game step, timed */
+    double step_start;               /* when it did (seconds) */
+    double timing_until;             /* the coarse clock's time the timing stops, unless a request comes */
+    strata_step_observer_t observer; /* attached to the world while started: times each system */
 };
 
-static double inspect_now(void) {
+static double inspect_clock(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Seconds, precise: the timing of steps and systems. */
+static double inspect_now(void) {
+    return inspect_clock(CLOCK_MONOTONIC);
+}
+
+/* Seconds to a few milliseconds, several times cheaper: whether a client asked lately. */
+static double inspect_coarse(void) {
+#ifdef CLOCK_MONOTONIC_COARSE
+    return inspect_clock(CLOCK_MONOTONIC_COARSE);
+#else
+    return inspect_now();
+#endif
 }
 
 static const char *inspect_reason(int status) {
@@ -234,6 +251,49 @@ static int inspect_log(const struct mg_connection *conn, const char *message) {
     return 1;
 }
 
+/* The step observer: a system begins. The entities it is given are counted
+ * now, before its run empties its changed set. */
+static void inspect_system_begin(void *user, strata_world_t *w, uint32_t system) {
+    strata_inspect_t *in = user;
+    if (system >= in->api.desc.system_count) {
+        return;
+    }
+    sti_system_stat_t *s = &in->api.systems[system];
+    uint32_t q = in->api.desc.systems[system].query;
+    s->given = q >= strata_world_schema(w)->query_count ? 0
+               : s->changed                             ? strata_query_changed_count(w, q)
+                                                        : strata_query_count(w, q);
+    s->began = inspect_now();
+}
+
+/* The step observer: the system has ended (its commands applied). */
+static void inspect_system_end(void *user, strata_world_t *w, uint32_t system) {
+    (void)w;
+    strata_inspect_t *in = user;
+    if (system >= in->api.desc.system_count) {
+        return;
+    }
+    sti_system_stat_t *s = &in->api.systems[system];
+    double seconds = inspect_now() - s->began;
+    s->last = seconds;
+    s->average = s->runs == 0 ? seconds : s->average + (seconds - s->average) / 16.0;
+    s->visited = s->given;
+    s->runs++;
+}
+
+/* Time the step and its systems, or stop: the inspector is the world's step
+ * observer only while it times, so with no client the step reads no clock
+ * and makes no call. A game's own observer is left in place. */
+static void inspect_timing(strata_inspect_t *in, bool on) {
+    const strata_step_observer_t *now = strata_world_step_observer(in->api.world);
+    if (on && now == NULL) {
+        strata_world_set_step_observer(in->api.world, &in->observer);
+    } else if (!on && now == &in->observer) {
+        strata_world_set_step_observer(in->api.world, NULL);
+    }
+    in->api.timing = on;
+}
+
 static void inspect_defaults(strata_inspect_desc_t *d) {
     d->address = d->address != NULL ? d->address : "127.0.0.1";
     d->port = d->port != 0 ? d->port : 27750;
@@ -299,6 +359,14 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
         snprintf(in->host, sizeof in->host, "127.0.0.1:%u", (unsigned)in->port);
     }
     mg_set_request_handler(in->server, "/", inspect_handle, in);
+    const strata_schema_t *schema = strata_world_schema(w);
+    for (uint32_t i = 0; i < d->system_count; i++) {
+        uint32_t q = d->systems[i].query;
+        for (uint32_t k = 0; q < schema->query_count && k < STRATA_MAX_COMPONENTS / 64; k++) {
+            systems[i].changed |= schema->queries[q].changed.bits[k] != 0;
+        }
+    }
+    in->observer = (strata_step_observer_t){inspect_system_begin, inspect_system_end, in};
     *out = in;
     return STRATA_OK;
 }
@@ -314,6 +382,7 @@ void strata_inspect_stop(strata_inspect_t *in) {
     if (in->server != NULL) {
         mg_stop(in->server);
     }
+    inspect_timing(in, false);
     mg_exit_library();
     pthread_cond_destroy(&in->answered);
     pthread_mutex_destroy(&in->lock);
@@ -355,34 +424,27 @@ static void inspect_answer(strata_inspect_t *in) {
 
 bool strata_inspect_poll(strata_inspect_t *in) {
     sti_api_t *api = &in->api;
-    double now = inspect_now();
     if (in->stepping) {
-        double t = now - in->step_start;
+        double t = inspect_now() - in->step_start;
         api->last_step = t;
-        api->average_step = api->steps <= 1 ? t : api->average_step + (t - api->average_step) / 16.0;
+        api->average_step = api->timed_steps++ == 0 ? t : api->average_step + (t - api->average_step) / 16.0;
     }
     if (atomic_load_explicit(&in->pending, memory_order_acquire) != 0) {
         inspect_answer(in);
-        now = inspect_now();
+        in->timing_until = inspect_coarse() + INSPECT_TIMING;
+        inspect_timing(in, true);
+    } else if (api->timing && inspect_coarse() >= in->timing_until) {
+        inspect_timing(in, false); /* no client lately */
     }
     bool go = !api->paused;
     if (!go && api->single_steps > 0) {
         api->single_steps--;
         go = true;
     }
-    in->stepping = go;
-    in->step_start = now;
+    in->stepping = go && api->timing;
+    if (in->stepping) {
+        in->step_start = inspect_now();
+    }
     api->steps += go;
     return go;
-}
-
-void strata_inspect_system_ran(strata_inspect_t *in, uint32_t system, double seconds, uint32_t visited) {
-    if (system >= in->api.desc.system_count) {
-        return;
-    }
-    sti_system_stat_t *s = &in->api.systems[system];
-    s->last = seconds;
-    s->average = s->runs == 0 ? seconds : s->average + (seconds - s->average) / 16.0;
-    s->visited = visited;
-    s->runs++;
 }

@@ -52,6 +52,7 @@ strata_result_t sti_loader_begin(sti_loader_t *l, strata_world_t *target, strata
     strata_world_t *w = l->fresh;
     w->entity_limit = target->entity_limit;
     w->table_limit = target->table_limit;
+    w->observer = target->observer; /* like the game's pointer: the tool watching stays */
     /* The block holds the scheduler's state too (which systems are enabled):
      * keep the target's, then reset each resource to its defaults. */
     const strata_schema_t *s = target->schema;

@@ -1,10 +1,15 @@
 // The inspector's page in a real browser: Debian's chromium, driven by
 // playwright-core (installed into build/npm by tools/deps.sh). Starts the
 // swarm with the inspector on, opens its page, and checks that the page
-// shows the world's counts, finds an entity, edits one of its fields (the
-// world changes), disables a system (it stops), and takes a screenshot.
+// shows the world's counts and each system's timing (measured by the
+// generated step: the swarm has no timing code), finds an entity, edits one
+// of its fields (the world changes), and disables a system (it stops). Then
+// the same with the inspector's test world (tests/inspect/game.c), whose
+// changed set and aspect have counts known from how its entities are made:
+// the page's panels and the entity view must show them. The screenshot is
+// of that second page, which has every panel filled.
 //
-//     node tests/inspect/browser.mjs build/gcc/swarm-inspect SCREENSHOT.png
+//     node tests/inspect/browser.mjs build/gcc/swarm-inspect build/release/inspect-game SCREENSHOT.png
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -15,10 +20,11 @@ const CHROMIUM = "/usr/bin/chromium";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
   "--disable-component-update", "--disable-sync"];
 const BOIDS = 3000;
+const GAME = 2000; // entities of the test world: Health on the even, Poisoned where i % 10 == 4
 
-const [exe, shot] = process.argv.slice(2);
-if (!exe || !shot) {
-  console.error("usage: node tests/inspect/browser.mjs SWARM_INSPECT SCREENSHOT.png");
+const [exe, gameExe, shot] = process.argv.slice(2);
+if (!exe || !gameExe || !shot) {
+  console.error("usage: node tests/inspect/browser.mjs SWARM_INSPECT INSPECT_GAME SCREENSHOT.png");
   process.exit(2);
 }
 if (!existsSync(CHROMIUM)) {
@@ -39,18 +45,23 @@ function check(ok, what) {
 }
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
-// The swarm, with the inspector on a free port: its first line names the URL.
-const game = spawn(exe, ["--count", String(BOIDS), "--inspect", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  game.stdout.on("data", (chunk) => {
-    out += chunk;
-    const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
-    if (m) resolve(m[0]);
+// A game with the inspector on a free port: its first line names the URL.
+const games = [];
+async function start(file, args) {
+  const game = spawn(file, args, { stdio: ["ignore", "pipe", "inherit"] });
+  games.push(game);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    game.stdout.on("data", (chunk) => {
+      out += chunk;
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (m) resolve(m[0]);
+    });
+    game.on("exit", (code) => reject(new Error(`${file} exited (${code}) before its inspector started`)));
+    setTimeout(() => reject(new Error(`no URL from ${file} in 20 s`)), 20000);
   });
-  game.on("exit", (code) => reject(new Error(`the swarm exited (${code}) before its inspector started`)));
-  setTimeout(() => reject(new Error("no URL from the swarm in 20 s")), 20000);
-});
+}
+let url = await start(exe, ["--count", String(BOIDS), "--inspect", "0"]);
 console.log(`swarm inspector at ${url}`);
 const api = async (p) => (await fetch(url + p.slice(1))).json();
 
@@ -76,6 +87,17 @@ try {
   const rows = await page.$$eval("#archetypes tbody tr .count", (cells) => cells.map((c) => Number(c.textContent)));
   check(rows.reduce((a, b) => a + b, 0) === BOIDS, `the archetype rows sum to the entities (${rows.join(" + ")})`);
   check(await page.$$eval("#systems tbody tr", (r) => r.length) === world.systems, "every system has a row");
+
+  // Timing without game code: the generated step reports each system once the page asks.
+  await page.waitForFunction(() => Number(document.querySelector('#systems tr[data-system="Integrate"]').dataset.runs) > 0,
+    null, { timeout: 10000 });
+  const timed = (await api("/api/systems")).systems;
+  const integrate0 = timed.find((s) => s.name === "Integrate");
+  check(integrate0.runs > 0 && integrate0.last_ms > 0 && integrate0.visited === BOIDS,
+    `Integrate is timed by swarm_world_step: ${integrate0.runs} runs, ${integrate0.last_ms} ms, ${integrate0.visited} boids`);
+  check(timed.every((s) => s.batch === null), "no parallel schedule: no system has a batch");
+  check((await page.$$eval("#systems tbody tr .batch", (c) => c.map((x) => x.textContent))).every((t) => t === ""),
+    "the batch column is empty");
 
   // Find the fast boids (a tenth of the flock) and pick one.
   await page.fill("#search", "Position,Fast");
@@ -121,7 +143,42 @@ try {
 
   await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: 10000 });
   check(true, "the schedule is drawn");
+  check(!(await page.isVisible("#changes")) && (await page.isVisible("#changes-none")), "the swarm tracks no changes: said so");
   check(requests.every((r) => r.startsWith(url)), "the page fetched nothing from elsewhere");
+
+  // The test world: a changed set and an aspect, with counts known from its layout.
+  const swarmUrl = url;
+  url = await start(gameExe, [String(GAME), "0"]);
+  console.log(`test world inspector at ${url}`);
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+  const poisoned = GAME / 10, healthy = GAME / 2;
+  // Hurt writes the poisoned's Health each step after Watch ran: between steps, they wait in Watch's set.
+  const changes = await api("/api/changes");
+  const health = changes.components.find((c) => c.name === "Health");
+  check(health && health.marked === poisoned && health.tracked_by.join() === "Watch",
+    `the API: Health marked on ${health && health.marked} entities (the ${poisoned} poisoned), tracked by Watch`);
+  await page.waitForSelector('#changes tr[data-component="Health"]', { timeout: 10000 });
+  check(Number(await page.textContent('#changes tr[data-component="Health"] .marked')) === poisoned,
+    "the page shows the Health changed count");
+  const aspects = (await api("/api/aspects")).aspects;
+  check(aspects.length === 1 && aspects[0].system === "Watch" && aspects[0].members === healthy,
+    `the API: Watch's aspect held by ${aspects[0] && aspects[0].members} entities (the ${healthy} with Health)`);
+  check(Number(await page.textContent('#aspects tr[data-aspect="Watch"] .members')) === healthy,
+    "the page shows the aspect's member count");
+  const watch = (await api("/api/systems")).systems.find((s) => s.name === "Watch");
+  check(watch.changed, "Watch is listed with changed terms");
+
+  // One poisoned entity: Health marked, an aspect of Watch.
+  await page.fill("#search", "Poisoned");
+  await page.click("#search-form button");
+  await page.waitForFunction((n) => document.querySelector("#entity-range").dataset.total === String(n), poisoned,
+    { timeout: 10000 });
+  await (await page.$("#entity-list li")).click();
+  await page.waitForSelector('#entity [data-component="Health"] .marked', { timeout: 10000 });
+  check(await page.isVisible('#entity [data-aspect="Watch"]'), "a poisoned entity: Health shown changed, Watch's aspect shown");
+  check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
+  check(requests.every((r) => r.startsWith(swarmUrl) || r.startsWith(url)), "the page fetched nothing from elsewhere");
   check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
 
   mkdirSync(path.dirname(shot), { recursive: true });
@@ -132,7 +189,7 @@ try {
   failures++;
 } finally {
   if (context) await context.close();
-  game.kill("SIGTERM");
+  for (const game of games) game.kill("SIGTERM");
   rmSync(profile, { recursive: true, force: true });
 }
 console.log(failures ? `${failures} check(s) failed` : "the inspector's page works in chromium");

@@ -23,22 +23,12 @@
 #include "strata_inspect.h" /* first: the world's header then has insp_inspect_start */
 
 #include "insp.h"
+#include "insp_game.h"
 
-/* --- The game ------------------------------------------------------------------ */
-
-void insp_move_run(insp_move_ctx *ctx) {
-    while (insp_move_next(ctx)) {
-        for (uint32_t i = 0; i < ctx->count; i++) {
-            ctx->position[i].x += ctx->velocity[i].x;
-        }
-    }
-}
-
-void insp_tally_run(insp_tally_ctx *ctx) {
-    ctx->score->value++;
-}
+/* --- The game (insp_game.h) ----------------------------------------------------- */
 
 #define ENTITIES 40
+#define POISONED 4 /* i % 10 == 4: with Health, without Label */
 
 typedef struct fixture_t {
     insp_world *w;
@@ -52,16 +42,8 @@ static int setup(void **state, bool writes) {
     fixture_t *f = calloc(1, sizeof *f);
     f->w = insp_world_create(NULL);
     assert_non_null(f->w);
-    for (int i = 0; i < ENTITIES; i++) {
-        f->e[i] = insp_entity_create(f->w);
-        assert_int_equal(insp_position_add(f->w, f->e[i], (insp_position){(float)i, 0}), STRATA_OK);
-        assert_int_equal(insp_velocity_add(f->w, f->e[i], (insp_velocity){1, 0}), STRATA_OK);
-        if (i % 2 == 0) {
-            assert_int_equal(insp_health_add(f->w, f->e[i], (insp_health){10, 100}), STRATA_OK);
-        }
-        if (i % 5 == 0) {
-            assert_int_equal(insp_label_add(f->w, f->e[i], (insp_label){.text = "box"}), STRATA_OK);
-        }
+    for (uint32_t i = 0; i < ENTITIES; i++) {
+        assert_true(insp_game_spawn(f->w, i, &f->e[i]));
     }
     f->gone = insp_entity_create(f->w);
     assert_int_equal(insp_entity_destroy(f->w, f->gone), STRATA_OK);
@@ -275,6 +257,90 @@ static void test_inspect_systems_resources_schedule(void **state) {
     assert_non_null(strstr(reply, "Content-Type: image/svg+xml"));
     assert_non_null(strstr(body(), "0. Move</text>"));
     assert_non_null(strstr(body(), "1. Tally</text>"));
+}
+
+/* The generated step times every system for the inspector: no game code. */
+static void test_inspect_step_times_each_system(void **state) {
+    fixture_t *f = *state;
+    /* No client yet: the step is not observed. A first request starts the timing. */
+    assert_null(strata_world_step_observer(insp_world_core(f->w)));
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_true(strata_world_step_observer(insp_world_core(f->w)) != NULL);
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_true(f->steps > 0);
+    /* Answered at a safe point after the steps so far: each ran each step. */
+    const char *move = strstr(body(), "\"name\":\"Move\"");
+    assert_non_null(move);
+    assert_non_null(strstr(move, "\"batch\":null")); /* no parallel schedule: no batch */
+    assert_true(strtoull(strstr(move, "\"runs\":") + 7, NULL, 10) > 0);
+    assert_true(strtod(strstr(move, "\"last_ms\":") + 10, NULL) > 0.0);
+    assert_int_equal(strtoull(strstr(move, "\"visited\":") + 10, NULL, 10), ENTITIES);
+    /* Watch is given its changed set: the poisoned, written by Hurt each step. */
+    const char *watch = strstr(body(), "\"name\":\"Watch\"");
+    assert_non_null(watch);
+    assert_non_null(strstr(watch, "\"changed\":true"));
+    assert_int_equal(strtoull(strstr(watch, "\"visited\":") + 10, NULL, 10), POISONED);
+    assert_int_equal(strtoull(strstr(watch, "\"matching\":") + 11, NULL, 10), ENTITIES / 2);
+    /* Stopped, the inspector leaves the step unobserved: no clock is read. */
+    strata_inspect_stop(f->in);
+    f->in = NULL;
+    assert_null(strata_world_step_observer(insp_world_core(f->w)));
+    assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
+}
+
+/* A load replaces the world's contents, not the tool watching its step. */
+static void test_inspect_load_keeps_step_observer(void **state) {
+    fixture_t *f = *state;
+    strata_world_t *core = insp_world_core(f->w);
+    assert_int_equal(get(f, "/api/world"), 200);
+    const strata_step_observer_t *observer = strata_world_step_observer(core);
+    assert_non_null(observer);
+    size_t size = 0;
+    assert_int_equal(strata_world_save_mem(core, NULL, 0, &size), STRATA_ERR_LIMIT);
+    void *buf = malloc(size);
+    assert_int_equal(strata_world_save_mem(core, buf, size, &size), STRATA_OK);
+    assert_int_equal(strata_world_load_mem(core, buf, size, NULL), STRATA_OK);
+    free(buf);
+    assert_ptr_equal(strata_world_step_observer(core), observer);
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_non_null(strstr(body(), "\"name\":\"Move\""));
+}
+
+/* The changed sets and the aspects, as the world counts them. */
+static void test_inspect_changes_and_aspects(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/api/changes"), 200);
+    /* Between steps, as when the answer was made: Hurt marked the poisoned after Watch ran. */
+    assert_int_equal(insp_watch_changed_count(f->w), POISONED);
+    assert_non_null(strstr(body(), "{\"components\":[{\"name\":\"Health\",\"marked\":4,\"tracked_by\":[\"Watch\"]}]"));
+    assert_non_null(
+        strstr(body(), "\"sets\":[{\"query\":\"Watch\",\"marked\":4,\"entries\":4,\"components\":[\"Health\"]}]"));
+    assert_int_equal(get(f, "/api/aspects"), 200);
+    char expect[128];
+    snprintf(expect, sizeof expect, "{\"aspects\":[{\"system\":\"Watch\",\"size\":4,\"members\":%u}]}",
+             (unsigned)insp_watch_count(f->w));
+    assert_string_equal(body(), expect);
+    /* One entity's view: its marked components and its aspects. */
+    char path[64];
+    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[4].id);
+    assert_int_equal(get(f, path), 200);
+    assert_non_null(strstr(body(), "\"marked\":[\"Health\"],\"aspects\":[{\"system\":\"Watch\",\"bytes\":\""));
+    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[2].id);
+    assert_int_equal(get(f, path), 200);
+    assert_non_null(strstr(body(), "\"marked\":[],\"aspects\":[{\"system\":\"Watch\""));
+    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[1].id);
+    assert_int_equal(get(f, path), 200);
+    assert_non_null(strstr(body(), "\"marked\":[],\"aspects\":[]}"));
+    /* A write from the API marks the entity too. */
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[2].id);
+    insp_watch_enable(f->w, false);
+    assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":3}"), 200);
+    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[2].id);
+    assert_int_equal(get(f, path), 200);
+    assert_non_null(strstr(body(), "\"marked\":[\"Health\"]"));
+    assert_int_equal(get(f, "/api/changes"), 200);
+    assert_int_equal(member("marked"), POISONED + 1);
+    assert_int_equal(insp_watch_changed_count(f->w), POISONED + 1);
 }
 
 static void test_inspect_page_is_served(void **state) {
@@ -494,6 +560,14 @@ static void test_inspect_hostile_requests(void **state) {
         "/api/entity/1%20",
         "/api/system/Nope",
         "/api/nothing",
+        "/api/entity-state/",
+        "/api/entity-state/abc",
+        "/api/entity-state/0",
+        "/api/entity-state/18446744073709551616",
+        "/api/entity-state/4294967297/extra",
+        "/api/changes/Health",
+        "/api/aspects/Watch",
+        "/api/entity-states",
     };
     for (uint32_t round = 0; h->count + 40 < HOSTILE; round++) {
         uint32_t r = xorshift(&seed);
@@ -528,7 +602,10 @@ static void test_inspect_hostile_requests(void **state) {
                          broken_json[r % (sizeof broken_json / sizeof *broken_json)]);
             break;
         case 3: /* unknown ids and stale handles */
-            if (r % 3 == 0) {
+            if (r % 6 == 3) {
+                hostile_fmt(h, "GET /api/entity-state/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                            stale + sizeof "/api/entity/" - 1, port);
+            } else if (r % 3 == 0) {
                 hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", stale, port);
             } else if (r % 3 == 1) {
                 hostile_post(h, port, stale, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}");
@@ -566,7 +643,7 @@ static void test_inspect_hostile_requests(void **state) {
                             "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n\r\n",
                             port);
                 break;
-            case 3: hostile_post(h, port, "/api/world", "{}"); break;
+            case 3: hostile_post(h, port, r & 8 ? "/api/changes" : r & 16 ? "/api/aspects" : "/api/world", "{}"); break;
             case 4: hostile_fmt(h, "GET /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port); break;
             default:
                 hostile_fmt(h,
@@ -659,6 +736,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_entities_paged_and_filtered, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_entity_as_json, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_systems_resources_schedule, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_step_times_each_system, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_changes_and_aspects, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_load_keeps_step_observer, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_page_is_served, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_component_field, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_resource_field, setup_writes, teardown),

@@ -1,5 +1,6 @@
 // The Strata inspector's page: polls the JSON API once a second and draws
-// the world, its archetypes, entities, systems, resources and schedule.
+// the world, its systems, changed sets, aspects, archetypes, entities,
+// resources and schedule.
 // Plain JavaScript, nothing fetched from anywhere but this server.
 "use strict";
 
@@ -61,12 +62,29 @@ function drawSystems(list) {
     bar.style.width = `${(100 * s.average_ms) / most}%`;
     const row = el("tr", { "data-system": s.name, class: s.enabled ? "on" : "off" },
       el("td", { class: "num" }, s.order), el("td", { title: `reads ${s.reads.join(", ") || "-"}; writes ${s.writes.join(", ") || "-"}` }, s.name),
-      el("td", {}, s.phase), el("td", {}, box), el("td", { class: "num visited" }, s.runs ? s.visited : s.matching),
+      el("td", {}, s.phase), el("td", { class: "num batch" }, s.batch ?? ""), el("td", {}, box), el("td", { class: "num visited" }, s.runs ? s.visited : s.matching),
       el("td", { class: "num last" }, s.last_ms.toFixed(3)), el("td", { class: "num" }, s.average_ms.toFixed(3)),
       el("td", {}, bar));
     row.dataset.runs = s.runs;
     body.append(row);
   }
+}
+
+// A table of rows, or its "none" note when there are no rows.
+function drawRows(table, none, rows) {
+  $(table).tBodies[0].replaceChildren(...rows);
+  $(table).hidden = rows.length === 0;
+  $(none).hidden = rows.length !== 0;
+}
+
+function drawChanges(changes) {
+  drawRows("changes", "changes-none", changes.components.map((c) => el("tr", { "data-component": c.name },
+    el("td", {}, c.name), el("td", { class: "num marked" }, c.marked), el("td", {}, c.tracked_by.join(", ")))));
+}
+
+function drawAspects(list) {
+  drawRows("aspects", "aspects-none", list.map((a) => el("tr", { "data-aspect": a.system },
+    el("td", {}, a.system), el("td", { class: "num members" }, a.members), el("td", { class: "num" }, a.size))));
 }
 
 function drawArchetypes(list) {
@@ -140,9 +158,10 @@ async function drawEntity() {
   if (state.picked === null || state.editing) return;
   const box = $("entity");
   $("entity-id").textContent = state.picked;
-  let e;
+  let e, more;
   try {
     e = await api(`/api/entity/${state.picked}`);
+    more = await api(`/api/entity-state/${state.picked}`);
   } catch (err) {
     box.replaceChildren(el("p", { class: "hint" }, `${err.message}`));
     return;
@@ -150,7 +169,13 @@ async function drawEntity() {
   const parts = [];
   for (const [name, value] of Object.entries(e.components)) {
     const set = (field, v) => api(`/api/entity/${state.picked}`, { component: name, field, value: v });
-    parts.push(el("div", { class: "component", "data-component": name }, el("h3", {}, name), ...fieldRows(name, value || {}, "", set)));
+    const marked = more.marked.includes(name);
+    const title = el("h3", {}, name, marked ? el("span", { class: "marked", title: "written since the systems watching it last ran" }, "changed") : "");
+    parts.push(el("div", { class: "component", "data-component": name }, title, ...fieldRows(name, value || {}, "", set)));
+  }
+  for (const a of more.aspects) {
+    parts.push(el("div", { class: "component aspect", "data-aspect": a.system }, el("h3", {}, `aspect of ${a.system}`),
+      el("div", { class: "field" }, el("label", {}, "bytes"), el("code", {}, a.bytes || "(empty)"))));
   }
   box.replaceChildren(...parts);
   for (const li of $("entity-list").children) li.classList.toggle("picked", li.dataset.entity === state.picked);
@@ -182,6 +207,8 @@ async function refresh() {
     drawWorld(await api("/api/world"));
     const systems = (await api("/api/systems")).systems;
     drawSystems(systems);
+    drawChanges(await api("/api/changes"));
+    drawAspects((await api("/api/aspects")).aspects);
     drawArchetypes((await api("/api/archetypes")).archetypes);
     await drawEntities();
     await drawEntity();

@@ -433,41 +433,52 @@ core_result_t core_world_step(core_world *w, float dt) {
     strata_world_t *core = core_world_core(w);
     core_result_t first = STRATA_OK;
     const bool *enabled = core_res_(w)->enabled;
+    const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
     if (enabled[CORE_SYSTEM_RECORD]) { /* first: Record */
+        strata_step_observe(observer, core, CORE_SYSTEM_RECORD, false);
         strata_defer_begin(core);
         core_record_ctx ctx = core_record_begin(w, dt);
         core_record_run(&ctx);
         core_keep_error_(&first, core_record_end(&ctx));
         core_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, CORE_SYSTEM_RECORD, true);
     }
     if (enabled[CORE_SYSTEM_DAMAGE]) { /* first: Damage */
+        strata_step_observe(observer, core, CORE_SYSTEM_DAMAGE, false);
         strata_defer_begin(core);
         core_damage_ctx ctx = core_damage_begin(w, dt);
         core_damage_run(&ctx);
         core_keep_error_(&first, core_damage_end(&ctx));
         core_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, CORE_SYSTEM_DAMAGE, true);
     }
     if (enabled[CORE_SYSTEM_LATE]) { /* first: Late */
+        strata_step_observe(observer, core, CORE_SYSTEM_LATE, false);
         strata_defer_begin(core);
         core_late_ctx ctx = core_late_begin(w, dt);
         core_late_run(&ctx);
         core_keep_error_(&first, core_late_end(&ctx));
         core_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, CORE_SYSTEM_LATE, true);
     }
     if (enabled[CORE_SYSTEM_MOVE]) { /* first: Move */
+        strata_step_observe(observer, core, CORE_SYSTEM_MOVE, false);
         strata_defer_begin(core);
         core_move_ctx ctx = core_move_begin(w, dt);
         core_move_run(&ctx);
         core_keep_error_(&first, core_move_end(&ctx));
         core_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, CORE_SYSTEM_MOVE, true);
     }
     if (enabled[CORE_SYSTEM_CLEANUP]) { /* second: Cleanup */
+        strata_step_observe(observer, core, CORE_SYSTEM_CLEANUP, false);
         strata_defer_begin(core);
         core_cleanup_ctx ctx = core_cleanup_begin(w, dt);
         core_cleanup_run(&ctx);
         core_keep_error_(&first, core_cleanup_end(&ctx));
         core_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, CORE_SYSTEM_CLEANUP, true);
     }
     core_keep_error_(&first, strata_step_end(core));
     return first;

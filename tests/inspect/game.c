@@ -1,0 +1,48 @@
+/* inspect-game: the inspector's test world (tests/inspect/inspect.yaml)
+ * running at 30 steps a second with the inspector on and writes allowed,
+ * for the browser test's checks of the changed sets and the aspects.
+ *
+ *     inspect-game COUNT PORT     (PORT 0: any free port; the URL is printed)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "strata_inspect.h"
+
+#include "insp.h"
+#include "insp_game.h"
+
+int main(int argc, char **argv) {
+    long count = argc == 3 ? strtol(argv[1], NULL, 10) : -1, port = argc == 3 ? strtol(argv[2], NULL, 10) : -1;
+    if (count < 1 || count > 1000000 || port < 0 || port > 65535) {
+        fprintf(stderr, "usage: inspect-game COUNT PORT\n");
+        return 2;
+    }
+    insp_world *w = insp_world_create(NULL);
+    strata_inspect_t *in = NULL;
+    for (long i = 0; w != NULL && i < count; i++) {
+        insp_entity e;
+        if (!insp_game_spawn(w, (uint32_t)i, &e)) {
+            fprintf(stderr, "inspect-game: out of memory\n");
+            return 1;
+        }
+    }
+    strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
+    if (w == NULL || insp_inspect_start(w, &desc, &in) != STRATA_OK) {
+        fprintf(stderr, "inspect-game: cannot start the world or its inspector\n");
+        return 1;
+    }
+    printf("inspect-game: inspector at http://127.0.0.1:%u/\n", (unsigned)strata_inspect_port(in));
+    fflush(stdout);
+    for (strata_result_t r = STRATA_OK; r == STRATA_OK;) {
+        if (strata_inspect_poll(in)) {
+            r = insp_world_step(w, 1.0f / 30.0f);
+        }
+        nanosleep(&(struct timespec){0, 1000000000L / 30}, NULL);
+    }
+    strata_inspect_stop(in);
+    insp_world_destroy(w);
+    return 1;
+}
