@@ -319,20 +319,25 @@ orbits_result_t orbits_world_step(orbits_world *w, float dt) {
     strata_world_t *core = orbits_world_core(w);
     orbits_result_t first = STRATA_OK;
     const bool *enabled = orbits_res_(w)->enabled;
+    const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
     if (enabled[ORBITS_SYSTEM_SPIN]) { /* update: Spin */
+        strata_step_observe(observer, core, ORBITS_SYSTEM_SPIN, false);
         strata_defer_begin(core);
         orbits_spin_ctx ctx = orbits_spin_begin(w, dt);
         orbits_spin_run(&ctx);
         orbits_keep_error_(&first, orbits_spin_end(&ctx));
         orbits_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, ORBITS_SYSTEM_SPIN, true);
     }
     if (enabled[ORBITS_SYSTEM_PLACE]) { /* update: Place */
+        strata_step_observe(observer, core, ORBITS_SYSTEM_PLACE, false);
         strata_defer_begin(core);
         orbits_place_ctx ctx = orbits_place_begin(w, dt);
         orbits_place_run(&ctx);
         orbits_keep_error_(&first, orbits_place_end(&ctx));
         orbits_keep_error_(&first, strata_defer_end(core));
+        strata_step_observe(observer, core, ORBITS_SYSTEM_PLACE, true);
     }
     orbits_keep_error_(&first, strata_step_end(core));
     return first;

@@ -507,15 +507,16 @@ bool orbits_system_is_enabled(const strata_world_t *core, uint32_t id);
 
 /* The live inspector (docs/inspector.md). With strata_inspect.h included
  * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, switches) filled in; desc's other
- * fields as strata_inspect_start takes them (NULL: every default). */
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * orbits_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
 static inline strata_result_t orbits_inspect_start(orbits_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[2 + 1] = {
-        {"Spin", "update", 0u},
-        {"Place", "update", 1u},
-        {NULL, NULL, 0u}, /* never read: the array is never empty */
+        {"Spin", "update", 0u, 0u},
+        {"Place", "update", 1u, 0u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
     full.system_count = 2u;
