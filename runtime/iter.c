@@ -34,6 +34,7 @@ static strata_result_t iter_close(strata_iter_t *it) {
     }
     it->open = false;
     it->at = it->stop; /* a generated next walks nothing more */
+    it->row_at = it->row_stop;
     it->cursor = UINT32_MAX;
     it->count = 0;
     it->row = 0;
@@ -47,7 +48,7 @@ static strata_result_t iter_close(strata_iter_t *it) {
 STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
     strata_world_t *w = it->world;
     if (sti_dirty_of(w, it->query) != NULL) {
-        if (sti_dirty_next(it)) {
+        if (sti_dirty_yield(it) || sti_dirty_next(it)) {
             return true;
         }
         (void)iter_close(it); /* nowhere to return a settle error: see strata_iter_end */
