@@ -204,7 +204,7 @@ bool sti_dirty_next(strata_iter_t *it) {
     /* Locals: the stores below cannot then be taken to change them (no
      * table, record or entity is made or moved while the iteration is open). */
     const strata_entity_t *list = d->list;
-    uint32_t cursor = d->cursor, end = d->end, records_n = w->record_count;
+    uint32_t cursor = d->cursor, end = d->end;
     sti_record_t *records = w->records;
     sti_table_t *const *tables = w->tables;
     strata_iter_row_t *out = d->rows, *full = d->rows + (marks ? 1 : STI_DIRTY_BATCH);
@@ -214,14 +214,12 @@ bool sti_dirty_next(strata_iter_t *it) {
             __builtin_prefetch(&records[(uint32_t)list[cursor + DIRTY_PREFETCH]]);
         }
         strata_entity_t e = list[cursor++];
-        uint32_t index = (uint32_t)e;
-        if (index >= records_n) {
-            continue;
-        }
-        /* sti_record_lookup with the array in a local, and the flag test */
-        sti_record_t *rec = records + index;
+        /* The list holds only handles that were alive when marked, so the
+         * index is in range; a destroyed one's record has another
+         * generation, or no flags while it is free. */
+        sti_record_t *rec = records + (uint32_t)e;
         uint16_t flags = rec->flags;
-        if (rec->generation != (uint32_t)(e >> 32) || (flags & bit) == 0 || rec->table == STI_NO_TABLE) {
+        if (rec->generation != (uint32_t)(e >> 32) || (flags & bit) == 0) {
             continue;
         }
         rec->flags = (uint16_t)(flags & ~bit);
