@@ -484,10 +484,10 @@ static inline rect_food_iter rect_food_begin(rect_world *w) {
 /* Move to the next non-empty table; false at the end. */
 static inline bool rect_food_next(rect_food_iter *it) {
     for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
-        uint32_t rows = *at->count;
-        if (rows != 0) {
+        uint32_t n = *at->count;
+        if (n != 0) {
             it->impl_.at = at + 1;
-            it->count = rows;
+            it->count = n;
             it->entities = (const rect_entity *)(const void *)*at->entities;
             it->position = (const rect_position *)at->columns[RECT_POSITION];
             it->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
@@ -549,10 +549,10 @@ static inline rect_bodies_iter rect_bodies_begin(rect_world *w) {
 /* Move to the next non-empty table; false at the end. */
 static inline bool rect_bodies_next(rect_bodies_iter *it) {
     for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
-        uint32_t rows = *at->count;
-        if (rows != 0) {
+        uint32_t n = *at->count;
+        if (n != 0) {
             it->impl_.at = at + 1;
-            it->count = rows;
+            it->count = n;
             it->entities = (const rect_entity *)(const void *)*at->entities;
             it->position = (const rect_position *)at->columns[RECT_POSITION];
             it->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
@@ -661,10 +661,10 @@ rect_user_input_ctx rect_user_input_begin(rect_world *w, float dt);
 /* Move to the next non-empty table of UserInput's query; false at the end. */
 static inline bool rect_user_input_next(rect_user_input_ctx *ctx) {
     for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
-        uint32_t rows = *at->count;
-        if (rows != 0) {
+        uint32_t n = *at->count;
+        if (n != 0) {
             ctx->impl_.at = at + 1;
-            ctx->count = rows;
+            ctx->count = n;
             ctx->entities = (const rect_entity *)(const void *)*at->entities;
             ctx->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
             ctx->position = (rect_position *)at->columns[RECT_POSITION];
@@ -721,10 +721,10 @@ rect_collide_ctx rect_collide_begin(rect_world *w, float dt);
 /* Move to the next non-empty table of Collide's query; false at the end. */
 static inline bool rect_collide_next(rect_collide_ctx *ctx) {
     for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
-        uint32_t rows = *at->count;
-        if (rows != 0) {
+        uint32_t n = *at->count;
+        if (n != 0) {
             ctx->impl_.at = at + 1;
-            ctx->count = rows;
+            ctx->count = n;
             ctx->entities = (const rect_entity *)(const void *)*at->entities;
             ctx->position = (const rect_position *)at->columns[RECT_POSITION];
             ctx->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
@@ -807,10 +807,10 @@ rect_decay_ctx rect_decay_begin(rect_world *w, float dt);
 /* Move to the next non-empty table of Decay's query; false at the end. */
 static inline bool rect_decay_next(rect_decay_ctx *ctx) {
     for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
-        uint32_t rows = *at->count;
-        if (rows != 0) {
+        uint32_t n = *at->count;
+        if (n != 0) {
             ctx->impl_.at = at + 1;
-            ctx->count = rows;
+            ctx->count = n;
             ctx->entities = (const rect_entity *)(const void *)*at->entities;
             ctx->health = (rect_health *)at->columns[RECT_HEALTH];
             ctx->appearance = (rect_appearance *)at->columns[RECT_APPEARANCE];
@@ -892,10 +892,10 @@ rect_referee_ctx rect_referee_begin(rect_world *w, float dt);
 /* Move to the next non-empty table of Referee's query; false at the end. */
 static inline bool rect_referee_next(rect_referee_ctx *ctx) {
     for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
-        uint32_t rows = *at->count;
-        if (rows != 0) {
+        uint32_t n = *at->count;
+        if (n != 0) {
             ctx->impl_.at = at + 1;
-            ctx->count = rows;
+            ctx->count = n;
             ctx->entities = (const rect_entity *)(const void *)*at->entities;
             ctx->health = (const rect_health *)at->columns[RECT_HEALTH];
             return true;
@@ -964,10 +964,10 @@ rect_render_ctx rect_render_begin(rect_world *w, float dt);
 /* Move to the next non-empty table of Render's query; false at the end. */
 static inline bool rect_render_next(rect_render_ctx *ctx) {
     for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
-        uint32_t rows = *at->count;
-        if (rows != 0) {
+        uint32_t n = *at->count;
+        if (n != 0) {
             ctx->impl_.at = at + 1;
-            ctx->count = rows;
+            ctx->count = n;
             ctx->entities = (const rect_entity *)(const void *)*at->entities;
             ctx->position = (const rect_position *)at->columns[RECT_POSITION];
             ctx->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
