@@ -61,10 +61,10 @@ TEST_VARIANTS = ("gcc", "clang", "san")
 QUICK_VARIANT = "gcc"  # `ninja test-quick`
 
 # The runtime: every runtime/*.c and runtime/save/*.c. The JSON loader needs
-# jansson, so it has an archive of its own, libstrata_json: a game that never
-# loads JSON links neither it nor jansson.
+# yajl, so it has an archive of its own, libstrata_json: a game that never
+# loads JSON links neither it nor yajl.
 JSON_SOURCES = first_existing("runtime/save/json_read.c", "runtime/json.c")
-JSON_LIBS = "-ljansson"
+JSON_LIBS = "-lyajl"
 RUNTIME_SOURCES = [s for s in sources("runtime/*.c", "runtime/save/*.c") if s not in JSON_SOURCES]
 RUNTIME_FILES = sources("runtime/**/*.[ch]")
 LAYERS = "runtime/LAYERS"
@@ -101,6 +101,7 @@ EXAMPLES = [
             "play", variant="sdl", default=False),  # only when asked: nothing else needs SDL2 or a display
     Example("swarm", "swarm", sources("examples/swarm/*.c") + COMMON + PNG, "-lpng -lm", "swarm"),
     Example("particles", "particles", sources("examples/particles/*.c"), "", "particles"),
+    Example("orbits", "orbits", sources("examples/orbits/*.c") + COMMON + PNG, "-lpng -lm", "orbits"),
 ]
 # What each example's tests (tests/examples/test_<example>.c) link besides.
 EXAMPLE_TEST_SOURCES = {"rectangle_eater": GAME}

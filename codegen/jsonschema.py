@@ -243,6 +243,10 @@ def _key_schema(key: Key) -> Schema:
                             key.description, key.example)
     elif kind == "any":
         schema = _described({}, key.description, key.example)
+    elif kind == "policy":
+        schema = _described({"enum": list(spec.POLICIES)}, key.description, key.example)
+    elif kind == "relations":
+        schema = _section(key, _object(spec.RELATION, item=spec.ITEMS["relation"]))
     elif kind == "access":
         schema = _object(spec.RESOURCE_ACCESS, item=Item(key.description, key.example))
     elif kind == "types":

@@ -76,6 +76,7 @@ class Field:
     loc: Loc
     explicit_default: bool = False  # the schema gave `= x` or `default:`
     renamed_from: Tuple[str, ...] = ()  # the field's former names (long form `renamed_from:`), for old saves
+    on_target_destroy: str = "keep"  # an entity field of a component: what its target's destroy does
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,25 @@ class Component:
     on_add: bool = False  # the game defines <world>_<component>_on_add
     on_remove: bool = False
     renamed_from: Tuple[str, ...] = ()  # the component's former names (key `renamed_from:`), for old saves
+    relation: str = ""  # the relation whose links this component holds ("" for a declared component)
 
     @property
     def is_tag(self) -> bool:
         return not self.fields
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A relation: links from sources to targets. Its links live in a component
+    of the same name (numbered after the declared ones): exclusive, the
+    target and the data fields; otherwise a tag on every source with links."""
+    name: str
+    index: int  # relation id, declaration order from 0
+    component: int  # the component id of its links
+    exclusive: bool
+    policy: str  # on_target_destroy: keep, clear, remove or destroy
+    data: Tuple[Field, ...]
+    loc: Loc
 
 
 @dataclass(frozen=True)
@@ -133,6 +149,7 @@ class Terms:
     without: Tuple[str, ...] = ()
     optional: Tuple[str, ...] = ()
     changed: Tuple[str, ...] = ()
+    cascade: str = ""  # an exclusive relation: targets are visited before their sources
 
     @property
     def required(self) -> Tuple[str, ...]:
@@ -210,6 +227,15 @@ class Schema:
     world_loc: Optional[Loc] = None  # where the world's name is written
     save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
     events: Tuple[Event, ...] = ()  # by event id (declaration order)
+    relations: Tuple[Relation, ...] = ()  # by relation id (declaration order)
+
+    @property
+    def field_policies(self) -> Tuple[Tuple[Component, Field], ...]:
+        """The entity fields of components whose target's destroy does something."""
+        return tuple((c, f) for c in self.components for f in c.fields if f.on_target_destroy != "keep")
+
+    def relation(self, name: str) -> Relation:
+        return next(r for r in self.relations if r.name == name)
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)

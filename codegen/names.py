@@ -56,6 +56,8 @@ WORLD_FILE_NOUNS = (
     # statics of the world's .c
     "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
     "keep_error_", "component_types_", "resource_type_", "resource_fields_", "entity_visit_", "entity_visit_call_",
+    # relations: their ids' enum, and the statics of the world's .c
+    ("relation_id_type", "relation_id"), "relations_", "field_policies_",
 )
 WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT", "EVENT_COUNT")  # enum constants (file scope)
 WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",
@@ -70,6 +72,7 @@ CTX_MEMBERS = ("world", "dt")  # a system context
 ASPECT_MEMBER = "aspect"  # a system context with an aspect
 RESOURCES_MEMBERS = ("enabled",)  # the world's resource block
 EACH_PARAMS = ("count", "entities", "user")  # a query's _each callback
+LINK_DEPTH = "depth_"  # the member of an exclusive relation's link that the runtime keeps (its depth)
 BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no components
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
@@ -181,6 +184,10 @@ class Names:
         return f"{self.stem}_schedule.dot"
 
     @property
+    def link_depth(self) -> str:
+        return LINK_DEPTH
+
+    @property
     def bundle_placeholder(self) -> str:
         """The bundle's only member when the world has no components."""
         return BUNDLE_PLACEHOLDER
@@ -285,6 +292,18 @@ class Names:
                 table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FILE)
             return table
         return self._spelled("system", name, loc, build)
+
+    def relation(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        """A relation's id and the functions its component's names do not
+        cover (set, add, get, has, remove are the component's spellings)."""
+        def build(s: str) -> Dict[str, Tuple[str, str]]:
+            table = {"id": (self._P(f"RELATION_{s}".upper()), FILE)}
+            for verb in ("target", "targets", "sources", "depth", "destroy_tree"):
+                table[verb] = (self._p(f"{s}_{verb}"), FILE)
+            table["hook_add_"] = (self._p(f"{s}_hook_add_"), FILE)
+            table["hook_remove_"] = (self._p(f"{s}_hook_remove_"), FILE)
+            return table
+        return self._spelled("relation", name, loc, build)
 
     def assemblage(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
         components = self._assemblage_components.get(name, ())
@@ -396,6 +415,8 @@ class Names:
             names = self.component(c.name, c.loc)
             out += [x for x in names.names() if x.scope != "member"]
             fields(names.type, f"component '{c.name}'", c.fields)
+            if c.relation and not c.is_tag:
+                member(names.type, LINK_DEPTH, fixed(LINK_DEPTH), None, "member")
             member(self.bundle, names.member, f"component '{c.name}'", c.loc, "member")
         if not s.components:
             member(self.bundle, BUNDLE_PLACEHOLDER, fixed(BUNDLE_PLACEHOLDER), None, "member")
@@ -431,6 +452,8 @@ class Names:
             for e in y.receives:
                 for purpose in ("events_member", "count_member"):
                     member(ctx, self.event(e)[purpose], f"system '{y.name}': event '{e}'", y.loc, "member")
+        for rel in s.relations:
+            out += self.relation(rel.name, rel.loc).names()
         for a in s.assemblages:
             out += self.assemblage(a.name, a.loc).names()
         out += [Name(ident, LOCAL, fixed(ident), None, "local") for ident in LOCALS]

@@ -19,6 +19,8 @@ Each Key says what its value holds with one word, `value`:
     field_type   a field's type: f32, u8[4], char[16], a name from `types:`
     any          any value, checked by the generator alone (a field's default)
     access       a system's `resources: {read: [...], write: [...]}`
+    policy       what happens to a link when its target is destroyed: one of
+                 POLICIES (`on_target_destroy`)
     a section    types, components, resources, events, queries, systems, assemblages:
                  a mapping from names to what that section declares
 """
@@ -29,7 +31,10 @@ from typing import Any, Tuple
 
 # The words a Key's `value` may be (see the module's docstring).
 VALUES = ("name", "names", "former_names", "phases", "version", "flag", "fields", "field_type", "any", "access",
-          "types", "components", "resources", "events", "queries", "systems", "assemblages")
+          "policy", "types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
+
+# The values of `on_target_destroy`, in the order the docs list them.
+POLICIES = ("keep", "clear", "remove", "destroy")
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,11 @@ TOP_LEVEL = (
         "The components, numbered in declaration order. Each is a mapping of fields; one with no fields "
         "(`{}` or nothing) is a tag.",
         {"Position": {"x": "f32", "y": "f32"}, "Collision": {}}),
+    Key("relations", "relations",
+        "Typed links from an entity (the source) to another (the target): `exclusive` (one target, a "
+        "hierarchy such as ChildOf) or many, optional `data` on the link, and what happens to the link "
+        "when its target is destroyed (`on_target_destroy`). Queries name a relation like a component.",
+        {"ChildOf": {"exclusive": True, "on_target_destroy": "destroy"}, "Targets": {}}),
     Key("resources", "resources",
         "Singletons stored in the world, each a mapping of at least one field, starting at its defaults.",
         {"Score": {"value": "i32 = 0"}}),
@@ -134,7 +144,12 @@ CHANGED = Key("changed", "names",
               "since the last run (one row per batch).",
               ["Position"])
 
-QUERY = TERMS + (CHANGED,)
+CASCADE = Key("cascade", "name",
+              "An exclusive relation: visit every target before its sources (parents before children, "
+              "table by table, depth by depth), so a transform propagates in one pass.",
+              "ChildOf")
+
+QUERY = TERMS + (CHANGED, CASCADE)
 
 SYSTEM = (
     (Key("phase", "name",
@@ -150,6 +165,7 @@ SYSTEM = (
            "access too); reached through its context.",
            {"read": ["Tuning"], "write": ["Score"]}),
        CHANGED,
+       CASCADE,
        Key("emit", "names",
            "Events the system emits, with `<world>_<event>_emit(ctx, &(<world>_<event>){...})`.",
            ["Collision"]),
@@ -214,7 +230,34 @@ LONG_FIELD = (
         "The field's former name, or a list of former names tried in order after the current one, so "
         "that saves made before the renames load into this field.",
         "value"),
+    Key("on_target_destroy", "policy",
+        "An `entity` field of a component: what happens when the entity it names is destroyed. `keep` "
+        "leaves the stale handle, `clear` sets the field to the null entity, `remove` removes the "
+        "component, `destroy` destroys the entity holding it.",
+        "clear", default="keep"),
 )
+
+# The body of a relation.
+RELATION = (
+    Key("exclusive", "flag",
+        "`true`: a source has at most one target (setting another replaces it), links form a forest, and "
+        "the relation has a depth, subtree destroys and `cascade` order. Cycles are refused.",
+        True, default=False),
+    Key("data", "fields",
+        "Fields carried by each link (an exclusive relation only), e.g. a slot number: read with "
+        "`<world>_<relation>_get`, and by queries that `read` the relation.",
+        {"slot": "u8"}),
+    Key("on_target_destroy", "policy",
+        "What happens to a source when its target is destroyed: `remove` the link (the default), "
+        "`destroy` the source too (a subtree dies with its root), `clear` (exclusive) keep the link with "
+        "a null target, or `keep` the stale handle.",
+        "destroy", default="remove"),
+    Key("renamed_from", "former_names",
+        "The relation's former name, or a list of former names, so that saves made before the rename "
+        "keep their links.",
+        "Parent"),
+)
+
 
 # Reserved in an assemblage body: not a component.
 EXTENDS_KEY = Key("extends", "name",
@@ -249,6 +292,9 @@ ITEMS = {
     "assemblage": Item("An entity template: `Component: {}` takes the component's defaults, a mapping "
                        "overrides some fields; `extends: Parent` starts from another assemblage.",
                        {"Position": {}, "Health": {"value": 20}}),
+    "relation": Item("A relation: `exclusive`, `data`, `on_target_destroy`, `renamed_from`; `{}` or "
+                     "nothing for a many-to-many link that is removed when its target dies.",
+                     {"exclusive": True, "on_target_destroy": "destroy"}),
     "field": Item("A field: `TYPE`, `\"TYPE = DEFAULT\"` or `{type: TYPE, default: VALUE}`.",
                   "f32 = 0"),
     "override": Item("The component's field values in this assemblage: `{}` for its defaults, or a mapping "
@@ -282,6 +328,7 @@ TERM_KEYS = names(TERMS)
 REQUIRED_TERMS = REQUIRED
 QUERY_KEYS = names(QUERY)
 SYSTEM_KEYS = names(SYSTEM)
+RELATION_KEYS = names(RELATION)
 HOOK_KEYS = names(HOOKS)  # in a component body: hooks, not fields
 LONG_FIELD_KEYS = names(LONG_FIELD)
 RENAMED_FROM = RENAMED.name  # reserved in a component or resource body: not a field

@@ -27,6 +27,11 @@ here, in the order the checker applies them:
               else decides (else a warning, unless `receive_late`)
   renames     `renamed_from` on a component, resource or field names its
               former name (for loading old saves): unique, not a current name
+  relations   `exclusive`, `data` (exclusive only; no field `target`),
+              `on_target_destroy` (`clear` exclusive only); each becomes a
+              component of its name after the declared ones; queries may not
+              `write` one; `on_target_destroy` on a field: a component's
+              `entity` field only
   assemblages components with per-field overrides (nested for structs),
               `extends` one parent (no cycles); parents come first
 """
@@ -43,10 +48,10 @@ from . import load, numbers
 from .errors import Diagnostic, did_you_mean, has_errors, sorted_by_position
 from .load import Mapping, Node, Scalar, Sequence
 from .model import (INTEGER_RANGES, SCALAR_SIZES, SCALARS, Assemblage, Component, EnumType, Event, Field, Loc, Query,
-                    Resource, Schema, StructType, System, Terms, TypeRef, Value)
+                    Relation, Resource, Schema, StructType, System, Terms, TypeRef, Value)
 # The keys of every section, defined with their meaning (and shared with the JSON Schema) in spec.py.
-from .spec import (EVENT_KEYS, EXTENDS, HOOK_KEYS, LONG_FIELD_KEYS, QUERY_KEYS, RENAMED_FROM, REQUIRED_TERMS,
-                   RESOURCE_ACCESS_KEYS, SYSTEM_KEYS, TERM_KEYS, TOP_LEVEL_KEYS)
+from .spec import (EVENT_KEYS, EXTENDS, HOOK_KEYS, LONG_FIELD_KEYS, POLICIES, QUERY_KEYS, RELATION_KEYS,
+                   RENAMED_FROM, REQUIRED_TERMS, RESOURCE_ACCESS_KEYS, SYSTEM_KEYS, TERM_KEYS, TOP_LEVEL_KEYS)
 
 # Limits of the runtime (runtime/include/strata.h) and of the generator.
 MAX_COMPONENTS = 256  # STRATA_MAX_COMPONENTS
@@ -65,6 +70,7 @@ MAX_VERSION = 2 ** 32 - 1  # strata_schema_t.version is a uint32_t
 MAX_TYPE_DEPTH = 32
 
 DEFAULT_PHASE = "update"
+LINK_TARGET = "target"  # the field of an exclusive relation's component that holds the target
 
 C_KEYWORDS = frozenset("""
     auto break case char const continue default do double else enum extern float for goto if
@@ -135,6 +141,7 @@ class _FieldSpec:
     default: Optional[Node]  # None when no default is given
     short: bool  # the default came from `TYPE = VALUE`
     renamed_from: Tuple[str, ...] = ()  # the long form's `renamed_from`, checked
+    policy: str = "keep"  # the long form's `on_target_destroy`, checked
 
 
 @dataclass(frozen=True)
@@ -176,6 +183,7 @@ class _Checker:
         self.tag_names: Set[str] = set()
         self.resource_names: List[str] = []
         self.event_names: List[str] = []
+        self.exclusive_relations: Set[str] = set()
         self.receive_locs: Dict[str, Tuple[Tuple[str, Loc], ...]] = {}  # system -> its `receive` items
         self.free_queries: Tuple[Query, ...] = ()
 
@@ -201,12 +209,16 @@ class _Checker:
         version = self.version(keys.get("version"), root.loc)
         self.phases = self.phase_list(keys.get("phases"))
         sections = {name: self.entries(keys.get(name), f"'{name}'")
-                    for name in ("types", "components", "resources", "events", "queries", "systems", "assemblages")}
+                    for name in ("types", "components", "resources", "events", "queries", "systems", "assemblages",
+                                 "relations")}
         self.declare_all(self.data_names, [("type", sections["types"]), ("component", sections["components"]),
-                                           ("resource", sections["resources"]), ("event", sections["events"])])
+                                           ("resource", sections["resources"]), ("event", sections["events"]),
+                                           ("relation", sections["relations"])])
         self.declare_all(self.run_names, [("query", sections["queries"]), ("system", sections["systems"])])
         structs, enums = self.types(sections["types"])
         components = self.components(sections["components"])
+        relations, links = self.relations(sections["relations"], len(components))
+        components += links
         resources = self.resources(sections["resources"])
         events = self.events(sections["events"])
         queries = self.queries(sections["queries"])
@@ -218,7 +230,7 @@ class _Checker:
         return Schema(path=path, world=world, version=version, phases=self.phases, structs=structs,
                       enums=enums, components=components, resources=resources, queries=queries,
                       systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name,
-                      events=events,
+                      events=events, relations=relations,
                       world_loc=keys["world"][1].loc if "world" in keys else None)
 
     def world(self, entry: Optional[Entry], root_loc: Loc) -> str:
@@ -477,10 +489,32 @@ class _Checker:
                 self.error(node.loc, f"{where}: 'type' must be a type name", "e.g. f32, Color or char[16]")
         default = keys["default"][1] if "default" in keys else None
         renamed_from = self.renamed_from(keys.get("renamed_from"), where)
-        return _FieldSpec(key.text, key.loc, where, type_ref, default, False, renamed_from)
+        policy = "keep"
+        if "on_target_destroy" in keys:
+            policy = self.policy(keys["on_target_destroy"][1], where)
+            if type_ref is not None and type_ref.kind != "entity":
+                self.error(keys["on_target_destroy"][0].loc,
+                           f"{where}: 'on_target_destroy' needs an entity field, not {_type_name(type_ref)}",
+                           "only a component's 'entity' field names a target")
+        return _FieldSpec(key.text, key.loc, where, type_ref, default, False, renamed_from, policy)
 
-    def fields_from_specs(self, specs: Iterable[_FieldSpec]) -> Tuple[Field, ...]:
-        """Resolve the defaults; fields whose type is bad are left out."""
+    def policy(self, node: Node, where: str) -> str:
+        """An `on_target_destroy` value (reported and taken as `keep` when it is not one)."""
+        if isinstance(node, Scalar) and not node.quoted and node.text in POLICIES:
+            return node.text
+        text = node.text if isinstance(node, Scalar) else ""
+        self.error(node.loc, f"{where}: 'on_target_destroy' must be one of {', '.join(POLICIES)}",
+                   did_you_mean(text, POLICIES) if text else None)
+        return "keep"
+
+    def fields_from_specs(self, specs: Iterable[_FieldSpec], policies: bool = False) -> Tuple[Field, ...]:
+        """Resolve the defaults; fields whose type is bad are left out. Only
+        a component's fields (`policies`) may have `on_target_destroy`."""
+        specs = list(specs)
+        for spec in specs:
+            if spec.policy != "keep" and not policies:
+                self.error(spec.loc, f"{spec.where}: 'on_target_destroy' is for a component's entity fields",
+                           "a link elsewhere is not followed when its target dies")
         return tuple(f for f in (self.field(spec) for spec in specs) if f is not None)
 
     def check_body(self, owner: str, loc: Loc, specs: SequenceType[_FieldSpec],
@@ -506,7 +540,7 @@ class _Checker:
         else:
             value = self.value(spec.type, spec.default, spec.where)
         return Field(spec.name, spec.type, value, spec.loc, explicit_default=spec.default is not None,
-                     renamed_from=spec.renamed_from)
+                     renamed_from=spec.renamed_from, on_target_destroy=spec.policy)
 
     # --- types of fields ------------------------------------------------------
 
@@ -723,11 +757,57 @@ class _Checker:
             if not entries:
                 self.tag_names.add(key.text)
             specs = self.field_specs(entries, owner)
-            fields = self.fields_from_specs(specs)
+            fields = self.fields_from_specs(specs, policies=True)
             self.check_body(owner, key.loc, specs, fields)
             components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
                                         on_remove=hooks.get("on_remove", False), renamed_from=renamed_from))
         return tuple(components)
+
+    def relations(self, entries: Tuple[Entry, ...], first: int) -> Tuple[Tuple[Relation, ...], Tuple[Component, ...]]:
+        """The relations, and the components holding their links (ids from
+        `first`, the number of declared components)."""
+        relations: List[Relation] = []
+        links: List[Component] = []
+        for key, value in entries:
+            if self.data_names.get(key.text, ("", None))[1] != key.loc:
+                continue  # a bad or taken name: reported by declare_all
+            owner = f"relation '{key.text}'"
+            index = first + len(links)
+            if index == MAX_COMPONENTS:
+                self.error(key.loc, f"too many components and relations: at most {MAX_COMPONENTS}",
+                           "STRATA_MAX_COMPONENTS")
+            keys = self.known_keys(self.mapping_or_empty(value, owner, "e.g. { exclusive: true }"), RELATION_KEYS,
+                                   owner)
+            exclusive = self.flag(keys["exclusive"], f"{owner}: 'exclusive'") if "exclusive" in keys else False
+            policy = self.policy(keys["on_target_destroy"][1], owner) if "on_target_destroy" in keys else "remove"
+            if policy == "clear" and not exclusive:
+                self.error(keys["on_target_destroy"][1].loc,
+                           f"{owner}: 'clear' keeps a link with no target, which only an exclusive relation has",
+                           "use 'remove', or make the relation exclusive")
+            data: Tuple[Field, ...] = ()
+            if "data" in keys:
+                data_key, data_node = keys["data"]
+                if not exclusive:
+                    self.error(data_key.loc, f"{owner}: 'data' needs an exclusive relation",
+                               "add 'exclusive: true', or keep the data in a component")
+                specs = self.field_specs(self.field_entries(data_node, f"{owner}: 'data'"), owner)
+                data = self.fields_from_specs(specs)
+                self.check_body(owner, key.loc, specs, data)
+                for f in data:
+                    if f.name == LINK_TARGET:
+                        self.error(f.loc, f"{owner}: field '{LINK_TARGET}' is the link's own",
+                                   "rename it; the link's target has its own function")
+            renamed_from = self.renamed_from(keys.get("renamed_from"), owner)
+            target = Field(LINK_TARGET, TypeRef("entity"), 0, key.loc)
+            fields = (target,) + data if exclusive else ()
+            self.component_names.append(key.text)
+            if exclusive:
+                self.exclusive_relations.add(key.text)
+            else:
+                self.tag_names.add(key.text)
+            relations.append(Relation(key.text, len(relations), index, exclusive, policy, data, key.loc))
+            links.append(Component(key.text, index, fields, key.loc, renamed_from=renamed_from, relation=key.text))
+        return tuple(relations), tuple(links)
 
     def flag(self, entry: Entry, what: str) -> bool:
         """A `true` / `false` value (hooks are switched on with `on_add: true`)."""
@@ -883,7 +963,15 @@ class _Checker:
                     continue
                 first[name] = term
                 if term in ("read", "write") and name in self.tag_names:
-                    self.error(item.loc, f"{owner}: tag '{name}' has no data; use 'with'")
+                    if self.data_names.get(name, ("", None))[0] == "relation":
+                        self.error(item.loc, f"{owner}: relation '{name}' has many targets a source, no column; "
+                                             f"use 'with'", "its targets are read with '<world>_<relation>_targets'")
+                    else:
+                        self.error(item.loc, f"{owner}: tag '{name}' has no data; use 'with'")
+                    continue
+                if term == "write" and name in self.exclusive_relations:
+                    self.error(item.loc, f"{owner}: relation '{name}' is changed through its functions, not "
+                                         f"written", "use 'read'; set links with '<world>_<relation>_set'")
                     continue
                 lists[term].append(name)
         changed: List[str] = []
@@ -899,8 +987,29 @@ class _Checker:
                                f"add '{name}' to 'read' or 'write'")
                 else:
                     changed.append(name)
+        cascade = self.cascade(keys.get("cascade"), owner, changed)
         return Terms(read=tuple(lists["read"]), write=tuple(lists["write"]), with_=tuple(lists["with"]),
-                     without=tuple(lists["without"]), optional=tuple(lists["optional"]), changed=tuple(changed))
+                     without=tuple(lists["without"]), optional=tuple(lists["optional"]), changed=tuple(changed),
+                     cascade=cascade)
+
+    def cascade(self, entry: Optional[Entry], owner: str, changed: List[str]) -> str:
+        """The exclusive relation a `cascade` names ("" when absent or bad)."""
+        if entry is None:
+            return ""
+        key, node = entry
+        if not isinstance(node, Scalar) or node.text not in self.exclusive_relations:
+            text = node.text if isinstance(node, Scalar) else ""
+            if self.data_names.get(text, ("", None))[0] == "relation":
+                hint: Optional[str] = f"relation '{text}' has many targets a source; give it 'exclusive: true'"
+            else:
+                hint = self.kind_hint(text) or did_you_mean(text, sorted(self.exclusive_relations))
+            self.error(node.loc, f"{owner}: 'cascade' must name an exclusive relation", hint)
+            return ""
+        if changed:
+            self.error(key.loc, f"{owner}: 'cascade' and 'changed' do not mix",
+                       "a changed pass visits entities in the order they were written")
+            return ""
+        return node.text
 
     def component_ref(self, item: Node, owner: str) -> Optional[str]:
         """The component `item` names, or None after reporting it is not one."""
@@ -982,7 +1091,7 @@ class _Checker:
             self.check_body(aspect_owner, keys["aspect"][0].loc, aspect_specs, aspect)
         hooks = {name: self.flag(keys[name], f"{owner}: '{name}'") for name in HOOK_KEYS if name in keys}
         if terms.empty:
-            for name in ("aspect", "changed") + HOOK_KEYS:
+            for name in ("aspect", "changed", "cascade") + HOOK_KEYS:
                 if name in keys:
                     self.error(keys[name][0].loc, f"{owner}: '{name}' needs query terms",
                                "a system with no terms matches no entity")

@@ -33,6 +33,7 @@ typedef struct sti_table_t sti_table_t;             /* table.h */
 typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
 typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
 typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
+typedef struct sti_relations_t sti_relations_t;     /* relation.c */
 
 /* The state of a world. Each group of fields is kept by the module named
  * above it (world.c sets the starting values, the save layer rebuilds them
@@ -111,6 +112,12 @@ struct strata_world_t {
     strata_entity_t *doomed; /* destroys scheduled for the end of the step */
     uint32_t doomed_count;
     size_t doomed_capacity;
+
+    /* relation.c: the index of links (NULL without relations), and what a
+     * destroy owes relations and entity fields with a policy (NULL: nothing;
+     * move.c calls it inside a scope, before the entity goes). */
+    sti_relations_t *relations;
+    void (*on_destroy)(strata_world_t *w, strata_entity_t e);
 };
 
 /* --- Masks --------------------------------------------------------------- */

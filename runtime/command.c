@@ -2,8 +2,6 @@
  * scopes and steps. */
 #include "command.h"
 
-/* Commands are padded to this, so every header is aligned. */
-#define COMMAND_ALIGN ((size_t)8)
 
 /* The entity handles that follow a command's header. */
 static strata_entity_t *command_entities(sti_cmd_t *cmd) {
@@ -23,12 +21,12 @@ size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t 
             values += w->components[ids[i]].size;
         }
     }
-    size_t fixed = sizeof(sti_cmd_t) + sizeof(uint32_t) * (size_t)k + values + COMMAND_ALIGN;
+    size_t fixed = sizeof(sti_cmd_t) + sizeof(uint32_t) * (size_t)k + values + STI_CMD_ALIGN;
     if ((size_t)n > (SIZE_MAX - fixed) / sizeof(strata_entity_t)) {
         return 0;
     }
-    size_t bytes = fixed - COMMAND_ALIGN + sizeof(strata_entity_t) * (size_t)n;
-    return (bytes + COMMAND_ALIGN - 1) & ~(COMMAND_ALIGN - 1);
+    size_t bytes = fixed - STI_CMD_ALIGN + sizeof(strata_entity_t) * (size_t)n;
+    return (bytes + STI_CMD_ALIGN - 1) & ~(STI_CMD_ALIGN - 1);
 }
 
 /* Room for a copy of a command of `bytes` bytes. */
@@ -85,12 +83,6 @@ void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uin
     w->cmd_count++;
 }
 
-/* Bytes of one entity's entry in a run of component c. */
-static size_t command_run_stride(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t c) {
-    size_t value = kind == STI_CMD_ADD_RUN ? w->components[c].size : 0;
-    return sizeof(strata_entity_t) + ((value + COMMAND_ALIGN - 1) & ~(COMMAND_ALIGN - 1));
-}
-
 /* A run's component id (where other commands' handles start). */
 static uint32_t command_run_id(sti_cmd_t *cmd) {
     uint32_t c;
@@ -100,18 +92,17 @@ static uint32_t command_run_id(sti_cmd_t *cmd) {
 
 /* The first entry of a run (after the header and the padded id). */
 static unsigned char *command_run_entries(sti_cmd_t *cmd) {
-    return (unsigned char *)cmd + sizeof(sti_cmd_t) + COMMAND_ALIGN;
+    return (unsigned char *)cmd + sizeof(sti_cmd_t) + STI_CMD_ALIGN;
 }
 
-/* Record a change of one component c to one entity e as an entry of a run:
- * appended to the last command if that is a run of the same kind and
- * component, else a new run. NOMEM records nothing. */
-static strata_result_t command_push_run(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e, uint32_t c,
-                                        const void *value) {
-    size_t stride = command_run_stride(w, kind, c);
+/* Append to the last command if that is a run of the same kind and
+ * component, else start a new run. */
+strata_result_t sti_command_run(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e, uint32_t c,
+                                const void *value) {
+    size_t stride = sti_command_run_stride(w, kind, c);
     sti_cmd_t *last = w->cmd_count > 0 ? (sti_cmd_t *)(void *)(w->cmds + w->cmd_last) : NULL;
     bool join = last != NULL && last->kind == (uint32_t)kind && command_run_id(last) == c;
-    size_t bytes = join ? stride : sizeof(sti_cmd_t) + COMMAND_ALIGN + stride;
+    size_t bytes = join ? stride : sizeof(sti_cmd_t) + STI_CMD_ALIGN + stride;
     if (STI_UNLIKELY(w->cmd_size + bytes > w->cmd_capacity)) {
         strata_result_t r = sti_command_reserve(w, bytes);
         if (r != STRATA_OK) {
@@ -142,8 +133,8 @@ static strata_result_t command_push_run(strata_world_t *w, sti_cmd_kind_t kind, 
 strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
                                  const uint32_t *ids, const void *const *values) {
     if (k == 1 && kind != STI_CMD_DESTROY && !w->has_hooks) {
-        return command_push_run(w, kind == STI_CMD_ADD ? STI_CMD_ADD_RUN : STI_CMD_REMOVE_RUN, *e, ids[0],
-                                values != NULL ? values[0] : NULL);
+        return sti_command_run(w, kind == STI_CMD_ADD ? STI_CMD_ADD_RUN : STI_CMD_REMOVE_RUN, *e, ids[0],
+                               values != NULL ? values[0] : NULL);
     }
     size_t bytes = sti_command_bytes(w, kind, 1, k, ids);
     strata_result_t r = sti_command_reserve(w, bytes);
@@ -195,44 +186,54 @@ static strata_entity_t command_run_entity(const unsigned char *entry) {
     return e;
 }
 
-/* A batch of a run, when the entries from `at` on begin with every row of
- * one table in row order (a system that changes each entity it visits):
- * the whole table moves along the edge with one copy a column, which ends
- * as applying those entries one at a time would (each entity's row, the
- * order of the marks). Returns the entries applied, 0 when the run does not
- * start so (or the edge runs hooks, or making it or room fails):
- * the caller then applies one entry. A table is checked once a run
- * (*tried: the first STRATA_MAX_COMPONENTS table ids, a mask's bits; tables
- * past them never batch), so a run costs O(entries) however ordered. */
+/* The table whose rows, all of them in row order, the next entries begin
+ * with: `left` entries from `at`, `stride` bytes apart, each starting with
+ * a handle (a system that changes or destroys each entity it visits
+ * records them so). NULL if they do not, or the table has fewer than two
+ * rows. A table is checked once a walk (*tried: the first
+ * STRATA_MAX_COMPONENTS table ids, a mask's bits; tables past them are
+ * never checked), so a walk costs O(entries) however they are ordered. */
+static sti_table_t *command_covered_table(strata_world_t *w, const unsigned char *at, size_t stride, uint32_t left,
+                                          strata_mask_t *tried) {
+    const sti_record_t *rec = sti_record_lookup(w, command_run_entity(at));
+    if (rec == NULL || rec->row != 0) {
+        return NULL;
+    }
+    sti_table_t *t = w->tables[rec->table];
+    uint32_t n = t->count;
+    if (n < 2 || n > left || t->id >= STRATA_MAX_COMPONENTS || strata_mask_test(tried, t->id)) {
+        return NULL;
+    }
+    strata_mask_set(tried, t->id);
+    /* A handle equal to the one at row i of t is the live entity there. */
+    for (uint32_t i = 1; i < n; i++) {
+        if (command_run_entity(at + stride * i) != t->entities[i]) {
+            return NULL;
+        }
+    }
+    return t;
+}
+
+/* A batch of a run, when the entries from `at` on cover a table
+ * (command_covered_table): the whole table moves along the edge with one
+ * copy a column, which ends as applying those entries one at a time would
+ * (each entity's row, the order of the marks). Returns the entries
+ * applied, 0 when the run does not start so (or the edge runs hooks, or
+ * making it or room fails): the caller then applies one entry. */
 static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsigned char *at, size_t stride, uint32_t c,
                                   strata_mask_t *tried) {
     bool add = cmd->kind == STI_CMD_ADD_RUN;
-    sti_record_t *rec = sti_record_lookup(w, command_run_entity(at));
-    if (rec == NULL || rec->row != 0) {
+    sti_table_t *src = command_covered_table(w, at, stride, cmd->n - cmd->done, tried);
+    if (src == NULL || add == strata_mask_test(&src->mask, c)) {
         return 0;
     }
-    sti_table_t *src = w->tables[rec->table];
-    uint32_t n = src->count;
     const sti_edge_t *edge = &src->edges[add ? c : w->component_count + c];
-    if (n < 2 || n > cmd->n - cmd->done || add == strata_mask_test(&src->mask, c) || src->id >= STRATA_MAX_COMPONENTS ||
-        strata_mask_test(tried, src->id)) {
-        return 0;
-    }
-    strata_mask_set(tried, src->id);
     if (edge->table == NULL && sti_table_edge(w, src, c, add, NULL) != STRATA_OK) {
         return 0; /* the first entry, applied alone, meets the error again and reports it */
     }
-    if (edge->hooked) {
-        return 0;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        rec = sti_record_lookup(w, command_run_entity(at + stride * i));
-        if (rec == NULL || rec->table != src->id || rec->row != i) {
-            return 0;
-        }
-    }
+    uint32_t n = src->count;
     sti_table_t *dst = edge->table;
-    if (sti_table_reserve(w, dst, n) != STRATA_OK) {
+    if (edge->hooked || sti_table_reserve(w, dst, n) != STRATA_OK) {
         return 0;
     }
     uint32_t to = sti_move_all_rows(w, src, dst, edge->plan);
@@ -256,7 +257,7 @@ static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsig
 static strata_result_t command_apply_run(strata_world_t *w, sti_cmd_t *cmd) {
     sti_cmd_kind_t kind = (sti_cmd_kind_t)cmd->kind;
     uint32_t c = command_run_id(cmd);
-    size_t stride = command_run_stride(w, kind, c);
+    size_t stride = sti_command_run_stride(w, kind, c);
     bool tag = w->components[c].size == 0;
     const unsigned char *at = command_run_entries(cmd) + stride * cmd->done;
     strata_mask_t tried = {{0}}; /* tables (by id, the first STRATA_MAX_COMPONENTS) checked for a batch */
@@ -355,6 +356,31 @@ static strata_result_t command_apply_all(strata_world_t *w) {
     return first;
 }
 
+/* Apply the scheduled destroys in the order scheduled. Those that cover a
+ * table without hooks (command_covered_table: a system that destroys each
+ * entity it visits) free its rows at once, no row moved: the same end as
+ * destroying them one by one (the indices freed in the same order). */
+static void command_destroy_doomed(strata_world_t *w) {
+    strata_mask_t tried = {{0}};
+    for (uint32_t i = 0; i < w->doomed_count; i++) {
+        const unsigned char *at = (const unsigned char *)(w->doomed + i);
+        sti_table_t *t = command_covered_table(w, at, sizeof(strata_entity_t), w->doomed_count - i, &tried);
+        if (t != NULL && !t->hooked) {
+            for (uint32_t j = 0; j < t->count; j++) {
+                sti_index_release(w, &w->records[(uint32_t)w->doomed[i + j]]);
+            }
+            i += t->count - 1;
+            t->count = 0;
+            continue;
+        }
+        sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);
+        if (rec != NULL) {
+            sti_move_destroy(w, rec);
+        }
+    }
+    w->doomed_count = 0;
+}
+
 /* Apply the commands, then (outside a step) the scheduled destroys, until
  * neither the commands nor the hooks they run leave anything behind. */
 static strata_result_t command_settle_all(strata_world_t *w) {
@@ -368,14 +394,7 @@ static strata_result_t command_settle_all(strata_world_t *w) {
         if (r == STRATA_ERR_NOMEM || w->in_step || w->doomed_count == 0) {
             break;
         }
-        /* Scheduled destroys come after every command, as if at the end of the step. */
-        for (uint32_t i = 0; i < w->doomed_count; i++) {
-            sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);
-            if (rec != NULL) {
-                sti_move_destroy(w, rec);
-            }
-        }
-        w->doomed_count = 0;
+        command_destroy_doomed(w);
         if (w->cmd_count == 0) {
             break;
         }

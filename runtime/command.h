@@ -50,6 +50,58 @@ void sti_command_write(strata_world_t *w, size_t bytes, sti_cmd_kind_t kind, uin
 /* Reserve and append in one go. STRATA_ERR_NOMEM records nothing. */
 strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const strata_entity_t *e, uint32_t k,
                                  const uint32_t *ids, const void *const *values);
+/* Record a change of one component c to one entity e (kind ADD_RUN or
+ * REMOVE_RUN; a world without hooks) as an entry of a run; NOMEM records
+ * nothing. */
+strata_result_t sti_command_run(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e, uint32_t c,
+                                const void *value);
+/* Commands are padded to this, so every header is aligned. */
+#define STI_CMD_ALIGN ((size_t)8)
+
+/* Bytes of one entity's entry in a run of component c: its handle, then
+ * (ADD_RUN) its value padded to STI_CMD_ALIGN. */
+STI_HOT size_t sti_command_run_stride(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t c) {
+    size_t value = kind == STI_CMD_ADD_RUN ? w->components[c].size : 0;
+    return sizeof(strata_entity_t) + ((value + STI_CMD_ALIGN - 1) & ~(STI_CMD_ALIGN - 1));
+}
+
+/* The most bytes sti_command_run takes for one entry (a new run: header,
+ * the padded id, the entry): with that much room it cannot fail. */
+STI_HOT size_t sti_command_run_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t c) {
+    return sizeof(sti_cmd_t) + STI_CMD_ALIGN + sti_command_run_stride(w, kind, c);
+}
+
+/* sti_command_run's common case inline: the last command is a run of the
+ * same kind and component with room for one more entry and the value is
+ * small. False (nothing recorded) for sti_command_run to do the rest. */
+STI_HOT bool sti_command_run_join(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e, uint32_t c,
+                                  const void *value) {
+    if (w->cmd_count == 0) {
+        return false;
+    }
+    sti_cmd_t *last = (sti_cmd_t *)(void *)(w->cmds + w->cmd_last);
+    uint32_t id;
+    memcpy(&id, last + 1, sizeof id); /* a run's component id follows its header */
+    size_t stride = sti_command_run_stride(w, kind, c);
+    if (last->kind != (uint32_t)kind || id != c || w->cmd_size + stride > w->cmd_capacity ||
+        stride > sizeof(strata_entity_t) + STI_SMALL_SIZE) {
+        return false;
+    }
+    unsigned char *at = (unsigned char *)last + last->size;
+    memcpy(at, &e, sizeof e);
+    size_t size = kind == STI_CMD_ADD_RUN ? w->components[c].size : 0;
+    if (size > 0) {
+        if (value == NULL) {
+            value = w->components[c].defaults != NULL ? w->components[c].defaults : sti_zeros;
+        }
+        sti_copy_small(at + sizeof e, value, size);
+    }
+    last->size += stride;
+    last->n++;
+    w->cmd_size += stride;
+    w->cmd_count++;
+    return true;
+}
 /* Schedule a live entity's destroy for the step's end (room first; NOMEM changes nothing). */
 strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_entity_t e);
 /* Apply what waits if no scope is open and no settle is running; the first error. */

@@ -52,12 +52,9 @@ STI_COLD static strata_result_t component_defer_one(strata_world_t *w, sti_cmd_k
     return sti_command_push(w, kind, &e, 1, &c, &value);
 }
 
-/* Add (or overwrite) one component now, or record it while deferred. */
-strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
-    sti_record_t *rec = component_record(w, e, c);
-    if (rec == NULL) {
-        return STRATA_ERR_STALE;
-    }
+/* strata_add off its leaf path: record while deferred, or any other case now. */
+__attribute__((noinline)) static strata_result_t component_add(strata_world_t *w, sti_record_t *rec, strata_entity_t e,
+                                                               uint32_t c, const void *value) {
     if (sti_deferred(w)) {
         return component_defer_one(w, STI_CMD_ADD, e, c, value);
     }
@@ -66,6 +63,23 @@ strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, con
     }
     sti_mark_ids(w, e, 1, &c);
     return STRATA_OK;
+}
+
+/* Add (or overwrite) one component now (the leaf path, else component_add),
+ * or record it while deferred. */
+strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
+    sti_record_t *rec = component_record(w, e, c);
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    if (sti_deferred(w)) {
+        /* A system adding to each entity it visits: one more entry of the run. */
+        return sti_command_run_join(w, STI_CMD_ADD_RUN, e, c, value) ? STRATA_OK : component_add(w, rec, e, c, value);
+    }
+    if (STI_UNLIKELY(!sti_move_add_is_plain(w, rec, c))) {
+        return component_add(w, rec, e, c, value);
+    }
+    return sti_move_add_plain(w, rec, c, value);
 }
 
 /* Add (or overwrite) k components with one move, or record them while deferred. */
@@ -86,12 +100,10 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
     return component_added(w, e, k, ids, sti_move_add(w, rec, k, ids, values));
 }
 
-/* Remove one component now, or record it while deferred (MISSING checked now). */
-strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) {
-    sti_record_t *rec = component_record(w, e, c);
-    if (rec == NULL) {
-        return STRATA_ERR_STALE;
-    }
+/* strata_remove off its leaf path: record while deferred (MISSING checked
+ * now), or any other case now. */
+__attribute__((noinline)) static strata_result_t component_remove(strata_world_t *w, sti_record_t *rec,
+                                                                  strata_entity_t e, uint32_t c) {
     if (sti_deferred(w)) {
         if (!strata_mask_test(&w->tables[rec->table]->mask, c)) {
             return STRATA_ERR_MISSING;
@@ -102,6 +114,24 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) 
         return component_removed(w, sti_move_remove_slow(w, rec, c));
     }
     return STRATA_OK;
+}
+
+/* Remove one component now (the leaf path, else component_remove), or record it while deferred. */
+strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_record_t *rec = component_record(w, e, c);
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    if (sti_deferred(w)) {
+        /* A run holds only components present when recorded (MISSING is checked now). */
+        bool present = strata_mask_test(&w->tables[rec->table]->mask, c);
+        return present && sti_command_run_join(w, STI_CMD_REMOVE_RUN, e, c, NULL) ? STRATA_OK
+                                                                                  : component_remove(w, rec, e, c);
+    }
+    if (STI_UNLIKELY(!sti_move_remove_is_plain(w, rec, c))) {
+        return component_remove(w, rec, e, c);
+    }
+    return sti_move_remove_plain(w, rec, c);
 }
 
 /* Remove the ids the entity has with one move; MISSING if it has none. */

@@ -74,12 +74,39 @@ static bool entity_create_one(strata_world_t *w, const strata_mask_t *mask, uint
     return true;
 }
 
+/* True if a deferred spawn of one entity with one component can take the
+ * short path below: a world without hooks (runs record it), room for the
+ * entity in the empty table and for its index. */
+STI_HOT bool entity_deferred_one_fits(const strata_world_t *w) {
+    const sti_table_t *empty = w->tables[0];
+    return !w->has_hooks && empty->count < empty->capacity && sti_index_room_for_one(w);
+}
+
+/* One new entity with one component while deferred (a system spawning an
+ * entity per row it visits; entity_deferred_one_fits): placed in the empty
+ * table at once, its component recorded as an entry of an add run, so the
+ * settle moves a whole spawning loop's entities in one batch (command.c).
+ * OK, or NOMEM with nothing changed. */
+STI_HOT strata_result_t entity_create_deferred_one(strata_world_t *w, uint32_t c, const void *value,
+                                                   strata_entity_t *out) {
+    size_t bytes = sti_command_run_bytes(w, STI_CMD_ADD_RUN, c);
+    if (w->cmd_size + bytes > w->cmd_capacity) {
+        strata_result_t r = sti_command_reserve(w, bytes);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    *out = entity_place_one(w, w->tables[0]);
+    if (!sti_command_run_join(w, STI_CMD_ADD_RUN, *out, c, value)) {
+        (void)sti_command_run(w, STI_CMD_ADD_RUN, *out, c, value); /* room reserved: cannot fail */
+    }
+    return STRATA_OK;
+}
+
 /* n new entities placed in their final table in one go (all or nothing). */
-strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
-                                          const void *const *values, strata_entity_t *out) {
-    STRATA_ASSERT(w != NULL);
-    STRATA_ASSERT(out != NULL || n == 0);
-    STRATA_ASSERT(ids != NULL || k == 0);
+__attribute__((noinline)) static strata_result_t entity_create_many(strata_world_t *w, uint32_t n, uint32_t k,
+                                                                    const uint32_t *ids, const void *const *values,
+                                                                    strata_entity_t *out) {
     strata_mask_t mask = {{0}};
     for (uint32_t i = 0; i < k; i++) {
         STRATA_ASSERT(ids[i] < w->component_count);
@@ -130,6 +157,19 @@ strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_
     }
     entity_created(w, t, row, n);
     return STRATA_OK;
+}
+
+/* The deferred spawn of one entity with one component inline, the rest out of line. */
+strata_result_t strata_entity_create_many(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
+                                          const void *const *values, strata_entity_t *out) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(out != NULL || n == 0);
+    STRATA_ASSERT(ids != NULL || k == 0);
+    if (n == 1 && k == 1 && sti_deferred(w) && entity_deferred_one_fits(w)) {
+        STRATA_ASSERT(ids[0] < w->component_count);
+        return entity_create_deferred_one(w, ids[0], values != NULL ? values[0] : NULL, out);
+    }
+    return entity_create_many(w, n, k, ids, values, out);
 }
 
 /* Destroy now, or schedule it (step) or record it (deferred); STALE if dead or scheduled. */

@@ -44,25 +44,30 @@ STI_HOT void move_uniform(const sti_plan_t *p, size_t row, size_t last, size_t t
     }
 }
 
-/* One copy function a size class; each a leaf with a few registers. */
-static void move_copy_4(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+/* One copy function a size class; each a leaf with a few registers,
+ * returning STRATA_OK so the fast paths end in a tail call to it. */
+static strata_result_t move_copy_4(const sti_plan_t *p, size_t row, size_t last, size_t to) {
     move_uniform(p, row, last, to, 4);
+    return STRATA_OK;
 }
 
-static void move_copy_8(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+static strata_result_t move_copy_8(const sti_plan_t *p, size_t row, size_t last, size_t to) {
     move_uniform(p, row, last, to, 8);
+    return STRATA_OK;
 }
 
-static void move_copy_12(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+static strata_result_t move_copy_12(const sti_plan_t *p, size_t row, size_t last, size_t to) {
     move_uniform(p, row, last, to, 12);
+    return STRATA_OK;
 }
 
-static void move_copy_16(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+static strata_result_t move_copy_16(const sti_plan_t *p, size_t row, size_t last, size_t to) {
     move_uniform(p, row, last, to, 16);
+    return STRATA_OK;
 }
 
 /* Pairs of mixed sizes: one loop a class. */
-static void move_copy_mixed(const sti_plan_t *p, size_t row, size_t last, size_t to) {
+static strata_result_t move_copy_mixed(const sti_plan_t *p, size_t row, size_t last, size_t to) {
     bool fill = row != last;
     const sti_plan_pair_t *q = p->pairs;
     MOVE_CLASS(q, p->count[STI_PLAN_4], 4, MOVE_FIXED);
@@ -73,9 +78,10 @@ static void move_copy_mixed(const sti_plan_t *p, size_t row, size_t last, size_t
     if (p->dropped != NULL && fill) {
         move_drop(p->dropped, row, last);
     }
+    return STRATA_OK;
 }
 
-void (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *, size_t, size_t, size_t) = {
+strata_result_t (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *, size_t, size_t, size_t) = {
     [STI_PLAN_4] = move_copy_4,   [STI_PLAN_8] = move_copy_8,       [STI_PLAN_12] = move_copy_12,
     [STI_PLAN_16] = move_copy_16, [STI_PLAN_ANY] = move_copy_mixed,
 };
@@ -250,6 +256,14 @@ strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k
 /* Hooks first (they cannot move it: their structural changes are deferred),
  * then the row, then the index. */
 void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
+    if (w->on_destroy != NULL) {
+        /* Its relations' policies; what they change waits for the caller's settle. */
+        uint32_t index = (uint32_t)(rec - w->records);
+        sti_scope_open(w);
+        w->on_destroy(w, w->tables[rec->table]->entities[rec->row]);
+        sti_scope_close(w);
+        rec = &w->records[index];
+    }
     if (w->tables[rec->table]->hooked) {
         /* A hook that creates an entity can move the records array. */
         uint32_t index = (uint32_t)(rec - w->records);

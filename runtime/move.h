@@ -70,7 +70,8 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
  * column too). Columns the plan leaves out (the added component's) are the
  * caller's. One function a plan's p->uniform class (STI_PLAN_ANY: mixed
  * sizes), each a small leaf out of line, so the callers stay small. */
-extern void (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *p, size_t row, size_t last, size_t to);
+extern strata_result_t (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *p, size_t row, size_t last,
+                                                                   size_t to);
 
 /* Move an entity's row from src to the end of dst (room reserved) along
  * an edge, copying the columns its plan lists, and return the new row. */
@@ -92,6 +93,58 @@ STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_tab
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan);
 
 /* --- Structural changes ---------------------------------------------------- */
+
+/* --- The leaf paths ---------------------------------------------------------
+ *
+ * strata_add and strata_remove in the common case: a cached edge marked
+ * plain (no hook, no aspect, no dirty set marking, a small value), a
+ * destination with room. The check reads, the move writes, and the move
+ * ends in a tail call to the plan's copier, so the entry points call
+ * nothing else on this path and save no registers. */
+
+/* True if adding c to the entity of rec takes the leaf path. */
+STI_HOT bool sti_move_add_is_plain(const strata_world_t *w, const sti_record_t *rec, uint32_t c) {
+    const sti_edge_t *edge = &w->tables[rec->table]->edges[c];
+    const sti_table_t *dst = edge->table;
+    /* A NULL edge also covers "already present": add edges of present components are never filled. */
+    return dst != NULL && edge->plain && dst->count < dst->capacity;
+}
+
+/* Add c (sti_move_add_is_plain): the value (NULL: defaults), then the row. STRATA_OK. */
+STI_HOT strata_result_t sti_move_add_plain(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[c];
+    sti_table_t *dst = edge->table;
+    if (edge->hole != STI_NO_HOLE) {
+        const sti_column_t *col = &dst->dense[edge->hole];
+        if (value == NULL) {
+            value = w->components[c].defaults != NULL ? w->components[c].defaults : sti_zeros;
+        }
+        sti_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
+    }
+    uint32_t row = rec->row;
+    uint32_t to = sti_row_finish(w, rec, src, dst);
+    return sti_plan_copiers[edge->plan->uniform](edge->plan, row, src->count, to);
+}
+
+/* True if removing c from the entity of rec takes the leaf path. */
+STI_HOT bool sti_move_remove_is_plain(const strata_world_t *w, const sti_record_t *rec, uint32_t c) {
+    const sti_edge_t *edge = &w->tables[rec->table]->edges[w->component_count + c];
+    const sti_table_t *dst = edge->table;
+    /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
+    return dst != NULL && edge->plain && dst->count < dst->capacity;
+}
+
+/* Remove c (sti_move_remove_is_plain). STRATA_OK. */
+STI_HOT strata_result_t sti_move_remove_plain(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[w->component_count + c];
+    uint32_t row = rec->row;
+    uint32_t to = sti_row_finish(w, rec, src, edge->table);
+    return sti_plan_copiers[edge->plan->uniform](edge->plan, row, src->count, to);
+}
+
+/* --- Every case ------------------------------------------------------------ */
 
 /* Add one component to a live entity, every case (overwrite if present,
  * new edge, growth, large columns, hooks): OK, STI_OK_HOOKED, NOMEM or

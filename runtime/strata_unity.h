@@ -26,6 +26,7 @@
 #include "entity.c"
 #include "component.c"
 #include "iter.c"
+#include "relation.c"
 #include "world.c"
 #include "save/writer.c"
 #include "save/file.c"

@@ -40,7 +40,7 @@ sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint3
         }
     }
     for (uint32_t c = 0; c < 2 * cc; c++) {
-        t->edges[c] = (sti_edge_t){NULL, NULL, STI_NO_HOLE, false};
+        t->edges[c] = (sti_edge_t){NULL, NULL, STI_NO_HOLE, false, false};
     }
     return t;
 }

@@ -57,6 +57,7 @@ typedef struct sti_edge_t {
     sti_plan_t *plan;          /* the column work of a move this way (NULL if hooked); owned by this slot */
     uint32_t hole;             /* index of the component's column in the larger table's dense list, or STI_NO_HOLE */
     bool hooked;               /* the move runs hooks or changes aspects (move.c takes its hooked path) */
+    bool plain;                /* not hooked, marks no dirty set, and an added value is small: the leaf path */
 } sti_edge_t;
 
 /* One archetype. The struct with its edges, the dense list and the columns

@@ -1,6 +1,7 @@
 /* world.c: world creation and destruction, resources, stats and result names. */
 #include "world.h"
 #include "event.h"
+#include "relation.h"
 
 /* The desc with every zero field replaced by its default (one place for all defaults). */
 static strata_world_desc_t world_desc_defaults(const strata_world_desc_t *desc) {
@@ -50,6 +51,17 @@ static bool world_schema_valid(const strata_schema_t *s) {
             return false;
         }
     }
+    if (s->relation_count > STRATA_MAX_RELATIONS || (s->relation_count > 0 && s->relations == NULL)) {
+        return false;
+    }
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        const strata_relation_desc_t *d = &s->relations[r];
+        /* An exclusive relation's component starts with the target's handle. */
+        if (d->component >= s->component_count ||
+            (d->exclusive && s->components[d->component].size < sizeof(strata_entity_t) + sizeof(uint32_t))) {
+            return false;
+        }
+    }
     if (s->query_count > STRATA_MAX_QUERIES || (s->query_count > 0 && s->queries == NULL)) {
         return false;
     }
@@ -84,6 +96,9 @@ static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_cap
     }
     if (r == STRATA_OK) {
         r = sti_records_reserve(w, initial_capacity);
+    }
+    if (r == STRATA_OK) {
+        r = sti_relation_init(w);
     }
     if (r != STRATA_OK) {
         return r;
@@ -172,6 +187,7 @@ void strata_world_destroy(strata_world_t *w) {
     sti_observe_free(w);
     sti_dirty_free(w);
     sti_events_free(w);
+    sti_relation_free(w);
     strata_allocator_t a = w->allocator;
     a.free(w, sizeof *w, a.user);
 }
@@ -192,6 +208,7 @@ void strata_world_clear(strata_world_t *w) {
         w->tables[t]->count = 0;
     }
     sti_dirty_empty(w);
+    sti_relation_clear(w);
 }
 
 /* The schema the world was made with. */
@@ -239,6 +256,7 @@ const char *strata_result_str(strata_result_t r) {
     case STRATA_ERR_CORRUPT: return "corrupt or foreign save";
     case STRATA_ERR_IO: return "i/o error";
     case STRATA_ERR_SCHEMA: return "save does not fit the schema";
+    case STRATA_ERR_CYCLE: return "link would close a cycle";
     }
     return "unknown result";
 }

@@ -32,6 +32,7 @@ extern "C" {
 #define STRATA_MAX_TABLES 65535u        /* archetypes per world */
 #define STRATA_MAX_MONITORS 64          /* queries with an aspect or hooks, per world */
 #define STRATA_MAX_CHANGED 15           /* queries with `changed` terms, per world */
+#define STRATA_MAX_RELATIONS 64         /* relations per world */
 
 /* Caller bugs (NULL world, out-of-range component index, a load inside a
  * system) trip STRATA_ASSERT. Which asserts a library has is fixed when it
@@ -84,6 +85,7 @@ typedef enum strata_result_t {
     STRATA_ERR_CORRUPT = -5, /* a save file is truncated, corrupt or foreign */
     STRATA_ERR_IO = -6,      /* reading or writing a file failed */
     STRATA_ERR_SCHEMA = -7,  /* a save does not fit this schema: another world, a newer version, a lossy type change */
+    STRATA_ERR_CYCLE = -8,   /* the link would close a cycle in an exclusive relation (a link to itself included) */
 } strata_result_t;
 
 /* A constant English name for a result ("ok", "stale entity", ...). */
@@ -152,6 +154,33 @@ typedef struct strata_event_desc_t {
     uint32_t align;
 } strata_event_desc_t;
 
+/* What happens when the target of a link (or of an entity field) is destroyed. */
+typedef enum strata_policy_t {
+    STRATA_POLICY_KEEP = 0, /* nothing: the handle goes stale */
+    STRATA_POLICY_CLEAR,    /* the handle becomes STRATA_ENTITY_NULL (the link or field stays) */
+    STRATA_POLICY_REMOVE,   /* the link (for a field: its component) is removed from the source */
+    STRATA_POLICY_DESTROY,  /* the source is destroyed too */
+} strata_policy_t;
+
+/* One relation (static data). Its links live in component `component`:
+ * exclusive, a struct whose first member is the target's handle, then a
+ * uint32_t the runtime keeps (the depth), then the link's data; otherwise a
+ * tag that every source with a link has, the links themselves in the
+ * runtime's index. */
+typedef struct strata_relation_desc_t {
+    const char *name;
+    uint32_t component; /* the component of its links */
+    bool exclusive;     /* one target per source; no cycles */
+    uint8_t policy;     /* strata_policy_t, applied when a target is destroyed */
+} strata_relation_desc_t;
+
+/* An `entity` field of a component with a policy other than KEEP (static data). */
+typedef struct strata_field_policy_t {
+    uint32_t component;
+    uint32_t offset; /* of the strata_entity_t in the component's struct */
+    uint8_t policy;  /* strata_policy_t */
+} strata_field_policy_t;
+
 typedef struct strata_schema_t {
     const char *name;                          /* the schema's `world:` */
     uint32_t version;                          /* the schema's `version:` */
@@ -170,6 +199,11 @@ typedef struct strata_schema_t {
     uint32_t event_count;              /* event types */
     const strata_event_desc_t *events; /* indexed by event id */
     uint32_t system_count;             /* systems of the schedule (0 counts as 1) */
+    /* Relations (docs/relations.md) and the entity fields with a policy. */
+    uint32_t relation_count;                 /* <= STRATA_MAX_RELATIONS */
+    const strata_relation_desc_t *relations; /* indexed by relation id */
+    uint32_t field_policy_count;             /* entity fields whose target's destroy does something */
+    const strata_field_policy_t *field_policies;
 } strata_schema_t;
 
 /* Options for strata_world_create; zero means default for every field. */
@@ -444,6 +478,73 @@ uint32_t strata_query_aspect_id(const strata_world_t *w, uint32_t q);
 /* Number of entities matching query `q` (sums its tables' counts). */
 uint32_t strata_query_count(const strata_world_t *w, uint32_t q);
 
+/* --- Relations (docs/relations.md) ---------------------------------------- */
+
+/* Link e to target in exclusive relation r, replacing e's link if it has
+ * one. `link` is the whole component value (its data; NULL: defaults); its
+ * target member is overwritten. Returns STRATA_OK, STRATA_ERR_STALE (e or
+ * target not alive), STRATA_ERR_CYCLE (target is e or one of e's sources,
+ * directly or not) or STRATA_ERR_NOMEM (nothing changed). A first link is
+ * an add, deferred while iterating; replacing a target is deferred the same
+ * way. A deferred link whose target is gone or would close a cycle when it
+ * is applied is dropped (the source keeps no link). */
+strata_result_t strata_relation_set(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target,
+                                    const void *link);
+
+/* Add a link e -> target in non-exclusive relation r (no-op if present).
+ * Returns STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM (nothing changed).
+ * The link is there at once; the relation's tag on e follows the rules of
+ * an add (deferred while iterating). */
+strata_result_t strata_relation_add(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target);
+
+/* Remove e's link to target in r (exclusive: e's link, whatever its target;
+ * `target` may be STRATA_ENTITY_NULL). Returns STRATA_OK, STRATA_ERR_STALE,
+ * STRATA_ERR_MISSING (no such link) or STRATA_ERR_NOMEM. */
+strata_result_t strata_relation_remove(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target);
+
+/* e's target in exclusive relation r; STRATA_ENTITY_NULL if e is stale or has no link. */
+strata_entity_t strata_relation_target(const strata_world_t *w, uint32_t r, strata_entity_t e);
+
+/* True if e links to target in r. */
+bool strata_relation_has(const strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target);
+
+/* The entities linking to target in r (its children, for ChildOf), *count
+ * of them, in no set order; NULL and 0 if target is stale or has none.
+ * Valid until the next change of r's links. */
+const strata_entity_t *strata_relation_sources(const strata_world_t *w, uint32_t r, strata_entity_t target,
+                                               uint32_t *count);
+
+/* e's targets in non-exclusive relation r, as strata_relation_sources. */
+const strata_entity_t *strata_relation_targets(const strata_world_t *w, uint32_t r, strata_entity_t e, uint32_t *count);
+
+/* Links from e up to its root in exclusive relation r (0: e has no
+ * target); -1 if e is stale. */
+int32_t strata_relation_depth(const strata_world_t *w, uint32_t r, strata_entity_t root);
+
+/* Destroy root and every entity below it in exclusive relation r, whatever
+ * the relation's policy. Returns STRATA_OK, STRATA_ERR_STALE or
+ * STRATA_ERR_NOMEM (then some destroys may wait for the next settle).
+ * Follows the rules of destroy (at the step's end inside a step). */
+strata_result_t strata_relation_destroy_tree(strata_world_t *w, uint32_t r, strata_entity_t root);
+
+/* Start iterating query q in the cascade order of exclusive relation r:
+ * every target before its sources (parents before children), depth by
+ * depth, each depth table by table. A batch is a run of rows of one table
+ * (`row` is where it starts in `columns`). Opens a deferral scope. Opened
+ * outside any scope, it first sorts the rows of q's tables by depth (a
+ * reordering, not a change: handles stay valid), so a pass over a settled
+ * hierarchy has a few long batches. Out of memory for its list of batches
+ * (the first pass of a query, or one with more batches than any before),
+ * the pass visits nothing. One cascade pass of a query at a time. */
+strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r);
+
+/* The next batch of a cascade iterator; false at the end (scope closed). */
+bool strata_iter_cascade_next(strata_iter_t *it);
+
+/* The hook of r's component (generated code installs it): keeps the index
+ * of sources in step with e's link as it is added (`added`) or removed. */
+void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, bool added);
+
 /* --- Reflection ---------------------------------------------------------- */
 
 /* The kind of one field element. */
@@ -541,7 +642,7 @@ strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_lo
 /* strata_world_load from size bytes at data. */
 strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report);
 
-/* --- JSON (writing: libstrata; loading: libstrata_json, with -ljansson) -- */
+/* --- JSON (writing: libstrata; loading: libstrata_json, with -lyajl) -- */
 
 /* Flags of the JSON writers. */
 #define STRATA_JSON_PRETTY 1u /* indent by 4 spaces, one member a line */
@@ -569,7 +670,7 @@ strata_result_t strata_world_save_json(const strata_world_t *w, const char *path
 
 /* Load a world dumped as JSON, as strata_world_load does a binary save
  * (same mapping by name, same all-or-nothing rule). Errors carry line and
- * column. In libstrata_json (link -lstrata_json -ljansson). */
+ * column. In libstrata_json (link -lstrata_json -lyajl). */
 strata_result_t strata_world_load_json(strata_world_t *w, const char *path, strata_load_report_t *report);
 
 /* strata_world_load_json from `size` bytes of text. */

@@ -180,6 +180,30 @@ static void loader_swap(strata_world_t *a, strata_world_t *b) {
     *b = t;
 }
 
+/* Every link of an exclusive relation names an entity of the save (or
+ * none): a save is refused, not repaired, when it points elsewhere. */
+static strata_result_t loader_check_links(sti_loader_t *l) {
+    const strata_world_t *w = l->fresh;
+    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
+        const strata_relation_desc_t *d = &w->schema->relations[r];
+        for (uint32_t t = 0; d->exclusive && t < w->table_count; t++) {
+            const sti_table_t *table = w->tables[t];
+            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
+                strata_entity_t target;
+                memcpy(&target, sti_table_cell(w, table, d->component, row), sizeof target);
+                if (target != STRATA_ENTITY_NULL && sti_record_lookup(w, target) == NULL) {
+                    return sti_loader_fail(l, STRATA_ERR_CORRUPT,
+                                           "a %s link of entity %llu points at entity %llu, which the save does "
+                                           "not hold",
+                                           d->name, (unsigned long long)table->entities[row],
+                                           (unsigned long long)target);
+                }
+            }
+        }
+    }
+    return STRATA_OK;
+}
+
 strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
     strata_world_t *w = l->fresh;
     for (uint32_t i = 0; i < l->record_count; i++) {
@@ -198,6 +222,10 @@ strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
                 return sti_loader_fail(l, STRATA_ERR_CORRUPT, "a table row holds no entity");
             }
         }
+    }
+    strata_result_t links = loader_check_links(l);
+    if (links != STRATA_OK) {
+        return links;
     }
     strata_load_report_t *report = l->report;
     report->entities = w->alive;

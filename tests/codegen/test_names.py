@@ -47,7 +47,9 @@ BASE = {
     "components": {"Pos": {"x": "f32", "e": "E", "t": "T", "on_add": True}, "Tag": {}},
     "resources": {"Res": {"v": "u8"}},
     "events": {"Ev": {"v": "u8"}},
-    "queries": {"Q": {"read": ["Pos"], "optional": ["Tag"], "changed": ["Pos"]}},
+    "relations": {"Rel": {"exclusive": True, "data": {"k": "u8"}, "on_target_destroy": "destroy"}, "Many": {}},
+    "queries": {"Q": {"read": ["Pos"], "optional": ["Tag"], "changed": ["Pos"]},
+                "C": {"read": ["Pos", "Rel"], "with": ["Many"], "cascade": "Rel"}},
     "systems": {
         "Sys": {"write": ["Pos"], "resources": {"write": ["Res"]}, "aspect": {"k": "u8"}, "on_add": True,
                 "on_remove": True, "changed": ["Pos"], "emit": ["Ev"]},
@@ -83,18 +85,22 @@ def with_name(kind: str, name: str) -> dict:
         doc["systems"][name] = {"read": ["Pos"], "aspect": {"k": "u8"}, "on_add": True, "on_remove": True}
     elif kind == "assemblage":
         doc["assemblages"][name] = {"Pos": {"x": 2}, "Tag": {}}
+    elif kind == "relation":
+        doc["relations"][name] = {"exclusive": True, "data": {"z": "u8"}}
+        doc["queries"]["C"]["read"].append(name)
     elif kind == "field":
         doc["components"]["Pos"][name] = "u8 = 1"
         doc["resources"]["Res"][name] = "u8 = 1"
         doc["types"]["T"][name] = "u8"
         doc["events"]["Ev"][name] = "u8"
         doc["systems"]["Sys"]["aspect"][name] = "u8"
+        doc["relations"]["Rel"]["data"][name] = "u8"
     elif kind == "world":
         doc["world"] = name
     return doc
 
 
-KINDS = ("type", "component", "resource", "event", "query", "system", "assemblage", "field")
+KINDS = ("type", "component", "resource", "event", "query", "system", "assemblage", "field", "relation")
 
 
 def schema_of(doc: dict):
@@ -245,6 +251,22 @@ class ReservedWordTest(unittest.TestCase):
             if camel and not self.rejected(with_name("component", camel)):
                 accepted.append(("component", camel))
         self.assertEqual(accepted, [])
+
+    def test_relation_names_meet_component_names(self):
+        # A relation's functions are spelt like a component's: 'ChildOf' makes w_child_of_target.
+        doc = with_name("component", "RelTarget")
+        self.assertTrue(self.rejected(doc))
+        doc = with_name("component", "RelSources")
+        self.assertTrue(self.rejected(doc))
+        # The link's own members are no data field's.
+        doc = yaml.safe_load(yaml.safe_dump(BASE))
+        doc["relations"]["Rel"]["data"]["depth_"] = "u8"
+        self.assertTrue(self.rejected(doc))
+        doc["relations"]["Rel"]["data"] = {"target": "u8"}
+        self.assertTrue(self.rejected(doc))
+        doc = yaml.safe_load(yaml.safe_dump(BASE))
+        doc["relations"]["Pos"] = {}
+        self.assertTrue(self.rejected(doc))
 
     def test_file_scope_library_names_as_generated_names(self):
         # 'w_' prefix: a world whose prefix makes a library name (world 'int8', type 'T' -> int8_t).

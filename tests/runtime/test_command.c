@@ -285,6 +285,95 @@ static void test_command_runs_apply_as_recorded(void **state) {
     world_close(f);
 }
 
+/* A system spawning one entity with one component per row (the deferred
+ * spawn path: the entities wait in the empty table, an add run carries their
+ * components, the settle moves them in one batch), then destroying every
+ * one of them inside a step (freed at the step's end in one batch). The end
+ * state is the one of doing each change alone: values, rows in spawn
+ * order, indices reused last-freed first. */
+static void test_command_spawns_and_step_destroys_apply_as_recorded(void **state) {
+    fixture_t *f = world_open(state);
+    for (uint32_t i = 0; i < RUN_N; i++) {
+        spawn_mover(f, (float)i);
+    }
+    strata_entity_t made[RUN_N], seen[RUN_N];
+    uint32_t n = 0, id = HEALTH;
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    while (strata_iter_next(&it)) {
+        for (uint32_t r = 0; r < it.count; r++, n++) {
+            health h = {(int32_t)(100 + n)};
+            const void *value = &h;
+            assert_int_equal(strata_entity_create_many(f->w, 1, 1, &id, &value, &made[n]), STRATA_OK);
+            assert_true(strata_entity_alive(f->w, made[n]));
+            assert_false(strata_has(f->w, made[n], HEALTH)); /* not before the settle */
+        }
+        assert_int_equal(pending(f), n);
+    }
+    /* One tag, and a spawn given no value: defaults (zeros here). */
+    strata_entity_t tagged, zeroed;
+    strata_defer_begin(f->w);
+    uint32_t marked = MARKED;
+    assert_int_equal(strata_entity_create_many(f->w, 1, 1, &marked, NULL, &tagged), STRATA_OK);
+    assert_int_equal(strata_entity_create_many(f->w, 1, 1, &id, NULL, &zeroed), STRATA_OK);
+    assert_int_equal(strata_defer_end(f->w), STRATA_OK);
+    assert_true(strata_has(f->w, tagged, MARKED));
+    assert_int_equal(((const health *)strata_get(f->w, zeroed, HEALTH))->hp, 0);
+    assert_int_equal(strata_entity_destroy(f->w, zeroed), STRATA_OK);
+    assert_int_equal(pending(f), 0);
+    assert_int_equal(iteration_order(f, Q_ALIVE, seen), RUN_N);
+    for (uint32_t i = 0; i < RUN_N; i++) {
+        assert_true(seen[i] == made[i]);
+        assert_int_equal(((const health *)strata_get(f->w, made[i], HEALTH))->hp, (int32_t)(100 + i));
+    }
+    /* Destroy each one visited inside a step: all wait for its end. */
+    strata_step_begin(f->w);
+    it = strata_iter(f->w, Q_ALIVE);
+    while (strata_iter_next(&it)) {
+        for (uint32_t r = 0; r < it.count; r++) {
+            assert_int_equal(strata_entity_destroy(f->w, it.entities[r]), STRATA_OK);
+        }
+    }
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), RUN_N);
+    assert_int_equal(strata_step_end(f->w), STRATA_OK);
+    assert_int_equal(strata_query_count(f->w, Q_ALIVE), 0);
+    for (uint32_t i = 0; i < RUN_N; i++) {
+        assert_false(strata_entity_alive(f->w, made[i]));
+    }
+    /* Freed in the order destroyed, so the last destroyed index comes back first. */
+    for (uint32_t i = RUN_N; i-- > 0;) {
+        strata_entity_t e;
+        assert_int_equal(strata_entity_create(f->w, &e), STRATA_OK);
+        assert_int_equal((uint32_t)e, (uint32_t)made[i]);
+        assert_true(e != made[i]);
+    }
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), RUN_N);
+    world_close(f);
+}
+
+/* A deferred spawn whose recording fails leaves no entity behind. */
+static void test_command_nomem_recording_a_spawn_creates_nothing(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t made;
+    spawn_mover(f, 0.0f);
+    assert_int_equal(strata_entity_create(f->w, &made), STRATA_OK); /* room in the empty table */
+    assert_int_equal(strata_entity_destroy(f->w, made), STRATA_OK);
+    strata_world_stats_t before, after;
+    strata_world_stats(f->w, &before);
+    uint32_t id = HEALTH;
+    strata_defer_begin(f->w);
+    f->heap.fail_at = f->heap.calls + 1; /* the command buffer's first allocation */
+    assert_int_equal(strata_entity_create_many(f->w, 1, 1, &id, NULL, &made), STRATA_ERR_NOMEM);
+    assert_int_equal(f->heap.failures, 1);
+    f->heap.fail_at = 0;
+    strata_world_stats(f->w, &after);
+    assert_int_equal(after.entities, before.entities);
+    assert_int_equal(pending(f), 0);
+    assert_int_equal(strata_entity_create_many(f->w, 1, 1, &id, NULL, &made), STRATA_OK);
+    assert_int_equal(strata_defer_end(f->w), STRATA_OK);
+    assert_true(strata_has(f->w, made, HEALTH));
+    world_close(f);
+}
+
 enum { VISIT_N = 1200 };
 
 /* Run the visit-once scenario: VISIT_N movers over four tables; on every
@@ -592,6 +681,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_command_scopes_nest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_add_copies_value_and_waits_for_the_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_runs_apply_as_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_command_spawns_and_step_destroys_apply_as_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_command_nomem_recording_a_spawn_creates_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_set_and_get_stay_immediate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_applies_in_recorded_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_skips_dead_entities_and_absent_components, setup, teardown),

@@ -1,0 +1,816 @@
+/* relation.c: the index of links by target (and by source for a
+ * non-exclusive relation), the relation entry points, and the policies a
+ * destroy applies. docs/relations.md describes the model. */
+#include "relation.h"
+
+#include <stdlib.h>
+
+/* The handles one entity's list holds: its sources, or its targets. */
+typedef struct relation_list_t {
+    strata_entity_t *items;
+    uint32_t count;
+    uint32_t capacity;
+} relation_list_t;
+
+/* The index of one relation, by entity index. A dead target's list is
+ * emptied when it dies, so a list is always its live entity's: callers
+ * check that the handle is alive before reading the list at its index. */
+typedef struct relation_index_t {
+    relation_list_t *sources; /* by target: the entities linking to it */
+    size_t sources_cap;
+    relation_list_t *targets; /* non-exclusive, by source: its targets */
+    size_t targets_cap;
+    uint32_t *slot; /* exclusive, by source: its place in its target's sources */
+    size_t slot_cap;
+} relation_index_t;
+
+/* One batch of a cascade pass: rows [row, row + count) of a table, all at one depth. */
+typedef struct cascade_run_t {
+    uint32_t table;
+    uint32_t row;
+    uint32_t count;
+    uint32_t depth;
+    uint32_t order; /* its place before sorting, so that the sort is stable */
+} cascade_run_t;
+
+/* A query's batches for its cascade pass, in visiting order. */
+typedef struct cascade_list_t {
+    cascade_run_t *runs;
+    uint32_t count;
+    size_t capacity;
+} cascade_list_t;
+
+struct sti_relations_t {
+    cascade_list_t *cascades; /* by query id (query_count of them) */
+    uint32_t count;
+    relation_index_t rel[]; /* by relation id */
+};
+
+/* --- Lists ------------------------------------------------------------------- */
+
+/* Room for `extra` more handles in list. */
+static strata_result_t list_room(strata_world_t *w, relation_list_t *list, uint32_t extra) {
+    if (list->count + (size_t)extra <= list->capacity) {
+        return STRATA_OK;
+    }
+    size_t cap = list->capacity;
+    strata_result_t r = sti_mem_grow(w, &list->items, sizeof(strata_entity_t), &cap, (size_t)list->count + extra, 4);
+    if (r == STRATA_OK && cap > UINT32_MAX) {
+        return STRATA_ERR_LIMIT;
+    }
+    list->capacity = (uint32_t)cap;
+    return r;
+}
+
+/* Free a list's handles. */
+static void list_free(strata_world_t *w, relation_list_t *list) {
+    sti_mem_free(w, list->items, sizeof(strata_entity_t) * list->capacity);
+    *list = (relation_list_t){0};
+}
+
+/* The position of e in list, or UINT32_MAX. */
+static uint32_t list_find(const relation_list_t *list, strata_entity_t e) {
+    for (uint32_t i = 0; i < list->count; i++) {
+        if (list->items[i] == e) {
+            return i;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* Remove the handle at i by moving the last one there. */
+static void list_take(relation_list_t *list, uint32_t i) {
+    list->items[i] = list->items[--list->count];
+}
+
+/* --- The index ---------------------------------------------------------------- */
+
+static relation_index_t *relation_at(const strata_world_t *w, uint32_t r) {
+    STRATA_ASSERT(w->relations != NULL && r < w->relations->count);
+    return &w->relations->rel[r];
+}
+
+/* Grow a by-index array (zeroing the new entries) to cover index i. */
+static strata_result_t relation_cover_one(strata_world_t *w, void *array, size_t elem, size_t *cap, uint32_t i) {
+    size_t old = *cap;
+    if (i < old) {
+        return STRATA_OK;
+    }
+    size_t need = (size_t)i + 1 > w->record_capacity ? (size_t)i + 1 : w->record_capacity;
+    strata_result_t r = sti_mem_grow(w, array, elem, cap, need, 64);
+    if (r == STRATA_OK) {
+        memset(*(unsigned char **)array + old * elem, 0, (*cap - old) * elem);
+    }
+    return r;
+}
+
+/* The arrays of relation r cover entity indices a and b. */
+static strata_result_t relation_cover(strata_world_t *w, relation_index_t *x, bool exclusive, uint32_t a, uint32_t b) {
+    uint32_t i = a > b ? a : b;
+    strata_result_t r = relation_cover_one(w, &x->sources, sizeof(relation_list_t), &x->sources_cap, i);
+    if (r == STRATA_OK && exclusive) {
+        r = relation_cover_one(w, &x->slot, sizeof(uint32_t), &x->slot_cap, i);
+    }
+    if (r == STRATA_OK && !exclusive) {
+        r = relation_cover_one(w, &x->targets, sizeof(relation_list_t), &x->targets_cap, i);
+    }
+    return r;
+}
+
+/* The list at entity index i of a by-index array, or NULL when not covered. */
+static relation_list_t *relation_list(relation_list_t *lists, size_t cap, strata_entity_t e) {
+    uint32_t i = strata_entity_index(e);
+    return i < cap ? &lists[i] : NULL;
+}
+
+/* --- Exclusive links ---------------------------------------------------------- */
+
+/* The target in a link value (its first member). */
+static strata_entity_t link_target(const void *link) {
+    strata_entity_t t;
+    memcpy(&t, link, sizeof t);
+    return t;
+}
+
+static void link_set_target(void *link, strata_entity_t t) {
+    memcpy(link, &t, sizeof t);
+}
+
+/* The depth in a link value (the uint32_t after the target). */
+static uint32_t link_depth(const void *link) {
+    uint32_t depth;
+    memcpy(&depth, (const unsigned char *)link + sizeof(strata_entity_t), sizeof depth);
+    return depth;
+}
+
+static void link_set_depth(void *link, uint32_t depth) {
+    memcpy((unsigned char *)link + sizeof(strata_entity_t), &depth, sizeof depth);
+}
+
+/* e's link, writable without marking it changed (the depth is the runtime's), or NULL. */
+static void *link_cell(strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t e) {
+    return (void *)(uintptr_t)strata_get(w, e, d->component);
+}
+
+/* e's target in exclusive relation d, or NULL (stale e, no link). */
+static strata_entity_t exclusive_target(const strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t e) {
+    const void *link = strata_get(w, e, d->component);
+    return link != NULL ? link_target(link) : STRATA_ENTITY_NULL;
+}
+
+/* e's depth: its link's, 0 without one. */
+static uint32_t exclusive_depth(const strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t e) {
+    const void *link = strata_get(w, e, d->component);
+    return link != NULL ? link_depth(link) : 0;
+}
+
+static strata_entity_t tree_next(const strata_world_t *w, uint32_t r, strata_entity_t root, strata_entity_t e,
+                                 bool down);
+
+/* Give e the depth `depth`, and each entity below it its parent's plus one
+ * (a pre-order walk: parents first). */
+static void exclusive_redepth(strata_world_t *w, uint32_t r, strata_entity_t e, uint32_t depth) {
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    void *link = link_cell(w, d, e);
+    if (link != NULL) {
+        link_set_depth(link, depth);
+    }
+    for (strata_entity_t s = tree_next(w, r, e, e, true); s != STRATA_ENTITY_NULL; s = tree_next(w, r, e, s, true)) {
+        link_set_depth(link_cell(w, d, s), exclusive_depth(w, d, exclusive_target(w, d, s)) + 1);
+    }
+}
+
+/* True if walking up from `from` meets e (linking e to `from` would close a cycle). */
+static bool exclusive_reaches(const strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t from,
+                              strata_entity_t e) {
+    /* A chain is at most as long as there are entities; the bound keeps a
+     * corrupt chain from looping. */
+    for (uint32_t steps = 0; from != STRATA_ENTITY_NULL && steps <= w->alive; steps++) {
+        if (from == e) {
+            return true;
+        }
+        from = exclusive_target(w, d, from);
+    }
+    return false;
+}
+
+/* File source e under target t (room reserved) and set the depths below. */
+static void exclusive_link(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t t) {
+    relation_index_t *x = relation_at(w, r);
+    relation_list_t *list = &x->sources[strata_entity_index(t)];
+    x->slot[strata_entity_index(e)] = list->count;
+    list->items[list->count++] = e;
+    exclusive_redepth(w, r, e, exclusive_depth(w, &w->schema->relations[r], t) + 1);
+}
+
+/* Take source e out of live target t's sources. */
+static void exclusive_unlink(relation_index_t *x, strata_entity_t e, strata_entity_t t) {
+    relation_list_t *list = relation_list(x->sources, x->sources_cap, t);
+    uint32_t i = strata_entity_index(e) < x->slot_cap ? x->slot[strata_entity_index(e)] : UINT32_MAX;
+    if (list == NULL || i >= list->count || list->items[i] != e) {
+        return; /* not filed: its link was dropped */
+    }
+    list_take(list, i);
+    if (i < list->count) {
+        x->slot[strata_entity_index(list->items[i])] = i;
+    }
+}
+
+/* The component hook of an exclusive relation: file e under its new
+ * target, or take it out. A link that cannot be filed (its target died or
+ * it would close a cycle since it was recorded; no memory) is dropped. */
+void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, bool added) {
+    STRATA_ASSERT(w != NULL && link != NULL);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    relation_index_t *x = relation_at(w, r);
+    strata_entity_t t = link_target(link);
+    if (t == STRATA_ENTITY_NULL) {
+        return;
+    }
+    if (!added) {
+        if (sti_record_lookup(w, t) != NULL) {
+            exclusive_unlink(x, e, t);
+        }
+        exclusive_redepth(w, r, e, 0); /* what was below e is now below a root */
+        return;
+    }
+    link_set_target(link, STRATA_ENTITY_NULL); /* so the walk up from t does not pass through e */
+    bool fits = sti_record_lookup(w, t) != NULL && !exclusive_reaches(w, d, t, e) &&
+                relation_cover(w, x, true, strata_entity_index(e), strata_entity_index(t)) == STRATA_OK &&
+                list_room(w, &x->sources[strata_entity_index(t)], 1) == STRATA_OK;
+    if (fits) {
+        link_set_target(link, t);
+        exclusive_link(w, r, e, t);
+    } else {
+        exclusive_redepth(w, r, e, 0);
+    }
+}
+
+/* Record "remove c from e, then add it with value" (room for both first,
+ * so that either both are recorded or neither). A remove of a component e
+ * lacks when it is applied does nothing. */
+static strata_result_t exclusive_record_replace(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
+    size_t remove = sti_command_bytes(w, STI_CMD_REMOVE, 1, 1, &c);
+    size_t add = sti_command_bytes(w, STI_CMD_ADD, 1, 1, &c);
+    strata_result_t r = sti_command_reserve(w, remove + add);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    sti_command_write(w, remove, STI_CMD_REMOVE, 1, &e, 1, &c, NULL);
+    sti_command_write(w, add, STI_CMD_ADD, 1, &e, 1, &c, &value);
+    return STRATA_OK;
+}
+
+/* Link e to t now: e has the component (replace in place) or not (add). */
+static strata_result_t exclusive_set_now(strata_world_t *w, uint32_t r, strata_entity_t e, const void *value) {
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    relation_index_t *x = relation_at(w, r);
+    const void *old = strata_get(w, e, d->component);
+    if (old == NULL) {
+        return strata_add(w, e, d->component, value); /* the hook files it */
+    }
+    strata_entity_t was = link_target(old);
+    if (was != STRATA_ENTITY_NULL && sti_record_lookup(w, was) != NULL) {
+        exclusive_unlink(x, e, was);
+    }
+    (void)strata_set(w, e, d->component, value); /* e is alive and has it */
+    exclusive_link(w, r, e, link_target(value));
+    return STRATA_OK;
+}
+
+strata_result_t strata_relation_set(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target,
+                                    const void *link) {
+    STRATA_ASSERT(w != NULL);
+    relation_index_t *x = relation_at(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    STRATA_ASSERT(d->exclusive);
+    if (sti_record_lookup(w, e) == NULL || sti_record_lookup(w, target) == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    if (exclusive_reaches(w, d, target, e)) {
+        return STRATA_ERR_CYCLE;
+    }
+    uint32_t size = w->components[d->component].size;
+    unsigned char small[256];
+    unsigned char *value = size <= sizeof small ? small : sti_mem_alloc(w, size);
+    if (value == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    sti_value_write(w, value, d->component, link);
+    link_set_target(value, target);
+    strata_result_t res = relation_cover(w, x, true, strata_entity_index(e), strata_entity_index(target));
+    if (res == STRATA_OK) {
+        res = list_room(w, &x->sources[strata_entity_index(target)], 1);
+    }
+    if (res == STRATA_OK) {
+        res = sti_deferred(w) ? exclusive_record_replace(w, e, d->component, value) : exclusive_set_now(w, r, e, value);
+    }
+    if (value != small) {
+        sti_mem_free(w, value, size);
+    }
+    return res;
+}
+
+/* --- Non-exclusive links ------------------------------------------------------- */
+
+/* Record or apply the removal of e's tag c: a recorded one is not checked
+ * now (the tag's add may itself wait in the buffer). */
+static strata_result_t tag_remove(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    if (!sti_deferred(w)) {
+        strata_result_t r = strata_remove(w, e, c);
+        return r == STRATA_ERR_MISSING ? STRATA_OK : r;
+    }
+    return sti_command_push(w, STI_CMD_REMOVE, &e, 1, &c, NULL);
+}
+
+strata_result_t strata_relation_add(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target) {
+    STRATA_ASSERT(w != NULL);
+    relation_index_t *x = relation_at(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    STRATA_ASSERT(!d->exclusive);
+    if (sti_record_lookup(w, e) == NULL || sti_record_lookup(w, target) == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    if (strata_relation_has(w, r, e, target)) {
+        return STRATA_OK;
+    }
+    strata_result_t res = relation_cover(w, x, false, strata_entity_index(e), strata_entity_index(target));
+    relation_list_t *mine = &x->targets[strata_entity_index(e)];
+    relation_list_t *theirs = &x->sources[strata_entity_index(target)];
+    if (res == STRATA_OK) {
+        res = list_room(w, mine, 1);
+    }
+    if (res == STRATA_OK) {
+        res = list_room(w, theirs, 1);
+    }
+    /* While deferred the tag's add is recorded even if e has the tag now:
+     * a removal of it may be waiting. */
+    if (res == STRATA_OK && (sti_deferred(w) || !strata_has(w, e, d->component))) {
+        res = strata_add(w, e, d->component, NULL);
+    }
+    if (res != STRATA_OK) {
+        return res;
+    }
+    mine->items[mine->count++] = target;
+    theirs->items[theirs->count++] = e;
+    return STRATA_OK;
+}
+
+/* Take the link e -> t out of both lists (t's only if t is alive). */
+static void shared_unlink(strata_world_t *w, relation_index_t *x, strata_entity_t e, relation_list_t *mine,
+                          uint32_t i) {
+    strata_entity_t t = mine->items[i];
+    list_take(mine, i);
+    relation_list_t *theirs = relation_list(x->sources, x->sources_cap, t);
+    if (theirs != NULL && sti_record_lookup(w, t) != NULL) {
+        uint32_t j = list_find(theirs, e);
+        if (j != UINT32_MAX) {
+            list_take(theirs, j);
+        }
+    }
+}
+
+strata_result_t strata_relation_remove(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target) {
+    STRATA_ASSERT(w != NULL);
+    relation_index_t *x = relation_at(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    if (sti_record_lookup(w, e) == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    if (d->exclusive) {
+        if (sti_deferred(w)) {
+            return sti_command_push(w, STI_CMD_REMOVE, &e, 1, &d->component, NULL);
+        }
+        strata_entity_t was = exclusive_target(w, d, e);
+        if (!strata_has(w, e, d->component) || (target != STRATA_ENTITY_NULL && target != was)) {
+            return STRATA_ERR_MISSING;
+        }
+        return strata_remove(w, e, d->component); /* the hook takes it out of the index */
+    }
+    relation_list_t *mine = relation_list(x->targets, x->targets_cap, e);
+    uint32_t i = mine != NULL ? list_find(mine, target) : UINT32_MAX;
+    if (i == UINT32_MAX) {
+        return STRATA_ERR_MISSING;
+    }
+    if (mine->count == 1) {
+        strata_result_t res = tag_remove(w, e, d->component);
+        if (res != STRATA_OK) {
+            return res;
+        }
+    }
+    shared_unlink(w, x, e, mine, i);
+    return STRATA_OK;
+}
+
+/* --- Reading ----------------------------------------------------------------------- */
+
+strata_entity_t strata_relation_target(const strata_world_t *w, uint32_t r, strata_entity_t e) {
+    STRATA_ASSERT(w != NULL);
+    (void)relation_at(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    STRATA_ASSERT(d->exclusive);
+    return exclusive_target(w, d, e);
+}
+
+bool strata_relation_has(const strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target) {
+    STRATA_ASSERT(w != NULL);
+    const relation_index_t *x = relation_at(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    if (target == STRATA_ENTITY_NULL || sti_record_lookup(w, e) == NULL) {
+        return false;
+    }
+    if (d->exclusive) {
+        return exclusive_target(w, d, e) == target;
+    }
+    const relation_list_t *mine = relation_list(x->targets, x->targets_cap, e);
+    return mine != NULL && list_find(mine, target) != UINT32_MAX;
+}
+
+/* The list at e's index of a by-index array, if e is alive. */
+static const strata_entity_t *relation_read(const strata_world_t *w, relation_list_t *lists, size_t cap,
+                                            strata_entity_t e, uint32_t *count) {
+    STRATA_ASSERT(count != NULL);
+    const relation_list_t *list = sti_record_lookup(w, e) != NULL ? relation_list(lists, cap, e) : NULL;
+    *count = list != NULL ? list->count : 0;
+    return *count > 0 ? list->items : NULL;
+}
+
+const strata_entity_t *strata_relation_sources(const strata_world_t *w, uint32_t r, strata_entity_t target,
+                                               uint32_t *count) {
+    STRATA_ASSERT(w != NULL);
+    const relation_index_t *x = relation_at(w, r);
+    return relation_read(w, x->sources, x->sources_cap, target, count);
+}
+
+const strata_entity_t *strata_relation_targets(const strata_world_t *w, uint32_t r, strata_entity_t e,
+                                               uint32_t *count) {
+    STRATA_ASSERT(w != NULL);
+    const relation_index_t *x = relation_at(w, r);
+    STRATA_ASSERT(!w->schema->relations[r].exclusive);
+    return relation_read(w, x->targets, x->targets_cap, e, count);
+}
+
+int32_t strata_relation_depth(const strata_world_t *w, uint32_t r, strata_entity_t e) {
+    STRATA_ASSERT(w != NULL);
+    (void)relation_at(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    STRATA_ASSERT(d->exclusive);
+    if (sti_record_lookup(w, e) == NULL) {
+        return -1;
+    }
+    return (int32_t)exclusive_depth(w, d, e);
+}
+
+/* --- Destroying ------------------------------------------------------------------- */
+
+/* The entity after e in a pre-order walk of root's tree that skips e's
+ * sources (`down` false) or enters them (`down` true); NULL at the end. */
+static strata_entity_t tree_next(const strata_world_t *w, uint32_t r, strata_entity_t root, strata_entity_t e,
+                                 bool down) {
+    const relation_index_t *x = relation_at(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    uint32_t n = 0;
+    const strata_entity_t *below = relation_read(w, x->sources, x->sources_cap, e, &n);
+    if (down && n > 0) {
+        return below[0];
+    }
+    while (e != root) {
+        strata_entity_t up = exclusive_target(w, d, e);
+        const strata_entity_t *siblings = relation_read(w, x->sources, x->sources_cap, up, &n);
+        uint32_t i = x->slot[strata_entity_index(e)] + 1;
+        if (i < n) {
+            return siblings[i];
+        }
+        e = up;
+    }
+    return STRATA_ENTITY_NULL;
+}
+
+strata_result_t strata_relation_destroy_tree(strata_world_t *w, uint32_t r, strata_entity_t root) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(w->schema->relations[r].exclusive);
+    if (sti_record_lookup(w, root) == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    /* Inside one scope nothing applies, so the index stays as it is while
+     * the walk reads it; the destroys apply when the scope ends. */
+    strata_defer_begin(w);
+    strata_result_t first = STRATA_OK;
+    for (strata_entity_t e = root; e != STRATA_ENTITY_NULL;) {
+        strata_result_t res = strata_entity_destroy(w, e);
+        if (res == STRATA_ERR_NOMEM && first == STRATA_OK) {
+            first = res;
+        }
+        e = tree_next(w, r, root, e, true);
+    }
+    strata_result_t end = strata_defer_end(w);
+    return first != STRATA_OK ? first : end;
+}
+
+/* What target e's destroy does to the sources of relation r. */
+static void relation_target_dies(strata_world_t *w, uint32_t r, strata_entity_t e) {
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    relation_index_t *x = relation_at(w, r);
+    relation_list_t *list = relation_list(x->sources, x->sources_cap, e);
+    for (uint32_t i = 0; list != NULL && i < list->count; i++) {
+        strata_entity_t s = list->items[i];
+        if (!d->exclusive && d->policy != STRATA_POLICY_KEEP) {
+            /* The link goes from s's targets now; its tag with the last one. */
+            relation_list_t *theirs = relation_list(x->targets, x->targets_cap, s);
+            uint32_t j = theirs != NULL ? list_find(theirs, e) : UINT32_MAX;
+            if (j != UINT32_MAX) {
+                list_take(theirs, j);
+                if (theirs->count == 0 && d->policy == STRATA_POLICY_REMOVE) {
+                    (void)tag_remove(w, s, d->component);
+                }
+            }
+        }
+        if (d->exclusive && d->policy != STRATA_POLICY_DESTROY) {
+            exclusive_redepth(w, r, s, 0); /* s is a root now */
+        }
+        if (d->policy == STRATA_POLICY_DESTROY) {
+            (void)strata_entity_destroy(w, s); /* recorded: this runs inside a scope */
+        } else if (d->exclusive && d->policy == STRATA_POLICY_CLEAR) {
+            void *link = strata_get_mut(w, s, d->component);
+            if (link != NULL) {
+                link_set_target(link, STRATA_ENTITY_NULL);
+            }
+        } else if (d->exclusive && d->policy == STRATA_POLICY_REMOVE) {
+            (void)strata_remove(w, s, d->component);
+        }
+    }
+    if (list != NULL) {
+        list_free(w, list);
+    }
+}
+
+/* Source e's links of non-exclusive relation r go from its targets' lists. */
+static void relation_source_dies(strata_world_t *w, uint32_t r, strata_entity_t e) {
+    relation_index_t *x = relation_at(w, r);
+    relation_list_t *mine = relation_list(x->targets, x->targets_cap, e);
+    while (mine != NULL && mine->count > 0) {
+        shared_unlink(w, x, e, mine, mine->count - 1);
+    }
+    if (mine != NULL) {
+        list_free(w, mine);
+    }
+}
+
+/* The entity fields naming e, by their policies (a scan of the tables that
+ * have each such component). */
+static void relation_fields(strata_world_t *w, strata_entity_t e) {
+    const strata_schema_t *s = w->schema;
+    for (uint32_t k = 0; k < s->field_policy_count; k++) {
+        const strata_field_policy_t *p = &s->field_policies[k];
+        for (uint32_t ti = 0; ti < w->table_count; ti++) {
+            const sti_table_t *t = w->tables[ti];
+            for (uint32_t row = 0; strata_mask_test(&t->mask, p->component) && row < t->count; row++) {
+                unsigned char *cell = (unsigned char *)sti_table_cell(w, t, p->component, row) + p->offset;
+                if (link_target(cell) != e) {
+                    continue;
+                }
+                strata_entity_t holder = t->entities[row];
+                if (p->policy == STRATA_POLICY_CLEAR) {
+                    link_set_target(cell, STRATA_ENTITY_NULL);
+                    strata_mark(w, holder, p->component);
+                } else if (p->policy == STRATA_POLICY_REMOVE) {
+                    (void)strata_remove(w, holder, p->component);
+                } else if (p->policy == STRATA_POLICY_DESTROY && holder != e) {
+                    (void)strata_entity_destroy(w, holder);
+                }
+            }
+        }
+    }
+}
+
+/* world->on_destroy: e is being destroyed (still alive, inside a scope). */
+static void relation_destroyed(strata_world_t *w, strata_entity_t e) {
+    const strata_schema_t *s = w->schema;
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        relation_target_dies(w, r, e);
+        if (!s->relations[r].exclusive) {
+            relation_source_dies(w, r, e);
+        }
+    }
+    relation_fields(w, e);
+}
+
+/* --- Cascade passes ------------------------------------------------------------------ */
+
+/* The depth in the link column `links` (component size `size`) at row i. */
+static uint32_t column_depth(const unsigned char *links, size_t size, uint32_t i) {
+    return link_depth(links + (size_t)i * size);
+}
+
+/* True if t's rows are in order of depth (links: its column of the relation). */
+static bool table_sorted(const sti_table_t *t, const unsigned char *links, size_t size) {
+    for (uint32_t i = 1; i < t->count; i++) {
+        if (column_depth(links, size, i) < column_depth(links, size, i - 1)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Reorder t's rows by depth, stably (a counting sort): every column, the
+ * handles and the records' rows. Out of memory it leaves t as it was. */
+static void table_sort(strata_world_t *w, sti_table_t *t, const unsigned char *links, size_t size) {
+    uint32_t n = t->count, top = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t depth = column_depth(links, size, i);
+        top = depth > top ? depth : top;
+    }
+    size_t widest = sizeof(strata_entity_t);
+    for (uint32_t k = 0; k < t->column_count; k++) {
+        widest = t->dense[k].size > widest ? t->dense[k].size : widest;
+    }
+    size_t counts_size = sizeof(uint32_t) * ((size_t)top + 2), order_size = sizeof(uint32_t) * n;
+    size_t scratch_size = widest * n;
+    uint32_t *counts = sti_mem_alloc(w, counts_size);
+    uint32_t *order = sti_mem_alloc(w, order_size);
+    unsigned char *scratch = sti_mem_alloc(w, scratch_size);
+    if (counts != NULL && order != NULL && scratch != NULL) {
+        memset(counts, 0, counts_size);
+        for (uint32_t i = 0; i < n; i++) {
+            counts[column_depth(links, size, i) + 1]++;
+        }
+        for (uint32_t d = 0; d <= top; d++) {
+            counts[d + 1] += counts[d];
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            order[counts[column_depth(links, size, i)]++] = i; /* order[new row] = old row */
+        }
+        for (uint32_t k = 0; k <= t->column_count; k++) {
+            unsigned char *data = k < t->column_count ? t->dense[k].data : (unsigned char *)t->entities;
+            size_t elem = k < t->column_count ? t->dense[k].size : sizeof(strata_entity_t);
+            for (uint32_t i = 0; i < n; i++) {
+                memcpy(scratch + i * elem, data + (size_t)order[i] * elem, elem);
+            }
+            memcpy(data, scratch, elem * n);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            w->records[strata_entity_index(t->entities[i])].row = i;
+        }
+    }
+    sti_mem_free(w, counts, counts_size);
+    sti_mem_free(w, order, order_size);
+    sti_mem_free(w, scratch, scratch_size);
+}
+
+/* Append t's runs of equal depth to list (room reserved when `fill`), or only count them. */
+static uint32_t table_runs(const sti_table_t *t, const unsigned char *links, size_t size, cascade_list_t *list,
+                           bool fill) {
+    uint32_t runs = 0;
+    for (uint32_t start = 0; start < t->count;) {
+        uint32_t depth = links != NULL ? column_depth(links, size, start) : 0, end = start + 1;
+        while (links != NULL && end < t->count && column_depth(links, size, end) == depth) {
+            end++;
+        }
+        if (links == NULL) {
+            end = t->count;
+        }
+        if (fill) {
+            cascade_run_t *run = &list->runs[list->count];
+            *run = (cascade_run_t){.table = t->id,
+                                   .row = start,
+                                   .count = end - start,
+                                   .depth = depth,
+                                   .order = list->count};
+            list->count++;
+        }
+        runs++;
+        start = end;
+    }
+    return runs;
+}
+
+/* qsort's order of runs: by depth, then as they came (stable). */
+static int run_compare(const void *a, const void *b) {
+    const cascade_run_t *x = a, *y = b;
+    if (x->depth != y->depth) {
+        return x->depth < y->depth ? -1 : 1;
+    }
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Query q's batches in cascade order of relation r: NOMEM leaves the list empty. */
+static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) {
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    size_t size = w->components[d->component].size;
+    cascade_list_t *list = &w->relations->cascades[q];
+    const sti_query_cache_t *cache = &w->queries[q];
+    list->count = 0;
+    size_t runs = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < cache->count; i++) {
+            sti_table_t *t = cache->tables[i];
+            const unsigned char *links = t->columns[d->component];
+            if (pass == 0 && sort && links != NULL && !table_sorted(t, links, size)) {
+                table_sort(w, t, links, size);
+            }
+            runs += table_runs(t, links, size, list, pass == 1);
+        }
+        if (pass == 0 && sti_mem_grow(w, &list->runs, sizeof(cascade_run_t), &list->capacity, runs, 16) != STRATA_OK) {
+            return;
+        }
+    }
+    qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
+}
+
+strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(q < w->schema->query_count);
+    STRATA_ASSERT(w->schema->relations[r].exclusive);
+    (void)relation_at(w, r);
+    /* Rows may move only when no scope is open: nothing is iterating them. */
+    bool sort = !sti_deferred(w);
+    strata_iter_t it = strata_iter(w, q);
+    cascade_build(w, q, r, sort);
+    it.cursor = 0;
+    return it;
+}
+
+bool strata_iter_cascade_next(strata_iter_t *it) {
+    STRATA_ASSERT(it != NULL && it->world != NULL);
+    strata_world_t *w = it->world;
+    if (!it->open) {
+        return false;
+    }
+    const cascade_list_t *list = &w->relations->cascades[it->query];
+    if (it->cursor < list->count) {
+        const cascade_run_t *run = &list->runs[it->cursor++];
+        const sti_table_t *t = w->tables[run->table];
+        it->count = run->count;
+        it->row = run->row;
+        it->entities = t->entities + run->row;
+        it->columns = t->columns;
+        if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
+            sti_dirty_mark_rows(w, it->query, t, run->row, run->count);
+        }
+        return true;
+    }
+    (void)strata_iter_end(it); /* as strata_iter_next: a failed settle keeps its commands */
+    return false;
+}
+
+/* --- The world's part ---------------------------------------------------------------- */
+
+strata_result_t sti_relation_init(strata_world_t *w) {
+    const strata_schema_t *s = w->schema;
+    if (s->relation_count == 0 && s->field_policy_count == 0) {
+        return STRATA_OK;
+    }
+    w->on_destroy = relation_destroyed;
+    size_t size = sizeof(struct sti_relations_t) + sizeof(relation_index_t) * s->relation_count;
+    w->relations = sti_mem_alloc(w, size);
+    if (w->relations == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    memset(w->relations, 0, size);
+    w->relations->count = s->relation_count;
+    if (s->query_count > 0) {
+        w->relations->cascades = sti_mem_alloc(w, sizeof(cascade_list_t) * s->query_count);
+        if (w->relations->cascades == NULL) {
+            return STRATA_ERR_NOMEM;
+        }
+        memset(w->relations->cascades, 0, sizeof(cascade_list_t) * s->query_count);
+    }
+    return STRATA_OK;
+}
+
+/* Every list of every relation, emptied (`release`: freed). */
+static void relation_empty(strata_world_t *w, bool release) {
+    for (uint32_t r = 0; w->relations != NULL && r < w->relations->count; r++) {
+        relation_index_t *x = &w->relations->rel[r];
+        for (size_t i = 0; i < x->sources_cap; i++) {
+            release ? list_free(w, &x->sources[i]) : (void)(x->sources[i].count = 0);
+        }
+        for (size_t i = 0; i < x->targets_cap; i++) {
+            release ? list_free(w, &x->targets[i]) : (void)(x->targets[i].count = 0);
+        }
+    }
+}
+
+void sti_relation_clear(strata_world_t *w) {
+    relation_empty(w, false);
+}
+
+void sti_relation_free(strata_world_t *w) {
+    if (w->relations == NULL) {
+        return;
+    }
+    relation_empty(w, true);
+    for (uint32_t r = 0; r < w->relations->count; r++) {
+        relation_index_t *x = &w->relations->rel[r];
+        sti_mem_free(w, x->sources, sizeof(relation_list_t) * x->sources_cap);
+        sti_mem_free(w, x->targets, sizeof(relation_list_t) * x->targets_cap);
+        sti_mem_free(w, x->slot, sizeof(uint32_t) * x->slot_cap);
+    }
+    for (uint32_t q = 0; w->relations->cascades != NULL && q < w->schema->query_count; q++) {
+        cascade_list_t *list = &w->relations->cascades[q];
+        sti_mem_free(w, list->runs, sizeof(cascade_run_t) * list->capacity);
+    }
+    sti_mem_free(w, w->relations->cascades, sizeof(cascade_list_t) * w->schema->query_count);
+    sti_mem_free(w, w->relations, sizeof(struct sti_relations_t) + sizeof(relation_index_t) * w->relations->count);
+    w->relations = NULL;
+}
