@@ -5,7 +5,9 @@
  * indices, walked once. A second row is the full pass over every entity,
  * so the table shows what the changed pass saves; two more time `set` of a
  * tracked and of an untracked component (no query has it under `changed`)
- * at the same rows: tracking costs only where it is asked for. */
+ * at the same rows: tracking costs only where it is asked for. The visit
+ * alone is timed inside the first row's passes (the clock read around the
+ * visit, for Strata and the baseline alike). */
 #include "bench.h"
 #include "changed.h"
 
@@ -27,7 +29,8 @@ BENCH_KERNEL float sum_x(const changed_position *restrict p, int n) {
 
 static volatile float sink;
 static uint32_t visited;
-static uint32_t step; /* which 1% is written next */
+static uint32_t step;      /* which 1% is written next */
+static double visit_ns[2]; /* time spent visiting: Strata, the baseline */
 
 void changed_render_run(changed_render_ctx *ctx) {
     float sum = 0.0f;
@@ -51,9 +54,11 @@ static void strata_pass(void *state) {
         changed_position_set(s->w, s->ids[(k * STRIDE + step) % COUNT], (changed_position){(float)k, 0});
     }
     visited = 0;
+    double t0 = bench_now();
     changed_render_ctx ctx = changed_render_begin(s->w, 0);
     changed_render_run(&ctx);
     changed_render_end(&ctx);
+    visit_ns[0] += bench_now() - t0;
     bench_check(visited == WRITTEN, "changed: every written entity visited once");
 }
 
@@ -102,6 +107,7 @@ static void plain_pass(void *state) {
             p->list[p->count++] = i;
         }
     }
+    double t0 = bench_now();
     float sum = 0.0f;
     for (uint32_t k = 0; k < p->count; k++) {
         uint32_t i = p->list[k];
@@ -110,6 +116,7 @@ static void plain_pass(void *state) {
     }
     p->count = 0;
     sink = sum;
+    visit_ns[1] += bench_now() - t0;
 }
 
 static void plain_full(void *state) {
@@ -142,6 +149,22 @@ void bench_changed(void) {
                                  .strata_state = &s,
                                  .plain = plain_pass,
                                  .plain_state = &p});
+    /* The visit alone: runs of a fixed number of the same passes, the
+     * clock read around each visit. */
+    double visit[2][BENCH_MAX_RUNS];
+    for (int r = 0; r < bench_runs(); r++) {
+        enum { PASSES = 32 };
+        for (int side = 0; side < 2; side++) {
+            int first = (side + r) % 2; /* alternate which side goes first */
+            visit_ns[first] = 0;
+            for (int k = 0; k < PASSES; k++) {
+                first == 0 ? strata_pass(&s) : plain_pass(&p);
+            }
+            visit[first][r] = visit_ns[first] / PASSES / WRITTEN;
+        }
+    }
+    bench_record("changed", "the visit alone (per written)", COUNT, "ns/op", visit[0], visit[1], bench_runs(),
+                 BENCH_AT_MOST(4.0));
     bench_run_pair(&(bench_pair){.name = "changed",
                                  .op = "full pass, for scale (per entity)",
                                  .size = COUNT,

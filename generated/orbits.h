@@ -425,6 +425,17 @@ orbits_spin_ctx orbits_spin_begin(orbits_world *w, float dt);
 
 /* Move to the next non-empty table of Spin's query; false at the end. */
 static inline bool orbits_spin_next(orbits_spin_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const orbits_entity *)(const void *)*at->entities;
+            ctx->orbit = (orbits_orbit *)at->columns[ORBITS_ORBIT];
+            ctx->local = (orbits_local *)at->columns[ORBITS_LOCAL];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;

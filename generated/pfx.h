@@ -349,6 +349,17 @@ static inline pfx_falling_iter pfx_falling_begin(pfx_world *w) {
 
 /* Move to the next non-empty table; false at the end. */
 static inline bool pfx_falling_next(pfx_falling_iter *it) {
+    for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            it->impl_.at = at + 1;
+            it->count = n;
+            it->entities = (const pfx_entity *)(const void *)*at->entities;
+            it->position = (const pfx_position *)at->columns[PFX_POSITION];
+            it->velocity = (const pfx_velocity *)at->columns[PFX_VELOCITY];
+            return true;
+        }
+    }
     if (!strata_iter_next(&it->impl_)) {
         it->count = 0;
         return false;
@@ -433,6 +444,16 @@ pfx_gravity_ctx pfx_gravity_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Gravity's query; false at the end. */
 static inline bool pfx_gravity_next(pfx_gravity_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const pfx_entity *)(const void *)*at->entities;
+            ctx->velocity = (pfx_velocity *)at->columns[PFX_VELOCITY];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -477,6 +498,17 @@ pfx_move_ctx pfx_move_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Move's query; false at the end. */
 static inline bool pfx_move_next(pfx_move_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const pfx_entity *)(const void *)*at->entities;
+            ctx->velocity = (const pfx_velocity *)at->columns[PFX_VELOCITY];
+            ctx->position = (pfx_position *)at->columns[PFX_POSITION];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -522,6 +554,16 @@ pfx_age_ctx pfx_age_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Age's query; false at the end. */
 static inline bool pfx_age_next(pfx_age_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const pfx_entity *)(const void *)*at->entities;
+            ctx->lifetime = (pfx_lifetime *)at->columns[PFX_LIFETIME];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -567,6 +609,17 @@ pfx_report_ctx pfx_report_begin(pfx_world *w, float dt);
 
 /* Move to the next non-empty table of Report's query; false at the end. */
 static inline bool pfx_report_next(pfx_report_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const pfx_entity *)(const void *)*at->entities;
+            ctx->position = (const pfx_position *)at->columns[PFX_POSITION];
+            ctx->heavy = strata_has(ctx->impl_.world, ctx->entities[0].id, PFX_HEAVY);
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -574,7 +627,7 @@ static inline bool pfx_report_next(pfx_report_ctx *ctx) {
     ctx->count = ctx->impl_.count;
     ctx->entities = (const pfx_entity *)(const void *)ctx->impl_.entities;
     ctx->position = (const pfx_position *)ctx->impl_.columns[PFX_POSITION];
-    ctx->heavy = strata_has(ctx->impl_.world, ctx->impl_.entities[0], PFX_HEAVY);
+    ctx->heavy = strata_has(ctx->impl_.world, ctx->entities[0].id, PFX_HEAVY);
     return true;
 }
 

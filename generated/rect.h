@@ -491,6 +491,18 @@ static inline rect_food_iter rect_food_begin(rect_world *w) {
 
 /* Move to the next non-empty table; false at the end. */
 static inline bool rect_food_next(rect_food_iter *it) {
+    for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            it->impl_.at = at + 1;
+            it->count = n;
+            it->entities = (const rect_entity *)(const void *)*at->entities;
+            it->position = (const rect_position *)at->columns[RECT_POSITION];
+            it->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
+            it->health = (const rect_health *)at->columns[RECT_HEALTH];
+            return true;
+        }
+    }
     if (!strata_iter_next(&it->impl_)) {
         it->count = 0;
         return false;
@@ -544,6 +556,21 @@ static inline rect_bodies_iter rect_bodies_begin(rect_world *w) {
 
 /* Move to the next non-empty table; false at the end. */
 static inline bool rect_bodies_next(rect_bodies_iter *it) {
+    for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            it->impl_.at = at + 1;
+            it->count = n;
+            it->entities = (const rect_entity *)(const void *)*at->entities;
+            it->position = (const rect_position *)at->columns[RECT_POSITION];
+            it->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
+            it->health = (const rect_health *)at->columns[RECT_HEALTH];
+            it->collision = strata_has(it->impl_.world, it->entities[0].id, RECT_COLLISION);
+            it->player_controlled = strata_has(it->impl_.world, it->entities[0].id, RECT_PLAYER_CONTROLLED);
+            it->dead = strata_has(it->impl_.world, it->entities[0].id, RECT_DEAD);
+            return true;
+        }
+    }
     if (!strata_iter_next(&it->impl_)) {
         it->count = 0;
         return false;
@@ -553,9 +580,9 @@ static inline bool rect_bodies_next(rect_bodies_iter *it) {
     it->position = (const rect_position *)it->impl_.columns[RECT_POSITION];
     it->appearance = (const rect_appearance *)it->impl_.columns[RECT_APPEARANCE];
     it->health = (const rect_health *)it->impl_.columns[RECT_HEALTH];
-    it->collision = strata_has(it->impl_.world, it->impl_.entities[0], RECT_COLLISION);
-    it->player_controlled = strata_has(it->impl_.world, it->impl_.entities[0], RECT_PLAYER_CONTROLLED);
-    it->dead = strata_has(it->impl_.world, it->impl_.entities[0], RECT_DEAD);
+    it->collision = strata_has(it->impl_.world, it->entities[0].id, RECT_COLLISION);
+    it->player_controlled = strata_has(it->impl_.world, it->entities[0].id, RECT_PLAYER_CONTROLLED);
+    it->dead = strata_has(it->impl_.world, it->entities[0].id, RECT_DEAD);
     return true;
 }
 
@@ -641,6 +668,17 @@ rect_user_input_ctx rect_user_input_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of UserInput's query; false at the end. */
 static inline bool rect_user_input_next(rect_user_input_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const rect_entity *)(const void *)*at->entities;
+            ctx->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
+            ctx->position = (rect_position *)at->columns[RECT_POSITION];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -690,6 +728,18 @@ rect_collide_ctx rect_collide_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Collide's query; false at the end. */
 static inline bool rect_collide_next(rect_collide_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const rect_entity *)(const void *)*at->entities;
+            ctx->position = (const rect_position *)at->columns[RECT_POSITION];
+            ctx->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
+            ctx->health = (rect_health *)at->columns[RECT_HEALTH];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -764,6 +814,18 @@ rect_decay_ctx rect_decay_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Decay's query; false at the end. */
 static inline bool rect_decay_next(rect_decay_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const rect_entity *)(const void *)*at->entities;
+            ctx->health = (rect_health *)at->columns[RECT_HEALTH];
+            ctx->appearance = (rect_appearance *)at->columns[RECT_APPEARANCE];
+            ctx->player_controlled = strata_has(ctx->impl_.world, ctx->entities[0].id, RECT_PLAYER_CONTROLLED);
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -772,7 +834,7 @@ static inline bool rect_decay_next(rect_decay_ctx *ctx) {
     ctx->entities = (const rect_entity *)(const void *)ctx->impl_.entities;
     ctx->health = (rect_health *)ctx->impl_.columns[RECT_HEALTH];
     ctx->appearance = (rect_appearance *)ctx->impl_.columns[RECT_APPEARANCE];
-    ctx->player_controlled = strata_has(ctx->impl_.world, ctx->impl_.entities[0], RECT_PLAYER_CONTROLLED);
+    ctx->player_controlled = strata_has(ctx->impl_.world, ctx->entities[0].id, RECT_PLAYER_CONTROLLED);
     return true;
 }
 
@@ -837,6 +899,16 @@ rect_referee_ctx rect_referee_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Referee's query; false at the end. */
 static inline bool rect_referee_next(rect_referee_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const rect_entity *)(const void *)*at->entities;
+            ctx->health = (const rect_health *)at->columns[RECT_HEALTH];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -899,6 +971,20 @@ rect_render_ctx rect_render_begin(rect_world *w, float dt);
 
 /* Move to the next non-empty table of Render's query; false at the end. */
 static inline bool rect_render_next(rect_render_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const rect_entity *)(const void *)*at->entities;
+            ctx->position = (const rect_position *)at->columns[RECT_POSITION];
+            ctx->appearance = (const rect_appearance *)at->columns[RECT_APPEARANCE];
+            ctx->player_controlled = strata_has(ctx->impl_.world, ctx->entities[0].id, RECT_PLAYER_CONTROLLED);
+            ctx->collision = strata_has(ctx->impl_.world, ctx->entities[0].id, RECT_COLLISION);
+            ctx->aspect = (rect_render_aspect *)at->columns[RECT_ASPECT_RENDER];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -907,8 +993,8 @@ static inline bool rect_render_next(rect_render_ctx *ctx) {
     ctx->entities = (const rect_entity *)(const void *)ctx->impl_.entities;
     ctx->position = (const rect_position *)ctx->impl_.columns[RECT_POSITION];
     ctx->appearance = (const rect_appearance *)ctx->impl_.columns[RECT_APPEARANCE];
-    ctx->player_controlled = strata_has(ctx->impl_.world, ctx->impl_.entities[0], RECT_PLAYER_CONTROLLED);
-    ctx->collision = strata_has(ctx->impl_.world, ctx->impl_.entities[0], RECT_COLLISION);
+    ctx->player_controlled = strata_has(ctx->impl_.world, ctx->entities[0].id, RECT_PLAYER_CONTROLLED);
+    ctx->collision = strata_has(ctx->impl_.world, ctx->entities[0].id, RECT_COLLISION);
     ctx->aspect = (rect_render_aspect *)ctx->impl_.columns[RECT_ASPECT_RENDER];
     return true;
 }

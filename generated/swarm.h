@@ -357,6 +357,17 @@ static inline swarm_boids_iter swarm_boids_begin(swarm_world *w) {
 
 /* Move to the next non-empty table; false at the end. */
 static inline bool swarm_boids_next(swarm_boids_iter *it) {
+    for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            it->impl_.at = at + 1;
+            it->count = n;
+            it->entities = (const swarm_entity *)(const void *)*at->entities;
+            it->position = (swarm_position *)at->columns[SWARM_POSITION];
+            it->velocity = (swarm_velocity *)at->columns[SWARM_VELOCITY];
+            return true;
+        }
+    }
     if (!strata_iter_next(&it->impl_)) {
         it->count = 0;
         return false;
@@ -420,6 +431,17 @@ swarm_bin_ctx swarm_bin_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Bin's query; false at the end. */
 static inline bool swarm_bin_next(swarm_bin_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const swarm_entity *)(const void *)*at->entities;
+            ctx->position = (const swarm_position *)at->columns[SWARM_POSITION];
+            ctx->velocity = (const swarm_velocity *)at->columns[SWARM_VELOCITY];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -468,6 +490,18 @@ swarm_steer_ctx swarm_steer_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Steer's query; false at the end. */
 static inline bool swarm_steer_next(swarm_steer_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const swarm_entity *)(const void *)*at->entities;
+            ctx->position = (const swarm_position *)at->columns[SWARM_POSITION];
+            ctx->velocity = (swarm_velocity *)at->columns[SWARM_VELOCITY];
+            ctx->fast = strata_has(ctx->impl_.world, ctx->entities[0].id, SWARM_FAST);
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -476,7 +510,7 @@ static inline bool swarm_steer_next(swarm_steer_ctx *ctx) {
     ctx->entities = (const swarm_entity *)(const void *)ctx->impl_.entities;
     ctx->position = (const swarm_position *)ctx->impl_.columns[SWARM_POSITION];
     ctx->velocity = (swarm_velocity *)ctx->impl_.columns[SWARM_VELOCITY];
-    ctx->fast = strata_has(ctx->impl_.world, ctx->impl_.entities[0], SWARM_FAST);
+    ctx->fast = strata_has(ctx->impl_.world, ctx->entities[0].id, SWARM_FAST);
     return true;
 }
 
@@ -514,6 +548,17 @@ swarm_integrate_ctx swarm_integrate_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Integrate's query; false at the end. */
 static inline bool swarm_integrate_next(swarm_integrate_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const swarm_entity *)(const void *)*at->entities;
+            ctx->velocity = (const swarm_velocity *)at->columns[SWARM_VELOCITY];
+            ctx->position = (swarm_position *)at->columns[SWARM_POSITION];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -558,6 +603,16 @@ swarm_wrap_ctx swarm_wrap_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Wrap's query; false at the end. */
 static inline bool swarm_wrap_next(swarm_wrap_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const swarm_entity *)(const void *)*at->entities;
+            ctx->position = (swarm_position *)at->columns[SWARM_POSITION];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -602,6 +657,17 @@ swarm_colour_ctx swarm_colour_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Colour's query; false at the end. */
 static inline bool swarm_colour_next(swarm_colour_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const swarm_entity *)(const void *)*at->entities;
+            ctx->velocity = (const swarm_velocity *)at->columns[SWARM_VELOCITY];
+            ctx->tint = (swarm_tint *)at->columns[SWARM_TINT];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -670,6 +736,17 @@ swarm_splat_ctx swarm_splat_begin(swarm_world *w, float dt);
 
 /* Move to the next non-empty table of Splat's query; false at the end. */
 static inline bool swarm_splat_next(swarm_splat_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const swarm_entity *)(const void *)*at->entities;
+            ctx->position = (const swarm_position *)at->columns[SWARM_POSITION];
+            ctx->tint = (const swarm_tint *)at->columns[SWARM_TINT];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;

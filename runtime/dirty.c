@@ -129,13 +129,27 @@ static void dirty_compact(strata_world_t *w, sti_dirty_t *d, uint32_t k) {
     d->end = end;
 }
 
-/* Add a live entity (its record given) to set k unless it is in already. */
+/* True if e is a row d's open visit resolved and has not yielded yet. */
+static bool dirty_waiting(const sti_dirty_t *d, strata_entity_t e) {
+    for (uint32_t i = 0; i < d->batch; i++) {
+        if (!d->rows[i].visited && *d->rows[i].entity == e) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Add a live entity (its record given) to set k unless it is in already
+ * (flagged, or waiting in the open visit's resolved rows). */
 static inline void dirty_add(strata_world_t *w, uint32_t k, sti_record_t *rec, strata_entity_t e) {
     uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
     if ((rec->flags & bit) != 0) {
         return;
     }
     sti_dirty_t *d = &w->dirty[k];
+    if (d->batch != 0 && dirty_waiting(d, e)) {
+        return;
+    }
     if (d->count == d->capacity) {
         /* Stale entries of destroyed entities filled it: each live entity has
          * at most one entry, and there are no more than capacity of them. */
@@ -192,41 +206,100 @@ void sti_dirty_open(sti_dirty_t *d) {
     d->busy = true;
     d->cursor = 0;
     d->end = d->count;
+    d->batch = 0;
 }
 
-/* The next entry of the set still alive, flagged and matching: one row. */
+/* Resolve the next entries of the set still alive, flagged and matching
+ * (their flags cleared: a resolved row not yet yielded counts as in the
+ * set, see dirty_add) and yield the first. Nothing moves while the
+ * iteration is open (structural changes are deferred), so a resolved row
+ * stays where it is. */
 bool sti_dirty_next(strata_iter_t *it) {
     strata_world_t *w = it->world;
     uint32_t k = w->query_dirty[it->query];
+    sti_dirty_t *d = &w->dirty[k];
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
     uint64_t match = (uint64_t)1 << k;
-    strata_entity_t e;
-    sti_record_t *rec;
-    while (sti_dirty_take(w, k, &e, &rec)) {
-        const sti_table_t *t = w->tables[rec->table];
+    bool marks = w->query_marks[it->query] != 0;
+    /* Locals: the stores below cannot then be taken to change them (no
+     * table, record or entity is made or moved while the iteration is open). */
+    const strata_entity_t *list = d->list;
+    uint32_t cursor = d->cursor, end = d->end;
+    sti_record_t *records = w->records;
+    sti_table_t *const *tables = w->tables;
+    strata_iter_row_t *out = d->rows, *full = d->rows + (marks ? 1 : STI_DIRTY_BATCH);
+    while (out < full && cursor < end) {
+        /* The entries are in marking order, scattered over the records. */
+        if (cursor + STI_DIRTY_PREFETCH < end) {
+            __builtin_prefetch(&records[(uint32_t)list[cursor + STI_DIRTY_PREFETCH]]);
+        }
+        strata_entity_t e = list[cursor++];
+        /* The list holds only handles that were alive when marked, so the
+         * index is in range; a destroyed one's record has another
+         * generation, or no flags while it is free. */
+        sti_record_t *rec = records + (uint32_t)e;
+        uint16_t flags = rec->flags;
+        if (rec->generation != (uint32_t)(e >> 32) || (flags & bit) == 0) {
+            continue;
+        }
+        rec->flags = (uint16_t)(flags & ~bit);
+        const sti_table_t *t = tables[rec->table];
         if ((t->tracked_by & match) == 0) {
             continue;
         }
-        it->count = 1;
-        it->row = rec->row;
-        it->entities = t->entities + rec->row;
-        it->columns = t->columns;
-        if (w->query_marks[it->query] != 0) {
-            sti_dirty_mark_rows(w, it->query, t, rec->row, 1);
+        uint32_t row = rec->row;
+        out->entity = t->entities + row;
+        out->columns = t->columns;
+        out->row = row;
+        out->visited = false;
+        out++;
+        if (marks) {
+            d->cursor = cursor; /* marking may compact the list */
+            sti_dirty_mark_rows(w, it->query, t, row, 1);
         }
-        return true;
     }
-    return false;
+    d->cursor = cursor;
+    d->batch = (uint32_t)(out - d->rows);
+    it->row_at = d->rows;
+    it->row_stop = out;
+    return sti_dirty_yield(it);
 }
 
-/* Close an iteration: keep the entries it did not visit and those marked since. */
+/* Yield the next resolved row, if any. */
+bool sti_dirty_yield(strata_iter_t *it) {
+    if (it->row_at >= it->row_stop) {
+        return false;
+    }
+    strata_iter_row_t *r = it->row_at++;
+    r->visited = true; /* from now on a write puts it in again */
+    it->count = 1;
+    it->row = r->row;
+    it->entities = r->entity;
+    it->columns = r->columns;
+    return true;
+}
+
+/* Close an iteration: keep the entries it did not visit and those marked
+ * since; resolved rows not yet yielded go back in (after those). */
 void sti_dirty_close(strata_iter_t *it) {
     sti_dirty_close_set(it->world, it->world->query_dirty[it->query]);
 }
 
-/* Close set k's visit, keeping what it did not visit and what was marked since. */
+/* Close set k's visit, keeping what it did not visit and what was marked
+ * since; resolved rows not yet yielded go back in (after those). */
 void sti_dirty_close_set(strata_world_t *w, uint32_t k) {
-    dirty_compact(w, &w->dirty[k], k);
-    w->dirty[k].busy = false;
+    sti_dirty_t *d = &w->dirty[k];
+    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
+    dirty_compact(w, d, k);
+    for (uint32_t i = 0; i < d->batch; i++) {
+        if (!d->rows[i].visited) { /* alive: destroys wait for the iteration's end */
+            strata_entity_t e = *d->rows[i].entity;
+            w->records[(uint32_t)e].flags |= bit;
+            d->list[d->count++] = e; /* room: each live entity is in the list once at most */
+        }
+    }
+    d->batch = 0;
+    d->busy = false;
 }
 
 /* Entries waiting in query q's changed set. */

@@ -12,7 +12,14 @@
 
 #include "table.h"
 
-/* The set of entities written since a `changed` query last ran. */
+/* Rows a `changed` visit resolves at a time (their flags cleared, their
+ * places looked up), which generated code then yields without a call. */
+#define STI_DIRTY_BATCH 64u
+
+/* The set of entities written since a `changed` query last ran. While an
+ * iteration is open, rows[0, batch) are the entries it resolved last; a
+ * row not yet visited there counts as still in the set (a mark does not
+ * append it again, an early end puts it back). */
 struct sti_dirty_t {
     uint32_t query;        /* the query it belongs to (UINT32_MAX for an on_set set) */
     uint32_t component;    /* an on_set set's component (UINT32_MAX for a query's set) */
@@ -22,6 +29,8 @@ struct sti_dirty_t {
     size_t capacity; /* at least record_capacity: a compaction always makes room */
     uint32_t cursor; /* while busy: the next entry to visit */
     uint32_t end;    /* while busy: the entries this iteration visits */
+    uint32_t batch;  /* while busy: rows resolved */
+    strata_iter_row_t rows[STI_DIRTY_BATCH];
 };
 
 /* Set up the sets, the query -> set map and the component -> sets map from
@@ -62,9 +71,12 @@ static inline sti_dirty_t *sti_dirty_of(const strata_world_t *w, uint32_t q) {
 
 /* Open an iteration over d: it visits the entries there now. */
 void sti_dirty_open(sti_dirty_t *d);
-/* The next changed row of it's query (marked in the sets its writes feed),
- * or false when the set's entries are visited. */
+/* Resolve the next rows of it's query's changed set (at most one when its
+ * writes feed other sets: each row is marked as it is yielded) and yield
+ * the first; false when the set's entries are visited. */
 bool sti_dirty_next(strata_iter_t *it);
+/* Yield the next row the last sti_dirty_next resolved; false if none is left. */
+bool sti_dirty_yield(strata_iter_t *it);
 /* Close an iteration over a dirty set: keep what it did not visit and what was marked meanwhile. */
 void sti_dirty_close(strata_iter_t *it);
 /* How far ahead of the cursor the iteration asks for records. */

@@ -3,15 +3,25 @@
  * are recorded and settled when the iteration ends. */
 #include "command.h"
 
+/* True if query q's iterators visit a changed set or mark rows in one:
+ * their visits go through the runtime, not the range. */
+static inline bool iter_tracked(const strata_world_t *w, uint32_t q) {
+    return w->dirty_count > 0 && (w->query_dirty[q] != UINT32_MAX || w->query_marks[q] != 0);
+}
+
 /* An iterator over query q's tables (or its changed set); opens a deferral scope. */
 strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
     strata_defer_begin(w);
-    strata_iter_t it = {.world = w, .query = q, .open = true};
+    const sti_query_cache_t *cache = &w->queries[q];
+    strata_iter_t it = {.world = w, .at = cache->entries, .stop = cache->entries, .query = q, .open = true};
     sti_dirty_t *d = sti_dirty_of(w, q);
     if (d != NULL) {
         sti_dirty_open(d);
+    }
+    if (!iter_tracked(w, q)) {
+        it.stop += cache->count; /* no marks to make: next may walk the tables itself */
     }
     return it;
 }
@@ -23,6 +33,8 @@ static strata_result_t iter_close(strata_iter_t *it) {
         sti_dirty_close(it); /* reads the cursor: before it is reset */
     }
     it->open = false;
+    it->at = it->stop; /* a generated next walks nothing more */
+    it->row_at = it->row_stop;
     it->cursor = UINT32_MAX;
     it->count = 0;
     it->row = 0;
@@ -36,7 +48,7 @@ static strata_result_t iter_close(strata_iter_t *it) {
 STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
     strata_world_t *w = it->world;
     if (sti_dirty_of(w, it->query) != NULL) {
-        if (sti_dirty_next(it)) {
+        if (sti_dirty_yield(it) || sti_dirty_next(it)) {
             return true;
         }
         (void)iter_close(it); /* nowhere to return a settle error: see strata_iter_end */
@@ -49,9 +61,7 @@ STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
             it->count = t->count;
             it->entities = t->entities;
             it->columns = t->columns;
-            if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
-                sti_dirty_mark_rows(w, it->query, t, 0, t->count);
-            }
+            sti_dirty_mark_rows(w, it->query, t, 0, t->count); /* tracked: the query's writes feed a set */
             return true;
         }
     }
@@ -62,29 +72,26 @@ STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
 }
 
 /* The next batch, or false after closing the iterator (once). Rows of a
- * batch are marked in the dirty sets the query's write terms feed. A world
- * without dirty sets takes the short walk here: a table visit is a few
- * loads and stores. */
+ * batch are marked in the dirty sets the query's write terms feed. An
+ * iterator that marks nothing walks its range [at, stop), as generated
+ * code does inline: a table visit is a few loads and stores. */
 bool strata_iter_next(strata_iter_t *it) {
     STRATA_ASSERT(it != NULL && it->world != NULL);
-    strata_world_t *w = it->world;
     if (!it->open) {
         return false;
     }
-    if (STI_UNLIKELY(w->dirty_count > 0)) {
-        return iter_next_tracked(it);
-    }
-    const sti_query_cache_t *cache = &w->queries[it->query];
-    sti_table_t *const *tables = cache->tables;
-    for (uint32_t i = it->cursor, n = cache->count; i < n; i++) {
-        const sti_table_t *t = tables[i];
-        if (t->count > 0) {
-            it->cursor = i + 1;
-            it->count = t->count;
-            it->entities = t->entities;
-            it->columns = t->columns;
+    for (const strata_iter_table_t *at = it->at; at < it->stop; at++) {
+        uint32_t rows = *at->count;
+        if (rows != 0) {
+            it->at = at + 1;
+            it->count = rows;
+            it->entities = *at->entities;
+            it->columns = at->columns;
             return true;
         }
+    }
+    if (STI_UNLIKELY(iter_tracked(it->world, it->query))) {
+        return iter_next_tracked(it);
     }
     (void)iter_close(it); /* as above */
     return false;

@@ -5,11 +5,15 @@
 strata_result_t sti_query_reserve(strata_world_t *w, const strata_mask_t *mask) {
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
         sti_query_cache_t *cache = &w->queries[q];
-        if (cache->count < cache->capacity || !sti_query_matches(w, q, mask)) {
+        if ((cache->count < cache->capacity && cache->count < cache->entry_capacity) ||
+            !sti_query_matches(w, q, mask)) {
             continue;
         }
-        strata_result_t r = sti_mem_grow(w, &cache->tables, sizeof(sti_table_t *), &cache->capacity,
-                                         (size_t)cache->count + 1, 8);
+        size_t need = (size_t)cache->count + 1;
+        strata_result_t r = sti_mem_grow(w, &cache->tables, sizeof(sti_table_t *), &cache->capacity, need, 8);
+        if (r == STRATA_OK) {
+            r = sti_mem_grow(w, &cache->entries, sizeof(strata_iter_table_t), &cache->entry_capacity, need, 8);
+        }
         if (r != STRATA_OK) {
             return r; /* the lists grown so far only gained capacity */
         }
@@ -22,6 +26,7 @@ void sti_query_register(strata_world_t *w, sti_table_t *t) {
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
         if (sti_query_matches(w, q, &t->mask)) {
             sti_query_cache_t *cache = &w->queries[q];
+            cache->entries[cache->count] = (strata_iter_table_t){&t->count, &t->entities, t->columns};
             cache->tables[cache->count++] = t;
         }
     }
@@ -34,6 +39,7 @@ void sti_query_free(strata_world_t *w) {
     }
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
         sti_mem_free(w, w->queries[q].tables, sizeof(sti_table_t *) * w->queries[q].capacity);
+        sti_mem_free(w, w->queries[q].entries, sizeof(strata_iter_table_t) * w->queries[q].entry_capacity);
     }
     sti_mem_free(w, w->queries, sizeof(sti_query_cache_t) * w->schema->query_count);
 }

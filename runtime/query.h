@@ -7,11 +7,16 @@
 
 #include "table.h"
 
-/* The tables one query matches, in creation order. */
+/* The tables one query matches, in creation order; entries[i] is how an
+ * iterator reaches tables[i] (the addresses of its count, handles and
+ * columns, which stay put for the table's life). No table is made while an iterator is open (every structural
+ * change is deferred then), so an iterator's range into entries stays valid. */
 struct sti_query_cache_t {
     sti_table_t **tables;
+    strata_iter_table_t *entries;
     uint32_t count;
-    size_t capacity;
+    size_t capacity;       /* of tables */
+    size_t entry_capacity; /* of entries */
 };
 
 /* Make room in every query that a table of `mask` would join (NOMEM only adds capacity). */

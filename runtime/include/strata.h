@@ -460,11 +460,42 @@ uint32_t strata_event_held(const strata_world_t *w, uint32_t event);
 
 /* --- Queries ------------------------------------------------------------- */
 
+/* One table of a query, as an iterator reaches it: the table's own row
+ * count, handle column and array of columns by component id (so a visit
+ * reads them as they are at that moment). The query keeps one a matching
+ * table, in a dense array; an iterator walks a range of it. */
+typedef struct strata_iter_table_t {
+    const uint32_t *count;
+    strata_entity_t *const *entities;
+    void *const *columns; /* by component id; NULL if absent or a tag */
+} strata_iter_table_t;
+
+/* One row of a `changed` visit, resolved ahead by the runtime: the row's
+ * handle, its table's columns and the row. A generated `next` yields it
+ * and sets `visited` (the runtime reads it when the set is marked during
+ * the visit, and when the iterator ends early). */
+typedef struct strata_iter_row_t {
+    const strata_entity_t *entity;
+    void *const *columns;
+    uint32_t row;
+    bool visited;
+} strata_iter_row_t;
+
 /* An iterator over the rows matching one query, a batch at a time: a whole
  * non-empty table, or (for a query with `changed` terms) one changed row.
- * Fields are read by generated code; treat them as read-only. */
+ * Fields are read by generated code; treat them as read-only. Generated
+ * `next` functions walk [at, stop) themselves, a table a visit, and call
+ * strata_iter_next when the range is used up; a query whose visits mark
+ * `changed` sets, or that visits one, starts with an empty range, so every
+ * visit goes through strata_iter_next. A `changed` iterator likewise
+ * yields the rows [row_at, row_stop) the runtime resolved, then asks for
+ * more. */
 typedef struct strata_iter_t {
     strata_world_t *world;
+    const strata_iter_table_t *at;   /* the next table of the range */
+    const strata_iter_table_t *stop; /* the range's end */
+    strata_iter_row_t *row_at;       /* the next resolved changed row */
+    strata_iter_row_t *row_stop;     /* their end */
     uint32_t query;                  /* query id */
     uint32_t cursor;                 /* next position in the query's table list or changed set */
     uint32_t count;                  /* rows in this batch */

@@ -385,6 +385,43 @@ static void test_changed_break_keeps_what_was_not_visited(void **state) {
     assert_int_equal(systems_damaged_changed_count(w), 3);
 }
 
+/* A write during a run counts for the next run only if it comes after the
+ * entity's visit: before it, the entity is still waiting (even when the
+ * iterator has already looked it up), and is visited once. */
+static void test_changed_write_before_the_visit_counts_once(void **state) {
+    systems_world *w = *state;
+    enum { N = 10 };
+    systems_entity e[N];
+    for (int i = 0; i < N; i++) {
+        e[i] = systems_entity_create(w);
+        systems_health_add(w, e[i], SYSTEMS_HEALTH_DEFAULT);
+    }
+    for (systems_damaged_iter it = systems_damaged_begin(w); systems_damaged_next(&it);) {}
+    assert_int_equal(systems_damaged_changed_count(w), 0);
+    for (int i = 0; i < N; i++) {
+        systems_health_set(w, e[i], (systems_health){i});
+    }
+    uint32_t rows = 0;
+    systems_entity first = SYSTEMS_ENTITY_NULL;
+    for (systems_damaged_iter it = systems_damaged_begin(w); systems_damaged_next(&it);) {
+        if (rows++ == 0) {
+            first = it.entities[0];
+            /* the last one (not visited yet), then the one just visited */
+            systems_health_set(w, e[N - 1 - (systems_entity_eq(first, e[N - 1]) ? 1 : 0)], (systems_health){50});
+            systems_health_set(w, first, (systems_health){60});
+        }
+    }
+    assert_int_equal(rows, N);
+    assert_int_equal(systems_damaged_changed_count(w), 1);
+    rows = 0;
+    for (systems_damaged_iter it = systems_damaged_begin(w); systems_damaged_next(&it);) {
+        assert_true(systems_entity_eq(it.entities[0], first));
+        assert_int_equal(it.health[0].value, 60);
+        rows++;
+    }
+    assert_int_equal(rows, 1);
+}
+
 /* --- Component hooks --------------------------------------------------- */
 
 static void test_component_hooks_run_once_per_add_remove_and_destroy(void **state) {
@@ -761,6 +798,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_changed_own_writes_are_not_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_free_query_has_its_own_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_break_keeps_what_was_not_visited, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_write_before_the_visit_counts_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_component_hooks_run_once_per_add_remove_and_destroy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_component_hooks_wait_for_deferred_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_component_hook_structural_change_is_applied_after_it, setup, teardown),

@@ -418,6 +418,17 @@ static inline core_moving_iter core_moving_begin(core_world *w) {
 
 /* Move to the next non-empty table; false at the end. */
 static inline bool core_moving_next(core_moving_iter *it) {
+    for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            it->impl_.at = at + 1;
+            it->count = n;
+            it->entities = (const core_entity *)(const void *)*at->entities;
+            it->position = (const core_position *)at->columns[CORE_POSITION];
+            it->velocity = (const core_velocity *)at->columns[CORE_VELOCITY];
+            return true;
+        }
+    }
     if (!strata_iter_next(&it->impl_)) {
         it->count = 0;
         return false;
@@ -467,6 +478,18 @@ static inline core_vital_iter core_vital_begin(core_world *w) {
 
 /* Move to the next non-empty table; false at the end. */
 static inline bool core_vital_next(core_vital_iter *it) {
+    for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            it->impl_.at = at + 1;
+            it->count = n;
+            it->entities = (const core_entity *)(const void *)*at->entities;
+            it->health = (const core_health *)at->columns[CORE_HEALTH];
+            it->position = (const core_position *)at->columns[CORE_POSITION];
+            it->frozen = strata_has(it->impl_.world, it->entities[0].id, CORE_FROZEN);
+            return true;
+        }
+    }
     if (!strata_iter_next(&it->impl_)) {
         it->count = 0;
         return false;
@@ -475,7 +498,7 @@ static inline bool core_vital_next(core_vital_iter *it) {
     it->entities = (const core_entity *)(const void *)it->impl_.entities;
     it->health = (const core_health *)it->impl_.columns[CORE_HEALTH];
     it->position = (const core_position *)it->impl_.columns[CORE_POSITION];
-    it->frozen = strata_has(it->impl_.world, it->impl_.entities[0], CORE_FROZEN);
+    it->frozen = strata_has(it->impl_.world, it->entities[0].id, CORE_FROZEN);
     return true;
 }
 
@@ -514,6 +537,15 @@ static inline core_positioned_iter core_positioned_begin(core_world *w) {
 
 /* Move to the next non-empty table; false at the end. */
 static inline bool core_positioned_next(core_positioned_iter *it) {
+    for (const strata_iter_table_t *at = it->impl_.at; at < it->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            it->impl_.at = at + 1;
+            it->count = n;
+            it->entities = (const core_entity *)(const void *)*at->entities;
+            return true;
+        }
+    }
     if (!strata_iter_next(&it->impl_)) {
         it->count = 0;
         return false;
@@ -597,6 +629,16 @@ core_damage_ctx core_damage_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Damage's query; false at the end. */
 static inline bool core_damage_next(core_damage_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const core_entity *)(const void *)*at->entities;
+            ctx->health = (core_health *)at->columns[CORE_HEALTH];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -641,6 +683,16 @@ core_late_ctx core_late_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Late's query; false at the end. */
 static inline bool core_late_next(core_late_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const core_entity *)(const void *)*at->entities;
+            ctx->position = (const core_position *)at->columns[CORE_POSITION];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -686,6 +738,17 @@ core_move_ctx core_move_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Move's query; false at the end. */
 static inline bool core_move_next(core_move_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const core_entity *)(const void *)*at->entities;
+            ctx->velocity = (const core_velocity *)at->columns[CORE_VELOCITY];
+            ctx->position = (core_position *)at->columns[CORE_POSITION];
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
@@ -730,6 +793,15 @@ core_cleanup_ctx core_cleanup_begin(core_world *w, float dt);
 
 /* Move to the next non-empty table of Cleanup's query; false at the end. */
 static inline bool core_cleanup_next(core_cleanup_ctx *ctx) {
+    for (const strata_iter_table_t *at = ctx->impl_.at; at < ctx->impl_.stop; at++) {
+        uint32_t n = *at->count;
+        if (n != 0) {
+            ctx->impl_.at = at + 1;
+            ctx->count = n;
+            ctx->entities = (const core_entity *)(const void *)*at->entities;
+            return true;
+        }
+    }
     if (!strata_iter_next(&ctx->impl_)) {
         ctx->count = 0;
         return false;
