@@ -170,6 +170,8 @@ class System:
     emit: Tuple[str, ...] = ()  # events it emits, schema order
     receive: Tuple[str, ...] = ()  # events it receives, ordered after their emitters
     receive_late: Tuple[str, ...] = ()  # events it receives, knowingly before an emitter
+    parallel: bool = False  # its rows are split into chunks run on the worker threads
+    main_thread: bool = False  # it always runs on the thread that calls step
 
     @property
     def receives(self) -> Tuple[str, ...]:
@@ -210,6 +212,7 @@ class Schema:
     world_loc: Optional[Loc] = None  # where the world's name is written
     save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
     events: Tuple[Event, ...] = ()  # by event id (declaration order)
+    threads: bool = False  # `threads: true`: systems share batches (schedule.py)
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)

@@ -33,6 +33,8 @@ typedef struct sti_table_t sti_table_t;             /* table.h */
 typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
 typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
 typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
+typedef struct sti_pool_t sti_pool_t;               /* pool.h */
+typedef struct sti_slot_t sti_slot_t;               /* pool.h */
 
 /* The state of a world. Each group of fields is kept by the module named
  * above it (world.c sets the starting values, the save layer rebuilds them
@@ -111,6 +113,11 @@ struct strata_world_t {
     strata_entity_t *doomed; /* destroys scheduled for the end of the step */
     uint32_t doomed_count;
     size_t doomed_capacity;
+
+    /* pool.c: the worker threads; in a system's view of the world during a
+     * batch (a copy of this struct), the slot that records what it does. */
+    sti_pool_t *pool;
+    sti_slot_t *slot; /* NULL in the world itself */
 };
 
 /* --- Masks --------------------------------------------------------------- */

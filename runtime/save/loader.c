@@ -178,6 +178,8 @@ static void loader_swap(strata_world_t *a, strata_world_t *b) {
     strata_world_t t = *a;
     *a = *b;
     *b = t;
+    b->pool = a->pool; /* the threads stay with the world they were made for */
+    a->pool = t.pool;
 }
 
 strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
