@@ -64,10 +64,10 @@ THREAD_TEST_VARIANTS = TEST_VARIANTS + ("tsan",)  # tests/threads/ runs under Th
 QUICK_VARIANT = "gcc"  # `ninja test-quick`
 
 # The runtime: every runtime/*.c and runtime/save/*.c. The JSON loader needs
-# jansson, so it has an archive of its own, libstrata_json: a game that never
-# loads JSON links neither it nor jansson.
+# yajl, so it has an archive of its own, libstrata_json: a game that never
+# loads JSON links neither it nor yajl.
 JSON_SOURCES = first_existing("runtime/save/json_read.c", "runtime/json.c")
-JSON_LIBS = "-ljansson"
+JSON_LIBS = "-lyajl"
 RUNTIME_SOURCES = [s for s in sources("runtime/*.c", "runtime/save/*.c") if s not in JSON_SOURCES]
 RUNTIME_FILES = sources("runtime/**/*.[ch]")
 LAYERS = "runtime/LAYERS"

@@ -681,7 +681,7 @@ static inline pfx_result_t pfx_world_save_json(const pfx_world *w, const char *p
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
-/* Load a JSON dump, as pfx_world_load (needs -lstrata_json -ljansson). */
+/* Load a JSON dump, as pfx_world_load (needs -lstrata_json -lyajl). */
 static inline pfx_result_t pfx_world_load_json(pfx_world *w, const char *path, pfx_load_report_t *report) {
     return strata_world_load_json(pfx_world_core(w), path, report);
 }

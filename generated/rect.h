@@ -1068,7 +1068,7 @@ static inline rect_result_t rect_world_save_json(const rect_world *w, const char
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
-/* Load a JSON dump, as rect_world_load (needs -lstrata_json -ljansson). */
+/* Load a JSON dump, as rect_world_load (needs -lstrata_json -lyajl). */
 static inline rect_result_t rect_world_load_json(rect_world *w, const char *path, rect_load_report_t *report) {
     return strata_world_load_json(rect_world_core(w), path, report);
 }

@@ -805,7 +805,7 @@ static inline swarm_result_t swarm_world_save_json(const swarm_world *w, const c
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
-/* Load a JSON dump, as swarm_world_load (needs -lstrata_json -ljansson). */
+/* Load a JSON dump, as swarm_world_load (needs -lstrata_json -lyajl). */
 static inline swarm_result_t swarm_world_load_json(swarm_world *w, const char *path, swarm_load_report_t *report) {
     return strata_world_load_json(swarm_world_core(w), path, report);
 }

@@ -25,7 +25,7 @@ import sys
 PUBLIC = "include/strata"      # the public header: included by anyone
 EXEMPT = {"strata_unity"}      # includes every .c by design
 # The .c files strata_unity.h leaves out: the JSON loader is a library of its
-# own (libstrata_json) because it needs jansson; so is the inspector
+# own (libstrata_json) because it needs yajl; so is the inspector
 # (libstrata_inspect), which needs civetweb.
 OUTSIDE_UNITY = {"save/json_read.c", "inspect/json.c", "inspect/api.c", "inspect/inspect.c"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')

@@ -46,7 +46,8 @@ command -v cmake >/dev/null 2>&1 || need cmake
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
 # `ninja format-check` checks the C files with it.
 command -v clang-format >/dev/null 2>&1 || need clang-format
-[ -f /usr/include/jansson.h ] || need libjansson-dev
+# JSON loading (libstrata_json) streams with yajl.
+[ -f /usr/include/yajl/yajl_parse.h ] || need libyajl-dev
 # The examples write PNGs with libpng.
 [ -f /usr/include/png.h ] || need libpng-dev
 # The editor tests (tests/editor) run yaml-language-server, from npm, on Node.js.

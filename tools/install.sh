@@ -6,7 +6,7 @@
 #   include/strata.h                     the runtime's header
 #   lib/libstrata.a                      the runtime, release build (-O2 -DNDEBUG)
 #   lib/libstrata_debug.a                the runtime, debug build (-O0 -g, asserts on)
-#   lib/libstrata_json.a                 JSON loading (needs jansson)
+#   lib/libstrata_json.a                 JSON loading (needs yajl)
 #   lib/pkgconfig/strata.pc, strata-debug.pc, strata-json.pc
 #                                        their flags, for pkg-config
 #   include/strata_inspect.h, lib/libstrata_inspect.a,
@@ -97,7 +97,7 @@ put 644 "$PREFIX/lib/libstrata_debug.a" <"$2"
 put 644 "$PREFIX/lib/libstrata_json.a" <"$3"
 pkg_config strata strata "the runtime, release build (-O2, asserts off)"
 pkg_config strata-debug strata_debug "the runtime, debug build (-O0 -g, asserts on)"
-pkg_config strata-json strata_json "JSON loading (list it before strata or strata-debug)" jansson
+pkg_config strata-json strata_json "JSON loading (list it before strata or strata-debug)" yajl
 if [ $# -eq 4 ]; then
     put 644 "$PREFIX/include/strata_inspect.h" <"$top/runtime/include/strata_inspect.h"
     put 644 "$PREFIX/lib/libstrata_inspect.a" <"$4"

@@ -1,5 +1,6 @@
 /* save_bench: save and load throughput at 1,000,000 entities, binary and
- * JSON, in MB/s and entities/s (medians of several runs). The world is
+ * JSON, in MB/s and entities/s (medians of several runs), and the JSON
+ * load's peak memory as a ratio to its text, against its targets. The world is
  * bench/save.yaml: entities spawned from an assemblage (plain columns that
  * copy as they are, and columns with a bool and an enum that need
  * encoding), one in ten also holding a reference to another. */
@@ -15,7 +16,35 @@
 #define ENTITIES 1000000u
 #define RUNS 5
 #define JSON_RUNS 3
-#define JSON_LOAD_RUNS 1 /* jansson parses at about 20 MB/s: one run is ten seconds */
+#define JSON_LOAD_RUNS 5
+/* The JSON load's targets: its speed, and the memory it holds at its peak
+ * (the text and every byte the load allocates) as a ratio to the text. */
+#define JSON_LOAD_MIN_MBS 100.0
+#define JSON_LOAD_MAX_PEAK 2.0
+
+/* The allocator of the world JSON loads into: every byte counted, and the
+ * most held at once since `peak` was last reset. */
+static size_t held, peak;
+
+static void *counted_alloc(size_t size, void *user) {
+    (void)user;
+    held += size;
+    peak = held > peak ? held : peak;
+    return malloc(size);
+}
+
+static void *counted_realloc(void *p, size_t old_size, size_t size, void *user) {
+    (void)user;
+    held += size - old_size;
+    peak = held > peak ? held : peak;
+    return realloc(p, size);
+}
+
+static void counted_free(void *p, size_t size, void *user) {
+    (void)user;
+    held -= p != NULL ? size : 0;
+    free(p);
+}
 
 static double now_s(void) {
     struct timespec ts;
@@ -139,15 +168,29 @@ int main(void) {
         }
     }
     row("JSON dump (memory)", json_size, median(t, JSON_RUNS));
+    /* Into a world whose allocator counts: the load's peak beyond what the
+     * world held before (its old contents stay until the load succeeds). */
+    strata_world_desc_t counted = {.allocator = {counted_alloc, counted_realloc, counted_free, NULL}};
+    savebench_world *json_loaded = savebench_world_create(&counted);
+    size_t most = 0;
     for (int i = 0; i < JSON_LOAD_RUNS; i++) {
+        size_t before = held;
+        peak = held;
         double start = now_s();
-        strata_result_t r = savebench_world_load_json_mem(loaded, json, json_size, &report);
+        strata_result_t r = savebench_world_load_json_mem(json_loaded, json, json_size, &report);
         t[i] = now_s() - start;
         if (r != STRATA_OK) {
             die("JSON load", r, &report);
         }
+        most = peak - before > most ? peak - before : most;
     }
-    row("JSON load (memory, jansson)", json_size, median(t, JSON_LOAD_RUNS));
+    double load_s = median(t, JSON_LOAD_RUNS);
+    row("JSON load (memory, yajl)", json_size, load_s);
+    double mbs = (double)json_size / 1e6 / load_s, ratio = (double)(json_size + most) / (double)json_size;
+    printf("JSON load targets: %-4s %.1f MB/s >= %.0f; %-4s peak %.2fx the text <= %.1fx (the text and %.1f MB "
+           "allocated)\n",
+           mbs >= JSON_LOAD_MIN_MBS ? "ok" : "MISS", mbs, JSON_LOAD_MIN_MBS,
+           ratio <= JSON_LOAD_MAX_PEAK ? "ok" : "MISS", ratio, JSON_LOAD_MAX_PEAK, (double)most / 1e6);
     free(json);
 
     strata_world_stats_t stats;
@@ -155,6 +198,11 @@ int main(void) {
     if (stats.entities != ENTITIES) {
         die("the loaded world's count", STRATA_ERR_CORRUPT, NULL);
     }
+    savebench_world_stats(json_loaded, &stats);
+    if (stats.entities != ENTITIES) {
+        die("the JSON-loaded world's count", STRATA_ERR_CORRUPT, NULL);
+    }
+    savebench_world_destroy(json_loaded);
     savebench_world_destroy(loaded);
     savebench_world_destroy(w);
     return 0;

@@ -557,7 +557,7 @@ strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_lo
 /* strata_world_load from size bytes at data. */
 strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report);
 
-/* --- JSON (writing: libstrata; loading: libstrata_json, with -ljansson) -- */
+/* --- JSON (writing: libstrata; loading: libstrata_json, with -lyajl) -- */
 
 /* Flags of the JSON writers. */
 #define STRATA_JSON_PRETTY 1u /* indent by 4 spaces, one member a line */
@@ -585,7 +585,7 @@ strata_result_t strata_world_save_json(const strata_world_t *w, const char *path
 
 /* Load a world dumped as JSON, as strata_world_load does a binary save
  * (same mapping by name, same all-or-nothing rule). Errors carry line and
- * column. In libstrata_json (link -lstrata_json -ljansson). */
+ * column. In libstrata_json (link -lstrata_json -lyajl). */
 strata_result_t strata_world_load_json(strata_world_t *w, const char *path, strata_load_report_t *report);
 
 /* strata_world_load_json from `size` bytes of text. */

@@ -1,162 +1,255 @@
-/* json_read.c: loading worlds dumped as JSON (docs/saves.md), with jansson. In
- * its own archive, libstrata_json, so only games that load JSON link
- * jansson.
+/* json_read.c: loading worlds dumped as JSON (docs/saves.md), streamed with
+ * yajl. In its own archive, libstrata_json, so only games that load JSON
+ * link yajl.
  *
- * jansson parses and checks the syntax; this file maps the document onto
- * the schema with the evolution rules of a binary load (evolve.h): the
- * components by the names the dump's entities have, the fields of each
- * object by its keys; values must fit their field.
- * jansson keeps no positions of values, so an error about a value finds
- * its line and column again by walking the text along the value's path.
+ * yajl checks the syntax and hands over one token at a time; this file
+ * keeps a stack of frames (what each open object or array is: the root,
+ * the free list, an entity, a value's fields, ...) and maps the tokens onto
+ * the schema with the evolution rules of a binary load (evolve.h) as they
+ * come. Nothing is held but the world being built: an entity's component
+ * values are gathered in a scratch row, and copied into its table row once
+ * the entity's object closes (its archetype is known then).
+ *
+ * Two passes over the text: a head pass reads the document's header (the
+ * format, schema, version, index count and free list) and stops where the
+ * entities begin when the header says all the load needs first; a dump
+ * without "indices" (written by hand), or a schema with renamed components
+ * (the dump's component names decide the mapping), is read whole by it.
+ * Then the main pass builds the world.
+ *
+ * An error's position: yajl gives the byte offset just past the token it
+ * handed over; the token's first byte is found from there (only when
+ * reporting), and the line and column counted from the offset.
  */
 #include "evolve.h"
 #include "file.h"
 #include "format.h"
 
-#include <errno.h>
+#include <float.h>
 #include <inttypes.h>
-#include <jansson.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yajl/yajl_parse.h>
 
-#define JSON_MAX_PATH 48
+/* Objects and arrays nested deeper are refused (the writer's nesting is the schema's). */
+#define JR_MAX_DEPTH 512
+/* An entity's text is at least this long: {"id":4294967296} (generation > 0). */
+#define JR_MIN_ENTITY_BYTES 17
 
-/* One step of the path to a value: an object key or an array index. */
-typedef struct json_step_t {
-    const char *key; /* NULL: an index */
-    size_t index;
-} json_step_t;
+/* What a token is. */
+typedef enum jr_ev_t { JR_EV_NULL, JR_EV_BOOL, JR_EV_NUMBER, JR_EV_STRING, JR_EV_MAP, JR_EV_ARRAY, JR_EV_KEY } jr_ev_t;
 
-typedef struct json_load_t {
+/* What an open object or array is. */
+typedef enum jr_kind_t {
+    JR_ROOT,       /* the document */
+    JR_FREE,       /* "free": the list of [index, generation] */
+    JR_PAIR,       /* one [index, generation] */
+    JR_ENTITIES,   /* "entities" */
+    JR_ENTITY,     /* one entity: "id", "components" */
+    JR_COMPONENTS, /* an entity's components by name */
+    JR_FIELDS,     /* a value's fields by name: a component, a struct field, the resources */
+    JR_LIST,       /* the values of an array field */
+    JR_SKIP,       /* a value nobody takes */
+} jr_kind_t;
+
+/* The root's members. */
+enum { JR_STRATA, JR_SCHEMA, JR_VERSION, JR_INDICES, JR_FREE_LIST, JR_ENTITY_LIST, JR_RESOURCES, JR_ROOT_KEYS };
+static const char *const jr_root_keys[JR_ROOT_KEYS] = {"strata", "schema",   "version",  "indices",
+                                                       "free",   "entities", "resources"};
+/* An entity's members (JR_ENTITY's slot). */
+enum { JR_ID, JR_COMPONENT_SET };
+
+typedef struct jr_frame_t {
+    uint8_t kind;     /* jr_kind_t */
+    bool object;      /* JR_SKIP: an object (its keys are checked for repeats) */
+    bool odd;         /* JR_FIELDS: a key that was not a field's own name came */
+    int32_t slot;     /* the current member: a root key, a field, a component; -1 none (skipped) */
+    uint32_t serial;  /* this object's number, for repeated keys among the unknown ones */
+    uint32_t taken;   /* JR_FIELDS: fields given under their own name; JR_ENTITY: members seen */
+    const char *key;  /* the current member's key as the dump spells it, for error paths (NULL: none) */
+    const char *path; /* JR_FIELDS of a component or the resources: the name changes are noted under */
+    size_t count;     /* arrays: elements begun (the current one is count - 1) */
+    size_t start;     /* offset of the container's first byte */
+    const strata_field_desc_t *fields; /* JR_FIELDS: the fields; JR_LIST: the field */
+    uint32_t field_count;
+    uint32_t marks;                /* JR_FIELDS: its fields' marks start at jr->marks[marks] */
+    unsigned char *base;           /* JR_FIELDS: the value; JR_LIST: element 0 */
+    const unsigned char *defaults; /* the same in the defaults, or NULL (zeros) */
+} jr_frame_t;
+
+/* A set of names by hash (open addressing): unknown keys per object (to
+ * refuse repeats), the dump's component names, the component map. */
+typedef struct jr_entry_t {
+    uint32_t serial; /* the object (0: a set of names) */
+    uint32_t hash;
+    uint32_t at, len; /* the name in the set's text */
+    int64_t value;
+    const char *name; /* the component map: the name as the schema spells it */
+} jr_entry_t;
+
+typedef struct jr_set_t {
+    jr_entry_t *slots; /* NULL-free: len == UINT32_MAX marks an empty slot */
+    size_t capacity, count;
+    char *text;
+    size_t text_used, text_capacity;
+} jr_set_t;
+
+/* A change noted in an entity, reported when it ends (the component's
+ * before its fields', as a whole-entity reader noted them). */
+typedef struct jr_note_t {
+    uint8_t kind;
+    bool fields; /* about fields (after those about components) */
+    bool resource;
+    uint32_t at; /* the full name in jr->note_text */
+} jr_note_t;
+
+/* What the head pass found at the root: each member's token. */
+typedef struct jr_member_t {
+    bool seen;
+    uint8_t ev;
+    size_t at;
+    char raw[72]; /* a number's or string's text (cut short past 71 bytes) */
+    size_t len;
+    size_t full; /* its length before that */
+} jr_member_t;
+
+typedef struct jr_t {
     sti_loader_t *l;
+    strata_world_t *w; /* the fresh world */
     const char *text;
     size_t size;
-    json_step_t path[JSON_MAX_PATH];
-    uint32_t depth;
+    yajl_handle h;
     strata_result_t r;
-    json_t *components; /* the dump's component names -> the schema's component ids */
-} json_load_t;
+    bool head;       /* the head pass */
+    bool stopped;    /* the head pass stopped where the entities begin */
+    bool finishing;  /* in yajl_complete_parse: its offsets are not the text's */
+    bool need_names; /* the head pass gathers the dump's component names */
+    uint8_t ev;      /* the token being handled */
+    char point;      /* the locale's decimal point */
+    jr_frame_t *frames;
+    uint32_t depth;
+    uint32_t serial;
+    jr_member_t root[JR_ROOT_KEYS];
+    /* Counted by each pass. */
+    size_t entity_count, free_count;
+    bool free_seen;
+    uint64_t highest;     /* 1 + the highest index an id or a free pair names (head pass) */
+    uint64_t index_count; /* the indices reserved */
+    bool bounded;         /* their check against the entity count waits for the main pass */
+    /* Marks of fields (JR_FIELDS): which of their names came, by priority (bit 0 the own name). */
+    uint64_t *marks;
+    size_t mark_count, mark_capacity;
+    /* The entity being read. */
+    strata_entity_t id;
+    strata_mask_t mask;
+    uint32_t *touched; /* its components, in the order they came */
+    /* The map's entry of each component, and which component came after
+     * component c - 1 in the last entity that had it (guess[0]: first):
+     * entities mostly list the same components in the same order, so a
+     * key is most often the guessed one's, checked without hashing. */
+    const jr_entry_t **entry_of;
+    int32_t *guess;
+    uint32_t touched_count;
+    unsigned char *scratch; /* a value of each component */
+    size_t *scratch_at;     /* where component c's value is in scratch */
+    size_t scratch_size;
+    jr_note_t *notes;
+    size_t note_count, note_capacity;
+    char *note_text;
+    size_t note_used, note_text_capacity;
+    jr_set_t unknown; /* unknown keys, by object */
+    jr_set_t names;   /* the dump's component names (head pass) */
+    jr_set_t map;     /* the dump's component names -> the schema's components */
+} jr_t;
 
-/* --- Where a value is -------------------------------------------------------- */
-
-static const char *scan_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) {
-        p++;
-    }
-    return p;
+static jr_frame_t *jr_top(jr_t *jr) {
+    return &jr->frames[jr->depth - 1];
 }
 
-/* Past the string starting at p (a quote). */
-static const char *scan_string(const char *p, const char *end) {
-    for (p++; p < end && *p != '"'; p++) {
-        if (*p == '\\') {
-            p++;
-        }
-    }
-    return p < end ? p + 1 : end;
-}
+/* --- Where a token is ------------------------------------------------------ */
 
-/* Past the value starting at p (the text is valid JSON: jansson said so). */
-static const char *scan_value(const char *p, const char *end) {
-    if (p >= end) {
-        return end;
+/* The first byte of the token just handed over. */
+static size_t jr_here(const jr_t *jr) {
+    if (jr->finishing) {
+        return jr->size;
     }
-    if (*p == '"') {
-        return scan_string(p, end);
+    size_t end = yajl_get_bytes_consumed(jr->h);
+    const char *t = jr->text;
+    if (end == 0 || end > jr->size) {
+        return end > jr->size ? jr->size : 0;
     }
-    if (*p == '{' || *p == '[') {
-        int depth = 0;
-        while (p < end) {
-            if (*p == '"') {
-                p = scan_string(p, end);
-                continue;
-            }
-            depth += (*p == '{' || *p == '[') - (*p == '}' || *p == ']');
-            p++;
-            if (depth == 0) {
-                return p;
-            }
-        }
-        return end;
-    }
-    while (p < end && !strchr(",]} \t\r\n", *p)) {
-        p++;
-    }
-    return p;
-}
-
-/* The start of the value at the current path (as far as it can be followed). */
-static const char *json_locate(const json_load_t *jl) {
-    const char *end = jl->text + jl->size;
-    const char *p = scan_ws(jl->text, end);
-    for (uint32_t i = 0; i < jl->depth; i++) {
-        const json_step_t *step = &jl->path[i];
-        const char *container = p;
-        if (p >= end || *p != (step->key != NULL ? '{' : '[')) {
-            return p;
-        }
-        p = scan_ws(p + 1, end);
-        bool found = false;
-        for (size_t n = 0; p < end && *p != '}' && *p != ']'; n++) {
-            if (step->key != NULL) {
-                const char *key = p + 1;
-                const char *after = scan_string(p, end);
-                size_t len = (size_t)(after - 1 - key);
-                p = scan_ws(after, end);
-                p = scan_ws(p + 1, end); /* the ':' */
-                if (len == strlen(step->key) && memcmp(key, step->key, len) == 0) {
-                    found = true;
-                    break;
+    switch (jr->ev) {
+    case JR_EV_STRING:
+    case JR_EV_KEY:
+        for (size_t i = end - 1; i-- > 0;) {
+            if (t[i] == '"') {
+                size_t slashes = 0;
+                while (i - slashes > 0 && t[i - slashes - 1] == '\\') {
+                    slashes++;
                 }
-            } else if (n == step->index) {
-                found = true;
-                break;
-            }
-            p = scan_ws(scan_value(p, end), end);
-            if (p < end && *p == ',') {
-                p = scan_ws(p + 1, end);
+                if (slashes % 2 == 0) {
+                    return i;
+                }
             }
         }
-        if (!found) {
-            return container;
+        return 0;
+    case JR_EV_NUMBER: {
+        size_t i = end;
+        while (i > 0 && strchr("0123456789+-.eE", t[i - 1]) != NULL && t[i - 1] != '\0') {
+            i--;
         }
+        return i;
     }
-    return p;
+    case JR_EV_NULL: return end >= 4 ? end - 4 : 0;
+    case JR_EV_BOOL: return end >= 5 && memcmp(t + end - 5, "false", 5) == 0 ? end - 5 : end >= 4 ? end - 4 : 0;
+    default: return end - 1;
+    }
 }
 
-/* Report an error about the value at the current path. */
-static bool json_fail(json_load_t *jl, strata_result_t r, const char *fmt, ...)
+/* Line and column (1-based) of offset `at`. */
+static void jr_position(const jr_t *jr, size_t at, uint32_t *line, uint32_t *column) {
+    uint32_t n = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < at; i++) {
+        if (jr->text[i] == '\n') {
+            n++;
+            line_start = i + 1;
+        }
+    }
+    *line = n;
+    *column = (uint32_t)(at - line_start) + 1;
+}
+
+/* Report an error about the token at offset `at`, named by the path of
+ * keys and indices the open frames are at; returns 0 (yajl: stop). */
+static int jr_fail_at(jr_t *jr, strata_result_t r, size_t at, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-static bool json_fail(json_load_t *jl, strata_result_t r, const char *fmt, ...) {
-    if (jl->r != STRATA_OK) {
-        return false;
+static int jr_fail_at(jr_t *jr, strata_result_t r, size_t at, const char *fmt, ...) {
+    if (jr->r != STRATA_OK) {
+        return 0;
     }
-    jl->r = r;
-    const char *at = json_locate(jl);
-    uint32_t line = 1;
-    const char *line_start = jl->text;
-    for (const char *p = jl->text; p < at; p++) {
-        if (*p == '\n') {
-            line++;
-            line_start = p + 1;
-        }
-    }
-    strata_load_report_t *report = jl->l->report;
-    report->line = line;
-    report->column = (uint32_t)(at - line_start) + 1;
-    report->offset = (uint64_t)(at - jl->text);
+    jr->r = r;
+    strata_load_report_t *report = jr->l->report;
+    jr_position(jr, at, &report->line, &report->column);
+    report->offset = at;
     char path[200] = "";
     size_t used = 0;
-    for (uint32_t i = 0; i < jl->depth && used < sizeof path; i++) {
-        const json_step_t *step = &jl->path[i];
-        int n = step->key != NULL ? snprintf(path + used, sizeof path - used, "%s%s", i > 0 ? "." : "", step->key)
-                                  : snprintf(path + used, sizeof path - used, "[%zu]", step->index);
+    for (uint32_t i = 0; i < jr->depth && used < sizeof path; i++) {
+        const jr_frame_t *f = &jr->frames[i];
+        int n = 0;
+        if (f->kind == JR_FREE || f->kind == JR_PAIR || f->kind == JR_ENTITIES || f->kind == JR_LIST ||
+            (f->kind == JR_SKIP && !f->object)) {
+            n = f->count > 0 ? snprintf(path + used, sizeof path - used, "[%zu]", f->count - 1) : 0;
+        } else if (f->key != NULL) {
+            n = snprintf(path + used, sizeof path - used, "%s%s", used > 0 ? "." : "", f->key);
+        }
         used += n > 0 ? (size_t)n : 0;
     }
     char what[200];
@@ -164,106 +257,349 @@ static bool json_fail(json_load_t *jl, strata_result_t r, const char *fmt, ...) 
     va_start(args, fmt);
     vsnprintf(what, sizeof what, fmt, args);
     va_end(args);
-    sti_loader_fail(jl->l, r, "line %u, column %u: %s%s%s", line, report->column, path, path[0] ? ": " : "", what);
-    return false;
+    sti_loader_fail(jr->l, r, "line %u, column %u: %s%s%s", report->line, report->column, path, path[0] ? ": " : "",
+                    what);
+    return 0;
 }
 
-static void json_push_key(json_load_t *jl, const char *key) {
-    if (jl->depth < JSON_MAX_PATH) {
-        jl->path[jl->depth] = (json_step_t){key, 0};
+#define jr_fail(jr, ...) jr_fail_at((jr), STRATA_ERR_CORRUPT, jr_here(jr), __VA_ARGS__)
+
+static int jr_nomem(jr_t *jr) {
+    if (jr->r == STRATA_OK) {
+        jr->r = sti_loader_fail(jr->l, STRATA_ERR_NOMEM, "out of memory");
     }
-    jl->depth++;
+    return 0;
 }
 
-static void json_push_index(json_load_t *jl, size_t index) {
-    if (jl->depth < JSON_MAX_PATH) {
-        jl->path[jl->depth] = (json_step_t){NULL, index};
+/* --- Sets of names ---------------------------------------------------------- */
+
+static uint32_t jr_hash(const char *s, size_t len, uint32_t serial) {
+    uint32_t h = 2166136261u ^ serial;
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
     }
-    jl->depth++;
+    return h;
 }
 
-static void json_pop(json_load_t *jl) {
-    jl->depth--;
+/* The entry of (serial, name), or the empty slot where it would go. */
+static jr_entry_t *jr_set_slot(const jr_set_t *set, uint32_t serial, const char *s, size_t len, uint32_t hash) {
+    for (size_t i = hash & (set->capacity - 1);; i = (i + 1) & (set->capacity - 1)) {
+        jr_entry_t *e = &set->slots[i];
+        if (e->len == UINT32_MAX ||
+            (e->hash == hash && e->serial == serial && e->len == len && memcmp(set->text + e->at, s, len) == 0)) {
+            return e;
+        }
+    }
 }
 
-/* --- Changes ------------------------------------------------------------------ */
+static jr_entry_t *jr_set_find(const jr_set_t *set, uint32_t serial, const char *s, size_t len) {
+    if (set->count == 0) {
+        return NULL;
+    }
+    jr_entry_t *e = jr_set_slot(set, serial, s, len, jr_hash(s, len, serial));
+    return e->len == UINT32_MAX ? NULL : e;
+}
 
-/* Count one more occurrence of a change, noting it the first time. */
-static bool json_change(json_load_t *jl, strata_change_kind_t kind, bool resource, const char *path, const char *name,
-                        const char *former) {
-    if (sti_evolve_note(jl->l, kind, resource ? -1 : 0, true, path, name, strlen(name), former) != STRATA_OK) {
-        jl->r = STRATA_ERR_NOMEM;
+/* Add (serial, name): *added false if it was there. False: out of memory. */
+static bool jr_set_add(jr_t *jr, jr_set_t *set, uint32_t serial, const char *s, size_t len, jr_entry_t **out,
+                       bool *added) {
+    if (len >= UINT32_MAX / 2 || set->text_used + len >= UINT32_MAX) {
         return false;
+    }
+    if ((set->count + 1) * 2 > set->capacity) {
+        size_t capacity = set->capacity == 0 ? 16 : set->capacity * 2;
+        jr_entry_t *slots = sti_mem_alloc(jr->w, capacity * sizeof *slots);
+        if (slots == NULL) {
+            return false;
+        }
+        for (size_t i = 0; i < capacity; i++) {
+            slots[i].len = UINT32_MAX;
+        }
+        jr_set_t grown = *set;
+        grown.slots = slots;
+        grown.capacity = capacity;
+        for (size_t i = 0; i < set->capacity; i++) {
+            if (set->slots[i].len != UINT32_MAX) {
+                *jr_set_slot(&grown, set->slots[i].serial, set->text + set->slots[i].at, set->slots[i].len,
+                             set->slots[i].hash) = set->slots[i];
+            }
+        }
+        sti_mem_free(jr->w, set->slots, set->capacity * sizeof *set->slots);
+        *set = grown;
+    }
+    uint32_t hash = jr_hash(s, len, serial);
+    jr_entry_t *e = jr_set_slot(set, serial, s, len, hash);
+    *added = e->len == UINT32_MAX;
+    if (*added) {
+        if (sti_mem_grow(jr->w, &set->text, 1, &set->text_capacity, set->text_used + len + 1, 256) != STRATA_OK) {
+            return false;
+        }
+        memcpy(set->text + set->text_used, s, len);
+        set->text[set->text_used + len] = '\0';
+        *e = (jr_entry_t){serial, hash, (uint32_t)set->text_used, (uint32_t)len, -1, NULL};
+        set->text_used += len + 1;
+        set->count++;
+    }
+    if (out != NULL) {
+        *out = e;
     }
     return true;
 }
 
-/* A JSON object as a level of a save (evolve.h): its members by key. */
-static const void *json_find(const void *set, const char *name, size_t len) {
-    (void)len;
-    return json_object_get(set, name);
-}
-
-/* A level whose every name is there: the dump's components when no
- * component has a former name, so that they need not be gathered. */
-static const void *json_find_any(const void *set, const char *name, size_t len) {
-    (void)len;
-    return name != NULL ? set : NULL;
-}
-
-/* --- Values ------------------------------------------------------------------- */
-
-/* An unsigned integer: a JSON integer >= 0, or a string of digits (how the
- * writer spells values past INT64_MAX). */
-static bool json_unsigned(json_t *v, uint64_t *out) {
-    if (json_is_integer(v)) {
-        json_int_t i = json_integer_value(v);
-        *out = (uint64_t)i;
-        return i >= 0;
-    }
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (*s < '0' || *s > '9') {
-            return false;
+static void jr_set_clear(jr_set_t *set) {
+    if (set->count > 0) {
+        for (size_t i = 0; i < set->capacity; i++) {
+            set->slots[i].len = UINT32_MAX;
         }
-        char *end;
-        errno = 0;
-        unsigned long long u = strtoull(s, &end, 10);
-        *out = u;
-        return errno == 0 && *end == '\0';
     }
-    return false;
+    set->count = 0;
+    set->text_used = 0;
 }
 
-static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t *fields, uint32_t count,
-                        unsigned char *base, const char *path, bool resource);
+static void jr_set_free(jr_t *jr, jr_set_t *set) {
+    sti_mem_free(jr->w, set->slots, set->capacity * sizeof *set->slots);
+    sti_mem_free(jr->w, set->text, set->text_capacity);
+}
 
-/* One element of field f from v into p. */
-static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *f, unsigned char *p, const char *path,
-                         bool resource) {
+/* A key of an object no schema element takes: refused if it came before in
+ * the same object (as any repeated key). */
+static bool jr_unknown_key(jr_t *jr, const jr_frame_t *f, const char *s, size_t len) {
+    bool added = false;
+    if (jr->head) {
+        return true; /* the main pass checks them, with the path to them */
+    }
+    if (!jr_set_add(jr, &jr->unknown, f->serial, s, len, NULL, &added)) {
+        return jr_nomem(jr);
+    }
+    if (!added) {
+        return jr_fail(jr, "the key \"%.*s\" is repeated", (int)(len < 60 ? len : 60), s);
+    }
+    return true;
+}
+
+/* --- Frames ------------------------------------------------------------------ */
+
+static jr_frame_t *jr_push(jr_t *jr, jr_kind_t kind) {
+    if (jr->depth == JR_MAX_DEPTH) {
+        jr_fail(jr, "nested more than %d deep", JR_MAX_DEPTH);
+        return NULL;
+    }
+    jr_frame_t *f = &jr->frames[jr->depth++];
+    memset(f, 0, sizeof *f);
+    f->kind = (uint8_t)kind;
+    f->slot = -1;
+    f->serial = ++jr->serial;
+    f->start = jr_here(jr);
+    return f;
+}
+
+/* Skip the value that starts with this token (an object or array: until it closes). */
+static int jr_skip(jr_t *jr, jr_ev_t ev) {
+    if (ev == JR_EV_MAP || ev == JR_EV_ARRAY) {
+        jr_frame_t *f = jr_push(jr, JR_SKIP);
+        if (f == NULL) {
+            return 0;
+        }
+        f->object = ev == JR_EV_MAP;
+    }
+    return 1;
+}
+
+/* --- Changes ------------------------------------------------------------------ */
+
+/* Note a change (`path.name`, "(was former)"): kept until the entity (or
+ * the resources) ends, then counted. */
+static bool jr_note(jr_t *jr, strata_change_kind_t kind, bool fields, const char *path, const char *name, size_t len,
+                    const char *former) {
+    char full[sizeof jr->l->changes[0].name];
+    int n = snprintf(full, sizeof full, "%s%s%.*s%s%s%s", path, path[0] ? "." : "", (int)len, name,
+                     former != NULL ? " (was " : "", former != NULL ? former : "", former != NULL ? ")" : "");
+    size_t size = (n < 0 ? 0 : (size_t)n >= sizeof full ? sizeof full - 1 : (size_t)n) + 1;
+    if (sti_mem_grow(jr->w, &jr->notes, sizeof *jr->notes, &jr->note_capacity, jr->note_count + 1, 16) != STRATA_OK ||
+        sti_mem_grow(jr->w, &jr->note_text, 1, &jr->note_text_capacity, jr->note_used + size, 512) != STRATA_OK) {
+        return jr_nomem(jr);
+    }
+    bool resource = jr->depth > 1 && jr->frames[1].kind == JR_FIELDS;
+    jr->notes[jr->note_count++] = (jr_note_t){(uint8_t)kind, fields, resource, (uint32_t)jr->note_used};
+    memcpy(jr->note_text + jr->note_used, full, size);
+    jr->note_text[jr->note_used + size - 1] = '\0';
+    jr->note_used += size;
+    return true;
+}
+
+/* Count the kept notes: those about components first, then those about fields. */
+static bool jr_flush_notes(jr_t *jr) {
+    for (int fields = 0; fields < 2; fields++) {
+        for (size_t i = 0; i < jr->note_count; i++) {
+            const jr_note_t *n = &jr->notes[i];
+            const char *name = jr->note_text + n->at;
+            if (n->fields == (fields == 1) && sti_evolve_note(jr->l, n->kind, n->resource ? -1 : 0, true, "", name,
+                                                              strlen(name), NULL) != STRATA_OK) {
+                return jr_nomem(jr);
+            }
+        }
+    }
+    jr->note_count = 0;
+    jr->note_used = 0;
+    return true;
+}
+
+/* The name changes of fields are noted under: the component (or
+ * "resource") and the fields of the struct values between. */
+static void jr_field_path(const jr_t *jr, char *out, size_t size) {
+    uint32_t first = 0;
+    while (first + 1 < jr->depth && jr->frames[first].path == NULL) {
+        first++;
+    }
+    int n = snprintf(out, size, "%s", jr->frames[first].path != NULL ? jr->frames[first].path : "");
+    size_t used = n > 0 ? (size_t)n : 0;
+    for (uint32_t i = first; i + 1 < jr->depth && used < size; i++) {
+        const jr_frame_t *f = &jr->frames[i];
+        if (f->kind == JR_FIELDS && f->slot >= 0) {
+            n = snprintf(out + used, size - used, ".%s", f->fields[f->slot].name);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+}
+
+/* --- Numbers -------------------------------------------------------------------- */
+
+typedef enum jr_int_t { JR_INT, JR_INT_BIG, JR_INT_NOT } jr_int_t;
+
+/* An integer's text (a JSON number without fraction or exponent, or with
+ * `digits_only` a string of digits): its sign and magnitude. */
+static jr_int_t jr_integer(const char *s, size_t len, bool digits_only, bool *negative, uint64_t *magnitude) {
+    size_t i = !digits_only && len > 0 && s[0] == '-';
+    *negative = i == 1;
+    *magnitude = 0;
+    if (i >= len) {
+        return JR_INT_NOT;
+    }
+    bool big = false;
+    uint64_t m = 0;
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d > 9) {
+            return JR_INT_NOT;
+        }
+        big = big || m > (UINT64_MAX - d) / 10;
+        m = m * 10 + d;
+    }
+    *magnitude = m;
+    return big ? JR_INT_BIG : JR_INT;
+}
+
+/* A JSON number's text as the nearest double. Short decimals (at most 15
+ * significant digits, a power of ten within 10^22) are exact quotients or
+ * products of two doubles, so one correctly rounded operation gives the
+ * nearest double; the rest go through strtod. */
+static double jr_double(const jr_t *jr, const char *s, size_t len) {
+    static const double tens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = 0;
+    bool negative = len > 0 && s[0] == '-';
+    i += negative;
+    uint64_t m = 0;
+    int digits = 0, scale = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+        digits += m != 0;
+    }
+    if (i < len && s[i] == '.') {
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            m = m * 10 + (uint64_t)(s[i] - '0');
+            digits += m != 0;
+            scale--;
+        }
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool minus = s[i] == '-';
+        i += s[i] == '-' || s[i] == '+';
+        int e = 0;
+        for (; i < len && s[i] >= '0' && s[i] <= '9' && e < 100000; i++) {
+            e = e * 10 + (s[i] - '0');
+        }
+        scale += minus ? -e : e;
+    }
+#if FLT_EVAL_METHOD == 0
+    if (i == len && digits <= 15 && scale >= -22 && scale <= 22) {
+        double d = (double)m;
+        d = scale < 0 ? d / tens[-scale] : d * tens[scale];
+        return negative ? -d : d;
+    }
+#else
+    (void)tens;
+#endif
+    char buffer[128];
+    char *copy = len < sizeof buffer ? buffer : malloc(len + 1);
+    if (copy == NULL) {
+        return strtod("nan", NULL);
+    }
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    for (size_t k = 0; jr->point != '.' && k < len; k++) {
+        copy[k] = copy[k] == '.' ? jr->point : copy[k];
+    }
+    double d = strtod(copy, NULL);
+    if (copy != buffer) {
+        free(copy);
+    }
+    return d;
+}
+
+/* --- Values --------------------------------------------------------------------- */
+
+static int jr_push_fields(jr_t *jr, const strata_field_desc_t *fields, uint32_t count, unsigned char *base,
+                          const unsigned char *defaults, const char *path);
+
+/* An unsigned value: a JSON integer >= 0, or a string of digits (how the
+ * writer spells values past INT64_MAX). 0: not one; -1: a negative or too
+ * large integer. */
+static int jr_unsigned(jr_ev_t ev, const char *s, size_t len, uint64_t *out) {
+    bool negative = false;
+    if (ev != JR_EV_NUMBER && ev != JR_EV_STRING) {
+        return 0;
+    }
+    jr_int_t k = jr_integer(s, len, ev == JR_EV_STRING, &negative, out);
+    if (k == JR_INT && (!negative || *out == 0)) {
+        *out = negative ? 0 : *out;
+        return 1;
+    }
+    return k == JR_INT_NOT || ev == JR_EV_STRING ? 0 : -1;
+}
+
+/* One element of field f from the token (ev, s, len) into p (defaults at d,
+ * or NULL). One case a kind. */
+static int jr_element(jr_t *jr, const strata_field_desc_t *f, unsigned char *p, const unsigned char *d, jr_ev_t ev,
+                      const char *s, size_t len) {
     switch (f->kind) {
     case STRATA_KIND_BOOL: {
-        if (!json_is_boolean(v)) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected true or false");
+        if (ev != JR_EV_BOOL) {
+            return jr_fail(jr, "expected true or false");
         }
-        bool b = json_is_true(v);
+        bool b = len != 0;
         memcpy(p, &b, 1);
-        return true;
+        return 1;
     }
     case STRATA_KIND_I8:
     case STRATA_KIND_I16:
     case STRATA_KIND_I32:
     case STRATA_KIND_I64: {
-        if (!json_is_integer(v)) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected an integer");
+        bool negative = false;
+        uint64_t m = 0;
+        jr_int_t k = ev == JR_EV_NUMBER ? jr_integer(s, len, false, &negative, &m) : JR_INT_NOT;
+        if (k == JR_INT_NOT) {
+            return jr_fail(jr, "expected an integer");
         }
-        int64_t i = json_integer_value(v);
         uint32_t bits = sti_kind_bits(f->kind);
-        if (bits < 64 && (i < -((int64_t)1 << (bits - 1)) || i >= ((int64_t)1 << (bits - 1)))) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRId64 " is out of range for %s", i, sti_kind_name(f->kind));
+        uint64_t limit = (uint64_t)1 << (bits - 1); /* |min|; max is limit - 1 */
+        if (k == JR_INT_BIG || m > limit || (!negative && m == limit)) {
+            return jr_fail(jr, "%.*s is out of range for %s", (int)(len < 40 ? len : 40), s, sti_kind_name(f->kind));
         }
+        int64_t i = negative ? (int64_t)(0 - m) : (int64_t)m;
         sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.i = i, .u = (uint64_t)i});
-        return true;
+        return 1;
     }
     case STRATA_KIND_U8:
     case STRATA_KIND_U16:
@@ -271,425 +607,773 @@ static bool json_element(json_load_t *jl, json_t *v, const strata_field_desc_t *
     case STRATA_KIND_U64:
     case STRATA_KIND_ENTITY: {
         uint64_t u = 0;
-        if (!json_unsigned(v, &u)) {
-            if (json_is_integer(v)) {
-                return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRId64 " is out of range for %s",
-                                 (int64_t)json_integer_value(v), sti_kind_name(f->kind));
-            }
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected %s",
-                             f->kind == STRATA_KIND_ENTITY ? "an entity id" : "an unsigned integer");
-        }
+        int k = jr_unsigned((jr_ev_t)ev, s, len, &u);
         uint32_t bits = sti_kind_bits(f->kind);
-        if (bits < 64 && u >> bits != 0) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " is out of range for %s", u, sti_kind_name(f->kind));
+        if (k < 0 || (k > 0 && bits < 64 && u >> bits != 0)) {
+            return jr_fail(jr, "%.*s is out of range for %s", (int)(len < 40 ? len : 40), s, sti_kind_name(f->kind));
+        }
+        if (k == 0) {
+            return jr_fail(jr, "expected %s", f->kind == STRATA_KIND_ENTITY ? "an entity id" : "an unsigned integer");
         }
         sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.u = u});
-        return true;
+        return 1;
     }
     case STRATA_KIND_F32:
     case STRATA_KIND_F64: {
-        double d;
-        if (json_is_number(v)) {
-            d = json_number_value(v);
-        } else if (json_is_string(v) && strcmp(json_string_value(v), "nan") == 0) {
-            d = NAN;
-        } else if (json_is_string(v) && strcmp(json_string_value(v), "inf") == 0) {
-            d = INFINITY;
-        } else if (json_is_string(v) && strcmp(json_string_value(v), "-inf") == 0) {
-            d = -INFINITY;
+        double v;
+        if (ev == JR_EV_NUMBER) {
+            v = jr_double(jr, s, len);
+        } else if (ev == JR_EV_STRING && len == 3 && memcmp(s, "nan", 3) == 0) {
+            v = NAN;
+        } else if (ev == JR_EV_STRING && len == 3 && memcmp(s, "inf", 3) == 0) {
+            v = INFINITY;
+        } else if (ev == JR_EV_STRING && len == 4 && memcmp(s, "-inf", 4) == 0) {
+            v = -INFINITY;
         } else {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected a number");
+            return jr_fail(jr, "expected a number");
         }
         /* Below 2^128 - 2^103 (halfway from FLT_MAX to 2^128) a number rounds to a finite f32. */
-        if (f->kind == STRATA_KIND_F32 && isfinite(d) && fabs(d) >= 0x1.ffffffp127) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%g is out of range for f32", d);
+        if (f->kind == STRATA_KIND_F32 && isfinite(v) && fabs(v) >= 0x1.ffffffp127) {
+            return jr_fail(jr, "%g is out of range for f32", v);
         }
-        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.f = d});
-        return true;
+        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.f = v});
+        return 1;
     }
     case STRATA_KIND_ENUM: {
-        if (!json_is_string(v)) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected a member name of %s", f->type->name);
+        if (ev != JR_EV_STRING) {
+            return jr_fail(jr, "expected a member name of %s", f->type->name);
         }
-        const char *name = json_string_value(v);
         for (uint32_t m = 0; m < f->type->count; m++) {
-            if (strcmp(f->type->members[m], name) == 0) {
+            const char *member = f->type->members[m];
+            if (strncmp(member, s, len) == 0 && strlen(member) == len) {
                 sti_scalar_write(STRATA_KIND_ENUM, f->size, p, (sti_scalar_t){.i = m});
-                return true;
+                return 1;
             }
         }
-        return json_fail(jl, STRATA_ERR_CORRUPT, "%s has no member '%.60s'", f->type->name, name);
+        return jr_fail(jr, "%s has no member '%.*s'", f->type->name, (int)(len < 60 ? len : 60), s);
     }
     case STRATA_KIND_STRING: {
-        if (!json_is_string(v)) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected a string");
+        if (ev != JR_EV_STRING) {
+            return jr_fail(jr, "expected a string");
+        }
+        if (memchr(s, 0, len) != NULL) {
+            return jr_fail(jr, "\\u0000 is not allowed in a char[%u] value", f->size);
         }
         /* U+F780..U+F7FF (EF 9E 80 .. EF 9F BF) are bytes 0x80..0xff that were not
          * UTF-8 (json_write.c's out_string); every other byte is itself. */
-        const unsigned char *text = (const unsigned char *)json_string_value(v);
-        size_t n = json_string_length(v), len = 0;
-        for (size_t i = 0; i < n; len++) {
-            bool byte = i + 2 < n && text[i] == 0xef && (text[i + 1] == 0x9e || text[i + 1] == 0x9f);
-            if (len < f->size) {
-                p[len] = byte ? (unsigned char)(((text[i + 1] & 1u) << 6 | (text[i + 2] & 0x3fu)) + 0x80u) : text[i];
+        const unsigned char *text = (const unsigned char *)s;
+        size_t n = 0;
+        for (size_t i = 0; i < len; n++) {
+            bool byte = i + 2 < len && text[i] == 0xef && (text[i + 1] == 0x9e || text[i + 1] == 0x9f);
+            if (n < f->size) {
+                p[n] = byte ? (unsigned char)(((text[i + 1] & 1u) << 6 | (text[i + 2] & 0x3fu)) + 0x80u) : text[i];
             }
             i += byte ? 3 : 1;
         }
-        if (len >= f->size) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%zu bytes and the NUL do not fit in char[%u]", len, f->size);
+        if (n >= f->size) {
+            return jr_fail(jr, "%zu bytes and the NUL do not fit in char[%u]", n, f->size);
         }
-        memset(p + len, 0, f->size - len);
-        return true;
+        memset(p + n, 0, f->size - n);
+        return 1;
     }
     case STRATA_KIND_STRUCT:
-        if (!json_is_object(v)) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected an object of %s's fields", f->type->name);
+        if (ev != JR_EV_MAP) {
+            return jr_fail(jr, "expected an object of %s's fields", f->type->name);
         }
-        return json_fields(jl, v, f->type->fields, f->type->count, p, path, resource);
-    default: return json_fail(jl, STRATA_ERR_CORRUPT, "a field of an unknown kind");
+        return jr_push_fields(jr, f->type->fields, f->type->count, p, d, NULL);
+    default: return jr_fail(jr, "a field of an unknown kind");
     }
 }
 
-/* The fields of obj into the value at base, mapped by the evolution rules
- * (evolve.h); absent ones keep their defaults, unknown ones are dropped
- * (both reported). */
-static bool json_fields(json_load_t *jl, json_t *obj, const strata_field_desc_t *fields, uint32_t count,
-                        unsigned char *base, const char *path, bool resource) {
-    sti_evolve_names_t names = sti_evolve_fields(fields, count);
-    sti_evolve_saved_t saved = {obj, json_find};
-    size_t matched = 0;
+static int jr_push_fields(jr_t *jr, const strata_field_desc_t *fields, uint32_t count, unsigned char *base,
+                          const unsigned char *defaults, const char *path) {
+    jr_frame_t *f = jr_push(jr, JR_FIELDS);
+    if (f == NULL) {
+        return 0;
+    }
+    f->fields = fields;
+    f->field_count = count;
+    f->base = base;
+    f->defaults = defaults;
+    f->path = path;
+    f->marks = (uint32_t)jr->mark_count;
+    if (sti_mem_grow(jr->w, &jr->marks, sizeof *jr->marks, &jr->mark_capacity, jr->mark_count + count, 64) !=
+        STRATA_OK) {
+        return jr_nomem(jr);
+    }
     for (uint32_t i = 0; i < count; i++) {
-        const strata_field_desc_t *f = &fields[i];
-        const char *former;
-        json_t *v = (json_t *)sti_evolve_source(&names, i, &saved, &former);
-        const char *key = former != NULL ? former : f->name;
-        if (v == NULL) {
-            if (!json_change(jl, STRATA_CHANGE_ADDED, resource, path, f->name, NULL)) {
-                return false;
+        jr->marks[jr->mark_count + i] = 0;
+    }
+    jr->mark_count += count;
+    return 1;
+}
+
+/* A field's key: which field takes the value that follows. Its own name
+ * wins over its former names, and an earlier former name over a later
+ * one, wherever in the object they come (evolve.h); a value a better name
+ * replaces is dropped. */
+static int jr_field_key(jr_t *jr, jr_frame_t *f, const char *s, size_t len) {
+    f->slot = -1;
+    f->key = NULL;
+    uint32_t n = f->field_count;
+    uint32_t guess = f->taken < n ? f->taken : 0; /* the writer's order: the next field */
+    uint32_t field = UINT32_MAX, priority = 0;
+    for (uint32_t k = 0; k < n && field == UINT32_MAX; k++) {
+        uint32_t i = guess + k < n ? guess + k : guess + k - n;
+        const char *name = f->fields[i].name;
+        if (strncmp(name, s, len) == 0 && strlen(name) == len) {
+            field = i;
+        }
+    }
+    for (uint32_t i = 0; i < n && field == UINT32_MAX; i++) {
+        const char *const *formers = f->fields[i].renamed_from;
+        for (uint32_t k = 0; formers != NULL && formers[k] != NULL && k < 63; k++) {
+            if (strncmp(formers[k], s, len) == 0 && strlen(formers[k]) == len) {
+                field = i;
+                priority = k + 1;
+                break;
+            }
+        }
+    }
+    if (field == UINT32_MAX) {
+        f->odd = true;
+        if (!jr_unknown_key(jr, f, s, len)) {
+            return 0;
+        }
+        char path[160];
+        jr_field_path(jr, path, sizeof path);
+        return jr_note(jr, STRATA_CHANGE_DROPPED, true, path, s, len, NULL);
+    }
+    uint64_t *mark = &jr->marks[f->marks + field];
+    uint64_t bit = (uint64_t)1 << priority;
+    if (*mark & bit) {
+        return jr_fail(jr, "the key \"%.*s\" is repeated", (int)(len < 60 ? len : 60), s);
+    }
+    const strata_field_desc_t *fd = &f->fields[field];
+    if ((*mark & (bit - 1)) == 0) {
+        if (*mark != 0) {
+            /* A better name for a field already given: its value starts over. */
+            size_t bytes = (size_t)fd->size * (fd->array ? fd->count : 1);
+            if (f->defaults != NULL) {
+                memcpy(f->base + fd->offset, f->defaults + fd->offset, bytes);
+            } else {
+                memset(f->base + fd->offset, 0, bytes);
+            }
+        }
+        f->slot = (int32_t)field;
+        f->key = priority == 0 ? fd->name : fd->renamed_from[priority - 1];
+    }
+    f->odd = f->odd || priority != 0;
+    f->taken += priority == 0;
+    *mark |= bit;
+    return 1;
+}
+
+/* A JR_FIELDS object ends: fields not given keep their defaults (added),
+ * those given under a former name are renamed, replaced ones dropped. */
+static int jr_fields_end(jr_t *jr) {
+    jr_frame_t *f = jr_top(jr);
+    bool changes = f->odd || f->taken < f->field_count;
+    char path[160] = "";
+    if (changes) {
+        f->slot = -1;
+        jr_field_path(jr, path, sizeof path);
+    }
+    for (uint32_t i = 0; changes && i < f->field_count; i++) {
+        const strata_field_desc_t *fd = &f->fields[i];
+        uint64_t mark = jr->marks[f->marks + i];
+        if (mark == 0) {
+            if (!jr_note(jr, STRATA_CHANGE_ADDED, true, path, fd->name, strlen(fd->name), NULL)) {
+                return 0;
             }
             continue;
         }
-        if (former != NULL && !json_change(jl, STRATA_CHANGE_RENAMED, resource, path, f->name, key)) {
-            return false;
+        uint32_t best = (uint32_t)__builtin_ctzll(mark);
+        if (best > 0 &&
+            !jr_note(jr, STRATA_CHANGE_RENAMED, true, path, fd->name, strlen(fd->name), fd->renamed_from[best - 1])) {
+            return 0;
         }
-        matched++;
-        json_push_key(jl, key);
-        char sub[160];
-        snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", f->name);
-        unsigned char *p = base + f->offset;
-        if (!f->array) {
-            if (!json_element(jl, v, f, p, sub, resource)) {
-                return false;
-            }
-        } else {
-            if (!json_is_array(v)) {
-                return json_fail(jl, STRATA_ERR_CORRUPT, "expected a list of at most %u values", f->count);
-            }
-            size_t n = json_array_size(v);
-            if (n > f->count) {
-                return json_fail(jl, STRATA_ERR_CORRUPT, "%zu values; the field holds %u", n, f->count);
-            }
-            for (size_t j = 0; j < n; j++) {
-                json_push_index(jl, j);
-                if (!json_element(jl, json_array_get(v, j), f, p + j * f->size, sub, resource)) {
-                    return false;
-                }
-                json_pop(jl);
-            }
-        }
-        json_pop(jl);
-    }
-    if (matched < json_object_size(obj)) {
-        const char *key;
-        json_t *v;
-        json_object_foreach(obj, key, v) {
-            if (sti_evolve_target(&names, &saved, key, strlen(key)) < 0 &&
-                !json_change(jl, STRATA_CHANGE_DROPPED, resource, path, key, NULL)) {
-                return false;
+        for (uint32_t k = best + 1; k < 64; k++) {
+            const char *former = mark >> k & 1 ? fd->renamed_from[k - 1] : NULL;
+            if (former != NULL && !jr_note(jr, STRATA_CHANGE_DROPPED, true, path, former, strlen(former), NULL)) {
+                return 0;
             }
         }
     }
-    return true;
+    jr->mark_count = f->marks;
+    jr->depth--;
+    /* The resources end: their changes are counted now. */
+    return jr->depth == 1 ? jr_flush_notes(jr) : 1;
+}
+
+/* A value inside a JR_FIELDS object or a JR_LIST. */
+static int jr_field_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, size_t len) {
+    if (f->kind == JR_LIST) {
+        const strata_field_desc_t *fd = f->fields;
+        size_t j = f->count - 1;
+        if (j >= fd->count) {
+            return jr_fail(jr, "more than %u values; the field holds %u", fd->count, fd->count);
+        }
+        const unsigned char *d = f->defaults != NULL ? f->defaults + j * fd->size : NULL;
+        return jr_element(jr, fd, f->base + j * fd->size, d, ev, s, len);
+    }
+    if (f->slot < 0) {
+        return jr_skip(jr, ev);
+    }
+    const strata_field_desc_t *fd = &f->fields[f->slot];
+    unsigned char *p = f->base + fd->offset;
+    const unsigned char *d = f->defaults != NULL ? f->defaults + fd->offset : NULL;
+    if (!fd->array) {
+        return jr_element(jr, fd, p, d, ev, s, len);
+    }
+    if (ev != JR_EV_ARRAY) {
+        return jr_fail(jr, "expected a list of at most %u values", fd->count);
+    }
+    jr_frame_t *list = jr_push(jr, JR_LIST);
+    if (list == NULL) {
+        return 0;
+    }
+    list->fields = fd;
+    list->base = p;
+    list->defaults = d;
+    return 1;
+}
+
+/* --- Entities ------------------------------------------------------------------- */
+
+/* An entity handle: "id" as a number or a string of digits. */
+static int jr_entity_id(jr_t *jr, jr_ev_t ev, const char *s, size_t len) {
+    uint64_t u = 0;
+    if (jr_unsigned(ev, s, len, &u) <= 0 || (uint32_t)(u >> 32) == 0) {
+        return jr->head ? 1 : jr_fail(jr, "not an entity id (index + generation << 32, generation > 0)");
+    }
+    if (jr->head) {
+        jr->highest = (uint32_t)u >= jr->highest ? (uint64_t)(uint32_t)u + 1 : jr->highest;
+    }
+    jr->id = u;
+    return 1;
+}
+
+/* A component's key in an entity: its value goes to the scratch row. */
+static int jr_component_key(jr_t *jr, jr_frame_t *f, const char *s, size_t len) {
+    f->slot = -1;
+    f->key = NULL;
+    if (jr->head) {
+        bool added;
+        return jr_set_add(jr, &jr->names, 0, s, len, NULL, &added) ? 1 : jr_nomem(jr);
+    }
+    uint32_t previous = jr->touched_count > 0 ? jr->touched[jr->touched_count - 1] + 1 : 0;
+    const jr_entry_t *e = jr->guess[previous] >= 0 ? jr->entry_of[jr->guess[previous]] : NULL;
+    if (e == NULL || e->len != len || memcmp(jr->map.text + e->at, s, len) != 0) {
+        e = jr_set_find(&jr->map, 0, s, len);
+        jr->guess[previous] = e != NULL ? (int32_t)e->value : -1;
+    }
+    if (e == NULL) {
+        return jr_unknown_key(jr, f, s, len) && jr_note(jr, STRATA_CHANGE_DROPPED, false, "", s, len, NULL);
+    }
+    uint32_t c = (uint32_t)e->value;
+    if (strata_mask_test(&jr->mask, c)) {
+        return jr_fail(jr, "the key \"%.*s\" is repeated", (int)(len < 60 ? len : 60), s);
+    }
+    const char *name = jr->w->schema->component_types[c].name;
+    f->key = jr->map.text + e->at;
+    if (e->name != name && !jr_note(jr, STRATA_CHANGE_RENAMED, false, "", name, strlen(name), f->key)) {
+        return 0;
+    }
+    strata_mask_set(&jr->mask, c);
+    jr->touched[jr->touched_count++] = c;
+    f->slot = (int32_t)c;
+    return 1;
+}
+
+/* A component's value: its fields, into the scratch row (a tag's are all dropped). */
+static int jr_component_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev) {
+    if (f->slot < 0) {
+        return jr_skip(jr, ev);
+    }
+    if (ev != JR_EV_MAP) {
+        return jr_fail(jr, "expected an object of fields");
+    }
+    uint32_t c = (uint32_t)f->slot;
+    const strata_component_desc_t *desc = &jr->w->components[c];
+    const strata_type_desc_t *type = &jr->w->schema->component_types[c];
+    unsigned char *value = jr->scratch + jr->scratch_at[c];
+    if (desc->size == 0) {
+        return jr_push_fields(jr, NULL, 0, value, NULL, type->name);
+    }
+    if (desc->defaults != NULL) {
+        memcpy(value, desc->defaults, desc->size);
+    } else {
+        memset(value, 0, desc->size);
+    }
+    return jr_push_fields(jr, type->fields, type->count, value, desc->defaults, type->name);
+}
+
+/* An entity's object ends: its row in its archetype's table, its values copied in. */
+static int jr_entity_end(jr_t *jr) {
+    jr_frame_t *f = jr_top(jr);
+    size_t start = f->start;
+    bool has_id = f->taken & (1u << JR_ID);
+    jr->depth--;
+    jr_set_clear(&jr->unknown);
+    if (jr->head) {
+        return 1;
+    }
+    if (!has_id) {
+        return jr_fail_at(jr, STRATA_ERR_CORRUPT, start, "an entity needs an \"id\"");
+    }
+    sti_table_t *t = NULL;
+    uint32_t row = 0;
+    strata_result_t r = sti_loader_rows(jr->l, &jr->mask, 1, &t, &row);
+    if (r != STRATA_OK) {
+        jr->r = r;
+        return 0;
+    }
+    if (!sti_loader_place(jr->l, t, row, jr->id)) {
+        /* Take the row back: the world is dropped anyway, but keep it consistent. */
+        t->count--;
+        return jr_fail_at(jr, STRATA_ERR_CORRUPT, start, "entity id %" PRIu64 " is out of range or used twice", jr->id);
+    }
+    for (uint32_t i = 0; i < jr->touched_count; i++) {
+        uint32_t c = jr->touched[i];
+        uint32_t size = jr->w->components[c].size;
+        if (size > 0) {
+            memcpy((unsigned char *)t->columns[c] + (size_t)row * size, jr->scratch + jr->scratch_at[c], size);
+        }
+    }
+    return jr->note_count == 0 || jr_flush_notes(jr);
 }
 
 /* --- The document ------------------------------------------------------------ */
 
-/* The components of the dump (the names its entities have), mapped onto
- * the schema's once, by the evolution rules: jl->components gets, for each
- * name that maps, its component id. */
-static bool json_component_map(json_load_t *jl, json_t *entities) {
-    const strata_schema_t *s = jl->l->fresh->schema;
-    sti_evolve_names_t names = sti_evolve_components(s);
-    bool formers = false;
-    for (uint32_t c = 0; c < names.count; c++) {
-        formers = formers || sti_evolve_has_former(&names, c);
-    }
-    jl->components = json_object();
-    json_t *seen = formers ? json_object() : NULL;
-    bool ok = jl->components != NULL && (seen != NULL || !formers);
-    for (size_t i = 0; ok && formers && i < json_array_size(entities); i++) {
-        json_t *components = json_object_get(json_array_get(entities, i), "components");
-        const char *key;
-        json_t *value;
-        json_object_foreach(json_is_object(components) ? components : NULL, key, value) {
-            ok = ok && json_object_set(seen, key, json_null()) == 0;
+static int jr_key_of_root(jr_t *jr, jr_frame_t *f, const char *s, size_t len) {
+    f->slot = -1;
+    f->key = NULL;
+    for (int k = 0; k < JR_ROOT_KEYS; k++) {
+        if (strncmp(jr_root_keys[k], s, len) == 0 && strlen(jr_root_keys[k]) == len) {
+            if (f->taken & (1u << k)) {
+                return jr_fail(jr, "the key \"%s\" is repeated", jr_root_keys[k]);
+            }
+            f->taken |= 1u << k;
+            f->slot = k;
+            f->key = jr_root_keys[k];
+            jr->free_seen = jr->free_seen || k == JR_FREE_LIST;
+            return 1;
         }
     }
-    sti_evolve_saved_t saved = {formers ? (const void *)seen : (const void *)s, formers ? json_find : json_find_any};
-    for (uint32_t c = 0; ok && c < names.count; c++) {
-        const char *former;
-        if (sti_evolve_source(&names, c, &saved, &former) != NULL) {
-            const char *key = former != NULL ? former : s->component_types[c].name;
-            ok = json_object_set_new(jl->components, key, json_integer(c)) == 0;
+    return jr_unknown_key(jr, f, s, len);
+}
+
+/* In the head pass: note a root member's token; stop at the entities when
+ * the header has told what the load needs before them. */
+static int jr_root_head(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, size_t len) {
+    jr_member_t *m = &jr->root[f->slot];
+    m->seen = true;
+    m->ev = (uint8_t)ev;
+    m->at = jr_here(jr);
+    m->len = len < sizeof m->raw ? len : sizeof m->raw - 1;
+    m->full = len;
+    if (ev == JR_EV_NUMBER || ev == JR_EV_STRING) {
+        memcpy(m->raw, s, m->len);
+    }
+    m->raw[m->len] = '\0';
+    if (f->slot == JR_ENTITY_LIST && jr->root[JR_SCHEMA].seen && jr->root[JR_VERSION].seen &&
+        jr->root[JR_INDICES].seen && !jr->need_names) {
+        jr->stopped = true;
+        return 0;
+    }
+    if (f->slot == JR_FREE_LIST && ev == JR_EV_ARRAY) {
+        return jr_push(jr, JR_FREE) != NULL;
+    }
+    if (f->slot == JR_ENTITY_LIST && ev == JR_EV_ARRAY) {
+        return jr_push(jr, JR_ENTITIES) != NULL;
+    }
+    return jr_skip(jr, ev);
+}
+
+static int jr_root_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, size_t len) {
+    if (f->slot < 0) {
+        return jr_skip(jr, ev);
+    }
+    if (jr->head) {
+        return jr_root_head(jr, f, ev, s, len);
+    }
+    switch (f->slot) {
+    case JR_FREE_LIST:
+        if (ev != JR_EV_ARRAY) { /* after the entities: the head pass did not see it */
+            return jr_fail(jr, "expected a list of [index, generation] pairs");
+        }
+        return jr_push(jr, JR_FREE) != NULL;
+    case JR_ENTITY_LIST: return jr_push(jr, JR_ENTITIES) != NULL;
+    case JR_RESOURCES: {
+        if (ev != JR_EV_MAP) {
+            return jr_fail(jr, "expected an object of resources");
+        }
+        const strata_schema_t *schema = jr->w->schema;
+        const strata_type_desc_t *rt = schema->resource_type;
+        if (rt == NULL) {
+            return jr_skip(jr, ev);
+        }
+        /* Resources are fields of the resource block: the same mapping as fields. */
+        return jr_push_fields(jr, rt->fields, rt->count, (unsigned char *)jr->w->resources,
+                              (const unsigned char *)schema->resources_defaults, "resource");
+    }
+    default: return jr_skip(jr, ev); /* checked by the head pass */
+    }
+}
+
+/* One number of a free pair: [index, generation]. */
+static int jr_pair_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, size_t len) {
+    bool negative = false;
+    uint64_t m = 0;
+    bool number = ev == JR_EV_NUMBER && jr_integer(s, len, false, &negative, &m) == JR_INT && !negative;
+    if (jr->head) {
+        if (f->count == 1 && number && m < UINT32_MAX && m >= jr->highest) {
+            jr->highest = m + 1;
+        }
+        return jr_skip(jr, ev);
+    }
+    if (!number || f->count > 2 || m > UINT32_MAX) {
+        jr->depth--;
+        return jr_fail_at(jr, STRATA_ERR_CORRUPT, f->start, "an invalid or repeated [index, generation]");
+    }
+    f->field_count = f->count == 1 ? (uint32_t)m : f->field_count;
+    f->taken = f->count == 2 ? (uint32_t)m : f->taken;
+    return 1;
+}
+
+static int jr_pair_end(jr_t *jr) {
+    jr_frame_t *f = jr_top(jr);
+    jr->depth--;
+    if (jr->head) {
+        return 1;
+    }
+    if (f->count != 2 || !sti_loader_free(jr->l, f->field_count, f->taken)) {
+        return jr_fail_at(jr, STRATA_ERR_CORRUPT, f->start, "an invalid or repeated [index, generation]");
+    }
+    return 1;
+}
+
+/* --- yajl's callbacks --------------------------------------------------------- */
+
+static int jr_value(jr_t *jr, jr_ev_t ev, const char *s, size_t len) {
+    jr->ev = (uint8_t)ev;
+    if (jr->depth == 0) {
+        if (ev != JR_EV_MAP) {
+            return jr_fail(jr, "expected an object (a world dump)");
+        }
+        return jr_push(jr, JR_ROOT) != NULL;
+    }
+    jr_frame_t *f = jr_top(jr);
+    f->count++;
+    switch (f->kind) {
+    case JR_ROOT: return jr_root_value(jr, f, ev, s, len);
+    case JR_FREE:
+        jr->free_count++;
+        if (ev == JR_EV_ARRAY) {
+            return jr_push(jr, JR_PAIR) != NULL;
+        }
+        return jr->head ? jr_skip(jr, ev) : jr_fail(jr, "an invalid or repeated [index, generation]");
+    case JR_PAIR: return jr_pair_value(jr, f, ev, s, len);
+    case JR_ENTITIES:
+        jr->entity_count++;
+        if (ev != JR_EV_MAP) {
+            return jr->head ? jr_skip(jr, ev) : jr_fail(jr, "expected an entity object");
+        }
+        if (jr_push(jr, JR_ENTITY) == NULL) {
+            return 0;
+        }
+        jr->mask = (strata_mask_t){{0}};
+        jr->touched_count = 0;
+        return 1;
+    case JR_ENTITY:
+        if (f->slot == JR_ID) {
+            return jr_entity_id(jr, ev, s, len);
+        }
+        if (f->slot == JR_COMPONENT_SET) {
+            if (ev == JR_EV_MAP && (!jr->head || jr->need_names)) {
+                return jr_push(jr, JR_COMPONENTS) != NULL;
+            }
+            if (ev != JR_EV_MAP && !jr->head) {
+                return jr_fail(jr, "expected an object of components");
+            }
+        }
+        return jr_skip(jr, ev);
+    case JR_COMPONENTS: return jr->head ? jr_skip(jr, ev) : jr_component_value(jr, f, ev);
+    case JR_FIELDS:
+    case JR_LIST: return jr_field_value(jr, f, ev, s, len);
+    default: return jr_skip(jr, ev);
+    }
+}
+
+static int jr_key(void *ctx, const unsigned char *key, size_t len) {
+    jr_t *jr = ctx;
+    const char *s = (const char *)key;
+    jr->ev = JR_EV_KEY;
+    jr_frame_t *f = jr_top(jr);
+    switch (f->kind) {
+    case JR_ROOT: return jr_key_of_root(jr, f, s, len);
+    case JR_ENTITY: {
+        int k = len == 2 && memcmp(s, "id", 2) == 0             ? JR_ID
+                : len == 10 && memcmp(s, "components", 10) == 0 ? JR_COMPONENT_SET
+                                                                : -1;
+        f->slot = k;
+        f->key = NULL;
+        if (k < 0) {
+            return jr_unknown_key(jr, f, s, len);
+        }
+        if (f->taken & (1u << k)) {
+            return jr_fail(jr, "the key \"%s\" is repeated", k == JR_ID ? "id" : "components");
+        }
+        f->key = k == JR_ID ? "id" : "components";
+        f->taken |= 1u << k;
+        return 1;
+    }
+    case JR_COMPONENTS: return jr_component_key(jr, f, s, len);
+    case JR_FIELDS: return jr_field_key(jr, f, s, len);
+    default: return jr_unknown_key(jr, f, s, len); /* JR_SKIP objects */
+    }
+}
+
+static int jr_end(void *ctx) {
+    jr_t *jr = ctx;
+    jr_frame_t *f = jr_top(jr);
+    switch (f->kind) {
+    case JR_ENTITY: return jr_entity_end(jr);
+    case JR_FIELDS: return jr_fields_end(jr);
+    case JR_PAIR: return jr_pair_end(jr);
+    default: jr->depth--; return 1;
+    }
+}
+
+static int jr_on_null(void *ctx) {
+    return jr_value(ctx, JR_EV_NULL, NULL, 0);
+}
+
+static int jr_on_bool(void *ctx, int b) {
+    return jr_value(ctx, JR_EV_BOOL, NULL, b != 0);
+}
+
+static int jr_on_number(void *ctx, const char *s, size_t len) {
+    return jr_value(ctx, JR_EV_NUMBER, s, len);
+}
+
+static int jr_on_string(void *ctx, const unsigned char *s, size_t len) {
+    return jr_value(ctx, JR_EV_STRING, (const char *)s, len);
+}
+
+static int jr_on_map(void *ctx) {
+    return jr_value(ctx, JR_EV_MAP, NULL, 0);
+}
+
+static int jr_on_array(void *ctx) {
+    return jr_value(ctx, JR_EV_ARRAY, NULL, 0);
+}
+
+static const yajl_callbacks jr_callbacks = {
+    jr_on_null, jr_on_bool, NULL, NULL, jr_on_number, jr_on_string, jr_on_map, jr_key, jr_end, jr_on_array, jr_end,
+};
+
+/* One pass of yajl over the text. */
+static strata_result_t jr_pass(jr_t *jr) {
+    jr->h = yajl_alloc(&jr_callbacks, NULL, jr);
+    if (jr->h == NULL) {
+        return jr_nomem(jr), jr->r;
+    }
+    jr->depth = 0;
+    jr->finishing = false;
+    const unsigned char *text = (const unsigned char *)(jr->text != NULL ? jr->text : "");
+    yajl_status st = yajl_parse(jr->h, text, jr->size);
+    if (st == yajl_status_ok) {
+        jr->finishing = true;
+        st = yajl_complete_parse(jr->h);
+    }
+    if (st == yajl_status_error && jr->r == STRATA_OK) {
+        /* yajl stops just past the token it could not take: point at its last byte. */
+        size_t at = jr->finishing ? jr->size : yajl_get_bytes_consumed(jr->h);
+        at = at > 0 ? at - 1 : 0;
+        at = at > jr->size ? jr->size : at;
+        unsigned char *message = yajl_get_error(jr->h, 0, text, jr->size);
+        const char *what = message != NULL ? (const char *)message : "not valid JSON";
+        const char *colon = strstr(what, "error: ");
+        what = colon != NULL ? colon + 7 : what;
+        size_t n = strcspn(what, "\n");
+        jr->depth = 0;
+        jr_fail_at(jr, STRATA_ERR_CORRUPT, at, "%.*s", (int)(n < 150 ? n : 150), what);
+        if (message != NULL) {
+            yajl_free_error(jr->h, message);
         }
     }
-    json_decref(seen);
-    if (!ok) {
-        jl->r = sti_loader_fail(jl->l, STRATA_ERR_NOMEM, "out of memory");
-    }
-    return ok;
+    yajl_free(jr->h);
+    jr->h = NULL;
+    return jr->r;
 }
 
-/* The component id the dump's component `key` maps to, or -1 (dropped). */
-static int64_t json_component(const json_load_t *jl, const char *key) {
-    json_t *c = json_object_get(jl->components, key);
-    return c != NULL ? (int64_t)json_integer_value(c) : -1;
-}
+/* --- Before the entities ------------------------------------------------------- */
 
-/* An entity handle: "id" as a number or a string of digits. */
-static bool json_handle(json_load_t *jl, json_t *entity, strata_entity_t *out) {
-    json_t *id = json_object_get(entity, "id");
-    if (id == NULL) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "an entity needs an \"id\"");
-    }
-    json_push_key(jl, "id");
+/* A root member's integer, or -1 if it is not a number without fraction
+ * and sign within [0, max]. */
+static int64_t jr_member_integer(const jr_member_t *m, int64_t max) {
+    bool negative = false;
     uint64_t u = 0;
-    if (!json_unsigned(id, &u) || (uint32_t)(u >> 32) == 0) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "not an entity id (index + generation << 32, generation > 0)");
+    if (m->ev != JR_EV_NUMBER || jr_integer(m->raw, m->len, false, &negative, &u) != JR_INT || negative ||
+        u > (uint64_t)max) {
+        return negative && u == 0 && m->ev == JR_EV_NUMBER ? 0 : -1;
     }
-    json_pop(jl);
-    *out = u;
-    return true;
+    return (int64_t)u;
 }
 
-/* One entity: its components mapped, its row filled. */
-static bool json_entity(json_load_t *jl, json_t *entity) {
-    const strata_schema_t *s = jl->l->fresh->schema;
-    strata_world_t *w = jl->l->fresh;
-    strata_entity_t e = 0;
-    if (!json_is_object(entity)) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected an entity object");
-    }
-    if (!json_handle(jl, entity, &e)) {
-        return false;
-    }
-    json_t *components = json_object_get(entity, "components");
-    if (components != NULL && !json_is_object(components)) {
-        json_push_key(jl, "components");
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected an object of components");
-    }
-    strata_mask_t mask = {{0}};
-    const char *key;
-    json_t *value;
-    json_object_foreach(components, key, value) {
-        int64_t c = json_component(jl, key);
-        if (c < 0) {
-            if (!json_change(jl, STRATA_CHANGE_DROPPED, false, "", key, NULL)) {
-                return false;
-            }
-            continue;
-        }
-        strata_mask_set(&mask, (uint32_t)c);
-        const char *name = s->component_types[c].name;
-        if (strcmp(name, key) != 0 && !json_change(jl, STRATA_CHANGE_RENAMED, false, "", name, key)) {
-            return false;
-        }
-    }
-    sti_table_t *t = NULL;
-    uint32_t row = 0;
-    strata_result_t r = sti_loader_rows(jl->l, &mask, 1, &t, &row);
-    if (r != STRATA_OK) {
-        jl->r = r;
-        return false;
-    }
-    if (!sti_loader_place(jl->l, t, row, e)) {
-        /* Take the row back: the world is dropped anyway, but keep it consistent. */
-        t->count--;
-        return json_fail(jl, STRATA_ERR_CORRUPT, "entity id %" PRIu64 " is out of range or used twice", e);
-    }
-    json_push_key(jl, "components");
-    json_object_foreach(components, key, value) {
-        int64_t c = json_component(jl, key);
-        if (c < 0) {
-            continue;
-        }
-        json_push_key(jl, key);
-        if (!json_is_object(value)) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected an object of fields");
-        }
-        const strata_type_desc_t *type = &s->component_types[c];
-        unsigned char *col = t->columns[c];
-        if (col != NULL) {
-            if (!json_fields(jl, value, type->fields, type->count, col + (size_t)row * w->components[c].size,
-                             type->name, false)) {
-                return false;
-            }
-        } else {
-            /* A tag now: whatever fields the dump has are dropped. */
-            const char *field;
-            json_t *ignored;
-            json_object_foreach(value, field, ignored) {
-                if (!json_change(jl, STRATA_CHANGE_DROPPED, false, type->name, field, NULL)) {
-                    return false;
-                }
-            }
-        }
-        json_pop(jl);
-    }
-    json_pop(jl);
-    return true;
+/* Report an error about a root member (at its value, or the root's start if it has none). */
+static bool jr_fail_member(jr_t *jr, strata_result_t r, int member, const char *what) {
+    jr->depth = 1;
+    jr->frames[0].kind = JR_ROOT;
+    jr->frames[0].key = jr_root_keys[member];
+    size_t at = jr->root[member].seen ? jr->root[member].at : jr->frames[0].start;
+    return jr_fail_at(jr, r, at, "%s", what);
 }
 
-/* The resources object: each resource by name or former name. */
-static bool json_resources(json_load_t *jl, json_t *resources) {
-    const strata_schema_t *s = jl->l->fresh->schema;
-    const strata_type_desc_t *rt = s->resource_type;
-    if (resources == NULL) {
+/* Every index is an entity of the dump or a free one: listed in "free",
+ * or, without it, a hole the ids leave (at most one a byte of the text,
+ * so that a few bytes cannot make the loader reserve gigabytes). */
+static bool jr_check_indices(jr_t *jr, uint64_t entities, uint64_t listed, bool free_seen) {
+    uint64_t most = entities + (free_seen ? listed : (uint64_t)jr->size);
+    if (jr->index_count <= most) {
         return true;
     }
-    json_push_key(jl, "resources");
-    if (!json_is_object(resources)) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected an object of resources");
+    char what[200];
+    int member = jr->root[JR_INDICES].seen ? JR_INDICES : free_seen ? JR_FREE_LIST : JR_ENTITY_LIST;
+    if (free_seen) {
+        snprintf(what, sizeof what, "%" PRIu64 " entity indices, but %" PRIu64 " entities and %" PRIu64 " free",
+                 jr->index_count, entities, listed);
+    } else {
+        snprintf(what, sizeof what, "%" PRIu64 " entity indices are more than %zu bytes of JSON hold", jr->index_count,
+                 jr->size);
     }
-    /* Resources are fields of the resource block: the same mapping as fields. */
-    if (rt != NULL && !json_fields(jl, resources, rt->fields, rt->count, jl->l->fresh->resources, "resource", true)) {
+    return jr_fail_member(jr, STRATA_ERR_CORRUPT, member, what);
+}
+
+/* The header: format, schema, version, the entity list, the index count
+ * (checked against what the text can hold before anything is reserved). */
+static bool jr_header(jr_t *jr) {
+    const strata_schema_t *s = jr->w->schema;
+    strata_load_report_t *report = jr->l->report;
+    char what[200];
+    const jr_member_t *format = &jr->root[JR_STRATA];
+    if (format->seen && !(format->ev == JR_EV_NUMBER && strcmp(format->raw, "1") == 0)) {
+        return jr_fail_member(jr, STRATA_ERR_CORRUPT, JR_STRATA, "a dump of another format (this runtime reads 1)");
+    }
+    const jr_member_t *schema = &jr->root[JR_SCHEMA];
+    if (!schema->seen || schema->ev != JR_EV_STRING) {
+        return jr_fail_member(jr, STRATA_ERR_CORRUPT, JR_SCHEMA, "expected the schema's name");
+    }
+    const char *mine = s->save_name != NULL ? s->save_name : s->name;
+    snprintf(report->schema, sizeof report->schema, "%.*s", (int)sizeof report->schema - 1, schema->raw);
+    if (schema->full != strlen(mine) || strcmp(schema->raw, mine) != 0) {
+        snprintf(what, sizeof what, "a dump of '%.60s'; this world loads '%.60s'", schema->raw, mine);
+        return jr_fail_member(jr, STRATA_ERR_SCHEMA, JR_SCHEMA, what);
+    }
+    int64_t version = jr_member_integer(&jr->root[JR_VERSION], UINT32_MAX);
+    if (version < 1) {
+        return jr_fail_member(jr, STRATA_ERR_CORRUPT, JR_VERSION, "expected the schema's version");
+    }
+    report->schema_version = (uint32_t)version;
+    if (report->schema_version > s->version) {
+        snprintf(what, sizeof what, "a dump of version %u; this world has version %u", report->schema_version,
+                 s->version);
+        return jr_fail_member(jr, STRATA_ERR_SCHEMA, JR_VERSION, what);
+    }
+    if (!jr->root[JR_ENTITY_LIST].seen || jr->root[JR_ENTITY_LIST].ev != JR_EV_ARRAY) {
+        return jr_fail_member(jr, STRATA_ERR_CORRUPT, JR_ENTITY_LIST, "expected a list of entities");
+    }
+    const jr_member_t *indices = &jr->root[JR_INDICES];
+    jr->index_count = jr->highest;
+    if (indices->seen) {
+        int64_t n = jr_member_integer(indices, UINT32_MAX);
+        if (n < 0) {
+            return jr_fail_member(jr, STRATA_ERR_CORRUPT, JR_INDICES, "expected a count of entity indices");
+        }
+        jr->index_count = (uint64_t)n;
+    }
+    const jr_member_t *free_list = &jr->root[JR_FREE_LIST];
+    if (free_list->seen && free_list->ev != JR_EV_ARRAY) {
+        return jr_fail_member(jr, STRATA_ERR_CORRUPT, JR_FREE_LIST, "expected a list of [index, generation] pairs");
+    }
+    /* When the head pass stopped before the entities, their count is bounded
+     * by the text's size here and checked exactly once they are read. A free
+     * list the head pass saw came before the entities: it was read whole. */
+    jr->bounded = jr->stopped;
+    uint64_t entities = jr->stopped ? jr->size / JR_MIN_ENTITY_BYTES : jr->entity_count;
+    if (!jr_check_indices(jr, entities, jr->free_count, free_list->seen)) {
         return false;
     }
-    json_pop(jl);
+    strata_result_t r = sti_loader_records(jr->l, (uint32_t)jr->index_count);
+    if (r != STRATA_OK) {
+        jr->r = r;
+        return false;
+    }
     return true;
 }
 
-/* The whole document, into the loader's fresh world. */
-static bool json_world(json_load_t *jl, json_t *root) {
-    const strata_schema_t *s = jl->l->fresh->schema;
-    strata_load_report_t *report = jl->l->report;
-    if (!json_is_object(root)) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected an object (a world dump)");
-    }
-    json_t *format = json_object_get(root, "strata");
-    if (format != NULL && !(json_is_integer(format) && json_integer_value(format) == 1)) {
-        json_push_key(jl, "strata");
-        return json_fail(jl, STRATA_ERR_CORRUPT, "a dump of another format (this runtime reads 1)");
-    }
-    json_t *schema = json_object_get(root, "schema");
-    json_push_key(jl, "schema");
-    if (!json_is_string(schema)) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected the schema's name");
-    }
-    const char *mine = s->save_name != NULL ? s->save_name : s->name;
-    snprintf(report->schema, sizeof report->schema, "%s", json_string_value(schema));
-    if (strcmp(json_string_value(schema), mine) != 0) {
-        return json_fail(jl, STRATA_ERR_SCHEMA, "a dump of '%.60s'; this world loads '%.60s'",
-                         json_string_value(schema), mine);
-    }
-    json_pop(jl);
-    json_t *version = json_object_get(root, "version");
-    json_push_key(jl, "version");
-    if (!json_is_integer(version) || json_integer_value(version) < 1 || json_integer_value(version) > UINT32_MAX) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected the schema's version");
-    }
-    report->schema_version = (uint32_t)json_integer_value(version);
-    if (report->schema_version > s->version) {
-        return json_fail(jl, STRATA_ERR_SCHEMA, "a dump of version %u; this world has version %u",
-                         report->schema_version, s->version);
-    }
-    json_pop(jl);
-    json_t *entities = json_object_get(root, "entities");
-    json_push_key(jl, "entities");
-    if (!json_is_array(entities)) {
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected a list of entities");
-    }
-    json_pop(jl);
-
-    /* Indices: as many as the dump says, or as its ids and free list need. */
-    uint64_t count = 0;
-    json_t *indices = json_object_get(root, "indices");
-    if (indices != NULL) {
-        json_push_key(jl, "indices");
-        if (!json_is_integer(indices) || json_integer_value(indices) < 0 || json_integer_value(indices) > UINT32_MAX) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "expected a count of entity indices");
-        }
-        count = (uint64_t)json_integer_value(indices);
-        json_pop(jl);
-    }
-    json_t *free_list = json_object_get(root, "free");
-    if (free_list != NULL && !json_is_array(free_list)) {
-        json_push_key(jl, "free");
-        return json_fail(jl, STRATA_ERR_CORRUPT, "expected a list of [index, generation] pairs");
-    }
-    size_t n = json_array_size(entities);
-    for (size_t i = 0; i < n && indices == NULL; i++) {
-        json_t *id = json_object_get(json_array_get(entities, i), "id");
-        uint64_t u = 0;
-        if (json_unsigned(id, &u) && (uint32_t)u >= count) {
-            count = (uint64_t)(uint32_t)u + 1;
-        }
-    }
-    for (size_t i = 0; i < json_array_size(free_list) && indices == NULL; i++) {
-        json_t *pair = json_array_get(free_list, i);
-        json_t *index = json_array_get(pair, 0);
-        if (json_is_integer(index) && json_integer_value(index) >= 0 && (uint64_t)json_integer_value(index) >= count &&
-            json_integer_value(index) < UINT32_MAX) {
-            count = (uint64_t)json_integer_value(index) + 1;
-        }
-    }
-    /* Every index is an entity of the dump or a free one: listed in "free",
-     * or, without it, a hole the ids leave (at most one a byte of the text,
-     * so that a few bytes cannot make the loader reserve gigabytes). */
-    size_t listed = json_array_size(free_list);
-    uint64_t most = (uint64_t)n + (free_list != NULL ? (uint64_t)listed : (uint64_t)jl->size);
-    if (count > most) {
-        json_push_key(jl, indices != NULL ? "indices" : free_list != NULL ? "free" : "entities");
-        if (free_list != NULL) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices, but %zu entities and %zu free", count,
-                             n, listed);
-        }
-        return json_fail(jl, STRATA_ERR_CORRUPT, "%" PRIu64 " entity indices are more than %zu bytes of JSON hold",
-                         count, jl->size);
-    }
-    strata_result_t r = sti_loader_records(jl->l, (uint32_t)(count > UINT32_MAX ? UINT32_MAX : count));
-    if (r != STRATA_OK) {
-        jl->r = r;
-        return false;
-    }
-    json_push_key(jl, "free");
-    for (size_t i = 0; i < json_array_size(free_list); i++) {
-        json_t *pair = json_array_get(free_list, i);
-        json_push_index(jl, i);
-        json_t *index = json_array_get(pair, 0), *generation = json_array_get(pair, 1);
-        if (!json_is_array(pair) || json_array_size(pair) != 2 || !json_is_integer(index) ||
-            !json_is_integer(generation) || json_integer_value(index) < 0 || json_integer_value(index) > UINT32_MAX ||
-            json_integer_value(generation) < 1 || json_integer_value(generation) > UINT32_MAX ||
-            !sti_loader_free(jl->l, (uint32_t)json_integer_value(index), (uint32_t)json_integer_value(generation))) {
-            return json_fail(jl, STRATA_ERR_CORRUPT, "an invalid or repeated [index, generation]");
-        }
-        json_pop(jl);
-    }
-    json_pop(jl);
-    if (!json_component_map(jl, entities)) {
-        return false;
-    }
-    json_push_key(jl, "entities");
-    for (size_t i = 0; i < n; i++) {
-        json_push_index(jl, i);
-        if (!json_entity(jl, json_array_get(entities, i))) {
-            return false;
-        }
-        json_pop(jl);
-    }
-    json_pop(jl);
-    return json_resources(jl, json_object_get(root, "resources"));
+/* A level of the dump's component names for evolve.h. */
+static const void *jr_find_name(const void *set, const char *name, size_t len) {
+    const jr_t *jr = set;
+    return jr_set_find(&jr->names, 0, name, len) != NULL ? jr : NULL;
 }
+
+/* Every name is there: no component has a former name, so the names need not be gathered. */
+static const void *jr_find_any(const void *set, const char *name, size_t len) {
+    (void)len;
+    return name != NULL ? set : NULL;
+}
+
+/* The dump's component names mapped onto the schema's components once, by
+ * the evolution rules; and the scratch row their values are read into. */
+static bool jr_components(jr_t *jr) {
+    const strata_schema_t *s = jr->w->schema;
+    sti_evolve_names_t names = sti_evolve_components(s);
+    sti_evolve_saved_t saved = {jr, jr->need_names ? jr_find_name : jr_find_any};
+    size_t size = 0;
+    jr->scratch_at = sti_mem_alloc(jr->w, (s->component_count + 1) * sizeof *jr->scratch_at);
+    jr->touched = sti_mem_alloc(jr->w, (s->component_count + 1) * sizeof *jr->touched);
+    jr->entry_of = sti_mem_alloc(jr->w, (s->component_count + 1) * sizeof *jr->entry_of);
+    jr->guess = sti_mem_alloc(jr->w, (s->component_count + 1) * sizeof *jr->guess);
+    if (jr->scratch_at == NULL || jr->touched == NULL || jr->entry_of == NULL || jr->guess == NULL) {
+        return jr_nomem(jr);
+    }
+    for (uint32_t c = 0; c <= s->component_count; c++) {
+        jr->guess[c] = -1;
+        jr->entry_of[c] = NULL;
+    }
+    for (uint32_t c = 0; c < names.count; c++) {
+        jr->scratch_at[c] = size;
+        size += (jr->w->components[c].size + 15u) & ~(size_t)15u;
+        const char *former;
+        if (sti_evolve_source(&names, c, &saved, &former) == NULL) {
+            continue;
+        }
+        const char *key = former != NULL ? former : s->component_types[c].name;
+        jr_entry_t *e;
+        bool added;
+        if (!jr_set_add(jr, &jr->map, 0, key, strlen(key), &e, &added)) {
+            return jr_nomem(jr);
+        }
+        if (added) {
+            e->value = c;
+            e->name = former != NULL ? former : s->component_types[c].name;
+        }
+    }
+    for (size_t i = 0; i < jr->map.capacity; i++) {
+        const jr_entry_t *e = &jr->map.slots[i];
+        if (e->len != UINT32_MAX) {
+            jr->entry_of[e->value] = e;
+        }
+    }
+    jr->scratch_size = size + 16;
+    jr->scratch = sti_mem_alloc(jr->w, jr->scratch_size);
+    return jr->scratch != NULL || jr_nomem(jr);
+}
+
+/* --- The load ------------------------------------------------------------------- */
 
 /* The text of a JSON load (sti_load_body_fn's context). */
 typedef struct json_input_t {
@@ -697,24 +1381,57 @@ typedef struct json_input_t {
     size_t size;
 } json_input_t;
 
+static void jr_free(jr_t *jr) {
+    strata_world_t *w = jr->w;
+    const strata_schema_t *s = w->schema;
+    sti_mem_free(w, jr->frames, JR_MAX_DEPTH * sizeof *jr->frames);
+    sti_mem_free(w, jr->marks, jr->mark_capacity * sizeof *jr->marks);
+    sti_mem_free(w, jr->touched, (s->component_count + 1) * sizeof *jr->touched);
+    sti_mem_free(w, jr->entry_of, (s->component_count + 1) * sizeof *jr->entry_of);
+    sti_mem_free(w, jr->guess, (s->component_count + 1) * sizeof *jr->guess);
+    sti_mem_free(w, jr->scratch_at, (s->component_count + 1) * sizeof *jr->scratch_at);
+    sti_mem_free(w, jr->scratch, jr->scratch_size);
+    sti_mem_free(w, jr->notes, jr->note_capacity * sizeof *jr->notes);
+    sti_mem_free(w, jr->note_text, jr->note_text_capacity);
+    jr_set_free(jr, &jr->unknown);
+    jr_set_free(jr, &jr->names);
+    jr_set_free(jr, &jr->map);
+}
+
 static strata_result_t json_body(sti_loader_t *l, void *ctx) {
     const json_input_t *in = ctx;
-    json_load_t jl = {.l = l, .text = in->text, .size = in->size};
-    json_error_t error;
-    json_t *root = json_loadb(in->text != NULL ? in->text : "", in->size, JSON_REJECT_DUPLICATES, &error);
-    if (root == NULL) {
-        l->report->line = (uint32_t)(error.line > 0 ? error.line : 1);
-        l->report->column = (uint32_t)(error.column > 0 ? error.column : 1);
-        l->report->offset = (uint64_t)(error.position > 0 ? error.position : 0);
-        jl.r = sti_loader_fail(l, STRATA_ERR_CORRUPT, "line %u, column %u: %s", l->report->line, l->report->column,
-                               error.text);
-    } else if (json_world(&jl, root)) {
-        /* A dump that lists the free indices must account for all of them. */
-        jl.r = sti_loader_finish(l, json_object_get(root, "free") == NULL);
+    jr_t jr = {.l = l, .w = l->fresh, .text = in->text, .size = in->size};
+    const struct lconv *locale = localeconv();
+    jr.point = locale != NULL && locale->decimal_point != NULL ? locale->decimal_point[0] : '.';
+    const strata_schema_t *s = jr.w->schema;
+    sti_evolve_names_t names = sti_evolve_components(s);
+    for (uint32_t c = 0; c < names.count; c++) {
+        jr.need_names = jr.need_names || sti_evolve_has_former(&names, c);
     }
-    json_decref(root);
-    json_decref(jl.components);
-    return jl.r;
+    jr.frames = sti_mem_alloc(jr.w, JR_MAX_DEPTH * sizeof *jr.frames);
+    if (jr.frames == NULL) {
+        jr_nomem(&jr);
+    }
+    /* The head pass; then the header checked, the records reserved, the components mapped. */
+    jr.head = true;
+    if (jr.r == STRATA_OK && jr_pass(&jr) == STRATA_OK && jr_header(&jr) && jr_components(&jr)) {
+        jr.head = false;
+        jr.serial = 0;
+        jr_set_clear(&jr.unknown);
+        jr.entity_count = 0;
+        jr.free_count = 0;
+        jr.free_seen = false;
+        /* The entity count the header could only bound, checked now. */
+        if (jr_pass(&jr) == STRATA_OK && jr.bounded) {
+            jr_check_indices(&jr, jr.entity_count, jr.free_count, jr.free_seen);
+        }
+    }
+    jr_free(&jr); /* before the fresh world, whose allocations these are, is swapped in */
+    if (jr.r == STRATA_OK) {
+        /* A dump that lists the free indices must account for all of them. */
+        jr.r = sti_loader_finish(l, !jr.free_seen);
+    }
+    return jr.r;
 }
 
 strata_result_t strata_world_load_json_mem(strata_world_t *w, const char *text, size_t size,

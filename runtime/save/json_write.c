@@ -1,6 +1,6 @@
 /* json_write.c: entities and whole worlds as JSON (docs/saves.md). Writing
  * needs nothing beyond libc, so it is part of libstrata; loading JSON
- * (json_read.c) needs jansson and lives in libstrata_json.
+ * (json_read.c) needs yajl and lives in libstrata_json.
  *
  * Values: bool as true/false, integers as numbers (a u64 or an entity id
  * above 2^63-1 as a decimal string, since JSON readers keep integers in an

@@ -1,7 +1,7 @@
 /* A tiny game on the world strata-gen makes from game.yaml: three entities,
  * two moving at the schema's default velocity, four steps of half a second;
  * then the world is dumped as JSON and loaded into a second world (which
- * links libstrata_json and jansson). It prints two lines, which
+ * links libstrata_json and yajl). It prints two lines, which
  * tests/outside/test_outside.py checks. */
 #include <stdio.h>
 #include <string.h>

@@ -146,11 +146,11 @@ class InstallTest(unittest.TestCase):
                      "-o", str(WORK / "flags")])
                 self.assertEqual(run([str(WORK / "flags")]).stdout, f"{strata_version()}\n")
 
-    def test_strata_json_comes_before_the_runtime_and_brings_jansson(self):
+    def test_strata_json_comes_before_the_runtime_and_brings_yajl(self):
         libs = run(["pkg-config", "--libs", "strata-json", "strata"]).stdout.split()
-        self.assertEqual([f for f in libs if f.startswith("-l")], ["-lstrata_json", "-ljansson", "-lstrata"])
+        self.assertEqual([f for f in libs if f.startswith("-l")], ["-lstrata_json", "-lyajl", "-lstrata"])
         self.assertIn(f"-L{ROOT}/lib", libs)
-        self.assertEqual(run(["pkg-config", "--print-requires", "strata-json"]).stdout.split(), ["jansson"])
+        self.assertEqual(run(["pkg-config", "--print-requires", "strata-json"]).stdout.split(), ["yajl"])
 
 
 class UninstallTest(unittest.TestCase):
@@ -269,7 +269,7 @@ class MakeTest(Build, unittest.TestCase):
 
     def test_links_the_debug_runtime_when_asked(self):
         log = run(["make", "--no-print-directory", "STRATA=strata-debug"], cwd=self.src).stdout
-        self.assertIn("-lstrata_json -ljansson -lstrata_debug", log)
+        self.assertIn("-lstrata_json -lyajl -lstrata_debug", log)
         self.assertEqual(self.game(), OUTPUT.format(x=19, v=strata_version()))
 
     def outputs(self):

@@ -660,7 +660,7 @@ static void check_json_error(save_world *w, const char *text, strata_result_t ex
 
 static void test_save_json_errors_carry_line_and_column(void **state) {
     save_world *w = *state;
-    check_json_error(w, "{\n\"strata\": 1,\n\"schema\" \"save\"}", STRATA_ERR_CORRUPT, 3, 15, "':' expected");
+    check_json_error(w, "{\n\"strata\": 1,\n\"schema\" \"save\"}", STRATA_ERR_CORRUPT, 3, 15, "separated by a colon");
     check_json_error(w, "[1, 2]", STRATA_ERR_CORRUPT, 1, 1, "expected an object");
     check_json_error(w, "{\"strata\": 1, \"schema\": \"other\", \"version\": 1, \"entities\": []}", STRATA_ERR_SCHEMA,
                      1, 25, "'other'");

@@ -842,7 +842,7 @@ static inline core_result_t core_world_save_json(const core_world *w, const char
     return strata_world_save_json((const strata_world_t *)(const void *)w, path);
 }
 
-/* Load a JSON dump, as core_world_load (needs -lstrata_json -ljansson). */
+/* Load a JSON dump, as core_world_load (needs -lstrata_json -lyajl). */
 static inline core_result_t core_world_load_json(core_world *w, const char *path, core_load_report_t *report) {
     return strata_world_load_json(core_world_core(w), path, report);
 }
