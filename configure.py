@@ -298,7 +298,7 @@ def bench(b, then):
         # -iquote: the bench world move.h comes before the runtime's own move.h.
         objs = [b.compile(build, s, headers=headers, extra="-iquote build/gen", objdir=f"{build}/obj") for s in srcs]
         programs[build] = f"build/{build}/strata-bench"
-        n.build(programs[build], f"link_{build}", inputs=objs)
+        n.build(programs[build], f"link_{build}", inputs=objs, variables={"libs": "-lm"})
     # One structural operation alone, for perf and callgrind (not run here).
     runtime_objs = [obj("bench/obj", s) for s in RUNTIME_SOURCES]
     profile = b.compile("bench", "bench/profile/structural.c", headers=headers, extra="-iquote build/gen", objdir="bench/obj")

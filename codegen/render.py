@@ -315,6 +315,7 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "aspect_ids": aspect_ids(schema),
         "schedule": [ScheduleRow(y) for y in schema.systems],
         "threaded": threaded_schedule.compute(schema),
+        "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,
         "n": names,
         "lit": Literals(schema, names),

@@ -119,3 +119,10 @@ def compute(schema: model.Schema) -> Schedule:
             batch_of[y.name] = level
             done.append(y)
     return Schedule(tuple(Batch(i, phase, tuple(ys)) for i, (phase, ys) in enumerate(batches)), tuple(apart))
+
+
+def resource_bits(schema: model.Schema, y: model.System) -> str:
+    """The C constant of the resources y writes, bit i for resource i (the
+    first 64: what the runtime's debug check of a batch covers)."""
+    bits = sum(1 << i for i, r in enumerate(schema.resources[:64]) if r.name in y.resources_write)
+    return f"UINT64_C({bits:#x})"

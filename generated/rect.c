@@ -761,7 +761,7 @@ rect_result_t rect_system_run(rect_world *w, uint32_t id, float dt) {
     case RECT_SYSTEM_DECAY: {
         strata_event_at(core, 4u);
         static const strata_batch_item_t all[1] = {
-            {.system = RECT_SYSTEM_DECAY, .query = 4u, .position = 4u, .parallel = true},
+            {.system = RECT_SYSTEM_DECAY, .query = 4u, .position = 4u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         rect_keep_error_(&first, strata_batch_run(core, all, 1, rect_batch_system_, dt));
         break;
@@ -848,7 +848,7 @@ rect_result_t rect_world_step(rect_world *w, float dt) {
     }
     { /* batch 4, update: Decay */
         static const strata_batch_item_t all[1] = {
-            {.system = RECT_SYSTEM_DECAY, .query = 4u, .position = 4u, .parallel = true},
+            {.system = RECT_SYSTEM_DECAY, .query = 4u, .position = 4u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         strata_batch_item_t items[1];
         uint32_t k = 0;

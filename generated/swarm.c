@@ -559,28 +559,28 @@ swarm_result_t swarm_system_run(swarm_world *w, uint32_t id, float dt) {
     }
     case SWARM_SYSTEM_STEER: {
         static const strata_batch_item_t all[1] = {
-            {.system = SWARM_SYSTEM_STEER, .query = 2u, .position = 1u, .parallel = true},
+            {.system = SWARM_SYSTEM_STEER, .query = 2u, .position = 1u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         swarm_keep_error_(&first, strata_batch_run(core, all, 1, swarm_batch_system_, dt));
         break;
     }
     case SWARM_SYSTEM_INTEGRATE: {
         static const strata_batch_item_t all[1] = {
-            {.system = SWARM_SYSTEM_INTEGRATE, .query = 3u, .position = 2u, .parallel = true},
+            {.system = SWARM_SYSTEM_INTEGRATE, .query = 3u, .position = 2u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         swarm_keep_error_(&first, strata_batch_run(core, all, 1, swarm_batch_system_, dt));
         break;
     }
     case SWARM_SYSTEM_WRAP: {
         static const strata_batch_item_t all[1] = {
-            {.system = SWARM_SYSTEM_WRAP, .query = 4u, .position = 3u, .parallel = true},
+            {.system = SWARM_SYSTEM_WRAP, .query = 4u, .position = 3u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         swarm_keep_error_(&first, strata_batch_run(core, all, 1, swarm_batch_system_, dt));
         break;
     }
     case SWARM_SYSTEM_COLOUR: {
         static const strata_batch_item_t all[1] = {
-            {.system = SWARM_SYSTEM_COLOUR, .query = 5u, .position = 4u, .parallel = true},
+            {.system = SWARM_SYSTEM_COLOUR, .query = 5u, .position = 4u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         swarm_keep_error_(&first, strata_batch_run(core, all, 1, swarm_batch_system_, dt));
         break;
@@ -621,7 +621,7 @@ swarm_result_t swarm_world_step(swarm_world *w, float dt) {
     }
     { /* batch 1, sense: Steer */
         static const strata_batch_item_t all[1] = {
-            {.system = SWARM_SYSTEM_STEER, .query = 2u, .position = 1u, .parallel = true},
+            {.system = SWARM_SYSTEM_STEER, .query = 2u, .position = 1u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         strata_batch_item_t items[1];
         uint32_t k = 0;
@@ -636,7 +636,7 @@ swarm_result_t swarm_world_step(swarm_world *w, float dt) {
     }
     { /* batch 2, move: Integrate */
         static const strata_batch_item_t all[1] = {
-            {.system = SWARM_SYSTEM_INTEGRATE, .query = 3u, .position = 2u, .parallel = true},
+            {.system = SWARM_SYSTEM_INTEGRATE, .query = 3u, .position = 2u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         strata_batch_item_t items[1];
         uint32_t k = 0;
@@ -651,7 +651,7 @@ swarm_result_t swarm_world_step(swarm_world *w, float dt) {
     }
     { /* batch 3, move: Wrap */
         static const strata_batch_item_t all[1] = {
-            {.system = SWARM_SYSTEM_WRAP, .query = 4u, .position = 3u, .parallel = true},
+            {.system = SWARM_SYSTEM_WRAP, .query = 4u, .position = 3u, .parallel = true, .writes = UINT64_C(0x0)},
         };
         strata_batch_item_t items[1];
         uint32_t k = 0;
@@ -666,8 +666,8 @@ swarm_result_t swarm_world_step(swarm_world *w, float dt) {
     }
     { /* batch 4, look: Colour, Tick */
         static const strata_batch_item_t all[2] = {
-            {.system = SWARM_SYSTEM_COLOUR, .query = 5u, .position = 4u, .parallel = true},
-            {.system = SWARM_SYSTEM_TICK, .query = UINT32_MAX, .position = 5u},
+            {.system = SWARM_SYSTEM_COLOUR, .query = 5u, .position = 4u, .parallel = true, .writes = UINT64_C(0x0)},
+            {.system = SWARM_SYSTEM_TICK, .query = UINT32_MAX, .position = 5u, .writes = UINT64_C(0x2)},
         };
         strata_batch_item_t items[2];
         uint32_t k = 0;

@@ -423,6 +423,45 @@ static strata_result_t pool_apply(strata_world_t *w, sti_slot_t *s) {
     return first;
 }
 
+#ifndef NDEBUG
+/* Debug builds: a copy of the resource block before a batch (NULL when
+ * there is nothing to check or no room), to find a system that wrote a
+ * resource it only reads. */
+static unsigned char *pool_resources_before(strata_world_t *w) {
+    const strata_schema_t *s = w->schema;
+    if (s->resource_type == NULL || s->resources_size == 0) {
+        return NULL;
+    }
+    unsigned char *copy = sti_mem_alloc(w, s->resources_size);
+    if (copy != NULL) {
+        memcpy(copy, w->resources, s->resources_size);
+    }
+    return copy;
+}
+
+/* Assert that each of the first 64 resources no item of the batch writes is as it was. */
+static void pool_resources_check(strata_world_t *w, unsigned char *before, const strata_batch_item_t *items,
+                                 uint32_t count) {
+    if (before == NULL) {
+        return;
+    }
+    uint64_t written = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        written |= items[i].writes;
+    }
+    const strata_type_desc_t *t = w->schema->resource_type;
+    for (uint32_t i = 0; i < t->count && i < 64; i++) {
+        const strata_field_desc_t *f = &t->fields[i];
+        bool untouched = (written >> i & 1u) != 0 ||
+                         memcmp(before + f->offset, (unsigned char *)w->resources + f->offset,
+                                (size_t)f->size * f->count) == 0;
+        STRATA_ASSERT(untouched); /* a system of the batch wrote a resource it only reads */
+        (void)untouched;
+    }
+    sti_mem_free(w, before, w->schema->resources_size);
+}
+#endif
+
 strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *items, uint32_t count,
                                  strata_system_fn_t run, float dt) {
     STRATA_ASSERT(w != NULL && run != NULL && (items != NULL || count == 0));
@@ -457,6 +496,9 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
     p->items = items;
     p->dt = dt;
     atomic_store_explicit(&p->next, 0u, memory_order_relaxed);
+#ifndef NDEBUG
+    unsigned char *before = pool_resources_before(w);
+#endif
     bool wake = p->workers > 0 && shared > 1;
     if (wake) {
         pthread_mutex_lock(&p->lock);
@@ -476,6 +518,9 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
         }
         pthread_mutex_unlock(&p->lock);
     }
+#ifndef NDEBUG
+    pool_resources_check(w, before, items, count);
+#endif
     /* In schedule and chunk order: first the marks (the rows as they were
      * visited), then what each recorded. */
     for (uint32_t i = 0; i < n; i++) {

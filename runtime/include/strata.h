@@ -436,6 +436,7 @@ typedef struct strata_batch_item_t {
     uint32_t position; /* its place in the schedule (the events' clock) */
     bool parallel;     /* split its rows into chunks (needs a query) */
     bool main_thread;  /* run it on the thread that called the step */
+    uint64_t writes;   /* bit i: it writes resource i (debug builds check the others are left alone) */
 } strata_batch_item_t;
 
 /* Runs system `system` once against `w` (begin, the game's run, end). In

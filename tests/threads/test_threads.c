@@ -66,8 +66,13 @@ void thr_paint_run(thr_paint_ctx *ctx) {
 
 /* Each row, from its handle, its health, its position and the step's seed:
  * destroy it, create another, add or remove the tag, or only lose health. */
+static atomic_bool churn_cheats; /* Churn writes the Seed it only reads (the debug check must see it) */
+
 void thr_churn_run(thr_churn_ctx *ctx) {
     thr_world *w = ctx->world;
+    if (atomic_exchange(&churn_cheats, false)) {
+        ((thr_seed *)(uintptr_t)ctx->seed)->s += 1;
+    }
     while (thr_churn_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
             thr_entity e = ctx->entities[i];
@@ -353,6 +358,35 @@ static void test_threads_step_out_of_memory_is_reported(void **state) {
     assert_int_equal(atomic_load(&bytes_held), 0);
 }
 
+#ifndef NDEBUG
+static jmp_buf asserted;
+
+static void jump_on_assert(const char *condition, const char *file, int line, void *user) {
+    (void)condition;
+    (void)file;
+    (void)line;
+    (void)user;
+    longjmp(asserted, 1);
+}
+
+/* Debug builds: a split system that writes a resource it only reads trips
+ * an assert when its batch ends (the world is abandoned: an assert is a bug). */
+static void test_threads_write_to_a_read_resource_asserts(void **state) {
+    (void)state;
+    thr_world *w = world_with(2, 0, 100);
+    atomic_store(&churn_cheats, true);
+    strata_assert_handler_set(jump_on_assert, NULL);
+    volatile bool tripped = false;
+    if (setjmp(asserted) == 0) {
+        (void)thr_world_step(w, 1.0f);
+    } else {
+        tripped = true;
+    }
+    strata_assert_handler_set(NULL, NULL);
+    assert_true(tripped);
+}
+#endif
+
 int main(void) {
     caller = pthread_self();
     const struct CMUnitTest tests[] = {
@@ -366,6 +400,9 @@ int main(void) {
         cmocka_unit_test(test_threads_split_writes_feed_changed_sets),
         cmocka_unit_test(test_threads_out_of_memory_starting_workers_fails_creation),
         cmocka_unit_test(test_threads_step_out_of_memory_is_reported),
+#ifndef NDEBUG
+        cmocka_unit_test(test_threads_write_to_a_read_resource_asserts),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
