@@ -450,15 +450,16 @@ static void pool_resources_check(strata_world_t *w, unsigned char *before, const
         written |= items[i].writes;
     }
     const strata_type_desc_t *t = w->schema->resource_type;
+    bool untouched = true;
     for (uint32_t i = 0; i < t->count && i < 64; i++) {
         const strata_field_desc_t *f = &t->fields[i];
-        bool untouched = (written >> i & 1u) != 0 ||
-                         memcmp(before + f->offset, (unsigned char *)w->resources + f->offset,
-                                (size_t)f->size * f->count) == 0;
-        STRATA_ASSERT(untouched); /* a system of the batch wrote a resource it only reads */
-        (void)untouched;
+        untouched = untouched &&
+                    ((written >> i & 1u) != 0 || memcmp(before + f->offset, (unsigned char *)w->resources + f->offset,
+                                                        (size_t)f->size * f->count) == 0);
     }
     sti_mem_free(w, before, w->schema->resources_size);
+    STRATA_ASSERT(untouched); /* a system of the batch wrote a resource it only reads */
+    (void)untouched;
 }
 #endif
 
