@@ -47,6 +47,8 @@ VARIANTS = {
     "clang": ("clang", "-O2 -g"),
     # gcc's sanitizers ship with gcc itself; clang's need an extra package.
     "san": ("gcc", f"-O1 -g {SAN}"),
+    # ThreadSanitizer, for the threaded tests (tests/threads/) only.
+    "tsan": ("clang", "-O1 -g -fno-omit-frame-pointer -fsanitize=thread"),
     "debug": ("gcc", "-O0 -g"),            # asserts on
     "release": ("gcc", "-O2 -DNDEBUG"),    # asserts off: what games ship
     # The libFuzzer targets: everything they link is instrumented for
@@ -58,6 +60,7 @@ VARIANTS = {
 BENCH_VARIANTS = ("bench", "bench-o3")
 LIBRARY_VARIANTS = [v for v in VARIANTS if v not in BENCH_VARIANTS]
 TEST_VARIANTS = ("gcc", "clang", "san")
+THREAD_TEST_VARIANTS = TEST_VARIANTS + ("tsan",)  # tests/threads/ runs under ThreadSanitizer too
 QUICK_VARIANT = "gcc"  # `ninja test-quick`
 
 # The runtime: every runtime/*.c and runtime/save/*.c. The JSON loader needs
@@ -296,7 +299,7 @@ def bench(b, then):
         # -iquote: the bench world move.h comes before the runtime's own move.h.
         objs = [b.compile(build, s, headers=headers, extra="-iquote build/gen", objdir=f"{build}/obj") for s in srcs]
         programs[build] = f"build/{build}/strata-bench"
-        n.build(programs[build], f"link_{build}", inputs=objs)
+        n.build(programs[build], f"link_{build}", inputs=objs, variables={"libs": "-lm"})
     # One structural operation alone, for perf and callgrind (not run here).
     runtime_objs = [obj("bench/obj", s) for s in RUNTIME_SOURCES]
     profile = b.compile("bench", "bench/profile/structural.c", headers=headers, extra="-iquote build/gen", objdir="bench/obj")
@@ -424,6 +427,16 @@ def main(argv):
             h, c = generated[example]
             b.test_program(v, stem(src), [src, c] + EXAMPLE_TEST_SOURCES.get(example, []), headers=[h],
                            libs="-lm", extra=f"-Iexamples/{example}")
+    # The threaded step: its own world, and the examples' at several thread counts.
+    thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
+    for v in THREAD_TEST_VARIANTS:
+        b.test_program(v, "test_threads", ["tests/threads/test_threads.c", thr_c], headers=[thr_h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]])
+        worlds = [generated["rectangle_eater"], generated["swarm"]]
+        b.test_program(v, "test_threads_examples",
+                       ["tests/threads/test_threads_examples.c", "examples/swarm/systems.c"] + GAME
+                       + [c for _, c in worlds], headers=[h for h, _ in worlds], libs="-lm",
+                       extra="-Iexamples/rectangle_eater -Iexamples/swarm")
     # The generator's tests, the build tools' tests, and the runtime's layering.
     codegen_tests = sources("tests/codegen/*.py", "tests/codegen/bad/*", "tests/schema/*.yaml")
     b.test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
@@ -449,7 +462,9 @@ def main(argv):
         h, c = generated[ex.world]
         exe = b.program(ex.variant, ex.name, ex.sources + [c], headers=[h], libs=ex.libs, default=ex.default)
         if ex.target:
-            b.run(ex.target, exe, inputs=exe)
+            # `THREADS=N ninja swarm`: the swarm's threads (0: one per core; default 1).
+            cmd = f"{exe} --threads $${{THREADS:-1}}" if ex.name == "swarm" else exe
+            b.run(ex.target, cmd, inputs=exe)
     # Saves and loads have their own program and world (bench/save/), run after the suite.
     save_world = b.generate("bench/save/save.yaml", "build/gen")
     save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],

@@ -120,5 +120,6 @@ void bench_move(void);
 void bench_two_systems(void);
 void bench_seven_systems(void);
 void bench_relations(void);
+void bench_threads(void);
 
 #endif /* STRATA_BENCH_H */

@@ -188,6 +188,8 @@ class System:
     emit: Tuple[str, ...] = ()  # events it emits, schema order
     receive: Tuple[str, ...] = ()  # events it receives, ordered after their emitters
     receive_late: Tuple[str, ...] = ()  # events it receives, knowingly before an emitter
+    parallel: bool = False  # its rows are split into chunks run on the worker threads
+    main_thread: bool = False  # it always runs on the thread that calls step
 
     @property
     def receives(self) -> Tuple[str, ...]:
@@ -237,6 +239,7 @@ class Schema:
 
     def relation(self, name: str) -> Relation:
         return next(r for r in self.relations if r.name == name)
+    threads: bool = False  # `threads: true`: systems share batches (schedule.py)
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)

@@ -52,12 +52,13 @@ WORLD_FILE_NOUNS = (
     # the runtime's types a game meets, under the world's prefix (typedefs; the strata_ names work too)
     "result_t", "world_desc_t", "world_stats_t", "load_report_t", "assert_handler_t",
     # systems by number, and the live inspector's typed start (docs/inspector.md)
-    "system_set_enabled", "system_is_enabled", "inspect_start",
+    "system_set_enabled", "system_is_enabled", "inspect_start", "system_run",
     # statics of the world's .c
     "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
     "keep_error_", "component_types_", "resource_type_", "resource_fields_", "entity_visit_", "entity_visit_call_",
     # relations: their ids' enum, and the statics of the world's .c
     ("relation_id_type", "relation_id"), "relations_", "field_policies_",
+    "batch_system_",
 )
 WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT", "EVENT_COUNT")  # enum constants (file scope)
 WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",
@@ -77,7 +78,7 @@ BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no com
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
           "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
-          "first", "r", "desc", "systems", "full", "observer")
+          "first", "r", "desc", "systems", "full", "observer", "view", "system", "items", "all", "i")
 
 
 def snake(name: str) -> str:

@@ -14,6 +14,7 @@ from typing import Dict, List, Tuple
 import jinja2
 
 from . import __version__, model, numbers
+from . import schedule as threaded_schedule
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -313,6 +314,8 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "queries": query_table(schema),
         "aspect_ids": aspect_ids(schema),
         "schedule": [ScheduleRow(y) for y in schema.systems],
+        "threaded": threaded_schedule.compute(schema),
+        "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,
         "n": names,
         "lit": Literals(schema, names),

@@ -114,6 +114,11 @@ TOP_LEVEL = (
         "The name saves record and loading matches; default: `world`. Versions of one game that differ "
         "in `world:` keep one `save_name`.",
         "game"),
+    Key("threads", "flag",
+        "`true`: systems that touch disjoint data run side by side, in batches, on the world's threads "
+        "(`threads` in the world desc), and a batch's structural changes apply at its end; default: one "
+        "system a batch, as a single-threaded step runs them. `parallel` systems split either way.",
+        True, default=False),
 )
 
 # --- queries and systems --------------------------------------------------------
@@ -188,6 +193,14 @@ SYSTEM = (
        Key("on_remove", "flag",
            "`true`: the game defines `<world>_<system>_on_remove(w, e, aspect)`, called when an entity stops "
            "matching the system.",
+           True, default=False),
+       Key("parallel", "flag",
+           "`true`: the system's rows are split into chunks (a table and a row range each) run on the "
+           "world's worker threads; `_run` is called once a chunk. Not with `changed` or `emit`.",
+           True, default=False),
+       Key("main_thread", "flag",
+           "`true`: the system always runs on the thread that calls `<world>_world_step` (it talks to a "
+           "window or a library that is not thread-safe); other systems of its batch may run beside it.",
            True, default=False))
 )
 

@@ -158,6 +158,8 @@ class _SystemSpec:
     aspect: Tuple[Field, ...]
     on_add: bool
     on_remove: bool
+    parallel: bool
+    main_thread: bool
     # event lists: (event name, where it is listed), by key of EVENT_KEYS
     events: MappingType[str, Tuple[Tuple[str, Loc], ...]]
 
@@ -231,7 +233,7 @@ class _Checker:
         return Schema(path=path, world=world, version=version, phases=self.phases, structs=structs,
                       enums=enums, components=components, resources=resources, queries=queries,
                       systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name,
-                      events=events, relations=relations,
+                      events=events, relations=relations, threads=self.flag(keys["threads"], "'threads'") if "threads" in keys else False,
                       world_loc=keys["world"][1].loc if "world" in keys else None)
 
     def world(self, entry: Optional[Entry], root_loc: Loc) -> str:
@@ -1054,7 +1056,8 @@ class _Checker:
                 before=_texts(spec.before), after=_texts(spec.after), resources_read=spec.resources_read,
                 resources_write=spec.resources_write, loc=spec.loc, aspect=spec.aspect, on_add=spec.on_add,
                 on_remove=spec.on_remove, emit=_names_of(spec.events["emit"]),
-                receive=_names_of(spec.events["receive"]), receive_late=_names_of(spec.events["receive_late"])))
+                receive=_names_of(spec.events["receive"]), receive_late=_names_of(spec.events["receive_late"]),
+                parallel=spec.parallel, main_thread=spec.main_thread))
         self.write_conflicts(systems, self.ordering_closure(specs))
         self.check_tracking_limits(systems)
         return tuple(systems)
@@ -1104,12 +1107,36 @@ class _Checker:
                 if name in keys:
                     self.error(keys[name][0].loc, f"{owner}: '{name}' needs query terms",
                                "a system with no terms matches no entity")
+        threads = {name: self.flag(keys[name], f"{owner}: '{name}'") for name in ("parallel", "main_thread")
+                   if name in keys}
+        events = self.event_lists(keys, owner)
+        if threads.get("parallel"):
+            self.check_parallel(keys, terms, events, threads, owner)
         return _SystemSpec(
             name=key.text, loc=key.loc, phase=self.phase_of(keys.get("phase"), owner), terms=terms,
             before=self.items(_value(keys.get("before")), f"{owner}: 'before'"),
             after=self.items(_value(keys.get("after")), f"{owner}: 'after'"),
             resources_read=reads, resources_write=writes, aspect=aspect, on_add=hooks.get("on_add", False),
-            on_remove=hooks.get("on_remove", False), events=self.event_lists(keys, owner))
+            on_remove=hooks.get("on_remove", False), parallel=threads.get("parallel", False),
+            main_thread=threads.get("main_thread", False), events=events)
+
+    def check_parallel(self, keys: Dict[str, Entry], terms: Terms, events: MappingType[str, Tuple[Tuple[str, Loc], ...]],
+                       threads: Dict[str, bool], owner: str) -> None:
+        """What a system split into chunks cannot have: no rows to split, a
+        changed set (one shared list, visited in order), emitted events (one
+        shared buffer), a place on the calling thread."""
+        loc = keys["parallel"][0].loc
+        if terms.empty:
+            self.error(loc, f"{owner}: 'parallel' needs query terms", "a system with no terms has no rows to split")
+        if terms.changed:
+            self.error(loc, f"{owner}: 'parallel' cannot be used with 'changed'",
+                       "a changed set is visited one entity at a time, in marking order")
+        if events["emit"]:
+            self.error(loc, f"{owner}: 'parallel' cannot be used with 'emit'",
+                       "emit from a system that is not split, e.g. one that receives an event from this one")
+        if threads.get("main_thread"):
+            self.error(loc, f"{owner}: 'parallel' and 'main_thread' exclude each other",
+                       "a split system runs its chunks on every worker")
 
     def phase_of(self, entry: Optional[Entry], owner: str) -> str:
         """The system's phase: as given, else 'update' if there is one, else the first."""

@@ -315,13 +315,41 @@ static void orbits_keep_error_(orbits_result_t *first, orbits_result_t r) {
     }
 }
 
+
+
+orbits_result_t orbits_system_run(orbits_world *w, uint32_t id, float dt) {
+    strata_world_t *core = orbits_world_core(w);
+    orbits_result_t first = STRATA_OK;
+    switch (id) {
+    case ORBITS_SYSTEM_SPIN: {
+        strata_defer_begin(core);
+        orbits_spin_ctx ctx = orbits_spin_begin(w, dt);
+        orbits_spin_run(&ctx);
+        orbits_keep_error_(&first, orbits_spin_end(&ctx));
+        orbits_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case ORBITS_SYSTEM_PLACE: {
+        strata_defer_begin(core);
+        orbits_place_ctx ctx = orbits_place_begin(w, dt);
+        orbits_place_run(&ctx);
+        orbits_keep_error_(&first, orbits_place_end(&ctx));
+        orbits_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    default:
+        break;
+    }
+    return first;
+}
+
 orbits_result_t orbits_world_step(orbits_world *w, float dt) {
     strata_world_t *core = orbits_world_core(w);
     orbits_result_t first = STRATA_OK;
     const bool *enabled = orbits_res_(w)->enabled;
     const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
-    if (enabled[ORBITS_SYSTEM_SPIN]) { /* update: Spin */
+    if (enabled[ORBITS_SYSTEM_SPIN]) { /* batch 0, update: Spin */
         strata_step_observe(observer, core, ORBITS_SYSTEM_SPIN, false);
         strata_defer_begin(core);
         orbits_spin_ctx ctx = orbits_spin_begin(w, dt);
@@ -330,7 +358,7 @@ orbits_result_t orbits_world_step(orbits_world *w, float dt) {
         orbits_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, ORBITS_SYSTEM_SPIN, true);
     }
-    if (enabled[ORBITS_SYSTEM_PLACE]) { /* update: Place */
+    if (enabled[ORBITS_SYSTEM_PLACE]) { /* batch 1, update: Place */
         strata_step_observe(observer, core, ORBITS_SYSTEM_PLACE, false);
         strata_defer_begin(core);
         orbits_place_ctx ctx = orbits_place_begin(w, dt);

@@ -516,6 +516,12 @@ bool orbits_place_enabled(const orbits_world *w);
 void orbits_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled);
 bool orbits_system_is_enabled(const strata_world_t *core, uint32_t id);
 
+/* Run system `id` once as orbits_world_step runs it (a `parallel` one split
+ * into chunks on the world's threads), enabled or not, for tools that time
+ * systems one by one. Between strata_step_begin and strata_step_end.
+ * Returns as orbits_world_step. */
+orbits_result_t orbits_system_run(orbits_world *w, uint32_t id, float dt);
+
 /* The live inspector (docs/inspector.md). With strata_inspect.h included
  * before this header, and libstrata_inspect linked: start it on w with the
  * schedule's systems (names, phases, batches, switches) filled in; desc's

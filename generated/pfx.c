@@ -386,13 +386,65 @@ static void pfx_keep_error_(pfx_result_t *first, pfx_result_t r) {
     }
 }
 
+
+
+pfx_result_t pfx_system_run(pfx_world *w, uint32_t id, float dt) {
+    strata_world_t *core = pfx_world_core(w);
+    pfx_result_t first = STRATA_OK;
+    switch (id) {
+    case PFX_SYSTEM_EMIT: {
+        strata_defer_begin(core);
+        pfx_emit_ctx ctx = pfx_emit_begin(w, dt);
+        pfx_emit_run(&ctx);
+        pfx_keep_error_(&first, pfx_emit_end(&ctx));
+        pfx_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case PFX_SYSTEM_GRAVITY: {
+        strata_defer_begin(core);
+        pfx_gravity_ctx ctx = pfx_gravity_begin(w, dt);
+        pfx_gravity_run(&ctx);
+        pfx_keep_error_(&first, pfx_gravity_end(&ctx));
+        pfx_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case PFX_SYSTEM_MOVE: {
+        strata_defer_begin(core);
+        pfx_move_ctx ctx = pfx_move_begin(w, dt);
+        pfx_move_run(&ctx);
+        pfx_keep_error_(&first, pfx_move_end(&ctx));
+        pfx_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case PFX_SYSTEM_AGE: {
+        strata_defer_begin(core);
+        pfx_age_ctx ctx = pfx_age_begin(w, dt);
+        pfx_age_run(&ctx);
+        pfx_keep_error_(&first, pfx_age_end(&ctx));
+        pfx_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case PFX_SYSTEM_REPORT: {
+        strata_defer_begin(core);
+        pfx_report_ctx ctx = pfx_report_begin(w, dt);
+        pfx_report_run(&ctx);
+        pfx_keep_error_(&first, pfx_report_end(&ctx));
+        pfx_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    default:
+        break;
+    }
+    return first;
+}
+
 pfx_result_t pfx_world_step(pfx_world *w, float dt) {
     strata_world_t *core = pfx_world_core(w);
     pfx_result_t first = STRATA_OK;
     const bool *enabled = pfx_res_(w)->enabled;
     const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
-    if (enabled[PFX_SYSTEM_EMIT]) { /* update: Emit */
+    if (enabled[PFX_SYSTEM_EMIT]) { /* batch 0, update: Emit */
         strata_step_observe(observer, core, PFX_SYSTEM_EMIT, false);
         strata_defer_begin(core);
         pfx_emit_ctx ctx = pfx_emit_begin(w, dt);
@@ -401,7 +453,7 @@ pfx_result_t pfx_world_step(pfx_world *w, float dt) {
         pfx_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, PFX_SYSTEM_EMIT, true);
     }
-    if (enabled[PFX_SYSTEM_GRAVITY]) { /* update: Gravity */
+    if (enabled[PFX_SYSTEM_GRAVITY]) { /* batch 1, update: Gravity */
         strata_step_observe(observer, core, PFX_SYSTEM_GRAVITY, false);
         strata_defer_begin(core);
         pfx_gravity_ctx ctx = pfx_gravity_begin(w, dt);
@@ -410,7 +462,7 @@ pfx_result_t pfx_world_step(pfx_world *w, float dt) {
         pfx_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, PFX_SYSTEM_GRAVITY, true);
     }
-    if (enabled[PFX_SYSTEM_MOVE]) { /* update: Move */
+    if (enabled[PFX_SYSTEM_MOVE]) { /* batch 2, update: Move */
         strata_step_observe(observer, core, PFX_SYSTEM_MOVE, false);
         strata_defer_begin(core);
         pfx_move_ctx ctx = pfx_move_begin(w, dt);
@@ -419,7 +471,7 @@ pfx_result_t pfx_world_step(pfx_world *w, float dt) {
         pfx_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, PFX_SYSTEM_MOVE, true);
     }
-    if (enabled[PFX_SYSTEM_AGE]) { /* update: Age */
+    if (enabled[PFX_SYSTEM_AGE]) { /* batch 3, update: Age */
         strata_step_observe(observer, core, PFX_SYSTEM_AGE, false);
         strata_defer_begin(core);
         pfx_age_ctx ctx = pfx_age_begin(w, dt);
@@ -428,7 +480,7 @@ pfx_result_t pfx_world_step(pfx_world *w, float dt) {
         pfx_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, PFX_SYSTEM_AGE, true);
     }
-    if (enabled[PFX_SYSTEM_REPORT]) { /* report: Report */
+    if (enabled[PFX_SYSTEM_REPORT]) { /* batch 4, report: Report */
         strata_step_observe(observer, core, PFX_SYSTEM_REPORT, false);
         strata_defer_begin(core);
         pfx_report_ctx ctx = pfx_report_begin(w, dt);

@@ -650,6 +650,12 @@ bool pfx_report_enabled(const pfx_world *w);
 void pfx_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled);
 bool pfx_system_is_enabled(const strata_world_t *core, uint32_t id);
 
+/* Run system `id` once as pfx_world_step runs it (a `parallel` one split
+ * into chunks on the world's threads), enabled or not, for tools that time
+ * systems one by one. Between strata_step_begin and strata_step_end.
+ * Returns as pfx_world_step. */
+pfx_result_t pfx_system_run(pfx_world *w, uint32_t id, float dt);
+
 /* The live inspector (docs/inspector.md). With strata_inspect.h included
  * before this header, and libstrata_inspect linked: start it on w with the
  * schedule's systems (names, phases, batches, switches) filled in; desc's

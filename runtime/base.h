@@ -34,6 +34,8 @@ typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
 typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
 typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
 typedef struct sti_relations_t sti_relations_t;     /* relation.c */
+typedef struct sti_pool_t sti_pool_t;               /* pool.h */
+typedef struct sti_slot_t sti_slot_t;               /* pool.h */
 
 /* The state of a world. Each group of fields is kept by the module named
  * above it (world.c sets the starting values, the save layer rebuilds them
@@ -122,6 +124,10 @@ struct strata_world_t {
      * move.c calls it inside a scope, before the entity goes). */
     sti_relations_t *relations;
     void (*on_destroy)(strata_world_t *w, strata_entity_t e);
+    /* pool.c: the worker threads; in a system's view of the world during a
+     * batch (a copy of this struct), the slot that records what it does. */
+    sti_pool_t *pool;
+    sti_slot_t *slot; /* NULL in the world itself */
 };
 
 /* --- Masks --------------------------------------------------------------- */

@@ -439,6 +439,7 @@ strata_result_t strata_defer_end(strata_world_t *w) {
     if (!sti_deferred(w)) {
         return STRATA_OK; /* unbalanced (asserts off): do not wrap around into a scope that never ends */
     }
+    STRATA_ASSERT(w->slot == NULL || w->defer_depth > 1); /* a batch's view never settles (pool.c) */
     sti_scope_close(w);
     return sti_command_settle(w);
 }
@@ -471,7 +472,9 @@ strata_result_t sti_command_doom(strata_world_t *w, sti_record_t *rec, strata_en
                                      (size_t)w->doomed_count + 1, 64);
     if (r == STRATA_OK) {
         w->doomed[w->doomed_count++] = e;
-        rec->flags |= STI_FLAG_DOOMED;
+        if (w->slot == NULL) { /* a batch's view leaves the shared record alone (pool.c) */
+            rec->flags |= STI_FLAG_DOOMED;
+        }
     }
     return r;
 }

@@ -35,6 +35,9 @@ strata_result_t strata_entity_create(strata_world_t *w, strata_entity_t *out) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(out != NULL);
     *out = STRATA_ENTITY_NULL;
+    if (STI_UNLIKELY(w->slot != NULL)) {
+        return sti_pool_spawn(w, 1, 0, NULL, NULL, out); /* inside a batch: made at its end */
+    }
     sti_table_t *empty = w->tables[0];
     if (w->free_count == 0) {
         if (w->record_count >= w->entity_limit) {
@@ -116,6 +119,9 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     }
     if (n == 0) {
         return STRATA_OK;
+    }
+    if (STI_UNLIKELY(w->slot != NULL)) {
+        return sti_pool_spawn(w, n, k, ids, values, out); /* inside a batch: made at its end */
     }
     if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;

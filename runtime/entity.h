@@ -3,7 +3,7 @@
 #ifndef STI_ENTITY_H
 #define STI_ENTITY_H
 
-#include "command.h"
+#include "pool.h"
 
 /* Make room for `fresh` new indices: the records and, first, the dirty sets
  * (which hold an entry per index). STRATA_ERR_NOMEM leaves the world as it was. */

@@ -23,6 +23,7 @@
 #include "observe.c"
 #include "move.c"
 #include "command.c"
+#include "pool.c"
 #include "entity.c"
 #include "component.c"
 #include "iter.c"

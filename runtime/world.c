@@ -159,6 +159,9 @@ strata_result_t strata_world_create(const strata_schema_t *schema, const strata_
     w->entity_limit = STRATA_MAX_ENTITIES;
     w->table_limit = STRATA_MAX_TABLES;
     strata_result_t r = world_alloc_parts(w, d.initial_capacity);
+    if (r == STRATA_OK) {
+        r = sti_pool_create(w, d.threads, d.chunk_rows);
+    }
     if (r != STRATA_OK) {
         strata_world_destroy(w);
         return r;
@@ -180,6 +183,7 @@ void strata_world_destroy(strata_world_t *w) {
      * dropped with the rest. */
     sti_relation_clear(w); /* the hooks below find no index to walk: all of it goes */
     sti_hooks_destroy_all(w);
+    sti_pool_free(w);
     sti_archetype_free(w);
     sti_query_free(w);
     sti_mem_free(w, w->records, sizeof(sti_record_t) * w->record_capacity);

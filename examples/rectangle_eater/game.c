@@ -103,7 +103,11 @@ rect_entity rect_game_add_food(rect_world *w, rect_rng *rng, const rect_rules *r
 }
 
 rect_world *rect_game_create(uint64_t seed) {
-    rect_world *w = rect_world_create(NULL);
+    return rect_game_create_threads(seed, 1);
+}
+
+rect_world *rect_game_create_threads(uint64_t seed, uint32_t threads) {
+    rect_world *w = rect_world_create(&(rect_world_desc_t){.threads = threads});
     if (!w) {
         return NULL;
     }

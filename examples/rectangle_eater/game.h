@@ -19,6 +19,8 @@ enum { RECT_WIDTH = 320, RECT_HEIGHT = 240, RECT_HUD = 16 };
  * arena and Rules.start_food rectangles. The autopilot starts disabled.
  * Returns NULL when out of memory. */
 rect_world *rect_game_create(uint64_t seed);
+/* The same game stepped by `threads` threads (the world desc's `threads`). */
+rect_world *rect_game_create_threads(uint64_t seed, uint32_t threads);
 
 /* Make one food rectangle at a random place away from the player, drawing
  * from rng; counts it in game->spawned. Deferred when called in a system.

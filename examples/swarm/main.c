@@ -42,16 +42,12 @@ static void keep(strata_result_t *first, strata_result_t r) {
     }
 }
 
-/* One system as swarm_world_step runs it — its own deferral scope, begin,
- * run, end — with a clock around it. */
+/* One system as swarm_world_step runs it (split into chunks on the
+ * world's threads when it is `parallel`), with a clock around it. */
 #define TIMED(name, ID)                                                                                                \
     if (swarm_##name##_enabled(w)) {                                                                                   \
         double t0 = now_ns();                                                                                          \
-        strata_defer_begin(core);                                                                                      \
-        swarm_##name##_ctx ctx = swarm_##name##_begin(w, dt);                                                          \
-        swarm_##name##_run(&ctx);                                                                                      \
-        keep(&first, swarm_##name##_end(&ctx));                                                                        \
-        keep(&first, strata_defer_end(core));                                                                          \
+        keep(&first, swarm_system_run(w, SWARM_SYSTEM_##ID, dt));                                                      \
         spent[SWARM_SYSTEM_##ID] += now_ns() - t0;                                                                     \
     }
 
@@ -132,7 +128,7 @@ static void develop(canvas *c) {
 }
 
 int main(int argc, char **argv) {
-    unsigned long count = 1000000, steps = 180;
+    unsigned long count = 1000000, steps = 180, threads = 1;
     const char *out = "build/swarm.png";
 #ifdef SWARM_INSPECT
     long inspect_port = -1;
@@ -142,6 +138,8 @@ int main(int argc, char **argv) {
             count = strtoul(argv[i + 1], NULL, 0);
         } else if (strcmp(argv[i], "--steps") == 0) {
             steps = strtoul(argv[i + 1], NULL, 0);
+        } else if (strcmp(argv[i], "--threads") == 0) {
+            threads = strtoul(argv[i + 1], NULL, 0); /* 0: one per core */
         } else if (strcmp(argv[i], "--out") == 0) {
             out = argv[i + 1];
 #ifdef SWARM_INSPECT
@@ -152,14 +150,16 @@ int main(int argc, char **argv) {
             break;
         }
     }
-    if (argc % 2 == 0 || count == 0 || count > 50000000 || steps < 2) {
-        fprintf(stderr, "usage: swarm [--count N] [--steps N] [--out FILE.png]\n");
+    if (argc % 2 == 0 || count == 0 || count > 50000000 || steps < 2 || threads > 256) {
+        fprintf(stderr, "usage: swarm [--count N] [--steps N] [--threads N (0: one per core)] [--out FILE.png]\n");
         return 2;
     }
     const float dt = 1.0f / 30.0f;
     const uint32_t n = (uint32_t)count, fast = n / 10;
 
-    swarm_world *w = swarm_world_create(&(strata_world_desc_t){.initial_capacity = n});
+    swarm_world *w = swarm_world_create(
+        &(strata_world_desc_t){.initial_capacity = n,
+                               .threads = threads == 0 ? STRATA_THREADS_PER_CORE : (uint32_t)threads});
     swarm_entity *handles = malloc(sizeof *handles * (n - fast > fast ? n - fast : fast));
     canvas picture = {0};
     if (!w || !handles || !canvas_init(&picture, FLOCK_IMAGE, FLOCK_IMAGE)) {
@@ -223,7 +223,8 @@ int main(int argc, char **argv) {
     printf("swarm: %u boids (%u fast), %u archetypes, %.1f MB; spawned in bulk at %.1f ns a boid\n",
            (unsigned)stats.entities, (unsigned)fast, (unsigned)stats.tables, (double)stats.bytes / 1e6,
            created / (double)n);
-    printf("%lu steps of 1/30 s: %lu timed system by system, %lu by swarm_world_step\n\n", steps, timed, whole);
+    printf("%lu steps of 1/30 s on %u thread(s): %lu timed system by system, %lu by swarm_world_step\n\n", steps,
+           (unsigned)strata_world_threads(swarm_world_core(w)), timed, whole);
     printf("  %-10s %10s %12s\n", "system", "ms/step", "ns/entity");
     double sum = 0.0;
     for (int id = 0; id < SWARM_SYSTEM_COUNT; id++) {

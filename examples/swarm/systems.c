@@ -33,11 +33,16 @@ static void bin_rows(uint32_t n, const swarm_position *restrict p, const swarm_v
     }
 }
 
+static void build_field(const swarm_flock *f);
+
+/* The grid, then the field Steer reads: once a step, before Steer's chunks
+ * run side by side and only read it. */
 void swarm_bin_run(swarm_bin_ctx *ctx) {
     memset(&flock_cells, 0, sizeof flock_cells);
     while (swarm_bin_next(ctx)) {
         bin_rows(ctx->count, ctx->position, ctx->velocity);
     }
+    build_field(ctx->flock);
 }
 
 /* What every boid of a table steers by this step. */
@@ -113,7 +118,6 @@ void swarm_steer_run(swarm_steer_ctx *ctx) {
         k.ax[a] = FLOCK_WORLD / 2 + radius * cosf(angle);
         k.ay[a] = FLOCK_WORLD / 2 + radius * sinf(angle);
     }
-    build_field(f);
     while (swarm_steer_next(ctx)) {
         float scale = ctx->fast ? f->fast_factor : 1.0f;
         k.lo = f->min_speed * scale;

@@ -219,7 +219,14 @@ typedef struct strata_world_desc_t {
     strata_allocator_t allocator; /* all hooks or none; none = malloc/realloc/free */
     uint32_t initial_capacity;    /* entity records to reserve (default 1024) */
     void *user;                   /* the game's own pointer (a renderer, a level...): strata_world_user */
+    uint32_t threads;             /* threads that run steps, the caller's included: 0 or 1 = no other
+                                   * thread (the default); STRATA_THREADS_PER_CORE = one per core */
+    uint32_t chunk_rows;          /* rows a chunk of a split system holds at most (default
+                                   * STRATA_CHUNK_ROWS); whatever the thread count, the same chunks */
 } strata_world_desc_t;
+
+/* desc.threads: as many threads as the machine has cores. */
+#define STRATA_THREADS_PER_CORE UINT32_MAX
 
 /* What a world holds, for tools and tests. */
 typedef struct strata_world_stats_t {
@@ -230,7 +237,8 @@ typedef struct strata_world_stats_t {
 } strata_world_stats_t;
 
 /* Create a world for `schema` (which must outlive it). `desc` may be NULL.
- * Returns STRATA_OK and the world in *out, or STRATA_ERR_NOMEM (*out NULL). */
+ * Returns STRATA_OK and the world in *out, or STRATA_ERR_NOMEM (*out NULL;
+ * also when a worker thread could not be started). */
 strata_result_t strata_world_create(const strata_schema_t *schema, const strata_world_desc_t *desc,
                                     strata_world_t **out);
 
@@ -601,6 +609,45 @@ bool strata_iter_cascade_next(strata_iter_t *it);
 /* The hook of r's component (generated code installs it): keeps the index
  * of sources in step with e's link as it is added (`added`) or removed. */
 void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, bool added);
+/* --- Threads (docs/threads.md) ------------------------------------------ */
+
+/* Rows of a table a chunk of a split (`parallel`) system holds at most,
+ * unless desc.chunk_rows says otherwise: tables up to this size are one
+ * chunk, larger ones are cut every this many rows. Fixed for the world, so
+ * the chunks are the same at any thread count. */
+#define STRATA_CHUNK_ROWS 16384u
+
+/* One system of a batch, as the generated step describes it. */
+typedef struct strata_batch_item_t {
+    uint32_t system;   /* the id the generated run function takes */
+    uint32_t query;    /* its query id; UINT32_MAX when it has no terms */
+    uint32_t position; /* its place in the schedule (the events' clock) */
+    bool parallel;     /* split its rows into chunks (needs a query) */
+    bool main_thread;  /* run it on the thread that called the step */
+    uint64_t writes;   /* bit i: it writes resource i (debug builds check the others are left alone) */
+} strata_batch_item_t;
+
+/* Runs system `system` once against `w` (begin, the game's run, end). In
+ * a batch `w` is the system's own view of the world: structural changes
+ * are recorded there and applied when the batch ends. */
+typedef void (*strata_system_fn_t)(strata_world_t *w, uint32_t system, float dt);
+
+/* Run the systems of one batch (items in schedule order, touching disjoint
+ * data) on the world's threads, a split system's chunks included; then
+ * apply what each recorded (created entities, structural changes,
+ * destroys, changed marks) in schedule and chunk order, so the world is the
+ * same at any thread count. Inside a step only. Returns STRATA_OK or the
+ * first error met applying (STRATA_ERR_NOMEM: the batch did not run when
+ * its views could not be made). */
+strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *items, uint32_t count,
+                                 strata_system_fn_t run, float dt);
+
+/* Threads that run w's steps, the caller's included (1: no other thread). */
+uint32_t strata_world_threads(const strata_world_t *w);
+
+/* True inside a system of a batch (a view of the world), where creating
+ * an entity gives no handle and other limits hold (docs/threads.md). */
+bool strata_in_batch(const strata_world_t *w);
 
 /* --- Reflection ---------------------------------------------------------- */
 

@@ -179,6 +179,8 @@ static void loader_swap(strata_world_t *a, strata_world_t *b) {
     strata_world_t t = *a;
     *a = *b;
     *b = t;
+    b->pool = a->pool; /* the threads stay with the world they were made for */
+    a->pool = t.pool;
 }
 
 /* Every link of an exclusive relation names an entity of the save (or

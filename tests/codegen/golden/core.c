@@ -429,13 +429,65 @@ static void core_keep_error_(core_result_t *first, core_result_t r) {
     }
 }
 
+
+
+core_result_t core_system_run(core_world *w, uint32_t id, float dt) {
+    strata_world_t *core = core_world_core(w);
+    core_result_t first = STRATA_OK;
+    switch (id) {
+    case CORE_SYSTEM_RECORD: {
+        strata_defer_begin(core);
+        core_record_ctx ctx = core_record_begin(w, dt);
+        core_record_run(&ctx);
+        core_keep_error_(&first, core_record_end(&ctx));
+        core_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case CORE_SYSTEM_DAMAGE: {
+        strata_defer_begin(core);
+        core_damage_ctx ctx = core_damage_begin(w, dt);
+        core_damage_run(&ctx);
+        core_keep_error_(&first, core_damage_end(&ctx));
+        core_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case CORE_SYSTEM_LATE: {
+        strata_defer_begin(core);
+        core_late_ctx ctx = core_late_begin(w, dt);
+        core_late_run(&ctx);
+        core_keep_error_(&first, core_late_end(&ctx));
+        core_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case CORE_SYSTEM_MOVE: {
+        strata_defer_begin(core);
+        core_move_ctx ctx = core_move_begin(w, dt);
+        core_move_run(&ctx);
+        core_keep_error_(&first, core_move_end(&ctx));
+        core_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    case CORE_SYSTEM_CLEANUP: {
+        strata_defer_begin(core);
+        core_cleanup_ctx ctx = core_cleanup_begin(w, dt);
+        core_cleanup_run(&ctx);
+        core_keep_error_(&first, core_cleanup_end(&ctx));
+        core_keep_error_(&first, strata_defer_end(core));
+        break;
+    }
+    default:
+        break;
+    }
+    return first;
+}
+
 core_result_t core_world_step(core_world *w, float dt) {
     strata_world_t *core = core_world_core(w);
     core_result_t first = STRATA_OK;
     const bool *enabled = core_res_(w)->enabled;
     const strata_step_observer_t *observer = strata_world_step_observer(core); /* the inspector's timing, or NULL */
     strata_step_begin(core);
-    if (enabled[CORE_SYSTEM_RECORD]) { /* first: Record */
+    if (enabled[CORE_SYSTEM_RECORD]) { /* batch 0, first: Record */
         strata_step_observe(observer, core, CORE_SYSTEM_RECORD, false);
         strata_defer_begin(core);
         core_record_ctx ctx = core_record_begin(w, dt);
@@ -444,7 +496,7 @@ core_result_t core_world_step(core_world *w, float dt) {
         core_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, CORE_SYSTEM_RECORD, true);
     }
-    if (enabled[CORE_SYSTEM_DAMAGE]) { /* first: Damage */
+    if (enabled[CORE_SYSTEM_DAMAGE]) { /* batch 1, first: Damage */
         strata_step_observe(observer, core, CORE_SYSTEM_DAMAGE, false);
         strata_defer_begin(core);
         core_damage_ctx ctx = core_damage_begin(w, dt);
@@ -453,7 +505,7 @@ core_result_t core_world_step(core_world *w, float dt) {
         core_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, CORE_SYSTEM_DAMAGE, true);
     }
-    if (enabled[CORE_SYSTEM_LATE]) { /* first: Late */
+    if (enabled[CORE_SYSTEM_LATE]) { /* batch 2, first: Late */
         strata_step_observe(observer, core, CORE_SYSTEM_LATE, false);
         strata_defer_begin(core);
         core_late_ctx ctx = core_late_begin(w, dt);
@@ -462,7 +514,7 @@ core_result_t core_world_step(core_world *w, float dt) {
         core_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, CORE_SYSTEM_LATE, true);
     }
-    if (enabled[CORE_SYSTEM_MOVE]) { /* first: Move */
+    if (enabled[CORE_SYSTEM_MOVE]) { /* batch 3, first: Move */
         strata_step_observe(observer, core, CORE_SYSTEM_MOVE, false);
         strata_defer_begin(core);
         core_move_ctx ctx = core_move_begin(w, dt);
@@ -471,7 +523,7 @@ core_result_t core_world_step(core_world *w, float dt) {
         core_keep_error_(&first, strata_defer_end(core));
         strata_step_observe(observer, core, CORE_SYSTEM_MOVE, true);
     }
-    if (enabled[CORE_SYSTEM_CLEANUP]) { /* second: Cleanup */
+    if (enabled[CORE_SYSTEM_CLEANUP]) { /* batch 4, second: Cleanup */
         strata_step_observe(observer, core, CORE_SYSTEM_CLEANUP, false);
         strata_defer_begin(core);
         core_cleanup_ctx ctx = core_cleanup_begin(w, dt);

@@ -830,6 +830,12 @@ bool core_cleanup_enabled(const core_world *w);
 void core_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled);
 bool core_system_is_enabled(const strata_world_t *core, uint32_t id);
 
+/* Run system `id` once as core_world_step runs it (a `parallel` one split
+ * into chunks on the world's threads), enabled or not, for tools that time
+ * systems one by one. Between strata_step_begin and strata_step_end.
+ * Returns as core_world_step. */
+core_result_t core_system_run(core_world *w, uint32_t id, float dt);
+
 /* The live inspector (docs/inspector.md). With strata_inspect.h included
  * before this header, and libstrata_inspect linked: start it on w with the
  * schedule's systems (names, phases, batches, switches) filled in; desc's

@@ -1,0 +1,128 @@
+"""The threaded schedule: systems grouped into batches whose members touch
+disjoint data, so that a batch's systems can run at the same time.
+
+Two systems conflict when one writes what the other reads or writes (a
+component or a resource), when both emit an event type or one emits what
+the other receives (one buffer, stamped in order), or when the schema
+orders them (`before` / `after`, directly or through others: a game says so
+when one needs what the other does to the world, e.g. components it adds).
+A system with `changed` terms runs alone: its changed set is fed by the
+marks of every writer. Batches never cross a phase. Without `threads:
+true` in the schema every system is a batch of its own (the pairs kept
+apart are still worked out and shown).
+
+Each system goes to the batch after the last batch of an earlier system of
+its phase that it conflicts with, so every pair that conflicts keeps the
+order of the single-threaded schedule, and two systems that do not may run
+side by side. The batch order is the order the step runs them in; inside a
+batch, the schedule order decides whose structural changes apply first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Set, Tuple
+
+from . import model
+
+
+@dataclass(frozen=True)
+class Apart:
+    """Why `later` runs in a batch after `earlier`'s: what they share."""
+    earlier: str
+    later: str
+    reasons: Tuple[str, ...]  # "Position", "res Clock", "event Eaten", "order", "changed set"
+
+
+@dataclass(frozen=True)
+class Batch:
+    index: int  # 0 first, over the whole step
+    phase: str
+    systems: Tuple[model.System, ...]  # schedule order
+
+    @property
+    def alone(self) -> bool:
+        """One system that is not split: it runs as in a single-threaded step."""
+        return len(self.systems) == 1 and not self.systems[0].parallel
+
+
+@dataclass(frozen=True)
+class Schedule:
+    batches: Tuple[Batch, ...]
+    apart: Tuple[Apart, ...]  # every conflicting pair of a phase, in schedule order of the later one
+
+    def batch_of(self, name: str) -> int:
+        return next(b.index for b in self.batches for y in b.systems if y.name == name)
+
+
+def _ordered(systems: Tuple[model.System, ...]) -> Dict[str, Set[str]]:
+    """For each system, the systems `before` / `after` put ahead of it (transitively)."""
+    direct: Dict[str, Set[str]] = {y.name: set(y.after) for y in systems}
+    for y in systems:
+        for b in y.before:
+            direct.setdefault(b, set()).add(y.name)
+    closed: Dict[str, Set[str]] = {}
+
+    def ahead(name: str, seen: Set[str]) -> Set[str]:
+        if name in closed:
+            return closed[name]
+        out: Set[str] = set()
+        for a in direct.get(name, ()):
+            if a not in seen:
+                out |= {a} | ahead(a, seen | {a})
+        closed[name] = out
+        return out
+
+    for y in systems:
+        ahead(y.name, {y.name})
+    return closed
+
+
+def conflicts(a: model.System, b: model.System) -> List[str]:
+    """What keeps a and b from running at the same time (empty: nothing)."""
+    reasons: List[str] = []
+    reads_a = set(a.terms.read + a.terms.optional + a.terms.write)
+    reads_b = set(b.terms.read + b.terms.optional + b.terms.write)
+    for c in sorted(set(a.terms.write) & reads_b | set(b.terms.write) & reads_a):
+        reasons.append(c)
+    res_a = set(a.resources_read + a.resources_write)
+    res_b = set(b.resources_read + b.resources_write)
+    for r in sorted(set(a.resources_write) & res_b | set(b.resources_write) & res_a):
+        reasons.append(f"res {r}")
+    for e in sorted(set(a.emit) & (set(b.emit) | set(b.receives)) | set(b.emit) & set(a.receives)):
+        reasons.append(f"event {e}")
+    if a.terms.changed or b.terms.changed:
+        reasons.append("changed set")
+    return reasons
+
+
+def compute(schema: model.Schema) -> Schedule:
+    """The batches of a schema's systems and the pairs they keep apart."""
+    ahead = _ordered(schema.systems)
+    batch_of: Dict[str, int] = {}
+    apart: List[Apart] = []
+    batches: List[Tuple[str, List[model.System]]] = []
+    for phase in schema.phases:
+        first = len(batches)
+        done: List[model.System] = []
+        for y in (y for y in schema.systems if y.phase == phase):
+            level = first if schema.threads else len(batches)
+            for x in done:
+                reasons = conflicts(x, y)
+                if x.name in ahead.get(y.name, ()) or y.name in ahead.get(x.name, ()):
+                    reasons.append("order")
+                if reasons:
+                    apart.append(Apart(x.name, y.name, tuple(reasons)))
+                    level = max(level, batch_of[x.name] + 1)
+            while len(batches) <= level:
+                batches.append((phase, []))
+            batches[level][1].append(y)
+            batch_of[y.name] = level
+            done.append(y)
+    return Schedule(tuple(Batch(i, phase, tuple(ys)) for i, (phase, ys) in enumerate(batches)), tuple(apart))
+
+
+def resource_bits(schema: model.Schema, y: model.System) -> str:
+    """The C constant of the resources y writes, bit i for resource i (the
+    first 64: what the runtime's debug check of a batch covers)."""
+    bits = sum(1 << i for i, r in enumerate(schema.resources[:64]) if r.name in y.resources_write)
+    return f"UINT64_C({bits:#x})"

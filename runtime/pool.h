@@ -1,0 +1,26 @@
+/* pool.h: threads. The worker pool (POSIX threads, made with the world,
+ * asleep between batches) and the running of a batch: each system of a
+ * batch, or each chunk of a split system, runs against its own view of the
+ * world (a slot: a copy of the world's struct whose deferral scope is
+ * always open and whose command buffer, destroys and created entities are
+ * its own), so workers never write the world's shared state. When every
+ * slot is done the caller applies them in order (slot_apply), which is the
+ * schedule's order and, within a split system, the chunks' order.
+ */
+#ifndef STI_POOL_H
+#define STI_POOL_H
+
+#include "command.h"
+
+/* Start the workers for desc.threads (the caller's thread counts as one).
+ * STRATA_ERR_NOMEM when memory or a thread could not be had (none is left). */
+strata_result_t sti_pool_create(strata_world_t *w, uint32_t threads, uint32_t chunk_rows);
+/* Stop and join the workers; free the pool and every slot. */
+void sti_pool_free(strata_world_t *w);
+/* In a view: record the creation of n entities with components ids[0..k)
+ * (values as strata_entity_create_many), made when the batch ends; out gets
+ * null handles. NOMEM records nothing. */
+strata_result_t sti_pool_spawn(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
+                               const void *const *values, strata_entity_t *out);
+
+#endif /* STI_POOL_H */

@@ -1,0 +1,86 @@
+"""The threaded schedule (codegen/schedule.py): which systems share a batch,
+which are kept apart and why, and `threads: true` switching batches on."""
+import unittest
+
+from codegen import schedule
+from tests.codegen.test_validate import valid
+
+HEAD = """\
+world: w
+version: 1
+threads: true
+phases: [update, draw]
+components:
+  Position: { x: f32 }
+  Velocity: { x: f32 }
+  Tint: { r: u8 }
+  Frozen: {}
+resources:
+  Clock: { t: f32 }
+"""
+EVENTS = """\
+events:
+  Hit: { v: i32 }
+"""
+
+
+def batches(schema):
+    return [[y.name for y in b.systems] for b in schedule.compute(schema).batches]
+
+
+def apart(schema):
+    return {(p.earlier, p.later): p.reasons for p in schedule.compute(schema).apart}
+
+
+class ScheduleTest(unittest.TestCase):
+    def test_disjoint_systems_share_a_batch_and_a_writer_waits_for_a_reader(self):
+        schema = valid(HEAD + """
+systems:
+  Move: { read: [Velocity], write: [Position] }
+  Paint: { read: [Velocity], write: [Tint] }
+  Drag: { write: [Velocity] }
+""")
+        self.assertEqual(batches(schema), [["Move", "Paint"], ["Drag"]])
+        self.assertEqual(apart(schema), {("Move", "Drag"): ("Velocity",), ("Paint", "Drag"): ("Velocity",)})
+
+    def test_with_and_without_do_not_conflict_but_resources_events_and_order_do(self):
+        schema = valid(HEAD + EVENTS + """
+systems:
+  A: { read: [Position], without: [Frozen], resources: { read: [Clock] } }
+  B: { write: [Tint], with: [Frozen], resources: { read: [Clock] } }
+  C: { resources: { write: [Clock] } }
+  D: { read: [Tint], emit: [Hit], after: [B] }
+  E: { read: [Position], receive: [Hit] }
+""")
+        self.assertEqual(batches(schema), [["A", "B"], ["C", "D"], ["E"]])
+        self.assertEqual(apart(schema)[("A", "C")], ("res Clock",))
+        self.assertEqual(apart(schema)[("B", "D")], ("Tint", "order"))
+        self.assertEqual(apart(schema)[("D", "E")], ("event Hit",))
+
+    def test_a_changed_system_runs_alone_and_batches_stop_at_a_phase(self):
+        schema = valid(HEAD + """
+systems:
+  A: { read: [Position] }
+  C: { read: [Velocity] }
+  B: { read: [Tint], changed: [Tint] }
+  E: { read: [Velocity] }
+  D: { phase: draw, read: [Velocity] }
+""")
+        self.assertEqual(batches(schema), [["A", "C"], ["B"], ["E"], ["D"]])
+        self.assertEqual(apart(schema)[("A", "B")], ("changed set",))
+
+    def test_without_threads_every_system_is_a_batch(self):
+        schema = valid(HEAD.replace("threads: true\n", "") + """
+systems:
+  Move: { read: [Velocity], write: [Position], parallel: true }
+  Paint: { read: [Velocity], write: [Tint], main_thread: true }
+""")
+        self.assertEqual(batches(schema), [["Move"], ["Paint"]])
+        self.assertTrue(schema.systems[0].parallel)
+        self.assertTrue(schema.systems[1].main_thread)
+        self.assertFalse(schedule.compute(schema).batches[0].alone)  # split: run through the pool
+        self.assertTrue(schedule.compute(schema).batches[1].alone)
+
+
+if __name__ == "__main__":
+    unittest.main()
