@@ -23,8 +23,7 @@ static const struct {
     {"add_remove", bench_add_remove},   {"move", bench_move},
     {"changed", bench_changed},         {"events", bench_events},
     {"two_systems", bench_two_systems}, {"seven_systems", bench_seven_systems},
-    {"relations", bench_relations},
-    {"threads", bench_threads},
+    {"relations", bench_relations},     {"threads", bench_threads},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 

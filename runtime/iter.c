@@ -20,8 +20,9 @@ strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     if (d != NULL) {
         sti_dirty_open(d);
     }
-    if (!iter_tracked(w, q)) {
-        it.stop += cache->count; /* no marks to make: next may walk the tables itself */
+    /* No marks to make: next may walk the tables itself (none yet: entries is NULL). */
+    if (!iter_tracked(w, q) && cache->count != 0) {
+        it.stop += cache->count;
     }
     return it;
 }

@@ -25,6 +25,7 @@ struct sti_slot_t {
     sti_table_t *table;         /* a chunk's table: the rows it visits (count, entities, columns) */
     sti_table_t *const *list;   /* the one-table list of its query */
     void **columns;             /* by column id: the chunk's first row of each column */
+    strata_iter_table_t entry;  /* the one table visit of its query (what a generated next walks) */
     unsigned char *spawns;      /* recorded creations: spawn records, 8-byte aligned */
     size_t spawn_size;
     size_t spawn_capacity;
@@ -334,7 +335,12 @@ static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_
         return;
     }
     memcpy(s->queries, w->queries, sizeof(sti_query_cache_t) * w->schema->query_count);
-    s->queries[item->query] = (sti_query_cache_t){.tables = (sti_table_t **)(void *)s->list, .count = 1, .capacity = 1};
+    s->entry = (strata_iter_table_t){&s->table->count, &s->table->entities, s->columns};
+    s->queries[item->query] = (sti_query_cache_t){.tables = (sti_table_t **)(void *)s->list,
+                                                  .entries = &s->entry,
+                                                  .count = 1,
+                                                  .capacity = 1,
+                                                  .entry_capacity = 1};
     v->queries = s->queries;
     s->table->count = t->count;
     s->table->entities = t->from->entities + t->row;
