@@ -104,9 +104,11 @@ try {
   await page.click("#search-form button");
   await page.waitForFunction(() => document.querySelector("#entity-range").dataset.total === "300", null, { timeout: 10000 });
   check(true, "searching Position,Fast finds the 300 fast boids");
-  const first = await page.$("#entity-list li");
+  // A locator, not an element handle: the live list is redrawn while the test
+  // runs, and a locator finds the item again instead of clicking a detached one.
+  const first = page.locator("#entity-list li").first();
   const id = await first.getAttribute("data-entity");
-  await first.click();
+  await page.locator(`#entity-list li[data-entity="${id}"]`).click();
   await page.waitForSelector('#entity [data-component="Fast"]', { timeout: 10000 });
   check(true, `entity ${id}: its components are shown, Fast among them`);
 
@@ -174,7 +176,7 @@ try {
   await page.click("#search-form button");
   await page.waitForFunction((n) => document.querySelector("#entity-range").dataset.total === String(n), poisoned,
     { timeout: 10000 });
-  await (await page.$("#entity-list li")).click();
+  await page.locator("#entity-list li").first().click();
   await page.waitForSelector('#entity [data-component="Health"] .marked', { timeout: 10000 });
   check(await page.isVisible('#entity [data-aspect="Watch"]'), "a poisoned entity: Health shown changed, Watch's aspect shown");
   check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
