@@ -793,13 +793,13 @@ swarm_result_t swarm_system_run(swarm_world *w, uint32_t id, float dt);
 static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[7 + 1] = {
-        {"Bin", "sense", 1u, 0u},
-        {"Steer", "sense", 2u, 0u},
-        {"Integrate", "move", 3u, 0u},
-        {"Wrap", "move", 4u, 0u},
-        {"Colour", "look", 5u, 0u},
-        {"Tick", "look", 0xffffffffu, 0u},
-        {"Splat", "look", 6u, 0u},
+        {"Bin", "sense", 1u, 1u},
+        {"Steer", "sense", 2u, 2u},
+        {"Integrate", "move", 3u, 3u},
+        {"Wrap", "move", 4u, 4u},
+        {"Colour", "look", 5u, 5u},
+        {"Tick", "look", 0xffffffffu, 5u},
+        {"Splat", "look", 6u, 6u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
