@@ -31,4 +31,15 @@ extern flock_grid flock_cells;
 enum { FLOCK_IMAGE = 512 };
 extern float flock_light[FLOCK_IMAGE * FLOCK_IMAGE][3];
 
+/* The flock's scattering: a xorshift32 step, and from it a float in
+ * [lo, hi) (main.c and the thread tests scatter the same flock). */
+static inline float flock_uniform(uint32_t *s, float lo, float hi) {
+    uint32_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *s = x;
+    return lo + (hi - lo) * (float)(x >> 8) / 16777216.0f;
+}
+
 #endif

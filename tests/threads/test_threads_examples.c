@@ -65,18 +65,6 @@ static void test_threads_rectangle_eater_same_game_at_every_thread_count(void **
 
 /* --- The swarm ------------------------------------------------------------------- */
 
-static uint32_t xorshift32(uint32_t *s) {
-    uint32_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *s = x;
-}
-
-static float uniform(uint32_t *s, float lo, float hi) {
-    return lo + (hi - lo) * (float)(xorshift32(s) >> 8) / 16777216.0f;
-}
-
 /* A flock of n boids (a tenth fast), scattered from a fixed seed. */
 static swarm_world *flock(uint32_t n, uint32_t threads) {
     swarm_world *w = swarm_world_create(&(strata_world_desc_t){.initial_capacity = n, .threads = threads});
@@ -89,8 +77,9 @@ static swarm_world *flock(uint32_t n, uint32_t threads) {
     uint32_t seed = 0x2545F491u;
     for (swarm_boids_iter it = swarm_boids_begin(w); swarm_boids_next(&it);) {
         for (uint32_t i = 0; i < it.count; i++) {
-            float angle = uniform(&seed, 0.0f, 6.2831853f), speed = uniform(&seed, 20.0f, 50.0f);
-            it.position[i] = (swarm_position){uniform(&seed, 0.0f, FLOCK_WORLD), uniform(&seed, 0.0f, FLOCK_WORLD)};
+            float angle = flock_uniform(&seed, 0.0f, 6.2831853f), speed = flock_uniform(&seed, 20.0f, 50.0f);
+            it.position[i] = (swarm_position){flock_uniform(&seed, 0.0f, FLOCK_WORLD),
+                                              flock_uniform(&seed, 0.0f, FLOCK_WORLD)};
             it.velocity[i] = (swarm_velocity){speed * cosf(angle), speed * sinf(angle)};
         }
     }
