@@ -124,6 +124,7 @@ void fp_churn_run(fp_churn_ctx *ctx) {
                 count_result(fp_mark_add(w, e));
                 break;
             case 6: count_result(fp_entity_remove_bundle(w, e, &(fp_bundle){.tag = true, .mark = true})); break;
+            case 7: count_result(fp_hp_set(w, e, (fp_hp){wrap_add(ctx->hp[i].v, 5)})); break; /* its own row */
             default: break;
             }
         }
@@ -344,6 +345,10 @@ static void p_step(void) {
             }
             break;
         }
+        case 7:
+            p_result(true);
+            e->hp.v = wrap_add(e->hp.v, 5); /* "set ... act at once" */
+            break;
         default: break;
         }
     }
