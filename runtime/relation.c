@@ -33,11 +33,16 @@ typedef struct cascade_run_t {
     uint32_t order; /* its place before sorting, so that the sort is stable */
 } cascade_run_t;
 
-/* A query's batches for its cascade pass, in visiting order. */
+/* A query's batches for its cascade pass, in visiting order. When there
+ * is no memory for them, the pass walks the tables once per depth instead
+ * (`walk`: the depth it is at, the table and row it goes on from, the
+ * least depth above it seen so far). */
 typedef struct cascade_list_t {
     cascade_run_t *runs;
     uint32_t count;
     size_t capacity;
+    bool walk;
+    uint32_t walk_relation, walk_depth, walk_table, walk_row, walk_next;
 } cascade_list_t;
 
 struct sti_relations_t {
@@ -700,6 +705,7 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     cascade_list_t *list = &w->relations->cascades[q];
     const sti_query_cache_t *cache = &w->queries[q];
     list->count = 0;
+    list->walk = false;
     size_t runs = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < cache->count; i++) {
@@ -711,10 +717,13 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
             runs += table_runs(t, links, size, list, pass == 1);
         }
         if (pass == 0 && sti_mem_grow(w, &list->runs, sizeof(cascade_run_t), &list->capacity, runs, 16) != STRATA_OK) {
+            *list = (cascade_list_t){list->runs, 0, list->capacity, true, r, 0, 0, 0, UINT32_MAX};
             return;
         }
     }
-    qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
+    if (list->count > 1) { /* (no runs: no array, and qsort takes none) */
+        qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
+    }
 }
 
 strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
@@ -730,15 +739,52 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     return it;
 }
 
+/* The next batch of a walk (a cascade pass without its list): the next run
+ * of rows at the walk's depth, a depth a walk over the query's tables. */
+static bool cascade_walk(strata_world_t *w, cascade_list_t *list, uint32_t q, cascade_run_t *out) {
+    const sti_query_cache_t *cache = &w->queries[q];
+    uint32_t c = w->schema->relations[list->walk_relation].component;
+    size_t size = w->components[c].size;
+    for (;;) {
+        for (; list->walk_table < cache->count; list->walk_table++, list->walk_row = 0) {
+            const sti_table_t *t = cache->tables[list->walk_table];
+            const unsigned char *links = t->columns[c];
+            while (list->walk_row < t->count) {
+                uint32_t start = list->walk_row, depth = links != NULL ? column_depth(links, size, start) : 0;
+                uint32_t end = start + 1;
+                while (end < t->count && (links != NULL ? column_depth(links, size, end) : 0) == depth) {
+                    end++;
+                }
+                list->walk_row = end;
+                if (depth == list->walk_depth) {
+                    *out = (cascade_run_t){.table = t->id, .row = start, .count = end - start, .depth = depth};
+                    return true;
+                }
+                if (depth > list->walk_depth && depth < list->walk_next) {
+                    list->walk_next = depth;
+                }
+            }
+        }
+        if (list->walk_next == UINT32_MAX) {
+            return false;
+        }
+        list->walk_depth = list->walk_next;
+        list->walk_next = UINT32_MAX;
+        list->walk_table = 0;
+        list->walk_row = 0;
+    }
+}
+
 bool strata_iter_cascade_next(strata_iter_t *it) {
     STRATA_ASSERT(it != NULL && it->world != NULL);
     strata_world_t *w = it->world;
     if (!it->open) {
         return false;
     }
-    const cascade_list_t *list = &w->relations->cascades[it->query];
-    if (it->cursor < list->count) {
-        const cascade_run_t *run = &list->runs[it->cursor++];
+    cascade_list_t *list = &w->relations->cascades[it->query];
+    cascade_run_t walked = {0};
+    if (it->cursor < list->count || (list->walk && cascade_walk(w, list, it->query, &walked))) {
+        const cascade_run_t *run = list->walk ? &walked : &list->runs[it->cursor++];
         const sti_table_t *t = w->tables[run->table];
         it->count = run->count;
         it->row = run->row;
