@@ -429,8 +429,12 @@ def main(argv):
                            libs="-lm", extra=f"-Iexamples/{example}")
     # The threaded step: its own world, and the examples' at several thread counts.
     thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
+    tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
     for v in THREAD_TEST_VARIANTS:
         b.test_program(v, "test_threads", ["tests/threads/test_threads.c", thr_c], headers=[thr_h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]])
+        # Events and tracked writes from split systems and shared batches.
+        b.test_program(v, "test_thread_events", ["tests/threads/test_thread_events.c", tev_c], headers=[tev_h],
                        libs=JSON_LIBS, archives=[b.json_libs[v]])
         worlds = [generated["rectangle_eater"], generated["swarm"]]
         b.test_program(v, "test_threads_examples",
