@@ -753,6 +753,117 @@ bool strata_iter_cascade_next(strata_iter_t *it) {
     return false;
 }
 
+/* --- Loads -------------------------------------------------------------------------- */
+
+int32_t sti_relation_of_tag(const strata_world_t *w, uint32_t c) {
+    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
+        const strata_relation_desc_t *d = &w->schema->relations[r];
+        if (d->component == c && !d->exclusive) {
+            return (int32_t)r;
+        }
+    }
+    return -1;
+}
+
+strata_result_t sti_relation_load_link(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t t) {
+    relation_index_t *x = relation_at(w, r);
+    STRATA_ASSERT(!w->schema->relations[r].exclusive);
+    strata_result_t res = relation_cover(w, x, false, strata_entity_index(e), strata_entity_index(t));
+    if (res != STRATA_OK) {
+        return res;
+    }
+    relation_list_t *mine = &x->targets[strata_entity_index(e)];
+    relation_list_t *theirs = &x->sources[strata_entity_index(t)];
+    /* A repeat is looked for in the shorter list: a source with thousands
+     * of targets each linked from few sources loads in linear time. */
+    bool repeat = mine->count <= theirs->count ? list_find(mine, t) != UINT32_MAX : list_find(theirs, e) != UINT32_MAX;
+    if (repeat) {
+        return STRATA_ERR_CORRUPT;
+    }
+    res = list_room(w, mine, 1);
+    if (res == STRATA_OK) {
+        res = list_room(w, theirs, 1);
+    }
+    if (res == STRATA_OK) {
+        mine->items[mine->count++] = t;
+        theirs->items[theirs->count++] = e;
+    }
+    return res;
+}
+
+strata_result_t sti_relation_reserve(strata_world_t *w) {
+    for (uint32_t r = 0; w->relations != NULL && r < w->relations->count && w->record_count > 0; r++) {
+        const strata_relation_desc_t *d = &w->schema->relations[r];
+        relation_index_t *x = &w->relations->rel[r];
+        if (!d->exclusive) {
+            continue;
+        }
+        strata_result_t res = relation_cover(w, x, true, w->record_count - 1, 0);
+        /* Each target's sources counted in its list (empty until the hooks run), then room made. */
+        for (uint32_t t = 0; res == STRATA_OK && t < w->table_count; t++) {
+            const sti_table_t *table = w->tables[t];
+            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
+                strata_entity_t target = link_target(sti_table_cell(w, table, d->component, row));
+                if (target != STRATA_ENTITY_NULL && strata_entity_index(target) < x->sources_cap) {
+                    x->sources[strata_entity_index(target)].count++;
+                }
+            }
+        }
+        for (size_t i = 0; i < x->sources_cap; i++) {
+            relation_list_t *list = &x->sources[i];
+            uint32_t n = list->count;
+            list->count = 0;
+            if (res == STRATA_OK && n > 0) {
+                res = list_room(w, list, n);
+            }
+        }
+        if (res != STRATA_OK) {
+            return res;
+        }
+    }
+    return STRATA_OK;
+}
+
+sti_link_fault_t sti_relation_loaded(const strata_world_t *w, uint32_t *r, strata_entity_t *source,
+                                     strata_entity_t *target) {
+    for (uint32_t k = 0; w->relations != NULL && k < w->relations->count; k++) {
+        const strata_relation_desc_t *d = &w->schema->relations[k];
+        const relation_index_t *x = &w->relations->rel[k];
+        *r = k;
+        for (size_t i = 0; !d->exclusive && i < x->targets_cap; i++) {
+            const relation_list_t *mine = &x->targets[i];
+            if (mine->count == 0) {
+                continue;
+            }
+            const sti_record_t *rec = i < w->record_count ? &w->records[i] : NULL;
+            *source = sti_entity_make((uint32_t)i, rec != NULL ? rec->generation : 0);
+            *target = mine->items[0];
+            if (rec == NULL || rec->table == STI_NO_TABLE ||
+                !strata_mask_test(&w->tables[rec->table]->mask, d->component)) {
+                return STI_LINK_NO_SOURCE;
+            }
+            for (uint32_t j = 0; j < mine->count; j++) {
+                *target = mine->items[j];
+                if (sti_record_lookup(w, *target) == NULL) {
+                    return STI_LINK_NO_TARGET;
+                }
+            }
+        }
+        for (uint32_t t = 0; !d->exclusive && t < w->table_count; t++) {
+            const sti_table_t *table = w->tables[t];
+            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
+                uint32_t n = 0;
+                *source = table->entities[row];
+                *target = STRATA_ENTITY_NULL;
+                if (relation_read(w, x->targets, x->targets_cap, *source, &n) == NULL) {
+                    return STI_LINK_NO_LINK;
+                }
+            }
+        }
+    }
+    return STI_LINK_OK;
+}
+
 /* --- The world's part ---------------------------------------------------------------- */
 
 strata_result_t sti_relation_init(strata_world_t *w) {
