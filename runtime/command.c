@@ -359,13 +359,15 @@ static strata_result_t command_apply_all(strata_world_t *w) {
 /* Apply the scheduled destroys in the order scheduled. Those that cover a
  * table without hooks (command_covered_table: a system that destroys each
  * entity it visits) free its rows at once, no row moved: the same end as
- * destroying them one by one (the indices freed in the same order). */
+ * destroying them one by one (the indices freed in the same order), unless
+ * the world has relations or field policies, whose on_destroy must see
+ * each entity. */
 static void command_destroy_doomed(strata_world_t *w) {
     strata_mask_t tried = {{0}};
     for (uint32_t i = 0; i < w->doomed_count; i++) {
         const unsigned char *at = (const unsigned char *)(w->doomed + i);
         sti_table_t *t = command_covered_table(w, at, sizeof(strata_entity_t), w->doomed_count - i, &tried);
-        if (t != NULL && !t->hooked) {
+        if (t != NULL && !t->hooked && w->on_destroy == NULL) { /* (relations' policies look at each) */
             for (uint32_t j = 0; j < t->count; j++) {
                 sti_index_release(w, &w->records[(uint32_t)w->doomed[i + j]]);
             }

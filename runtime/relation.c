@@ -37,13 +37,21 @@ typedef struct cascade_run_t {
  * stays in the cache while the system reads it. */
 #define CASCADE_CHUNK 4096u
 
-/* A query's batches for its cascade pass, in visiting order. */
+/* A query's batches for its cascade pass, in visiting order. When there
+ * is no memory for them, the pass walks the tables once per depth instead
+ * (`walk`: the depth it is at, the table and row it goes on from, the
+ * least depth above it seen so far). A run is handed out in batches of at
+ * most CASCADE_CHUNK rows (one without memory for `up`). */
 typedef struct cascade_list_t {
     cascade_run_t *runs;
     uint32_t count;
     size_t capacity;
-    uint32_t done; /* rows of runs[cursor] handed out already */
-    uint32_t *up;  /* CASCADE_CHUNK rows: the current batch's parents' rows */
+    bool walk;
+    uint32_t walk_relation, walk_depth, walk_table, walk_row, walk_next;
+    cascade_run_t current; /* the run being handed out */
+    uint32_t done;         /* its rows handed out already */
+    uint32_t *up;          /* CASCADE_CHUNK rows: the current batch's parents' rows */
+    uint32_t up_one;       /* the same for a batch of one row, without memory for `up` */
     uint32_t relation;
 } cascade_list_t;
 
@@ -536,6 +544,18 @@ strata_result_t strata_relation_destroy_tree(strata_world_t *w, uint32_t r, stra
     return first != STRATA_OK ? first : end;
 }
 
+/* Remove c from s for a policy (recorded or applied as any removal), the
+ * move's edge made first: what memory the removal needs is taken while the
+ * destroy that causes it is applied, so applying the removal later does
+ * not fail for want of it. */
+static void policy_remove(strata_world_t *w, strata_entity_t s, uint32_t c) {
+    const sti_record_t *rec = sti_record_lookup(w, s);
+    if (rec != NULL && strata_mask_test(&w->tables[rec->table]->mask, c)) {
+        (void)sti_table_edge(w, w->tables[rec->table], c, false, NULL);
+    }
+    (void)tag_remove(w, s, c);
+}
+
 /* What target e's destroy does to the sources of relation r. */
 static void relation_target_dies(strata_world_t *w, uint32_t r, strata_entity_t e) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
@@ -550,7 +570,7 @@ static void relation_target_dies(strata_world_t *w, uint32_t r, strata_entity_t 
             if (j != UINT32_MAX) {
                 list_take(theirs, j);
                 if (theirs->count == 0 && d->policy == STRATA_POLICY_REMOVE) {
-                    (void)tag_remove(w, s, d->component);
+                    policy_remove(w, s, d->component);
                 }
             }
         }
@@ -565,7 +585,7 @@ static void relation_target_dies(strata_world_t *w, uint32_t r, strata_entity_t 
                 link_set_target(link, STRATA_ENTITY_NULL);
             }
         } else if (d->exclusive && d->policy == STRATA_POLICY_REMOVE) {
-            (void)strata_remove(w, s, d->component);
+            policy_remove(w, s, d->component);
         }
     }
     if (list != NULL) {
@@ -603,7 +623,7 @@ static void relation_fields(strata_world_t *w, strata_entity_t e) {
                     link_set_target(cell, STRATA_ENTITY_NULL);
                     strata_mark(w, holder, p->component);
                 } else if (p->policy == STRATA_POLICY_REMOVE) {
-                    (void)strata_remove(w, holder, p->component);
+                    policy_remove(w, holder, p->component);
                 } else if (p->policy == STRATA_POLICY_DESTROY && holder != e) {
                     (void)strata_entity_destroy(w, holder);
                 }
@@ -746,10 +766,12 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     cascade_list_t *list = &w->relations->cascades[q];
     const sti_query_cache_t *cache = &w->queries[q];
     list->count = 0;
+    list->walk = false;
+    list->current.count = 0;
     list->done = 0;
     list->relation = r;
-    if (list->up == NULL && (list->up = sti_mem_alloc(w, sizeof(uint32_t) * CASCADE_CHUNK)) == NULL) {
-        return;
+    if (list->up == NULL) {
+        list->up = sti_mem_alloc(w, sizeof(uint32_t) * CASCADE_CHUNK); /* NULL: batches of one row */
     }
     for (uint32_t i = 0; i < cache->count; i++) {
         sti_table_t *t = cache->tables[i];
@@ -762,10 +784,18 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
         }
         if (res < 0) {
             list->count = 0;
+            list->walk = true;
+            list->walk_relation = r;
+            list->walk_depth = 0;
+            list->walk_table = 0;
+            list->walk_row = 0;
+            list->walk_next = UINT32_MAX;
             return;
         }
     }
-    qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
+    if (list->count > 1) { /* (no runs: no array, and qsort takes none) */
+        qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
+    }
 }
 
 strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
@@ -783,6 +813,42 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     return it;
 }
 
+/* The next batch of a walk (a cascade pass without its list): the next run
+ * of rows at the walk's depth, a depth a walk over the query's tables. */
+static bool cascade_walk(strata_world_t *w, cascade_list_t *list, uint32_t q, cascade_run_t *out) {
+    const sti_query_cache_t *cache = &w->queries[q];
+    uint32_t c = w->schema->relations[list->walk_relation].component;
+    size_t size = w->components[c].size;
+    for (;;) {
+        for (; list->walk_table < cache->count; list->walk_table++, list->walk_row = 0) {
+            const sti_table_t *t = cache->tables[list->walk_table];
+            const unsigned char *links = t->columns[c];
+            while (list->walk_row < t->count) {
+                uint32_t start = list->walk_row, depth = links != NULL ? column_depth(links, size, start) : 0;
+                uint32_t end = start + 1;
+                while (end < t->count && (links != NULL ? column_depth(links, size, end) : 0) == depth) {
+                    end++;
+                }
+                list->walk_row = end;
+                if (depth == list->walk_depth) {
+                    *out = (cascade_run_t){.table = t->id, .row = start, .count = end - start, .depth = depth};
+                    return true;
+                }
+                if (depth > list->walk_depth && depth < list->walk_next) {
+                    list->walk_next = depth;
+                }
+            }
+        }
+        if (list->walk_next == UINT32_MAX) {
+            return false;
+        }
+        list->walk_depth = list->walk_next;
+        list->walk_next = UINT32_MAX;
+        list->walk_table = 0;
+        list->walk_row = 0;
+    }
+}
+
 /* The parents of rows [row, row + n) of t (n > 0, depth > 0, so each has
  * a live target): their rows into list->up while they sit in the table of
  * the first one, whose columns go to *columns. Returns how many. */
@@ -795,7 +861,7 @@ static uint32_t cascade_parents(const strata_world_t *w, cascade_list_t *list, c
         return 1;
     }
     const sti_record_t *records = w->records;
-    uint32_t table = first->table, i = 0, *up = list->up;
+    uint32_t table = first->table, i = 0, *up = list->up != NULL ? list->up : &list->up_one;
     const unsigned char *link = links + (size_t)row * size;
     /* Four rows a step, one branch for their tables: the loads of the
      * records (scattered) are independent, so their misses overlap. */
@@ -830,35 +896,37 @@ bool strata_iter_cascade_next(strata_iter_t *it) {
         return false;
     }
     cascade_list_t *list = &w->relations->cascades[it->query];
-    if (it->cursor < list->count) {
-        const cascade_run_t *run = &list->runs[it->cursor];
-        const sti_table_t *t = w->tables[run->table];
-        uint32_t row = run->row + list->done, n = run->count - list->done;
-        n = n < CASCADE_CHUNK ? n : CASCADE_CHUNK;
-        it->up_row = NULL;
-        it->up_columns = NULL;
-        if (run->depth > 0) {
-            const strata_relation_desc_t *d = &w->schema->relations[list->relation];
-            n = cascade_parents(w, list, t->columns[d->component], w->components[d->component].size, row, n,
-                                &it->up_columns);
-            it->up_row = it->up_columns != NULL ? list->up : NULL;
+    if (list->done == list->current.count) {
+        list->done = 0;
+        list->current.count = 0;
+        if (it->cursor < list->count) {
+            list->current = list->runs[it->cursor++];
+        } else if (!list->walk || !cascade_walk(w, list, it->query, &list->current)) {
+            (void)strata_iter_end(it); /* as strata_iter_next: a failed settle keeps its commands */
+            return false;
         }
-        list->done += n;
-        if (list->done == run->count) {
-            it->cursor++;
-            list->done = 0;
-        }
-        it->count = n;
-        it->row = row;
-        it->entities = t->entities + row;
-        it->columns = t->columns;
-        if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
-            sti_dirty_mark_rows(w, it->query, t, row, n);
-        }
-        return true;
     }
-    (void)strata_iter_end(it); /* as strata_iter_next: a failed settle keeps its commands */
-    return false;
+    const cascade_run_t *run = &list->current;
+    const sti_table_t *t = w->tables[run->table];
+    uint32_t row = run->row + list->done, n = run->count - list->done, most = list->up != NULL ? CASCADE_CHUNK : 1;
+    n = n < most ? n : most;
+    it->up_row = NULL;
+    it->up_columns = NULL;
+    if (run->depth > 0) {
+        const strata_relation_desc_t *d = &w->schema->relations[list->relation];
+        n = cascade_parents(w, list, t->columns[d->component], w->components[d->component].size, row, n,
+                            &it->up_columns);
+        it->up_row = it->up_columns == NULL ? NULL : list->up != NULL ? list->up : &list->up_one;
+    }
+    list->done += n;
+    it->count = n;
+    it->row = row;
+    it->entities = t->entities + row;
+    it->columns = t->columns;
+    if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
+        sti_dirty_mark_rows(w, it->query, t, row, n);
+    }
+    return true;
 }
 
 /* --- Loads -------------------------------------------------------------------------- */
@@ -954,17 +1022,6 @@ sti_link_fault_t sti_relation_loaded(const strata_world_t *w, uint32_t *r, strat
                 *target = mine->items[j];
                 if (sti_record_lookup(w, *target) == NULL) {
                     return STI_LINK_NO_TARGET;
-                }
-            }
-        }
-        for (uint32_t t = 0; !d->exclusive && t < w->table_count; t++) {
-            const sti_table_t *table = w->tables[t];
-            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
-                uint32_t n = 0;
-                *source = table->entities[row];
-                *target = STRATA_ENTITY_NULL;
-                if (relation_read(w, x->targets, x->targets_cap, *source, &n) == NULL) {
-                    return STI_LINK_NO_LINK;
                 }
             }
         }

@@ -38,11 +38,11 @@ typedef enum sti_link_fault_t {
     STI_LINK_OK,
     STI_LINK_NO_TARGET, /* a link points at an entity the world does not hold */
     STI_LINK_NO_SOURCE, /* links from an entity the world does not hold, or without the tag */
-    STI_LINK_NO_LINK,   /* an entity has the tag and no link */
 } sti_link_fault_t;
 
 /* Check the links of every non-exclusive relation of a loaded world: the
- * first fault, with its relation, source and target (NULL for NO_LINK). */
+ * first fault, with its relation, source and target. (A tag without links
+ * is no fault: a save made while the tag's removal waited holds one.) */
 sti_link_fault_t sti_relation_loaded(const strata_world_t *w, uint32_t *r, strata_entity_t *source,
                                      strata_entity_t *target);
 

@@ -955,10 +955,17 @@ static int jr_links_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, si
             return jr_fail(jr, "expected a list of entity ids");
         }
         jr_frame_t *list = jr_push(jr, JR_TARGETS);
-        if (list != NULL) {
-            list->relation = f->relation;
+        if (list == NULL) {
+            return 0;
         }
-        return list != NULL;
+        list->relation = f->relation;
+        /* A null target marks the list as given: the tag stays, even with no link. */
+        if (sti_mem_grow(jr->w, &jr->links, sizeof *jr->links, &jr->link_capacity, jr->link_count + 1, 16) !=
+            STRATA_OK) {
+            return jr_nomem(jr);
+        }
+        jr->links[jr->link_count++] = (jr_link_t){f->relation, STRATA_ENTITY_NULL};
+        return 1;
     }
     uint64_t u = 0;
     if (jr_unsigned(ev, s, len, &u) <= 0 || (uint32_t)(u >> 32) == 0) {
@@ -975,11 +982,13 @@ static int jr_links_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, si
     return 1;
 }
 
-/* The entity's links filed; the tag of a relation it has no link of goes
- * from its mask (a dump of format 1 has none). */
+/* The entity's links filed. */
 static int jr_entity_links(jr_t *jr, size_t start) {
     for (size_t i = 0; i < jr->link_count; i++) {
         const jr_link_t *k = &jr->links[i];
+        if (k->target == STRATA_ENTITY_NULL) {
+            continue;
+        }
         strata_result_t r = sti_relation_load_link(jr->w, k->relation, jr->id, k->target);
         if (r == STRATA_ERR_NOMEM) {
             return jr_nomem(jr);
@@ -1006,6 +1015,7 @@ static int jr_entity_end(jr_t *jr) {
     if (!has_id) {
         return jr_fail_at(jr, STRATA_ERR_CORRUPT, start, "an entity needs an \"id\"");
     }
+    /* A relation's tag without a list of targets (a dump of format 1) goes. */
     for (uint32_t i = 0; i < jr->touched_count; i++) {
         int32_t relation = sti_relation_of_tag(jr->w, jr->touched[i]);
         bool linked = false;

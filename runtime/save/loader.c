@@ -220,8 +220,6 @@ static strata_result_t loader_check_links(sti_loader_t *l) {
     case STI_LINK_NO_SOURCE:
         return sti_loader_fail(l, STRATA_ERR_CORRUPT, "%s links from entity %llu (to %llu), which is not a %s source",
                                name, s, t, name);
-    case STI_LINK_NO_LINK:
-        return sti_loader_fail(l, STRATA_ERR_CORRUPT, "entity %llu has the %s tag and no %s link", s, name, name);
     default: break;
     }
     return sti_relation_reserve(l->fresh) == STRATA_OK ? STRATA_OK
