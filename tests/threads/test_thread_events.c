@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "tev.h"
+#include "thread_test.h"
 
 /* --- What the systems and the hook saw --------------------------------------- */
 
@@ -49,14 +50,6 @@ static void log_free(log_t *l) {
 
 static log_t early_log, late_log, set_log, watch_log;
 
-static uint32_t mix(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    return x ^ (x >> 16);
-}
-
 static uint64_t hash_in(uint64_t h, uint64_t x) {
     return (h ^ x) * 0x100000001b3u;
 }
@@ -67,11 +60,11 @@ static atomic_uint emits_ok, emits_nomem;
 static atomic_uchar *emitted_ok; /* by Spark seq: its emit returned OK (NULL: not kept) */
 static size_t emitted_ok_size;
 
-/* The injected failure: allocations fail on a thread running the chunk of
- * Emit that holds the row whose Seq is fail_seq, from that row on. */
+/* The injected failure: allocations fail (thread_alloc.h's failing_here)
+ * on the thread running the chunk of Emit that holds the row whose Seq is
+ * fail_seq, for that chunk's run. */
 static atomic_bool fail_armed;
 static atomic_uint fail_seq;
-static _Thread_local bool failing_here;
 
 /* What a system saw that it should not have (systems may run on workers,
  * where a cmocka assert cannot jump: the test checks this after a step). */
@@ -193,42 +186,12 @@ void tev_hp_on_set(tev_world *w, tev_entity e, tev_hp *value) {
     log_push(&set_log, e.id << 16 ^ (uint64_t)(uint32_t)value->v);
 }
 
-/* --- An allocator that counts, and fails where the test says ---------------- */
-
-static atomic_long bytes_held;
-
-static void *count_alloc(size_t size, void *user) {
-    (void)user;
-    void *p = failing_here ? NULL : malloc(size);
-    if (p != NULL) {
-        atomic_fetch_add(&bytes_held, (long)size);
-    }
-    return p;
-}
-
-static void *count_realloc(void *ptr, size_t old_size, size_t new_size, void *user) {
-    (void)user;
-    void *p = failing_here ? NULL : realloc(ptr, new_size);
-    if (p != NULL) {
-        atomic_fetch_add(&bytes_held, (long)new_size - (long)old_size);
-    }
-    return p;
-}
-
-static void count_free(void *ptr, size_t size, void *user) {
-    (void)user;
-    if (ptr != NULL) {
-        atomic_fetch_sub(&bytes_held, (long)size);
-    }
-    free(ptr);
-}
-
 /* --- Helpers ----------------------------------------------------------------- */
 
 /* A world of `threads` threads: `emitters` entities Emit visits and `pairs`
  * source / target pairs for Hurt, from a fixed seed. */
 static tev_world *world_with(uint32_t threads, uint32_t chunk_rows, uint32_t emitters, uint32_t pairs) {
-    tev_world *w = tev_world_create(&(tev_world_desc_t){.allocator = {count_alloc, count_realloc, count_free, NULL},
+    tev_world *w = tev_world_create(&(tev_world_desc_t){.allocator = {fail_alloc, fail_realloc, fail_free, NULL},
                                                         .threads = threads,
                                                         .chunk_rows = chunk_rows});
     assert_non_null(w);
