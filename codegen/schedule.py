@@ -2,8 +2,10 @@
 disjoint data, so that a batch's systems can run at the same time.
 
 Two systems conflict when one writes what the other reads or writes (a
-component or a resource), when both emit an event type or one emits what
-the other receives (one buffer, stamped in order), or when the schema
+component or a resource), when one emits an event type the other
+receives (a receiver reads the buffer the emitter's events go to; two
+emitters of one type may share a batch: each view emits into its own
+buffer, appended in schedule order when the batch ends), or when the schema
 orders them (`before` / `after`, directly or through others: a game says so
 when one needs what the other does to the world, e.g. components it adds).
 A system with `changed` terms runs alone: its changed set is fed by the
@@ -88,7 +90,7 @@ def conflicts(a: model.System, b: model.System) -> List[str]:
     res_b = set(b.resources_read + b.resources_write)
     for r in sorted(set(a.resources_write) & res_b | set(b.resources_write) & res_a):
         reasons.append(f"res {r}")
-    for e in sorted(set(a.emit) & (set(b.emit) | set(b.receives)) | set(b.emit) & set(a.receives)):
+    for e in sorted(set(a.emit) & set(b.receives) | set(b.emit) & set(a.receives)):
         reasons.append(f"event {e}")
     if a.terms.changed or b.terms.changed:
         reasons.append("changed set")

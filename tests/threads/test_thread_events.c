@@ -119,6 +119,19 @@ void tev_emit_run(tev_emit_ctx *ctx) {
     failing_here = false;
 }
 
+/* A Spark from one row in 5, numbered from CHIME_SEQ up. */
+#define CHIME_SEQ (1u << 28)
+
+void tev_chime_run(tev_chime_ctx *ctx) {
+    while (tev_chime_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            if (mix(ctx->seq[i].v * 7u) % 5 == 0) {
+                (void)tev_spark_emit(ctx, &(tev_spark){.who = ctx->entities[i], .seq = CHIME_SEQ + ctx->seq[i].v});
+            }
+        }
+    }
+}
+
 /* Each source adds 1 to its own Hp (its write term) and writes its
  * target's through set or mut, and says so with a Bang. */
 void tev_hurt_run(tev_hurt_ctx *ctx) {
@@ -325,6 +338,16 @@ static void test_thread_events_receivers_before_and_after_the_emitter(void **sta
     last_block++;
     assert_int_equal(o.early.n - 1, o.late.n - last_block);
     assert_memory_equal(o.early.v + 1, o.late.v, (o.early.n - 1) * sizeof *o.early.v);
+    /* Emit and Chime share a batch: each step, Emit's Sparks, then Chime's. */
+    bool chimed = false;
+    uint32_t chimes = 0;
+    for (size_t i = 0; i < o.late.n; i++) {
+        bool chime = o.late.v[i] != STEP_END && o.late.v[i] >= CHIME_SEQ;
+        assert_false(chimed && !chime && o.late.v[i] != STEP_END);
+        chimed = chime || (chimed && o.late.v[i] != STEP_END);
+        chimes += chime;
+    }
+    assert_true(chimes > 25 * 3000 / 10);
     outcome_free(&o);
 }
 
@@ -357,6 +380,7 @@ static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
             logs_reset();
             atomic_store(&bytes_held, 0);
             tev_world *w = world_with(counts[c], 64, 3000, 0);
+            tev_chime_enable(w, false); /* only Emit's Sparks, numbered below emitted_ok_size */
             for (int s = 0; s < 2; s++) {
                 assert_int_equal(tev_world_step(w, 0.25f), STRATA_OK);
                 logs_step_end();
