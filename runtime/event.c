@@ -174,10 +174,13 @@ strata_result_t sti_events_merge(strata_world_t *w, sti_event_buf_t *const *stag
         }
         strata_result_t r = n > 0 ? event_append(w, b, NULL, 0) : STRATA_OK; /* the mark, and room for it */
         if (r == STRATA_OK && (size_t)b->q.tail + n > b->q.cap) {
-            r = event_room(w, b, n);
+            (void)event_room(w, b, n); /* room for all at once; failing that, chunk by chunk below */
         }
         for (uint32_t i = 0; i < count; i++) {
             sti_event_buf_t *s = &staged[i][e];
+            if (r == STRATA_OK && (size_t)b->q.tail + s->q.tail > b->q.cap) {
+                r = event_room(w, b, s->q.tail); /* NOMEM: this chunk and the later ones are dropped */
+            }
             if (r == STRATA_OK && s->q.tail > 0) {
                 memcpy(b->q.data + (size_t)b->q.tail * b->size, s->q.data, (size_t)s->q.tail * b->size);
                 b->q.tail += s->q.tail;

@@ -55,10 +55,11 @@ strata_result_t sti_events_stage(strata_world_t *w, sti_event_buf_t **out);
 void sti_events_unstage(strata_world_t *w, sti_event_buf_t *staged);
 /* Append what staged[0..count) hold (the views of one system, in chunk
  * order) to the world's buffers under the current moment and empty them.
- * Per event type all or nothing: room for all the chunks is made first, so
- * NOMEM appends none of that type's (and is returned). Also NOMEM when an
- * emit in a view failed for want of memory (what it had emitted before is
- * appended). */
+ * Room for all the chunks of an event type is made at once; failing that,
+ * chunk by chunk: NOMEM when a chunk finds none, and it and the later
+ * chunks of that type are dropped (a prefix in chunk order is kept). Also
+ * NOMEM when an emit in a view failed for want of memory (what it had
+ * emitted before is appended). */
 strata_result_t sti_events_merge(strata_world_t *w, sti_event_buf_t *const *staged, uint32_t count);
 
 #endif /* STI_EVENT_H */

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "event.h" /* the merge's own test calls sti_events_stage and sti_events_merge */
 #include "tev.h"
 #include "thread_test.h"
 
@@ -439,6 +440,44 @@ static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
     logs_reset();
 }
 
+/* When the world's buffer cannot grow to take a system's chunks, the
+ * chunks that fit are appended in chunk order, the first that does not and
+ * those after it are dropped (never a gap), and the merge says NOMEM. */
+static void test_thread_events_merge_out_of_memory_keeps_a_prefix(void **state) {
+    (void)state;
+    logs_reset();
+    atomic_store(&bytes_held, 0);
+    tev_world *w = world_with(1, 0, 0, 0);
+    strata_world_t *core = tev_world_core(w);
+    tev_spark one = {.seq = 1};
+    assert_int_equal(tev_spark_send(w, &one), STRATA_OK); /* the buffer: room for 64, 1 held */
+    sti_event_buf_t *chunks[3];
+    for (uint32_t c = 0; c < 3; c++) {
+        assert_int_equal(sti_events_stage(core, &chunks[c]), STRATA_OK);
+        for (uint32_t i = 0; i < 30; i++) { /* 30 a chunk: the first two fit in 63, not the third */
+            tev_spark v = {.seq = 100 * (c + 1) + i};
+            assert_int_equal(strata_event_push(core, &chunks[c][TEV_EVENT_SPARK].q, TEV_EVENT_SPARK, &v), STRATA_OK);
+        }
+    }
+    failing_here = true;
+    assert_int_equal(sti_events_merge(core, chunks, 3), STRATA_ERR_NOMEM);
+    failing_here = false;
+    assert_int_equal(strata_event_held(core, TEV_EVENT_SPARK), 61u);
+    /* What the first receiver of the next step sees: the one sent, then the two chunks in order. */
+    assert_int_equal(tev_world_step(w, 0.25f), STRATA_OK);
+    assert_int_equal(early_log.n, 61u);
+    for (uint32_t i = 1; i < 61; i++) {
+        assert_int_equal(early_log.v[i], 100 * (1 + (i - 1) / 30) + (i - 1) % 30);
+    }
+    for (uint32_t c = 0; c < 3; c++) {
+        assert_int_equal(chunks[c][TEV_EVENT_SPARK].q.tail, 0u); /* emptied, the dropped chunk too */
+        sti_events_unstage(core, chunks[c]);
+    }
+    tev_world_destroy(w);
+    assert_int_equal(atomic_load(&bytes_held), 0);
+    logs_reset();
+}
+
 /* set and mut on the targets of a split system (entities its query does not
  * match) reach on_set and the changed set: every target whose Hp changed
  * is there with its new value, at 1 and 3 threads alike. */
@@ -505,6 +544,7 @@ int main(void) {
         cmocka_unit_test(test_thread_events_chunks_give_the_unsplit_sequence),
         cmocka_unit_test(test_thread_events_receivers_before_and_after_the_emitter),
         cmocka_unit_test(test_thread_events_out_of_memory_in_a_chunk),
+        cmocka_unit_test(test_thread_events_merge_out_of_memory_keeps_a_prefix),
         cmocka_unit_test(test_thread_events_set_and_mut_in_a_split_system_are_marked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
