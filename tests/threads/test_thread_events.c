@@ -61,9 +61,10 @@ static atomic_uint emits_ok, emits_nomem;
 static atomic_uchar *emitted_ok; /* by Spark seq: its emit returned OK (NULL: not kept) */
 static size_t emitted_ok_size;
 
-/* The injected failure: allocations fail (thread_alloc.h's failing_here)
+/* The injected failure: allocations fail (thread_test.h's failing_here)
  * on the thread running the chunk of Emit that holds the row whose Seq is
- * fail_seq, for that chunk's run. */
+ * fail_seq (every chunk: FAIL_EVERY_CHUNK), for that chunk's run. */
+#define FAIL_EVERY_CHUNK UINT32_MAX
 static atomic_bool fail_armed;
 static atomic_uint fail_seq;
 
@@ -94,7 +95,7 @@ void tev_emit_run(tev_emit_ctx *ctx) {
     uint32_t fail_at = atomic_load(&fail_seq);
     while (tev_emit_next(ctx)) {
         for (uint32_t i = 0; armed && i < ctx->count; i++) { /* the chunk that fails, from its start */
-            failing_here = failing_here || ctx->seq[i].v == fail_at;
+            failing_here = failing_here || ctx->seq[i].v == fail_at || fail_at == FAIL_EVERY_CHUNK;
         }
         for (uint32_t i = 0; i < ctx->count; i++) {
             uint32_t seq = ctx->seq[i].v;
@@ -365,22 +366,23 @@ static log_t last_block_of(const log_t *l) {
     return b;
 }
 
-/* Out of memory while emitting in one chunk: those emits return NOMEM,
- * the step returns NOMEM, and Late receives every Spark whose emit returned
- * OK, in the order the step without the failure gives them; the world
- * then steps on and holds nothing more at its end. */
-static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
-    (void)state;
+/* Out of memory while emitting in the chunk holding `fail_at` (or in
+ * every chunk) of Emit over `emitters` rows: those emits return NOMEM, the step returns NOMEM, and Late
+ * receives every Spark whose emit returned OK, in the order the step
+ * without the failure gives them; the world then steps on and holds
+ * nothing more at its end. The same at 1, 2 and 4 threads. */
+static void out_of_memory_in_chunks(uint32_t fail_at, uint32_t emitters) {
     static const uint32_t counts[] = {1, 2, 4};
     log_t first_failed = {0};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         /* Two warm-up steps, then one with 4 Sparks a row: in the failing
-         * run the chunk holding seq 1000 cannot grow its staging buffer. */
+         * run the failing chunks cannot grow their buffers (the batch's
+         * first chunk writes the world's, the others their own). */
         log_t blocks[2];
         for (int failing = 0; failing < 2; failing++) {
             logs_reset();
             atomic_store(&bytes_held, 0);
-            tev_world *w = world_with(counts[c], 64, 3000, 0);
+            tev_world *w = world_with(counts[c], 64, emitters, 0);
             tev_chime_enable(w, false); /* only Emit's Sparks, numbered below emitted_ok_size */
             for (int s = 0; s < 2; s++) {
                 assert_int_equal(tev_world_step(w, 0.25f), STRATA_OK);
@@ -392,7 +394,7 @@ static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
             atomic_store(&emits_per_row, 4u);
             atomic_store(&emits_ok, 0u);
             atomic_store(&emits_nomem, 0u);
-            atomic_store(&fail_seq, 1000u);
+            atomic_store(&fail_seq, fail_at);
             atomic_store(&fail_armed, failing != 0);
             strata_result_t r = tev_world_step(w, 0.25f);
             atomic_store(&fail_armed, false);
@@ -438,6 +440,23 @@ static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
     }
     log_free(&first_failed);
     logs_reset();
+}
+
+static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
+    (void)state;
+    out_of_memory_in_chunks(1000u, 3000);
+}
+
+static void test_thread_events_out_of_memory_in_every_chunk(void **state) {
+    (void)state;
+    out_of_memory_in_chunks(FAIL_EVERY_CHUNK, 3000);
+}
+
+/* One chunk, the batch's first, which emits into the world's buffer
+ * itself: its growth fails there, and the step still says so. */
+static void test_thread_events_out_of_memory_in_the_first_chunk(void **state) {
+    (void)state;
+    out_of_memory_in_chunks(FAIL_EVERY_CHUNK, 50);
 }
 
 /* When the world's buffer cannot grow to take a system's chunks, the
@@ -544,6 +563,8 @@ int main(void) {
         cmocka_unit_test(test_thread_events_chunks_give_the_unsplit_sequence),
         cmocka_unit_test(test_thread_events_receivers_before_and_after_the_emitter),
         cmocka_unit_test(test_thread_events_out_of_memory_in_a_chunk),
+        cmocka_unit_test(test_thread_events_out_of_memory_in_every_chunk),
+        cmocka_unit_test(test_thread_events_out_of_memory_in_the_first_chunk),
         cmocka_unit_test(test_thread_events_merge_out_of_memory_keeps_a_prefix),
         cmocka_unit_test(test_thread_events_set_and_mut_in_a_split_system_are_marked),
     };
