@@ -50,7 +50,7 @@ class Batch:
 @dataclass(frozen=True)
 class Schedule:
     batches: Tuple[Batch, ...]
-    apart: Tuple[Apart, ...]  # every conflicting pair of a phase, in schedule order of the later one
+    apart: Tuple[Apart, ...]  # the conflicting pairs of a phase no chain of others implies, in schedule order
 
     def batch_of(self, name: str) -> int:
         return next(b.index for b in self.batches for y in b.systems if y.name == name)
@@ -79,47 +79,73 @@ def _ordered(systems: Tuple[model.System, ...]) -> Dict[str, Set[str]]:
     return closed
 
 
-def conflicts(a: model.System, b: model.System) -> List[str]:
+class _Access:
+    """A system's data, as sets, worked out once for the pair tests."""
+
+    def __init__(self, y: model.System):
+        self.write = set(y.terms.write)
+        self.uses = set(y.terms.read + y.terms.optional + y.terms.write)
+        self.res_write = set(y.resources_write)
+        self.res_uses = set(y.resources_read + y.resources_write)
+        self.emit = set(y.emit)
+        self.receives = set(y.receives)
+        self.changed = bool(y.terms.changed)
+
+
+def _conflicts(a: _Access, b: _Access) -> List[str]:
     """What keeps a and b from running at the same time (empty: nothing)."""
+    parts = (a.write & b.uses | b.write & a.uses, a.res_write & b.res_uses | b.res_write & a.res_uses,
+             a.emit & b.receives | b.emit & a.receives)
     reasons: List[str] = []
-    reads_a = set(a.terms.read + a.terms.optional + a.terms.write)
-    reads_b = set(b.terms.read + b.terms.optional + b.terms.write)
-    for c in sorted(set(a.terms.write) & reads_b | set(b.terms.write) & reads_a):
-        reasons.append(c)
-    res_a = set(a.resources_read + a.resources_write)
-    res_b = set(b.resources_read + b.resources_write)
-    for r in sorted(set(a.resources_write) & res_b | set(b.resources_write) & res_a):
-        reasons.append(f"res {r}")
-    for e in sorted(set(a.emit) & set(b.receives) | set(b.emit) & set(a.receives)):
-        reasons.append(f"event {e}")
-    if a.terms.changed or b.terms.changed:
+    for prefix, names in zip(("", "res ", "event "), parts):
+        if names:
+            reasons += [prefix + name for name in sorted(names)]
+    if a.changed or b.changed:
         reasons.append("changed set")
     return reasons
 
 
 def compute(schema: model.Schema) -> Schedule:
-    """The batches of a schema's systems and the pairs they keep apart."""
+    """The batches of a schema's systems and the pairs they keep apart.
+
+    A pair is listed when nothing else already keeps it apart: if x must
+    wait for z and z for y, the pair (x, y) says nothing new and is left
+    out (a chain of n systems that all write one component lists n - 1
+    pairs, not n * (n - 1) / 2)."""
     ahead = _ordered(schema.systems)
+    access = {y.name: _Access(y) for y in schema.systems}
     batch_of: Dict[str, int] = {}
     apart: List[Apart] = []
     batches: List[Tuple[str, List[model.System]]] = []
     for phase in schema.phases:
         first = len(batches)
         done: List[model.System] = []
+        behind: List[int] = []  # per system of `done`: a bit per earlier system it waits for, transitively
         for y in (y for y in schema.systems if y.phase == phase):
             level = first if schema.threads else len(batches)
-            for x in done:
-                reasons = conflicts(x, y)
+            direct: List[Tuple[int, Tuple[str, ...]]] = []
+            for i, x in enumerate(done):
+                reasons = _conflicts(access[x.name], access[y.name])
                 if x.name in ahead.get(y.name, ()) or y.name in ahead.get(x.name, ()):
                     reasons.append("order")
                 if reasons:
-                    apart.append(Apart(x.name, y.name, tuple(reasons)))
+                    direct.append((i, tuple(reasons)))
                     level = max(level, batch_of[x.name] + 1)
+            implied = 0
+            for i, _ in direct:
+                implied |= behind[i]
+            for i, reasons in direct:
+                if not implied >> i & 1:
+                    apart.append(Apart(done[i].name, y.name, reasons))
+            mask = implied
+            for i, _ in direct:
+                mask |= 1 << i
             while len(batches) <= level:
                 batches.append((phase, []))
             batches[level][1].append(y)
             batch_of[y.name] = level
             done.append(y)
+            behind.append(mask)
     return Schedule(tuple(Batch(i, phase, tuple(ys)) for i, (phase, ys) in enumerate(batches)), tuple(apart))
 
 

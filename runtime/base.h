@@ -123,9 +123,12 @@ struct strata_world_t {
 
     /* relation.c: the index of links (NULL without relations), and what a
      * destroy owes relations and entity fields with a policy (NULL: nothing;
-     * move.c calls it inside a scope, before the entity goes). */
+     * move.c calls it inside a scope, before the entity goes); before that,
+     * the destroy's callers make room for what it will record (NOMEM: the
+     * destroy waits, nothing changed). */
     sti_relations_t *relations;
     void (*on_destroy)(strata_world_t *w, strata_entity_t e);
+    strata_result_t (*on_destroy_room)(strata_world_t *w, strata_entity_t e);
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

@@ -33,11 +33,16 @@ typedef struct cascade_run_t {
     uint32_t order; /* its place before sorting, so that the sort is stable */
 } cascade_run_t;
 
-/* A query's batches for its cascade pass, in visiting order. */
+/* A query's batches for its cascade pass, in visiting order. When there
+ * is no memory for them, the pass walks the tables once per depth instead
+ * (`walk`: the depth it is at, the table and row it goes on from, the
+ * least depth above it seen so far). */
 typedef struct cascade_list_t {
     cascade_run_t *runs;
     uint32_t count;
     size_t capacity;
+    bool walk;
+    uint32_t walk_relation, walk_depth, walk_table, walk_row, walk_next;
 } cascade_list_t;
 
 struct sti_relations_t {
@@ -556,9 +561,25 @@ static void relation_source_dies(strata_world_t *w, uint32_t r, strata_entity_t 
     }
 }
 
+/* The bytes a policy records for one source or field holder: its destroy,
+ * or the removal of component c (alone, or as a run's entry). */
+static size_t policy_bytes(const strata_world_t *w, bool destroy, uint32_t c) {
+    if (destroy) {
+        return sti_command_bytes(w, STI_CMD_DESTROY, 1, 0, NULL);
+    }
+    size_t one = sti_command_bytes(w, STI_CMD_REMOVE, 1, 1, &c), run = sti_command_run_bytes(w, STI_CMD_REMOVE_RUN, c);
+    return one > run ? one : run;
+}
+
+/* What a policy owes: the bytes it records and the destroys it makes. */
+typedef struct policy_room_t {
+    size_t bytes;
+    uint32_t destroys;
+} policy_room_t;
+
 /* The entity fields naming e, by their policies (a scan of the tables that
- * have each such component). */
-static void relation_fields(strata_world_t *w, strata_entity_t e) {
+ * have each such component); with `room`, only count what they would record. */
+static void relation_fields(strata_world_t *w, strata_entity_t e, policy_room_t *room) {
     const strata_schema_t *s = w->schema;
     for (uint32_t k = 0; k < s->field_policy_count; k++) {
         const strata_field_policy_t *p = &s->field_policies[k];
@@ -570,17 +591,49 @@ static void relation_fields(strata_world_t *w, strata_entity_t e) {
                     continue;
                 }
                 strata_entity_t holder = t->entities[row];
-                if (p->policy == STRATA_POLICY_CLEAR) {
+                bool destroy = p->policy == STRATA_POLICY_DESTROY && holder != e;
+                if (room != NULL) {
+                    if (destroy || p->policy == STRATA_POLICY_REMOVE) {
+                        room->bytes += policy_bytes(w, destroy, p->component);
+                        room->destroys += destroy;
+                    }
+                } else if (p->policy == STRATA_POLICY_CLEAR) {
                     link_set_target(cell, STRATA_ENTITY_NULL);
                     strata_mark(w, holder, p->component);
                 } else if (p->policy == STRATA_POLICY_REMOVE) {
                     (void)strata_remove(w, holder, p->component);
-                } else if (p->policy == STRATA_POLICY_DESTROY && holder != e) {
+                } else if (destroy) {
                     (void)strata_entity_destroy(w, holder);
                 }
             }
         }
     }
+}
+
+/* world->on_destroy_room: room for all that e's destroy makes the policies
+ * record (a command for each source or field holder they remove a link from
+ * or destroy; in a step, a scheduled destroy each), so that recording it,
+ * from inside the destroy, cannot run out of memory. */
+static strata_result_t relation_destroy_room(strata_world_t *w, strata_entity_t e) {
+    const strata_schema_t *s = w->schema;
+    policy_room_t room = {0, 0};
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        const strata_relation_desc_t *d = &s->relations[r];
+        const relation_index_t *x = relation_at(w, r);
+        const relation_list_t *list = relation_list(x->sources, x->sources_cap, e);
+        uint32_t n = list != NULL ? list->count : 0;
+        if (d->policy == STRATA_POLICY_DESTROY || d->policy == STRATA_POLICY_REMOVE) {
+            room.bytes += n * policy_bytes(w, d->policy == STRATA_POLICY_DESTROY, d->component);
+            room.destroys += d->policy == STRATA_POLICY_DESTROY ? n : 0;
+        }
+    }
+    relation_fields(w, e, &room);
+    strata_result_t res = room.bytes > 0 ? sti_command_reserve(w, room.bytes) : STRATA_OK;
+    if (res == STRATA_OK && w->in_step && room.destroys > 0) {
+        res = sti_mem_grow(w, &w->doomed, sizeof(strata_entity_t), &w->doomed_capacity,
+                           (size_t)w->doomed_count + room.destroys, 64);
+    }
+    return res;
 }
 
 /* world->on_destroy: e is being destroyed (still alive, inside a scope). */
@@ -592,7 +645,7 @@ static void relation_destroyed(strata_world_t *w, strata_entity_t e) {
             relation_source_dies(w, r, e);
         }
     }
-    relation_fields(w, e);
+    relation_fields(w, e, NULL);
 }
 
 /* --- Cascade passes ------------------------------------------------------------------ */
@@ -700,6 +753,7 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     cascade_list_t *list = &w->relations->cascades[q];
     const sti_query_cache_t *cache = &w->queries[q];
     list->count = 0;
+    list->walk = false;
     size_t runs = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < cache->count; i++) {
@@ -711,10 +765,13 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
             runs += table_runs(t, links, size, list, pass == 1);
         }
         if (pass == 0 && sti_mem_grow(w, &list->runs, sizeof(cascade_run_t), &list->capacity, runs, 16) != STRATA_OK) {
+            *list = (cascade_list_t){list->runs, 0, list->capacity, true, r, 0, 0, 0, UINT32_MAX};
             return;
         }
     }
-    qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
+    if (list->count > 1) { /* (no runs: no array, and qsort takes none) */
+        qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
+    }
 }
 
 strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
@@ -730,15 +787,52 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     return it;
 }
 
+/* The next batch of a walk (a cascade pass without its list): the next run
+ * of rows at the walk's depth, a depth a walk over the query's tables. */
+static bool cascade_walk(strata_world_t *w, cascade_list_t *list, uint32_t q, cascade_run_t *out) {
+    const sti_query_cache_t *cache = &w->queries[q];
+    uint32_t c = w->schema->relations[list->walk_relation].component;
+    size_t size = w->components[c].size;
+    for (;;) {
+        for (; list->walk_table < cache->count; list->walk_table++, list->walk_row = 0) {
+            const sti_table_t *t = cache->tables[list->walk_table];
+            const unsigned char *links = t->columns[c];
+            while (list->walk_row < t->count) {
+                uint32_t start = list->walk_row, depth = links != NULL ? column_depth(links, size, start) : 0;
+                uint32_t end = start + 1;
+                while (end < t->count && (links != NULL ? column_depth(links, size, end) : 0) == depth) {
+                    end++;
+                }
+                list->walk_row = end;
+                if (depth == list->walk_depth) {
+                    *out = (cascade_run_t){.table = t->id, .row = start, .count = end - start, .depth = depth};
+                    return true;
+                }
+                if (depth > list->walk_depth && depth < list->walk_next) {
+                    list->walk_next = depth;
+                }
+            }
+        }
+        if (list->walk_next == UINT32_MAX) {
+            return false;
+        }
+        list->walk_depth = list->walk_next;
+        list->walk_next = UINT32_MAX;
+        list->walk_table = 0;
+        list->walk_row = 0;
+    }
+}
+
 bool strata_iter_cascade_next(strata_iter_t *it) {
     STRATA_ASSERT(it != NULL && it->world != NULL);
     strata_world_t *w = it->world;
     if (!it->open) {
         return false;
     }
-    const cascade_list_t *list = &w->relations->cascades[it->query];
-    if (it->cursor < list->count) {
-        const cascade_run_t *run = &list->runs[it->cursor++];
+    cascade_list_t *list = &w->relations->cascades[it->query];
+    cascade_run_t walked = {0};
+    if (it->cursor < list->count || (list->walk && cascade_walk(w, list, it->query, &walked))) {
+        const cascade_run_t *run = list->walk ? &walked : &list->runs[it->cursor++];
         const sti_table_t *t = w->tables[run->table];
         it->count = run->count;
         it->row = run->row;
@@ -761,6 +855,7 @@ strata_result_t sti_relation_init(strata_world_t *w) {
         return STRATA_OK;
     }
     w->on_destroy = relation_destroyed;
+    w->on_destroy_room = relation_destroy_room;
     size_t size = sizeof(struct sti_relations_t) + sizeof(relation_index_t) * s->relation_count;
     w->relations = sti_mem_alloc(w, size);
     if (w->relations == NULL) {

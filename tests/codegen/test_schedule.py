@@ -80,6 +80,17 @@ systems:
         self.assertEqual(batches(schema), [["A", "C"], ["B"], ["E"], ["D"]])
         self.assertEqual(apart(schema)[("A", "B")], ("changed set",))
 
+    def test_a_pair_a_chain_already_keeps_apart_is_not_listed(self):
+        chain = "".join(f"  S{i}: {{ write: [Position]{f', after: [S{i - 1}]' if i else ''} }}\n" for i in range(40))
+        schema = valid(HEAD + "systems:\n" + chain + "  Side: { read: [Velocity] }\n  Last: { write: [Velocity] }\n")
+        pairs = apart(schema)
+        self.assertEqual(len(batches(schema)), 40)  # Side and Last fit beside S0 and S1
+        self.assertEqual(pairs[("S0", "S1")], ("Position", "order"))
+        self.assertEqual(pairs[("S38", "S39")], ("Position", "order"))
+        self.assertNotIn(("S0", "S2"), pairs)  # S1 keeps them apart
+        self.assertEqual(pairs[("Side", "Last")], ("Velocity",))
+        self.assertEqual(len(pairs), 39 + 1)
+
     def test_without_threads_every_system_is_a_batch(self):
         schema = valid(HEAD.replace("threads: true\n", "") + """
 systems:

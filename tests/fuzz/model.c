@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const uint32_t m_size[M_NC] = {8, 8, 4, 1, 48, 13, 16, 4, 0, 0};
+const uint32_t m_size[M_NC] = {8, 8, 4, 1, 48, 13, 16, 4, 0, 0, 16, 16, 0, 16};
 
 /* The schema's defaults, little-endian: Vel {1, -1}, Hp {10}, Tiny {7},
- * Big.tag 9 (after 40 bytes of data), Name "fz", Armor.level 3. */
+ * Big.tag 9 (after 40 bytes of data), Name "fz", Armor.level 3, Docked.slot 5. */
 const unsigned char m_default[M_NC][48] = {
     [M_VEL] = {1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff},
     [M_HP] = {10},
@@ -17,6 +17,7 @@ const unsigned char m_default[M_NC][48] = {
     [M_BIG] = {[40] = 9},
     [M_NAME] = {'f', 'z'},
     [M_ARMOR] = {3},
+    [M_DOCK] = {[M_LINK_SLOT] = 5},
 };
 
 /* Components with on_add / on_remove hooks. */
@@ -84,6 +85,7 @@ bool m_query_matches(const m_entity *e, int q) {
     case M_Q_HEAVY: return m_has(e->mask, M_BIT(M_BIG), M_BIT(M_NAME));
     case M_Q_HURT: return m_has(e->mask, M_BIT(M_HP), 0);
     case M_Q_TOUCHED: return m_has(e->mask, M_BIT(M_TINY), 0);
+    case M_Q_TREE: return m_has(e->mask, M_BIT(M_POS), 0);
     }
     return false;
 }
@@ -109,7 +111,7 @@ bool m_set_matches(const m_entity *e, int k) {
 }
 
 uint32_t m_pending(const model *m) {
-    return m->queue_count + m->doomed_count;
+    return m->queue_count + m->doomed_count - m->doomed_done;
 }
 
 bool m_adopt(model *m, uint64_t h) {
@@ -173,8 +175,16 @@ static void m_push(model *m, uint8_t kind, const uint64_t *hs, uint32_t n, uint1
  * or gains". Hooks' structural changes are recorded (deferred). The fuzz
  * world's hooks: Armor's on_add adds Mark, its on_remove removes Mark if
  * present; the others count. */
+static void m_link_hook(model *m, m_entity *e, int c, bool added);
+
 static void m_move(model *m, m_entity *e, uint16_t to, uint16_t write, const void *const vals[M_NC]) {
     uint16_t from = e->mask;
+    /* An exclusive relation's link leaves the index (its hook) as it goes. */
+    for (int c = M_CHILD; c < M_NC; c++) {
+        if (c != M_TGTS && (from & ~to & M_BIT(c))) {
+            m_link_hook(m, e, c, false);
+        }
+    }
     bool was = m_move_matches(from), is = m_move_matches(to);
     m->depth++;
     if (was && !is) {
@@ -192,6 +202,11 @@ static void m_move(model *m, m_entity *e, uint16_t to, uint16_t write, const voi
     }
     e->mask = to;
     m_values(e->val, write, vals);
+    for (int c = M_CHILD; c < M_NC; c++) {
+        if (c != M_TGTS && (to & ~from & M_BIT(c))) {
+            m_link_hook(m, e, c, true);
+        }
+    }
     if (!was && is) {
         e->steps = 0; /* "an aspect is made, at its defaults, when an entity starts to match" */
     }
@@ -218,8 +233,17 @@ static void m_apply_add(model *m, m_entity *e, uint16_t mask, const void *const 
     }
 }
 
-/* Destroy now: on_remove of what it matches and has, then gone. */
+static void m_target_dies(model *m, m_entity *e);
+
+/* Destroy now: the relations' policies ("inside the destroy's deferral
+ * scope"), on_remove of what it matches and has, then gone. */
 static void m_destroy_now(model *m, m_entity *e) {
+    uint32_t index = (uint32_t)e->h;
+    m->depth++;
+    m_target_dies(m, e);
+    m->depth--;
+    e = &m->ents[m->slot[index]]; /* (nothing moves the array: m_destroy only records here) */
+    e->dying = true;
     m_move(m, e, 0, 0, NULL); /* the hooks a move to nothing runs are a destroy's */
     m->dead[m->dead_count++ % M_DEAD_RING] = e->h;
     m->slot[(uint32_t)e->h] = -1;
@@ -339,7 +363,29 @@ bool m_flush_due(const model *m) {
     return m->depth == 0 && (m->queue_count > 0 || (!m->in_step && m->doomed_count > 0));
 }
 
+void m_flush_begin(model *m) {
+    if (m->doomed_done > 0) {
+        m->doomed_count -= m->doomed_done;
+        memmove(m->doomed, m->doomed + m->doomed_done, sizeof(uint64_t) * m->doomed_count);
+        m->doomed_done = 0;
+    }
+}
+
 bool m_flush_unit(model *m) {
+    /* "Scheduled destroys come after every command, as if at the end of the
+     * step": all of them, then what their policies recorded. */
+    if (m->doomed_done > 0 || (m->queue_count == 0 && !m->in_step && m->doomed_count > 0)) {
+        m->depth++;
+        m_entity *e = m_find(m, m->doomed[m->doomed_done++]);
+        if (e != NULL) {
+            m_destroy_now(m, e);
+        }
+        m->depth--;
+        if (m->doomed_done == m->doomed_count) {
+            m->doomed_count = m->doomed_done = 0;
+        }
+        return true;
+    }
     if (m->queue_count > 0) {
         /* A copy: hooks may grow the queue under it. */
         m_cmd *front = &m->queue[m->queue_head];
@@ -370,20 +416,251 @@ bool m_flush_unit(model *m) {
         }
         return true;
     }
-    if (!m->in_step && m->doomed_count > 0) {
-        /* "Scheduled destroys come after every command, as if at the end of the step." */
-        m->depth++;
-        for (uint32_t i = 0; i < m->doomed_count; i++) {
-            m_entity *e = m_find(m, m->doomed[i]);
-            if (e != NULL) {
-                m_destroy_now(m, e);
-            }
+    return false;
+}
+
+/* --- Relations ---------------------------------------------------------------
+ * docs/relations.md: "a source has at most one target"; "a link that would
+ * close a cycle (a link to itself included) is refused"; "depth_: links up
+ * to the root"; the policies "run when the target's destroy is applied". */
+
+uint64_t m_link_target(const m_entity *e, int c) {
+    uint64_t t = 0;
+    if (e->mask & M_BIT(c)) {
+        memcpy(&t, e->val[c] + M_LINK_TARGET, sizeof t);
+    }
+    return t;
+}
+
+uint32_t m_link_depth(const m_entity *e, int c) {
+    uint32_t d = 0;
+    if (e->mask & M_BIT(c)) {
+        memcpy(&d, e->val[c] + M_LINK_DEPTH, sizeof d);
+    }
+    return d;
+}
+
+static void m_link_put(m_entity *e, int c, uint64_t target, uint32_t depth) {
+    memcpy(e->val[c] + M_LINK_TARGET, &target, sizeof target);
+    memcpy(e->val[c] + M_LINK_DEPTH, &depth, sizeof depth);
+}
+
+bool m_is_source(const model *m, const m_entity *s, int c, uint64_t t) {
+    const m_entity *te = m_find(m, t);
+    /* A target's lists go when its destroy is applied ("its sources"). */
+    return te != NULL && !te->dying && m_link_target(s, c) == t;
+}
+
+bool m_targets_has(const m_entity *e, uint64_t t) {
+    for (uint32_t i = 0; i < e->ntgts; i++) {
+        if (e->tgts[i] == t) {
+            return true;
         }
-        m->depth--;
-        m->doomed_count = 0;
-        return true;
     }
     return false;
+}
+
+/* e at depth `depth` (if it has a link), each source below it its parent's plus one. */
+static void m_redepth(model *m, int c, m_entity *e, uint32_t depth) {
+    if (e->mask & M_BIT(c)) {
+        m_link_put(e, c, m_link_target(e, c), depth);
+    }
+    uint32_t below = m_link_depth(e, c) + 1;
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (m_is_source(m, &m->ents[i], c, e->h)) {
+            m_redepth(m, c, &m->ents[i], below);
+        }
+    }
+}
+
+/* True if walking up from `from` meets h (linking h to `from` would close a cycle). */
+static bool m_reaches(const model *m, int c, uint64_t from, uint64_t h) {
+    for (uint32_t steps = 0; from != 0 && steps <= m->n; steps++) {
+        if (from == h) {
+            return true;
+        }
+        const m_entity *f = m_find(m, from);
+        from = f != NULL ? m_link_target(f, c) : 0;
+    }
+    return false;
+}
+
+/* The hook of an exclusive link: "a deferred link whose target has died,
+ * or which would close a cycle, by the time it is applied is dropped: the
+ * source ends with no link" (the component stays, its target null). */
+static void m_link_hook(model *m, m_entity *e, int c, bool added) {
+    if (!added) {
+        if (m_link_target(e, c) != 0) {
+            m_redepth(m, c, e, 0); /* what was below e is now below a root */
+        }
+        return;
+    }
+    uint64_t t = m_link_target(e, c);
+    if (t == 0) {
+        return;
+    }
+    m_link_put(e, c, 0, 0);
+    const m_entity *te = m_find(m, t);
+    if (te != NULL && !m_reaches(m, c, t, e->h) && !(m->link_dropped != NULL && m->link_dropped(e->h, c))) {
+        m_link_put(e, c, t, 0);
+        m_redepth(m, c, e, m_link_depth(te, c) + 1);
+    } else {
+        m_redepth(m, c, e, 0);
+    }
+}
+
+int m_link_set(model *m, int c, uint64_t h, uint64_t target, uint8_t slot) {
+    m_entity *e = m_find(m, h);
+    m_entity *te = m_find(m, target);
+    if (e == NULL || te == NULL) {
+        return M_STALE;
+    }
+    if (m_reaches(m, c, target, h)) {
+        return M_CYCLE;
+    }
+    unsigned char value[M_MAX_SIZE];
+    memcpy(value, m_default[c], M_MAX_SIZE);
+    memcpy(value + M_LINK_TARGET, &target, sizeof target);
+    if (c == M_DOCK) {
+        value[M_LINK_SLOT] = slot;
+    }
+    const void *vals[M_NC] = {[M_CHILD] = value, [M_DOCK] = value};
+    if (m->depth > 0) {
+        /* "replacing a link is recorded the same way (a remove, then an add)" */
+        m_push(m, M_CMD_REMOVE, &h, 1, M_BIT(c), NULL);
+        m_push(m, M_CMD_ADD, &h, 1, M_BIT(c), vals);
+    } else if (e->mask & M_BIT(c)) {
+        /* "Replacing a link in place, when the source has one already, is no move at all." */
+        memcpy(e->val[c], value, m_size[c]);
+        m_redepth(m, c, e, m_link_depth(te, c) + 1);
+    } else {
+        m_apply_add(m, e, M_BIT(c), vals);
+    }
+    return M_OK;
+}
+
+int m_link_remove(model *m, int c, uint64_t h) {
+    m_entity *e = m_find(m, h);
+    if (e == NULL) {
+        return M_STALE;
+    }
+    if (m->depth > 0) {
+        m_push(m, M_CMD_REMOVE, &h, 1, M_BIT(c), NULL);
+        return M_OK;
+    }
+    if ((e->mask & M_BIT(c)) == 0) {
+        return M_MISSING;
+    }
+    m_move(m, e, e->mask & ~M_BIT(c), 0, NULL);
+    return M_OK;
+}
+
+/* Targets' tag goes (with the last link): now, or recorded. */
+static void m_tag_remove(model *m, m_entity *e) {
+    if (m->depth > 0) {
+        m_push(m, M_CMD_REMOVE, &e->h, 1, M_BIT(M_TGTS), NULL);
+    } else if (e->mask & M_BIT(M_TGTS)) {
+        m_move(m, e, e->mask & ~M_BIT(M_TGTS), 0, NULL);
+    }
+}
+
+static void m_tgts_take(m_entity *e, uint64_t t) {
+    for (uint32_t i = 0; i < e->ntgts; i++) {
+        if (e->tgts[i] == t) {
+            e->tgts[i] = e->tgts[--e->ntgts];
+            return;
+        }
+    }
+}
+
+int m_targets_add(model *m, uint64_t h, uint64_t target) {
+    m_entity *e = m_find(m, h);
+    if (e == NULL || m_find(m, target) == NULL) {
+        return M_STALE;
+    }
+    if (m_targets_has(e, target)) {
+        return M_OK;
+    }
+    /* The links themselves change at once; the tag is an add (deferred while iterating). */
+    if (m->depth > 0 || (e->mask & M_BIT(M_TGTS)) == 0) {
+        m_add(m, h, M_BIT(M_TGTS), NULL);
+        e = m_find(m, h);
+    }
+    e->tgts[e->ntgts++] = target;
+    return M_OK;
+}
+
+int m_targets_remove(model *m, uint64_t h, uint64_t target) {
+    m_entity *e = m_find(m, h);
+    if (e == NULL) {
+        return M_STALE;
+    }
+    if (!m_targets_has(e, target)) {
+        return M_MISSING;
+    }
+    if (e->ntgts == 1) {
+        m_tag_remove(m, e);
+    }
+    m_tgts_take(e, target);
+    return M_OK;
+}
+
+/* Destroy e and, pre-order, every source below it in ChildOf. */
+static void m_destroy_below(model *m, uint64_t h) {
+    (void)m_destroy(m, h);
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (m_is_source(m, &m->ents[i], M_CHILD, h)) {
+            m_destroy_below(m, m->ents[i].h);
+        }
+    }
+}
+
+int m_destroy_tree(model *m, uint64_t root) {
+    if (m_find(m, root) == NULL) {
+        return M_STALE;
+    }
+    m->depth++; /* "Inside one scope nothing applies" */
+    m_destroy_below(m, root);
+    m->depth--;
+    return M_OK;
+}
+
+/* What e's destroy does, relation by relation in schema order, then the
+ * entity fields: ChildOf's sources are destroyed, Targets' links to e go
+ * (a source's tag with its last), Docked's sources lose their link (roots
+ * until the recorded remove), Aim fields naming e are cleared. */
+static void m_target_dies(model *m, m_entity *e) {
+    uint64_t h = e->h;
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (m_is_source(m, &m->ents[i], M_CHILD, h)) {
+            (void)m_destroy(m, m->ents[i].h);
+        }
+    }
+    for (uint32_t i = 0; i < m->n; i++) {
+        m_entity *s = &m->ents[i];
+        if (m_targets_has(s, h)) {
+            m_tgts_take(s, h);
+            if (s->ntgts == 0) {
+                m_tag_remove(m, s);
+            }
+        }
+    }
+    m_find(m, h)->ntgts = 0; /* as a source, its links go from its targets' lists */
+    for (uint32_t i = 0; i < m->n; i++) {
+        m_entity *s = &m->ents[i];
+        if (m_is_source(m, s, M_DOCK, h)) {
+            m_redepth(m, M_DOCK, s, 0);
+            m_push(m, M_CMD_REMOVE, &s->h, 1, M_BIT(M_DOCK), NULL);
+        }
+    }
+    for (uint32_t i = 0; i < m->n; i++) {
+        m_entity *s = &m->ents[i];
+        uint64_t who;
+        memcpy(&who, s->val[M_AIM], sizeof who);
+        if ((s->mask & M_BIT(M_AIM)) && who == h) {
+            memset(s->val[M_AIM], 0, sizeof who);
+        }
+    }
 }
 
 void m_save_take(const model *m, m_save *s) {
@@ -414,7 +691,7 @@ static void m_all_leave(model *m) {
     }
     m->n = 0;
     m->queue_count = 0;
-    m->doomed_count = 0;
+    m->doomed_count = m->doomed_done = 0;
 }
 
 void m_world_destroyed(model *m) {
@@ -439,6 +716,7 @@ void m_load(model *m, const m_save *s) {
     for (uint32_t i = 0; i < m->n; i++) {
         m_entity *e = &m->ents[i];
         e->doomed = false;
+        e->ntgts = 0; /* "the links of a non-exclusive relation are not written to saves (the tag is)" */
         e->dirty = 0;
         for (int k = 0; k < M_NSETS; k++) {
             if (m_set_matches(e, k)) {

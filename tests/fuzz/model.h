@@ -16,7 +16,25 @@
 #include <stdint.h>
 
 /* Components, in schema order. */
-enum { M_POS, M_VEL, M_HP, M_TINY, M_BIG, M_NAME, M_LINK, M_ARMOR, M_FROZEN, M_MARK, M_NC };
+enum {
+    M_POS,
+    M_VEL,
+    M_HP,
+    M_TINY,
+    M_BIG,
+    M_NAME,
+    M_LINK,
+    M_ARMOR,
+    M_FROZEN,
+    M_MARK,
+    M_AIM,   /* an entity field whose target's destroy clears it */
+    M_CHILD, /* the relations' components: ChildOf (exclusive, destroy) */
+    M_TGTS,  /* Targets (many targets, remove): a tag, the links in m_entity.tgts */
+    M_DOCK,  /* Docked (exclusive, data, remove) */
+    M_NC
+};
+/* The components that are not relations (the generic operations' choice). */
+#define M_NPLAIN M_CHILD
 /* Bytes of each component's value (0: a tag). */
 extern const uint32_t m_size[M_NC];
 /* Each component's default value. */
@@ -29,15 +47,22 @@ enum { M_SET_HURT, M_SET_TOUCHED, M_SET_HEAL, M_NSETS };
 /* Systems, in schedule order. */
 enum { M_SYS_TICK, M_SYS_GROW, M_SYS_MOVE, M_SYS_HUNT, M_SYS_HEAL, M_SYS_THAW, M_NSYS };
 /* Free queries. */
-enum { M_Q_MOVERS, M_Q_NAMED, M_Q_HEAVY, M_Q_HURT, M_Q_TOUCHED, M_NQ };
+enum { M_Q_MOVERS, M_Q_NAMED, M_Q_HEAVY, M_Q_HURT, M_Q_TOUCHED, M_Q_TREE, M_NQ };
 
 /* Results, as strata_result_t spells them. */
-enum { M_OK = 0, M_STALE = -1, M_MISSING = -2 };
+enum { M_OK = 0, M_STALE = -1, M_MISSING = -2, M_CYCLE = -8 };
 
 #define M_MAX_ENTITIES 2048 /* live at once: the engine keeps well below */
 #define M_MAX_BATCH 16      /* entities of one deferred create */
 #define M_MAX_INDEX 65536   /* entity indices the model tracks generations of */
 #define M_DEAD_RING 64      /* recently destroyed handles, for stale-handle use */
+#define M_MAX_TARGETS 12    /* Targets links of one source (the engine adds no more) */
+
+/* An exclusive relation's link, as its component holds it: the target, the
+ * depth the runtime keeps, then the data (Docked's slot). */
+#define M_LINK_TARGET 0
+#define M_LINK_DEPTH 8
+#define M_LINK_SLOT 12
 
 typedef struct m_entity {
     uint64_t h;
@@ -45,6 +70,9 @@ typedef struct m_entity {
     uint8_t dirty;  /* bit per `changed` set */
     bool doomed;    /* destroy recorded (deferred) or scheduled (step) */
     uint32_t steps; /* Move's aspect, while it matches Move */
+    bool dying;     /* its destroy is being applied: its sources lists are gone */
+    uint8_t ntgts;  /* its Targets links (the tag may lag behind, deferred) */
+    uint64_t tgts[M_MAX_TARGETS];
     unsigned char val[M_NC][M_MAX_SIZE];
 } m_entity;
 
@@ -66,7 +94,8 @@ typedef struct model {
     uint32_t queue_head, queue_count, queue_capacity;
     uint64_t *doomed; /* destroys scheduled for the step's end */
     uint32_t doomed_count, doomed_capacity;
-    uint32_t depth; /* open deferral scopes */
+    uint32_t doomed_done; /* of them, applied by the flush under way */
+    uint32_t depth;       /* open deferral scopes */
     bool in_step;
     uint32_t *generation; /* by index: the last generation issued */
     int32_t *slot;        /* by index: its entity in ents, or -1 */
@@ -76,6 +105,10 @@ typedef struct model {
     uint32_t move_added, move_removed, armor_added, armor_removed, mark_added, mark_removed;
     bool enabled[M_NSYS];
     uint32_t steps; /* the Stats resource */
+    /* Asked when a link's hook would file it: true if the runtime dropped
+     * it instead (its index could not grow: an allocation failed). NULL:
+     * never. See the allocation-failure notes in diff.c. */
+    bool (*link_dropped)(uint64_t h, int c);
 } model;
 
 /* A fresh model (an empty world); m_free releases it. */
@@ -105,6 +138,20 @@ int m_destroy(model *m, uint64_t h);
 int m_add(model *m, uint64_t h, uint16_t mask, const void *const vals[M_NC]);
 int m_remove(model *m, uint64_t h, uint16_t mask); /* remove_many: MISSING if it has none */
 int m_set(model *m, uint64_t h, int c, const void *val);
+/* Relations. An exclusive one's link (c: M_CHILD or M_DOCK; slot for
+ * Docked): set, remove; Targets' add and remove; a subtree's destroy. */
+int m_link_set(model *m, int c, uint64_t h, uint64_t target, uint8_t slot);
+int m_link_remove(model *m, int c, uint64_t h);
+int m_targets_add(model *m, uint64_t h, uint64_t target);
+int m_targets_remove(model *m, uint64_t h, uint64_t target);
+int m_destroy_tree(model *m, uint64_t root);
+/* An exclusive link's target and depth (0 without a link). */
+uint64_t m_link_target(const m_entity *e, int c);
+uint32_t m_link_depth(const m_entity *e, int c);
+/* True if s is among target t's sources in relation c (t alive). */
+bool m_is_source(const model *m, const m_entity *s, int c, uint64_t t);
+/* True if e links to t in Targets. */
+bool m_targets_has(const m_entity *e, uint64_t t);
 /* get_mut: NULL (false) or the value to write in place (marked changed). */
 unsigned char *m_mut(model *m, uint64_t h, int c);
 /* Mark e's component c written, for the sets tracking it. */
@@ -136,12 +183,15 @@ void m_world_destroyed(model *m);
 
 /* Deferral scopes and steps, as the runtime's. A flush is never run
  * inline: m_flush_unit applies one unit of it (one entity of the front
- * command, or all scheduled destroys) and returns false when nothing is
+ * command, or one scheduled destroy) and returns false when nothing is
  * left, so that the engine can stop where the runtime stopped when an
  * allocation failed. */
 void m_defer_begin(model *m);
 void m_defer_end(model *m);
 bool m_flush_due(const model *m);
 bool m_flush_unit(model *m);
+/* A flush begins: one that stopped among the scheduled destroys left the
+ * rest scheduled, after the commands those it applied recorded. */
+void m_flush_begin(model *m);
 
 #endif /* FUZZ_MODEL_H */
