@@ -432,10 +432,14 @@ def main(argv):
     # The threaded step: its own world, and the examples' at several thread counts;
     # the differential test of split systems at 1, 2, 3, 4 and 8 threads.
     thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
+    tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
     for v in THREAD_TEST_VARIANTS:
         h, c = test_worlds["fuzz_par"]
         b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h])
         b.test_program(v, "test_threads", ["tests/threads/test_threads.c", thr_c], headers=[thr_h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]])
+        # Events and tracked writes from split systems and shared batches.
+        b.test_program(v, "test_thread_events", ["tests/threads/test_thread_events.c", tev_c], headers=[tev_h],
                        libs=JSON_LIBS, archives=[b.json_libs[v]])
         worlds = [generated["rectangle_eater"], generated["swarm"]]
         b.test_program(v, "test_threads_examples",

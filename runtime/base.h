@@ -59,6 +59,7 @@ struct strata_world_t {
     uint64_t event_step;             /* steps begun */
     uint32_t event_position;         /* the running system's position; system_count - 1 between steps */
     strata_event_queue_t event_full; /* the queue of a run that could not open: no room, so emits take the send path */
+    sti_event_buf_t *event_staged;   /* in a batch's view: its own buffers, where its emits go (NULL in the world) */
 
     /* observe.c: hooks, monitors, aspects (set once at creation). */
     /* By column id: the schema's components, then one per aspect (its size,
