@@ -24,47 +24,48 @@ static void move_drop(const sti_column_t *c, size_t row, size_t last) {
     sti_copy(c->data + row * c->size, c->data + last * c->size, c->size);
 }
 
-/* Every pair of a plan whose pairs share size class `z` (a constant in
- * each use), then the dropped column. */
-STI_HOT void move_uniform(const sti_plan_t *p, size_t row, size_t last, size_t to, size_t z) {
-    const sti_plan_pair_t *q = p->pairs, *e = q + p->total;
+/* Pair q of a plan whose pairs share size class `z`: row `row` to row
+ * `to` of its destination, then row `last` into row `row`. */
+STI_HOT void move_pair(const sti_plan_pair_t *q, size_t row, size_t last, size_t to, size_t z) {
+    unsigned char *s = q->src->data;
+    memcpy(q->dst->data + to * z, s + row * z, z);
     if (row != last) {
-        for (; q < e; q++) {
-            unsigned char *s = q->src->data;
-            memcpy(q->dst->data + to * z, s + row * z, z);
-            memcpy(s + row * z, s + last * z, z);
-        }
-        if (p->dropped != NULL) {
-            move_drop(p->dropped, row, last);
-        }
-    } else {
-        for (; q < e; q++) {
-            memcpy(q->dst->data + to * z, q->src->data + row * z, z);
-        }
+        memcpy(s + row * z, s + last * z, z);
     }
 }
 
-/* One copy function a size class; each a leaf with a few registers,
- * returning STRATA_OK so the fast paths end in a tail call to it. */
-static strata_result_t move_copy_4(const sti_plan_t *p, size_t row, size_t last, size_t to) {
-    move_uniform(p, row, last, to, 4);
-    return STRATA_OK;
+/* The n pairs of such a plan (its total; a constant up to
+ * STI_PLAN_UNROLL, so no loop), one after the other (so few registers are
+ * live), then the dropped column. */
+STI_HOT void move_uniform_n(const sti_plan_t *p, size_t row, size_t last, size_t to, size_t z, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        move_pair(&p->pairs[i], row, last, to, z);
+    }
+    if (p->dropped != NULL && row != last) {
+        move_drop(p->dropped, row, last);
+    }
 }
 
-static strata_result_t move_copy_8(const sti_plan_t *p, size_t row, size_t last, size_t to) {
-    move_uniform(p, row, last, to, 8);
-    return STRATA_OK;
-}
-
-static strata_result_t move_copy_12(const sti_plan_t *p, size_t row, size_t last, size_t to) {
-    move_uniform(p, row, last, to, 12);
-    return STRATA_OK;
-}
-
-static strata_result_t move_copy_16(const sti_plan_t *p, size_t row, size_t last, size_t to) {
-    move_uniform(p, row, last, to, 16);
-    return STRATA_OK;
-}
+/* One copy function a size class and pair count (a loop for any count),
+ * each a leaf with a few registers, returning STRATA_OK so the fast paths
+ * end in a tail call to it. */
+#define MOVE_COPIERS(z)                                                                                                \
+    static strata_result_t move_copy_##z(const sti_plan_t *p, size_t row, size_t last, size_t to) {                    \
+        move_uniform_n(p, row, last, to, z, p->total);                                                                 \
+        return STRATA_OK;                                                                                              \
+    }                                                                                                                  \
+    static strata_result_t move_copy_##z##_1(const sti_plan_t *p, size_t row, size_t last, size_t to) {                \
+        move_uniform_n(p, row, last, to, z, 1);                                                                        \
+        return STRATA_OK;                                                                                              \
+    }                                                                                                                  \
+    static strata_result_t move_copy_##z##_2(const sti_plan_t *p, size_t row, size_t last, size_t to) {                \
+        move_uniform_n(p, row, last, to, z, 2);                                                                        \
+        return STRATA_OK;                                                                                              \
+    }
+MOVE_COPIERS(4)
+MOVE_COPIERS(8)
+MOVE_COPIERS(12)
+MOVE_COPIERS(16)
 
 /* Pairs of mixed sizes: one loop a class. */
 static strata_result_t move_copy_mixed(const sti_plan_t *p, size_t row, size_t last, size_t to) {
@@ -81,9 +82,15 @@ static strata_result_t move_copy_mixed(const sti_plan_t *p, size_t row, size_t l
     return STRATA_OK;
 }
 
-strata_result_t (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *, size_t, size_t, size_t) = {
-    [STI_PLAN_4] = move_copy_4,   [STI_PLAN_8] = move_copy_8,       [STI_PLAN_12] = move_copy_12,
-    [STI_PLAN_16] = move_copy_16, [STI_PLAN_ANY] = move_copy_mixed,
+#define MOVE_CLASS_COPIERS(k, z)                                                                                       \
+    [STI_PLAN_COPIER(k, 0)] = move_copy_##z, [STI_PLAN_COPIER(k, 1)] = move_copy_##z##_1,                              \
+                        [STI_PLAN_COPIER(k, 2)] = move_copy_##z##_2
+strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_plan_t *, size_t, size_t, size_t) = {
+    MOVE_CLASS_COPIERS(STI_PLAN_4, 4),
+    MOVE_CLASS_COPIERS(STI_PLAN_8, 8),
+    MOVE_CLASS_COPIERS(STI_PLAN_12, 12),
+    MOVE_CLASS_COPIERS(STI_PLAN_16, 16),
+    [STI_PLAN_COPIER(STI_PLAN_ANY, 0)] = move_copy_mixed,
 };
 
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan) {

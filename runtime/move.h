@@ -68,9 +68,10 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
  * the destination `to`): row `row` of each planned column goes to row `to`
  * of its destination column, then row `last` fills row `row` (the dropped
  * column too). Columns the plan leaves out (the added component's) are the
- * caller's. One function a plan's p->uniform class (STI_PLAN_ANY: mixed
- * sizes), each a small leaf out of line, so the callers stay small. */
-extern strata_result_t (*const sti_plan_copiers[STI_PLAN_CLASSES])(const sti_plan_t *p, size_t row, size_t last,
+ * caller's. One function a plan's p->copier (a size class and, up to
+ * STI_PLAN_UNROLL, a pair count; or mixed sizes), each a small leaf out of
+ * line, so the callers stay small. */
+extern strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_plan_t *p, size_t row, size_t last,
                                                                    size_t to);
 
 /* Move an entity's row from src to the end of dst (room reserved) along
@@ -80,7 +81,7 @@ STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_tab
     uint32_t row = rec->row;
     uint32_t to = sti_row_finish(w, rec, src, dst);
     if (src->column_count > 0) {
-        sti_plan_copiers[plan->uniform](plan, row, src->count, to);
+        sti_plan_copiers[plan->copier](plan, row, src->count, to);
     }
     return to;
 }
@@ -124,7 +125,7 @@ STI_HOT strata_result_t sti_move_add_plain(strata_world_t *w, sti_record_t *rec,
     }
     uint32_t row = rec->row;
     uint32_t to = sti_row_finish(w, rec, src, dst);
-    return sti_plan_copiers[edge->plan->uniform](edge->plan, row, src->count, to);
+    return sti_plan_copiers[edge->plan->copier](edge->plan, row, src->count, to);
 }
 
 /* True if removing c from the entity of rec takes the leaf path. */
@@ -141,7 +142,7 @@ STI_HOT strata_result_t sti_move_remove_plain(strata_world_t *w, sti_record_t *r
     const sti_edge_t *edge = &src->edges[w->component_count + c];
     uint32_t row = rec->row;
     uint32_t to = sti_row_finish(w, rec, src, edge->table);
-    return sti_plan_copiers[edge->plan->uniform](edge->plan, row, src->count, to);
+    return sti_plan_copiers[edge->plan->copier](edge->plan, row, src->count, to);
 }
 
 /* --- Every case ------------------------------------------------------------ */

@@ -74,10 +74,10 @@ sti_plan_t *sti_plan_make(strata_world_t *w, const sti_table_t *src, const sti_t
             p->count[table_plan_class(src->dense[i].size)]++;
         }
     }
-    p->uniform = STI_PLAN_ANY;
+    uint32_t uniform = STI_PLAN_ANY; /* the class of every pair if they share one */
     for (uint32_t k = 0; k < STI_PLAN_ANY; k++) {
         if (p->count[k] > 0 && p->count[k] == n) {
-            p->uniform = k;
+            uniform = k;
         }
     }
     uint32_t at = 0;
@@ -96,6 +96,7 @@ sti_plan_t *sti_plan_make(strata_world_t *w, const sti_table_t *src, const sti_t
         }
     }
     p->total = at;
+    p->copier = STI_PLAN_COPIER(uniform, at);
     return p;
 }
 

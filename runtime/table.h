@@ -29,6 +29,15 @@ typedef struct sti_column_t {
  * STI_SMALL_SIZE). */
 enum { STI_PLAN_4, STI_PLAN_8, STI_PLAN_12, STI_PLAN_16, STI_PLAN_ANY, STI_PLAN_CLASSES };
 
+/* Pairs a copier of one size class copies in straight-line code. */
+#define STI_PLAN_UNROLL 2u
+/* The copier of a plan whose `total` pairs all have size class k (< STI_PLAN_ANY):
+ * one for each count up to STI_PLAN_UNROLL, then one with a loop; mixed
+ * sizes (k == STI_PLAN_ANY) have one of their own. */
+#define STI_PLAN_COPIER(k, total)                                                                                      \
+    ((k) * (STI_PLAN_UNROLL + 1u) + ((k) < STI_PLAN_ANY && (total) <= STI_PLAN_UNROLL ? (total) : 0u))
+#define STI_PLAN_COPIERS (STI_PLAN_ANY * (STI_PLAN_UNROLL + 1u) + 1u)
+
 /* One column a move copies: its column in the source table and in the
  * destination table. */
 typedef struct sti_plan_pair_t {
@@ -44,7 +53,7 @@ typedef struct sti_plan_pair_t {
 typedef struct sti_plan_t {
     uint32_t count[STI_PLAN_CLASSES];
     uint32_t total;              /* pairs */
-    uint32_t uniform;            /* the class of every pair if they share one, else STI_PLAN_ANY */
+    uint32_t copier;             /* its copier in move.c's sti_plan_copiers: STI_PLAN_COPIER(class, total) */
     const sti_column_t *dropped; /* or NULL */
     size_t alloc_size;
     sti_plan_pair_t pairs[];

@@ -10,7 +10,8 @@
  * OP over all N entities ROUNDS times (default 20), with what it needs
  * before and what undoes it after each round untimed; the *_fresh ops
  * run each round in a new world instead (page faults and growth
- * included). OP is one of the names in `ops` below. The timed rounds go
+ * included; add_*_fresh: the first add, its table growing from empty).
+ * OP is one of the names in `ops` below. The timed rounds go
  * through measured(), and nothing else does, so
  *
  *     valgrind --tool=callgrind --toggle-collect=measured \
@@ -97,6 +98,8 @@ static const struct {
 } ops[] = {
     {"create_fresh", NULL, op_create, NULL, true},
     {"create_many_fresh", NULL, op_create_many, NULL, true},
+    {"add_tag_fresh", op_create, op_add_tag, NULL, true},
+    {"add_small_fresh", op_create, op_add_small, NULL, true},
     {"create", op_destroy, op_create, NULL, false},
     {"create_many", op_destroy, op_create_many, NULL, false},
     {"destroy", NULL, op_destroy, op_create, false},

@@ -22,7 +22,40 @@ typedef struct wide {
     _Alignas(32) float v[8];
 } wide;
 
-enum { POSITION, VELOCITY, WIDE, T0, T1, T2, T3, T4, T5, T6, COMPONENT_COUNT };
+/* Elements of the sizes a copy plan has its own copiers for. */
+typedef struct bytes4 {
+    unsigned char b[4];
+} bytes4;
+typedef struct bytes12 {
+    unsigned char b[12];
+} bytes12;
+typedef struct bytes16 {
+    unsigned char b[16];
+} bytes16;
+
+enum {
+    POSITION,
+    VELOCITY,
+    WIDE,
+    T0,
+    T1,
+    T2,
+    T3,
+    T4,
+    T5,
+    T6,
+    B4A, /* three components of each size class: B<size><A..C> */
+    B4B,
+    B4C,
+    B8C, /* with Position and Velocity, three of 8 bytes */
+    B12A,
+    B12B,
+    B12C,
+    B16A,
+    B16B,
+    B16C,
+    COMPONENT_COUNT
+};
 enum { Q_POSITIONED, QUERY_COUNT };
 
 static const strata_component_desc_t components[COMPONENT_COUNT] = {
@@ -36,6 +69,16 @@ static const strata_component_desc_t components[COMPONENT_COUNT] = {
     [T4] = TAG("T4"),
     [T5] = TAG("T5"),
     [T6] = TAG("T6"),
+    [B4A] = COMPONENT("B4A", bytes4, NULL),
+    [B4B] = COMPONENT("B4B", bytes4, NULL),
+    [B4C] = COMPONENT("B4C", bytes4, NULL),
+    [B8C] = COMPONENT("B8C", vec2, NULL),
+    [B12A] = COMPONENT("B12A", bytes12, NULL),
+    [B12B] = COMPONENT("B12B", bytes12, NULL),
+    [B12C] = COMPONENT("B12C", bytes12, NULL),
+    [B16A] = COMPONENT("B16A", bytes16, NULL),
+    [B16B] = COMPONENT("B16B", bytes16, NULL),
+    [B16C] = COMPONENT("B16C", bytes16, NULL),
 };
 
 static const strata_query_desc_t queries[QUERY_COUNT] = {
@@ -217,6 +260,74 @@ static void test_table_nomem_on_creation_changes_nothing_visible(void **state) {
     world_close(f);
 }
 
+/* Byte j of component c's value for the i-th entity of a move test. */
+static unsigned char move_byte(uint32_t i, uint32_t c, uint32_t j) {
+    return (unsigned char)(i * 31u + c * 7u + j + 1u);
+}
+
+/* Every value of ids (k) of each of the n entities is its pattern. */
+static void move_check(const fixture_t *f, const strata_entity_t *e, uint32_t n, uint32_t k, const uint32_t *ids) {
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t c = 0; c < k; c++) {
+            const unsigned char *v = strata_get(f->w, e[i], ids[c]);
+            assert_non_null(v);
+            for (uint32_t j = 0; j < components[ids[c]].size; j++) {
+                assert_int_equal(v[j], move_byte(i, ids[c], j));
+            }
+        }
+    }
+}
+
+/* A move along an edge copies each column the two tables share, whatever
+ * the plan's copier: one to three columns of each size class, mixed sizes,
+ * a tag added or removed (same columns), a column added or dropped (a
+ * remove edge's), the moved row in the middle of its table (the last row
+ * fills its place) or at its end. */
+static void test_table_moves_copy_every_column_of_every_plan(void **state) {
+    fixture_t *f = world_open(state);
+    static const uint32_t sets[][3] = {
+        {B4A, B4B, B4C}, {POSITION, VELOCITY, B8C}, {B12A, B12B, B12C}, {B16A, B16B, B16C}, {B4A, POSITION, B16A},
+    };
+    enum { N = 3 };
+    for (uint32_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
+        for (uint32_t k = 1; k <= 3; k++) {
+            const uint32_t *ids = sets[s];
+            strata_entity_t e[N];
+            for (uint32_t i = 0; i < N; i++) {
+                unsigned char values[3][32];
+                const void *pointers[3];
+                for (uint32_t c = 0; c < k; c++) {
+                    for (uint32_t j = 0; j < components[ids[c]].size; j++) {
+                        values[c][j] = move_byte(i, ids[c], j);
+                    }
+                    pointers[c] = values[c];
+                }
+                assert_int_equal(strata_entity_create_many(f->w, 1, k, ids, pointers, &e[i]), STRATA_OK);
+            }
+            /* A tag: the middle row (filled from the last), then the one now last. */
+            assert_int_equal(strata_add(f->w, e[1], T0, NULL), STRATA_OK);
+            assert_int_equal(strata_add(f->w, e[2], T0, NULL), STRATA_OK);
+            move_check(f, e, N, k, ids);
+            assert_int_equal(strata_remove(f->w, e[1], T0), STRATA_OK);
+            move_check(f, e, N, k, ids);
+            /* A value column added, then dropped again (the remove edge's plan). */
+            wide wd = {{1, 2, 3, 4, 5, 6, 7, 8}};
+            assert_int_equal(strata_add(f->w, e[0], WIDE, &wd), STRATA_OK);
+            assert_int_equal(strata_add(f->w, e[2], WIDE, &wd), STRATA_OK);
+            move_check(f, e, N, k, ids);
+            assert_true(((const wide *)strata_get(f->w, e[0], WIDE))->v[7] == 8.0f);
+            assert_int_equal(strata_remove(f->w, e[0], WIDE), STRATA_OK);
+            move_check(f, e, N, k, ids);
+            assert_false(strata_has(f->w, e[0], WIDE));
+            assert_true(((const wide *)strata_get(f->w, e[2], WIDE))->v[0] == 1.0f);
+            for (uint32_t i = 0; i < N; i++) {
+                assert_int_equal(strata_entity_destroy(f->w, e[i]), STRATA_OK);
+            }
+        }
+    }
+    world_close(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_table_empty_table_exists_from_creation, setup, teardown),
@@ -226,6 +337,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_table_failed_growth_leaves_table_as_it_was, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_limit_stops_creation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_nomem_on_creation_changes_nothing_visible, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_moves_copy_every_column_of_every_plan, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
