@@ -111,9 +111,11 @@ EXAMPLE_TEST_SOURCES = {"rectangle_eater": GAME}
 
 BENCH_JS_PACKAGE = "bitecs@0.4.0"  # what `ninja bench-js` installs from npm
 
-# The fuzz targets: seconds each for `ninja fuzz`; operations for `ninja fuzz-long`.
+# The fuzz targets: seconds each for `ninja fuzz`; operations for `ninja fuzz-long`
+# (the split-system test runs LONG_PAR_OPS at each of its five thread counts).
 FUZZ_SECONDS = {"diff": 60, "load_bin": 30, "load_json": 30}
 LONG_OPS = 1000000
+LONG_PAR_OPS = 50000
 
 # The project's own C files, as `ninja format-check` sees them (not
 # generated/, build/ or the generator's golden files).
@@ -427,10 +429,17 @@ def main(argv):
             h, c = generated[example]
             b.test_program(v, stem(src), [src, c] + EXAMPLE_TEST_SOURCES.get(example, []), headers=[h],
                            libs="-lm", extra=f"-Iexamples/{example}")
-    # The threaded step: its own world, and the examples' at several thread counts.
+    # The threaded step: its own world, and the examples' at several thread counts;
+    # the differential test of split systems at 1, 2, 3, 4 and 8 threads.
     thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
+    tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
     for v in THREAD_TEST_VARIANTS:
+        h, c = test_worlds["fuzz_par"]
+        b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h])
         b.test_program(v, "test_threads", ["tests/threads/test_threads.c", thr_c], headers=[thr_h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]])
+        # Events and tracked writes from split systems and shared batches.
+        b.test_program(v, "test_thread_events", ["tests/threads/test_thread_events.c", tev_c], headers=[tev_h],
                        libs=JSON_LIBS, archives=[b.json_libs[v]])
         worlds = [generated["rectangle_eater"], generated["swarm"]]
         b.test_program(v, "test_threads_examples",
@@ -486,8 +495,9 @@ def main(argv):
         b.all.append(fuzzers[target])
     b.run("fuzz", " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items()),
           inputs=list(fuzzers.values()), implicit="tools/fuzz.sh")
-    long_exe = "build/san/tests/test_fuzz_diff"
-    b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601", inputs=long_exe)
+    long_exe, par_exe = "build/san/tests/test_fuzz_diff", "build/san/tests/test_fuzz_par"
+    b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601 && {par_exe} --ops {LONG_PAR_OPS} --seed 20240601",
+          inputs=[long_exe, par_exe])
     n.line()
 
     # clang-format over the project's own C files, changing nothing (.clang-format says how).

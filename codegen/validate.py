@@ -1111,7 +1111,7 @@ class _Checker:
                    if name in keys}
         events = self.event_lists(keys, owner)
         if threads.get("parallel"):
-            self.check_parallel(keys, terms, events, threads, owner)
+            self.check_parallel(keys, terms, threads, owner)
         return _SystemSpec(
             name=key.text, loc=key.loc, phase=self.phase_of(keys.get("phase"), owner), terms=terms,
             before=self.items(_value(keys.get("before")), f"{owner}: 'before'"),
@@ -1120,20 +1120,17 @@ class _Checker:
             on_remove=hooks.get("on_remove", False), parallel=threads.get("parallel", False),
             main_thread=threads.get("main_thread", False), events=events)
 
-    def check_parallel(self, keys: Dict[str, Entry], terms: Terms, events: MappingType[str, Tuple[Tuple[str, Loc], ...]],
-                       threads: Dict[str, bool], owner: str) -> None:
+    def check_parallel(self, keys: Dict[str, Entry], terms: Terms, threads: Dict[str, bool], owner: str) -> None:
         """What a system split into chunks cannot have: no rows to split, a
-        changed set (one shared list, visited in order), emitted events (one
-        shared buffer), a place on the calling thread."""
+        changed set (one shared list, visited in order), a place on the
+        calling thread. (Its chunks' events are staged and merged in chunk
+        order, so it may emit.)"""
         loc = keys["parallel"][0].loc
         if terms.empty:
             self.error(loc, f"{owner}: 'parallel' needs query terms", "a system with no terms has no rows to split")
         if terms.changed:
             self.error(loc, f"{owner}: 'parallel' cannot be used with 'changed'",
                        "a changed set is visited one entity at a time, in marking order")
-        if events["emit"]:
-            self.error(loc, f"{owner}: 'parallel' cannot be used with 'emit'",
-                       "emit from a system that is not split, e.g. one that receives an event from this one")
         if threads.get("main_thread"):
             self.error(loc, f"{owner}: 'parallel' and 'main_thread' exclude each other",
                        "a split system runs its chunks on every worker")

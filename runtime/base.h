@@ -59,6 +59,7 @@ struct strata_world_t {
     uint64_t event_step;             /* steps begun */
     uint32_t event_position;         /* the running system's position; system_count - 1 between steps */
     strata_event_queue_t event_full; /* the queue of a run that could not open: no room, so emits take the send path */
+    sti_event_buf_t *event_staged;   /* in a batch's view: its own buffers, where its emits go (NULL in the world) */
 
     /* observe.c: hooks, monitors, aspects (set once at creation). */
     /* By column id: the schema's components, then one per aspect (its size,
@@ -121,9 +122,12 @@ struct strata_world_t {
 
     /* relation.c: the index of links (NULL without relations), and what a
      * destroy owes relations and entity fields with a policy (NULL: nothing;
-     * move.c calls it inside a scope, before the entity goes). */
+     * move.c calls it inside a scope, before the entity goes); before that,
+     * the destroy's callers make room for what it will record (NOMEM: the
+     * destroy waits, nothing changed). */
     sti_relations_t *relations;
     void (*on_destroy)(strata_world_t *w, strata_entity_t e);
+    strata_result_t (*on_destroy_room)(strata_world_t *w, strata_entity_t e);
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

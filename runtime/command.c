@@ -312,6 +312,12 @@ static strata_result_t command_apply(strata_world_t *w, sti_cmd_t *cmd) {
         strata_result_t r = sti_move_remove(w, rec, cmd->k, command_ids(cmd));
         return r == STRATA_ERR_MISSING || r == STI_OK_HOOKED ? STRATA_OK : r;
     }
+    if (w->on_destroy_room != NULL) {
+        strata_result_t r = w->on_destroy_room(w, command_entities(cmd)[0]);
+        if (r != STRATA_OK) {
+            return r; /* NOMEM: the command waits for the next settle */
+        }
+    }
     sti_move_destroy(w, rec);
     return STRATA_OK;
 }
@@ -362,7 +368,7 @@ static strata_result_t command_apply_all(strata_world_t *w) {
  * destroying them one by one (the indices freed in the same order), unless
  * the world has relations or field policies, whose on_destroy must see
  * each entity. */
-static void command_destroy_doomed(strata_world_t *w) {
+static strata_result_t command_destroy_doomed(strata_world_t *w) {
     strata_mask_t tried = {{0}};
     for (uint32_t i = 0; i < w->doomed_count; i++) {
         const unsigned char *at = (const unsigned char *)(w->doomed + i);
@@ -376,11 +382,18 @@ static void command_destroy_doomed(strata_world_t *w) {
             continue;
         }
         sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);
+        if (rec != NULL && w->on_destroy_room != NULL && w->on_destroy_room(w, w->doomed[i]) != STRATA_OK) {
+            /* The rest wait for the next settle, after what these recorded. */
+            w->doomed_count -= i;
+            memmove(w->doomed, w->doomed + i, sizeof(strata_entity_t) * w->doomed_count);
+            return STRATA_ERR_NOMEM;
+        }
         if (rec != NULL) {
             sti_move_destroy(w, rec);
         }
     }
     w->doomed_count = 0;
+    return STRATA_OK;
 }
 
 /* Apply the commands, then (outside a step) the scheduled destroys, until
@@ -395,7 +408,10 @@ static strata_result_t command_apply_waiting(strata_world_t *w) {
         if (r == STRATA_ERR_NOMEM || w->in_step || w->doomed_count == 0) {
             break;
         }
-        command_destroy_doomed(w);
+        if (command_destroy_doomed(w) != STRATA_OK) {
+            first = first == STRATA_OK ? STRATA_ERR_NOMEM : first;
+            break;
+        }
         if (w->cmd_count == 0) {
             break;
         }

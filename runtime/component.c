@@ -1,6 +1,6 @@
 /* component.c: the component entry points: add and remove (now, or
  * recorded while deferred), has, get, set, mark. */
-#include "command.h"
+#include "pool.h"
 
 /* After an add now off the hot path: settle what its hooks recorded, then
  * mark what was written. OK, or the move's error. */
@@ -169,6 +169,15 @@ bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     return rec != NULL && strata_mask_test(&w->tables[rec->table]->mask, c);
 }
 
+/* Mark e's c written: now, or in a batch's view recorded for its end (pool.c). */
+static inline void component_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    if (STI_UNLIKELY(w->slot != NULL)) {
+        sti_pool_mark(w, e, c);
+        return;
+    }
+    sti_mark_ids(w, e, 1, &c);
+}
+
 /* The address of e's value of c, or NULL (stale, absent or a tag). */
 static void *component_address(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     const sti_record_t *rec = sti_record_lookup(w, e);
@@ -188,7 +197,7 @@ void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(c < w->component_count);
     void *at = component_address(w, e, c);
     if (at != NULL) {
-        sti_mark_ids(w, e, 1, &c);
+        component_mark(w, e, c);
     }
     return at;
 }
@@ -198,7 +207,7 @@ void strata_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
     if (sti_record_lookup(w, e) != NULL) {
-        sti_mark_ids(w, e, 1, &c);
+        component_mark(w, e, c);
         sti_settle_sets(w);
     }
 }
@@ -220,7 +229,7 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
     if (at != NULL && at != value) { /* set(e, c, get(e, c)) is a no-op, not an overlapping copy */
         sti_copy(at, value, w->components[c].size);
     }
-    sti_mark_ids(w, e, 1, &c);
+    component_mark(w, e, c);
     sti_settle_sets(w);
     return STRATA_OK;
 }

@@ -196,6 +196,12 @@ strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e) {
         }
         return r;
     }
+    if (w->on_destroy_room != NULL) {
+        strata_result_t r = w->on_destroy_room(w, e);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
     sti_move_destroy(w, rec);
     (void)sti_command_settle(w); /* what its hooks recorded; a failure keeps it for the next settle */
     return STRATA_OK;

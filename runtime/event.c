@@ -47,17 +47,49 @@ strata_result_t sti_events_init(strata_world_t *w) {
     return STRATA_OK;
 }
 
+/* Free one buffer's arrays. */
+static void event_buf_free(strata_world_t *w, sti_event_buf_t *b) {
+    sti_mem_free(w, b->q.data, b->q.cap * b->size);
+    sti_mem_free(w, b->marks, b->mark_cap * sizeof(sti_event_mark_t));
+}
+
 void sti_events_free(strata_world_t *w) {
     if (w->events == NULL) {
         return;
     }
     for (uint32_t i = 0; i < w->schema->event_count; i++) {
-        sti_event_buf_t *b = &w->events[i];
-        sti_mem_free(w, b->q.data, b->q.cap * b->size);
-        sti_mem_free(w, b->marks, b->mark_cap * sizeof(sti_event_mark_t));
+        event_buf_free(w, &w->events[i]);
     }
     sti_mem_free(w, w->events, sizeof(sti_event_buf_t) * w->schema->event_count);
     w->events = NULL;
+}
+
+strata_result_t sti_events_stage(strata_world_t *w, sti_event_buf_t **out) {
+    uint32_t count = w->schema->event_count;
+    *out = NULL;
+    if (count == 0) {
+        return STRATA_OK;
+    }
+    sti_event_buf_t *staged = sti_mem_alloc(w, sizeof(sti_event_buf_t) * count);
+    if (staged == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    memset(staged, 0, sizeof(sti_event_buf_t) * count);
+    for (uint32_t i = 0; i < count; i++) {
+        staged[i].size = w->events[i].size;
+    }
+    *out = staged;
+    return STRATA_OK;
+}
+
+void sti_events_unstage(strata_world_t *w, sti_event_buf_t *staged) {
+    if (staged == NULL) {
+        return;
+    }
+    for (uint32_t i = 0; i < w->schema->event_count; i++) {
+        event_buf_free(w, &staged[i]);
+    }
+    sti_mem_free(w, staged, sizeof(sti_event_buf_t) * w->schema->event_count);
 }
 
 /* Move the live events and marks to the front of their arrays. */
@@ -105,13 +137,20 @@ static void event_mark(strata_world_t *w, sti_event_buf_t *b) {
     b->marks[b->mark_tail++] = (sti_event_mark_t){now, b->q.tail};
 }
 
-/* Append n events at the current moment: room first, so a failure leaves
- * only extra capacity and nothing emitted is lost. */
-static strata_result_t event_append(strata_world_t *w, uint32_t event, const void *values, uint32_t n) {
-    sti_event_buf_t *b = &w->events[event];
+/* Where this thread's emissions of `event` go: the world's buffer, or in a
+ * batch's view its own staging buffer. */
+static sti_event_buf_t *event_target(strata_world_t *w, uint32_t event) {
+    return w->event_staged != NULL ? &w->event_staged[event] : &w->events[event];
+}
+
+/* Append n events to b at the current moment: room first, so a failure
+ * leaves only extra capacity and nothing emitted is lost (a staging
+ * buffer remembers the failure for the merge to report). */
+static strata_result_t event_append(strata_world_t *w, sti_event_buf_t *b, const void *values, uint32_t n) {
     if (STI_UNLIKELY((size_t)b->q.tail + n > b->q.cap || b->mark_tail == b->mark_cap)) {
         strata_result_t r = event_room(w, b, n);
         if (r != STRATA_OK) {
+            b->lost = b->lost || (n > 0 && w->event_staged != NULL);
             return r;
         }
     }
@@ -123,21 +162,49 @@ static strata_result_t event_append(strata_world_t *w, uint32_t event, const voi
     return STRATA_OK;
 }
 
+strata_result_t sti_events_merge(strata_world_t *w, sti_event_buf_t *const *staged, uint32_t count) {
+    STRATA_ASSERT(w->event_staged == NULL); /* the world merges, not a view */
+    strata_result_t first = STRATA_OK;
+    for (uint32_t e = 0; e < w->schema->event_count; e++) {
+        sti_event_buf_t *b = &w->events[e];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            n += staged[i][e].q.tail;
+            first = staged[i][e].lost ? STRATA_ERR_NOMEM : first;
+        }
+        strata_result_t r = n > 0 ? event_append(w, b, NULL, 0) : STRATA_OK; /* the mark, and room for it */
+        if (r == STRATA_OK && (size_t)b->q.tail + n > b->q.cap) {
+            r = event_room(w, b, n);
+        }
+        for (uint32_t i = 0; i < count; i++) {
+            sti_event_buf_t *s = &staged[i][e];
+            if (r == STRATA_OK && s->q.tail > 0) {
+                memcpy(b->q.data + (size_t)b->q.tail * b->size, s->q.data, (size_t)s->q.tail * b->size);
+                b->q.tail += s->q.tail;
+            }
+            s->q.tail = s->head = s->mark_head = s->mark_tail = 0;
+            s->lost = false;
+        }
+        first = first == STRATA_OK ? r : first;
+    }
+    return first;
+}
+
 strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void *value) {
     STRATA_ASSERT(w != NULL && event < w->schema->event_count && value != NULL);
-    return event_append(w, event, value, 1);
+    return event_append(w, event_target(w, event), value, 1);
 }
 
 strata_result_t strata_event_append(strata_world_t *w, uint32_t event, const void *values, uint32_t n) {
     STRATA_ASSERT(w != NULL && event < w->schema->event_count && (values != NULL || n == 0));
-    return event_append(w, event, values, n);
+    return event_append(w, event_target(w, event), values, n);
 }
 
 strata_result_t strata_event_push(strata_world_t *w, strata_event_queue_t *q, uint32_t event, const void *value) {
     STRATA_ASSERT(w != NULL && q != NULL && event < w->schema->event_count && value != NULL);
-    sti_event_buf_t *b = &w->events[event];
+    sti_event_buf_t *b = event_target(w, event);
     if (q == &b->q || q == &w->event_full) {
-        return event_append(w, event, value, 1);
+        return event_append(w, b, value, 1);
     }
     strata_result_t r = sti_mem_grow(w, &q->data, b->size, &q->cap, (size_t)q->tail + 1, 64);
     if (r == STRATA_OK) {
@@ -155,11 +222,12 @@ void strata_event_queue_free(strata_world_t *w, uint32_t event, strata_event_que
 
 strata_event_queue_t *strata_event_open(strata_world_t *w, uint32_t event) {
     STRATA_ASSERT(w != NULL && event < w->schema->event_count);
-    if (event_append(w, event, NULL, 0) != STRATA_OK) {
+    sti_event_buf_t *b = event_target(w, event);
+    if (event_append(w, b, NULL, 0) != STRATA_OK) {
         w->event_full = (strata_event_queue_t){0}; /* no room: every emit calls send, which reports it */
         return &w->event_full;
     }
-    return &w->events[event].q;
+    return &b->q;
 }
 
 const void *strata_event_window(const strata_world_t *w, uint32_t event, uint32_t position, uint32_t *count) {

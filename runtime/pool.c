@@ -4,6 +4,8 @@
 #endif
 #include "pool.h"
 
+#include "event.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -14,6 +16,12 @@ typedef struct pool_task_t {
     const sti_table_t *from; /* a chunk's table (NULL: the whole system) */
     uint32_t row, count;     /* a chunk's rows */
 } pool_task_t;
+
+/* A write of a tracked component made in a view: marked when the batch ends. */
+typedef struct pool_mark_t {
+    strata_entity_t e;
+    uint32_t c;
+} pool_mark_t;
 
 /* One view of the world and what the system run against it recorded. Its
  * buffers (in `view`: commands, scratch, destroys; spawns) are kept from
@@ -29,6 +37,12 @@ struct sti_slot_t {
     unsigned char *spawns;      /* recorded creations: spawn records, 8-byte aligned */
     size_t spawn_size;
     size_t spawn_capacity;
+    sti_event_buf_t *events; /* its staging buffers: the view's emits (NULL without events) */
+    pool_mark_t *marks;      /* set / mut / mark of tracked components, in call order */
+    uint32_t mark_count;
+    size_t mark_capacity;
+    bool tracking;         /* the world has changed sets or on_set hooks: marks are recorded */
+    strata_result_t error; /* NOMEM when a mark could not be recorded */
 };
 
 struct sti_pool_t {
@@ -57,6 +71,8 @@ struct sti_pool_t {
     size_t order_capacity;
     pool_task_t *tasks;
     size_t task_capacity;
+    sti_event_buf_t **staged; /* one system's slots' staging buffers, for sti_events_merge */
+    size_t staged_capacity;
 };
 
 /* The threads a desc asks for, the caller's included. */
@@ -168,6 +184,8 @@ static void pool_slot_free(strata_world_t *w, sti_slot_t *s) {
     sti_mem_free(w, s->view.scratch, s->view.scratch_capacity);
     sti_mem_free(w, s->view.doomed, sizeof(strata_entity_t) * s->view.doomed_capacity);
     sti_mem_free(w, s->spawns, s->spawn_capacity);
+    sti_events_unstage(w, s->events);
+    sti_mem_free(w, s->marks, sizeof(pool_mark_t) * s->mark_capacity);
     sti_mem_free(w, s->queries, sizeof(sti_query_cache_t) * w->schema->query_count);
     sti_mem_free(w, s->table, sizeof(sti_table_t));
     sti_mem_free(w, s->columns, sizeof(void *) * w->column_id_count);
@@ -192,6 +210,7 @@ void sti_pool_free(strata_world_t *w) {
     sti_mem_free(w, p->slot_list, sizeof(sti_slot_t *) * p->slot_capacity);
     sti_mem_free(w, p->order_list, sizeof(uint32_t) * p->order_capacity);
     sti_mem_free(w, p->tasks, sizeof(pool_task_t) * p->task_capacity);
+    sti_mem_free(w, p->staged, sizeof(sti_event_buf_t *) * p->staged_capacity);
     sti_mem_free(w, p, sizeof *p);
     w->pool = NULL;
 }
@@ -288,6 +307,9 @@ static sti_slot_t *pool_slot(strata_world_t *w, uint32_t i, bool chunk) {
         p->slot_list[p->slot_count++] = s;
     }
     sti_slot_t *s = p->slot_list[i];
+    if (w->schema->event_count > 0 && s->events == NULL && sti_events_stage(w, &s->events) != STRATA_OK) {
+        return NULL;
+    }
     if (chunk && s->table == NULL) {
         size_t qbytes = sizeof(sti_query_cache_t) * w->schema->query_count;
         s->queries = sti_mem_alloc(w, qbytes);
@@ -329,7 +351,11 @@ static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_
     v->settling = false;
     v->dirty_count = 0;
     v->event_position = item->position;
+    v->event_staged = s->events; /* emptied by the last merge */
     v->slot = s;
+    s->mark_count = 0;
+    s->tracking = w->dirty_count > 0;
+    s->error = STRATA_OK;
     const pool_task_t *t = &s->task;
     if (t->from == NULL) {
         return;
@@ -386,23 +412,43 @@ static strata_result_t pool_tasks(strata_world_t *w, const strata_batch_item_t *
     return STRATA_OK;
 }
 
-/* Mark the rows a slot's system visited in the changed sets its writes
- * feed (what its iterator would have marked): a chunk's rows, or every
- * row of its query's tables. */
+/* Mark what a slot's system wrote in the changed sets and on_set sets
+ * (what the single-threaded calls would have marked): first the rows its
+ * write terms visited (a chunk's rows, or every row of its query's
+ * tables), then its set / mut / mark calls in the order it made them. */
 static void pool_mark(strata_world_t *w, const sti_slot_t *s, const strata_batch_item_t *item) {
-    if (w->dirty_count == 0 || item->query == UINT32_MAX || w->query_marks[item->query] == 0) {
+    if (w->dirty_count == 0) {
         return;
     }
-    if (s->task.from != NULL) {
-        sti_dirty_mark_rows(w, item->query, s->task.from, s->task.row, s->task.count);
-        return;
-    }
-    const sti_query_cache_t *q = &w->queries[item->query];
-    for (uint32_t k = 0; k < q->count; k++) {
-        if (q->tables[k]->count > 0) {
-            sti_dirty_mark_rows(w, item->query, q->tables[k], 0, q->tables[k]->count);
+    if (item->query != UINT32_MAX && w->query_marks[item->query] != 0) {
+        const sti_query_cache_t *q = &w->queries[item->query];
+        for (uint32_t k = 0; s->task.from == NULL && k < q->count; k++) {
+            if (q->tables[k]->count > 0) {
+                sti_dirty_mark_rows(w, item->query, q->tables[k], 0, q->tables[k]->count);
+            }
+        }
+        if (s->task.from != NULL) {
+            sti_dirty_mark_rows(w, item->query, s->task.from, s->task.row, s->task.count);
         }
     }
+    for (uint32_t i = 0; i < s->mark_count; i++) {
+        if (sti_record_lookup(w, s->marks[i].e) != NULL) {
+            sti_mark_ids(w, s->marks[i].e, 1, &s->marks[i].c);
+        }
+    }
+}
+
+void sti_pool_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_slot_t *s = w->slot;
+    if (!s->tracking || w->trackers[c] == 0) {
+        return;
+    }
+    if (sti_mem_grow(w, &s->marks, sizeof(pool_mark_t), &s->mark_capacity, (size_t)s->mark_count + 1, 64) !=
+        STRATA_OK) {
+        s->error = STRATA_ERR_NOMEM;
+        return;
+    }
+    s->marks[s->mark_count++] = (pool_mark_t){e, c};
 }
 
 /* Move what slot s recorded into the world: its created entities (made
@@ -476,7 +522,8 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
     sti_pool_t *p = w->pool;
     uint32_t n = 0;
     if (pool_tasks(w, items, count, &n) != STRATA_OK ||
-        sti_mem_grow(w, &p->order_list, sizeof(uint32_t), &p->order_capacity, (size_t)n + 1, 16) != STRATA_OK) {
+        sti_mem_grow(w, &p->order_list, sizeof(uint32_t), &p->order_capacity, (size_t)n + 1, 16) != STRATA_OK ||
+        sti_mem_grow(w, &p->staged, sizeof(sti_event_buf_t *), &p->staged_capacity, (size_t)n + 1, 16) != STRATA_OK) {
         return STRATA_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -529,15 +576,28 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
     pool_resources_check(w, before, items, count);
 #endif
     /* In schedule and chunk order: first the marks (the rows as they were
-     * visited), then what each recorded. */
-    for (uint32_t i = 0; i < n; i++) {
-        pool_mark(w, p->slot_list[i], &items[p->slot_list[i]->task.item]);
-    }
+     * visited, then the set / mut calls), then what each recorded: a
+     * system's events (its chunks' in chunk order, at its moment), its
+     * created entities, commands and destroys. */
     strata_result_t first = STRATA_OK;
     for (uint32_t i = 0; i < n; i++) {
-        strata_result_t r = pool_apply(w, p->slot_list[i]);
-        if (first == STRATA_OK) {
-            first = r;
+        pool_mark(w, p->slot_list[i], &items[p->slot_list[i]->task.item]);
+        first = first == STRATA_OK ? p->slot_list[i]->error : first;
+    }
+    for (uint32_t i = 0; i < n;) {
+        uint32_t item = p->slot_list[i]->task.item, end = i;
+        for (; end < n && p->slot_list[end]->task.item == item; end++) {
+            p->staged[end - i] = p->slot_list[end]->events;
+        }
+        strata_result_t r = STRATA_OK;
+        if (w->schema->event_count > 0) { /* hooks run by the settle below are stamped with the last moment */
+            strata_event_at(w, items[item].position);
+            r = sti_events_merge(w, p->staged, end - i);
+        }
+        first = first == STRATA_OK ? r : first;
+        for (; i < end; i++) {
+            r = pool_apply(w, p->slot_list[i]);
+            first = first == STRATA_OK ? r : first;
         }
     }
     strata_result_t r = sti_command_settle(w);

@@ -23,4 +23,10 @@ void sti_pool_free(strata_world_t *w);
 strata_result_t sti_pool_spawn(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
                                const void *const *values, strata_entity_t *out);
 
+/* In a view: record a write of e's c (set, mut, mark) for the changed
+ * sets and on_set sets tracking c, marked when the batch ends in schedule
+ * and chunk order. Out of memory loses the mark and makes the batch
+ * return NOMEM. */
+void sti_pool_mark(strata_world_t *w, strata_entity_t e, uint32_t c);
+
 #endif /* STI_POOL_H */

@@ -561,9 +561,25 @@ static void relation_source_dies(strata_world_t *w, uint32_t r, strata_entity_t 
     }
 }
 
+/* The bytes a policy records for one source or field holder: its destroy,
+ * or the removal of component c (alone, or as a run's entry). */
+static size_t policy_bytes(const strata_world_t *w, bool destroy, uint32_t c) {
+    if (destroy) {
+        return sti_command_bytes(w, STI_CMD_DESTROY, 1, 0, NULL);
+    }
+    size_t one = sti_command_bytes(w, STI_CMD_REMOVE, 1, 1, &c), run = sti_command_run_bytes(w, STI_CMD_REMOVE_RUN, c);
+    return one > run ? one : run;
+}
+
+/* What a policy owes: the bytes it records and the destroys it makes. */
+typedef struct policy_room_t {
+    size_t bytes;
+    uint32_t destroys;
+} policy_room_t;
+
 /* The entity fields naming e, by their policies (a scan of the tables that
- * have each such component). */
-static void relation_fields(strata_world_t *w, strata_entity_t e) {
+ * have each such component); with `room`, only count what they would record. */
+static void relation_fields(strata_world_t *w, strata_entity_t e, policy_room_t *room) {
     const strata_schema_t *s = w->schema;
     for (uint32_t k = 0; k < s->field_policy_count; k++) {
         const strata_field_policy_t *p = &s->field_policies[k];
@@ -575,17 +591,49 @@ static void relation_fields(strata_world_t *w, strata_entity_t e) {
                     continue;
                 }
                 strata_entity_t holder = t->entities[row];
-                if (p->policy == STRATA_POLICY_CLEAR) {
+                bool destroy = p->policy == STRATA_POLICY_DESTROY && holder != e;
+                if (room != NULL) {
+                    if (destroy || p->policy == STRATA_POLICY_REMOVE) {
+                        room->bytes += policy_bytes(w, destroy, p->component);
+                        room->destroys += destroy;
+                    }
+                } else if (p->policy == STRATA_POLICY_CLEAR) {
                     link_set_target(cell, STRATA_ENTITY_NULL);
                     strata_mark(w, holder, p->component);
                 } else if (p->policy == STRATA_POLICY_REMOVE) {
                     (void)strata_remove(w, holder, p->component);
-                } else if (p->policy == STRATA_POLICY_DESTROY && holder != e) {
+                } else if (destroy) {
                     (void)strata_entity_destroy(w, holder);
                 }
             }
         }
     }
+}
+
+/* world->on_destroy_room: room for all that e's destroy makes the policies
+ * record (a command for each source or field holder they remove a link from
+ * or destroy; in a step, a scheduled destroy each), so that recording it,
+ * from inside the destroy, cannot run out of memory. */
+static strata_result_t relation_destroy_room(strata_world_t *w, strata_entity_t e) {
+    const strata_schema_t *s = w->schema;
+    policy_room_t room = {0, 0};
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        const strata_relation_desc_t *d = &s->relations[r];
+        const relation_index_t *x = relation_at(w, r);
+        const relation_list_t *list = relation_list(x->sources, x->sources_cap, e);
+        uint32_t n = list != NULL ? list->count : 0;
+        if (d->policy == STRATA_POLICY_DESTROY || d->policy == STRATA_POLICY_REMOVE) {
+            room.bytes += n * policy_bytes(w, d->policy == STRATA_POLICY_DESTROY, d->component);
+            room.destroys += d->policy == STRATA_POLICY_DESTROY ? n : 0;
+        }
+    }
+    relation_fields(w, e, &room);
+    strata_result_t res = room.bytes > 0 ? sti_command_reserve(w, room.bytes) : STRATA_OK;
+    if (res == STRATA_OK && w->in_step && room.destroys > 0) {
+        res = sti_mem_grow(w, &w->doomed, sizeof(strata_entity_t), &w->doomed_capacity,
+                           (size_t)w->doomed_count + room.destroys, 64);
+    }
+    return res;
 }
 
 /* world->on_destroy: e is being destroyed (still alive, inside a scope). */
@@ -597,7 +645,7 @@ static void relation_destroyed(strata_world_t *w, strata_entity_t e) {
             relation_source_dies(w, r, e);
         }
     }
-    relation_fields(w, e);
+    relation_fields(w, e, NULL);
 }
 
 /* --- Cascade passes ------------------------------------------------------------------ */
@@ -807,6 +855,7 @@ strata_result_t sti_relation_init(strata_world_t *w) {
         return STRATA_OK;
     }
     w->on_destroy = relation_destroyed;
+    w->on_destroy_room = relation_destroy_room;
     size_t size = sizeof(struct sti_relations_t) + sizeof(relation_index_t) * s->relation_count;
     w->relations = sti_mem_alloc(w, size);
     if (w->relations == NULL) {

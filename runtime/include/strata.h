@@ -414,9 +414,10 @@ strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void 
 /* Where a system's emits of one event type go: generated code appends an
  * event without a call while tail < cap, else calls strata_event_push.
  * A run's queue (strata_event_open) is valid during the system's run only
- * (the moment its mark stands for). A staging queue is one the caller owns,
- * zero-initialised: a worker of a split system emits into its own, and the
- * chunks are appended in chunk order with strata_event_append. */
+ * (the moment its mark stands for); in a batch's view it is the view's
+ * own staging buffer, appended in chunk order when the system's chunks are
+ * done. A staging queue is one the caller owns, zero-initialised, for tools
+ * that split work themselves: appended with strata_event_append. */
 /* What generated emits put on their growth path: out of line, so the fast
  * path keeps the event in registers (its address never escapes). */
 #if defined(__GNUC__) || defined(__clang__)

@@ -138,20 +138,12 @@ static uint32_t take(source_t *s, uint32_t bound) {
 
 typedef struct heap_t {
     long calls, fail_at, failures;
-    long spared; /* failures moved past a destroy's policies (see watched_on_destroy) */
     size_t bytes;
 } heap_t;
-
-static bool in_policies; /* inside the runtime's on_destroy: the relations' policies */
 
 /* True if this call is the one to fail. */
 static bool heap_fails(heap_t *h) {
     if (++h->calls != h->fail_at) {
-        return false;
-    }
-    if (in_policies) {
-        h->fail_at++;
-        h->spared++;
         return false;
     }
     h->failures++;
@@ -180,27 +172,6 @@ static void heap_free(void *p, size_t size, void *user) {
     heap_t *h = user;
     h->bytes -= size;
     HEAP_FREE(p);
-}
-
-/* A known limit the fuzz test found: the changes a destroy's policies make
- * (destroy a child, remove a link) are recorded from inside the destroy,
- * which cannot fail, so a recording that runs out of memory is lost. The
- * failing allocator spares the calls made there (moving its failure to the
- * next call); docs/relations.md lists the limit. */
-static void (*real_on_destroy)(strata_world_t *w, strata_entity_t e);
-
-static void watched_on_destroy(strata_world_t *w, strata_entity_t e) {
-    in_policies = true;
-    real_on_destroy(w, e);
-    in_policies = false;
-}
-
-/* Watch w's policies (again after a load, which swaps the world's insides). */
-static void watch_policies(strata_world_t *w) {
-    if (w->on_destroy != NULL && w->on_destroy != watched_on_destroy) {
-        real_on_destroy = w->on_destroy;
-        w->on_destroy = watched_on_destroy;
-    }
 }
 
 /* --- The harness: the world, the model, what the game's code logged -------- */
@@ -870,6 +841,7 @@ static void check_world(const char *where) {
  * at some point: a flush applies whole commands, in order). */
 static void flush_model(const char *where) {
     model *m = &H.m;
+    m_flush_begin(m);
     if (!m_flush_due(m)) {
         return;
     }
@@ -1616,7 +1588,6 @@ static void op_load(source_t *src) {
     }
     if (how == 1) {
         EXPECT_OP(load_into(H.w, json, json ? saved.json_size : saved.bin_size, &report), M_OK, "load");
-        watch_policies(fz_world_core(H.w));
         model_load();
         return;
     }
@@ -1626,7 +1597,6 @@ static void op_load(source_t *src) {
     while ((fresh = fz_world_create(&desc)) == NULL) {
         CHECK(H.alloc_mode, "op %ld: world creation failed", H.ops);
     }
-    watch_policies(fz_world_core(fresh));
     while ((r = load_into(fresh, json, json ? saved.json_size : saved.bin_size, &report)) == STRATA_ERR_NOMEM) {
         CHECK(H.alloc_mode, "op %ld: load ran out of memory", H.ops);
         check_world("a failed load into a fresh world");
@@ -1842,7 +1812,6 @@ static void op_one(source_t *src) {
     model *m = &H.m;
     fz_world *w = H.w;
     uint32_t op = take(src, 40);
-    watch_policies(fz_world_core(w));
     static int trace = -1; /* FUZZ_TRACE=1 in the environment: each operation's number and kind */
     if (trace < 0) {
         trace = getenv("FUZZ_TRACE") != NULL;
@@ -2248,17 +2217,15 @@ static void test_fuzz_diff_matches_model(void **state) {
  * each failed flush leaves a prefix of it, nothing leaks. */
 static void test_fuzz_nomem_every_allocation(void **state) {
     (void)state;
-    long n = 1, spared = 0;
+    long n = 1;
     for (;; n++) {
         source_t src = {NULL, 0, 0, 77};
         if (run(&src, 400, n) == 0) {
             break;
         }
-        spared += H.heap.spared;
     }
-    print_message("%ld allocations, each made to fail in turn (%ld times inside a destroy's policies, moved to the "
-                  "next allocation; %ld links dropped by their hook)\n",
-                  n - 1, spared, links_dropped);
+    print_message("%ld allocations, each made to fail in turn (%ld links dropped by their hook)\n", n - 1,
+                  links_dropped);
     assert_true(n > 100);
 }
 

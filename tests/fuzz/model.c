@@ -111,7 +111,7 @@ bool m_set_matches(const m_entity *e, int k) {
 }
 
 uint32_t m_pending(const model *m) {
-    return m->queue_count + m->doomed_count;
+    return m->queue_count + m->doomed_count - m->doomed_done;
 }
 
 bool m_adopt(model *m, uint64_t h) {
@@ -363,7 +363,29 @@ bool m_flush_due(const model *m) {
     return m->depth == 0 && (m->queue_count > 0 || (!m->in_step && m->doomed_count > 0));
 }
 
+void m_flush_begin(model *m) {
+    if (m->doomed_done > 0) {
+        m->doomed_count -= m->doomed_done;
+        memmove(m->doomed, m->doomed + m->doomed_done, sizeof(uint64_t) * m->doomed_count);
+        m->doomed_done = 0;
+    }
+}
+
 bool m_flush_unit(model *m) {
+    /* "Scheduled destroys come after every command, as if at the end of the
+     * step": all of them, then what their policies recorded. */
+    if (m->doomed_done > 0 || (m->queue_count == 0 && !m->in_step && m->doomed_count > 0)) {
+        m->depth++;
+        m_entity *e = m_find(m, m->doomed[m->doomed_done++]);
+        if (e != NULL) {
+            m_destroy_now(m, e);
+        }
+        m->depth--;
+        if (m->doomed_done == m->doomed_count) {
+            m->doomed_count = m->doomed_done = 0;
+        }
+        return true;
+    }
     if (m->queue_count > 0) {
         /* A copy: hooks may grow the queue under it. */
         m_cmd *front = &m->queue[m->queue_head];
@@ -392,19 +414,6 @@ bool m_flush_unit(model *m) {
             m->queue_head = (m->queue_head + 1) % m->queue_capacity;
             m->queue_count--;
         }
-        return true;
-    }
-    if (!m->in_step && m->doomed_count > 0) {
-        /* "Scheduled destroys come after every command, as if at the end of the step." */
-        m->depth++;
-        for (uint32_t i = 0; i < m->doomed_count; i++) {
-            m_entity *e = m_find(m, m->doomed[i]);
-            if (e != NULL) {
-                m_destroy_now(m, e);
-            }
-        }
-        m->depth--;
-        m->doomed_count = 0;
         return true;
     }
     return false;
@@ -682,7 +691,7 @@ static void m_all_leave(model *m) {
     }
     m->n = 0;
     m->queue_count = 0;
-    m->doomed_count = 0;
+    m->doomed_count = m->doomed_done = 0;
 }
 
 void m_world_destroyed(model *m) {

@@ -94,7 +94,8 @@ typedef struct model {
     uint32_t queue_head, queue_count, queue_capacity;
     uint64_t *doomed; /* destroys scheduled for the step's end */
     uint32_t doomed_count, doomed_capacity;
-    uint32_t depth; /* open deferral scopes */
+    uint32_t doomed_done; /* of them, applied by the flush under way */
+    uint32_t depth;       /* open deferral scopes */
     bool in_step;
     uint32_t *generation; /* by index: the last generation issued */
     int32_t *slot;        /* by index: its entity in ents, or -1 */
@@ -182,12 +183,15 @@ void m_world_destroyed(model *m);
 
 /* Deferral scopes and steps, as the runtime's. A flush is never run
  * inline: m_flush_unit applies one unit of it (one entity of the front
- * command, or all scheduled destroys) and returns false when nothing is
+ * command, or one scheduled destroy) and returns false when nothing is
  * left, so that the engine can stop where the runtime stopped when an
  * allocation failed. */
 void m_defer_begin(model *m);
 void m_defer_end(model *m);
 bool m_flush_due(const model *m);
 bool m_flush_unit(model *m);
+/* A flush begins: one that stopped among the scheduled destroys left the
+ * rest scheduled, after the commands those it applied recorded. */
+void m_flush_begin(model *m);
 
 #endif /* FUZZ_MODEL_H */

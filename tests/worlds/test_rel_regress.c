@@ -93,10 +93,57 @@ static void test_rel_cascade_out_of_memory_still_visits_parents_first(void **sta
     rel_world_destroy(w);
 }
 
+/* The changes a destroy's policies record (here: destroy each child) were
+ * recorded from inside the destroy, which cannot fail: out of memory, they
+ * were lost, and the children outlived their parent. The destroy now makes
+ * room for them first, and waits (STRATA_ERR_NOMEM, or a settle that
+ * stops) when it cannot: at once, deferred, and at a step's end. */
+static void test_rel_destroy_out_of_memory_loses_no_policy(void **state) {
+    (void)state;
+    enum { KIDS = 6 };
+    for (int how = 0; how < 3; how++) {
+        for (int fail_after = 0; fail_after < 24; fail_after++) {
+            budget = 1 << 20;
+            rel_world_desc_t desc = {.allocator = {failing_alloc, failing_resize, test_release, NULL},
+                                     .initial_capacity = 1};
+            rel_world *w = rel_world_create(&desc);
+            assert_non_null(w);
+            strata_world_t *core = rel_world_core(w);
+            rel_entity parent = make_local(w), kids[KIDS];
+            for (int i = 0; i < KIDS; i++) {
+                kids[i] = make_local(w);
+                assert_int_equal(rel_child_of_set(w, kids[i], parent), STRATA_OK);
+            }
+            budget = fail_after;
+            if (how == 0) {
+                (void)rel_entity_destroy(w, parent);
+            } else if (how == 1) {
+                strata_defer_begin(core);
+                (void)rel_entity_destroy(w, parent);
+                (void)strata_defer_end(core);
+            } else {
+                strata_step_begin(core);
+                (void)rel_entity_destroy(w, parent);
+                (void)strata_step_end(core);
+            }
+            budget = 1 << 20;
+            strata_defer_begin(core); /* what a failed settle kept */
+            assert_int_equal(strata_defer_end(core), STRATA_OK);
+            bool alive = rel_entity_alive(w, parent);
+            for (int i = 0; i < KIDS; i++) {
+                assert_int_equal(rel_entity_alive(w, kids[i]), alive);
+                assert_true(!alive || rel_entity_eq(rel_child_of_target(w, kids[i]), parent));
+            }
+            rel_world_destroy(w);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rel_scheduled_destroys_of_a_whole_table_apply_policies),
         cmocka_unit_test(test_rel_cascade_out_of_memory_still_visits_parents_first),
+        cmocka_unit_test(test_rel_destroy_out_of_memory_loses_no_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
