@@ -213,9 +213,9 @@ typedef struct cascade_state {
 } cascade_state;
 
 BENCH_KERNEL void propagate_rows(uint32_t count, const relations_local *restrict local,
-                                 const relations_child_of *restrict link, relations_global *restrict global,
-                                 const relations_world *w) {
-    if (link == NULL) {
+                                 relations_global *restrict global, const uint32_t *restrict up,
+                                 const relations_global *restrict parent) {
+    if (up == NULL) {
         for (uint32_t i = 0; i < count; i++) {
             global[i].x = local[i].x;
             global[i].y = local[i].y;
@@ -223,16 +223,17 @@ BENCH_KERNEL void propagate_rows(uint32_t count, const relations_local *restrict
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
-        const relations_global *up = relations_global_get(w, link[i].target);
-        global[i].x = up->x + local[i].x;
-        global[i].y = up->y + local[i].y;
+        const relations_global *p = &parent[up[i]];
+        global[i].x = p->x + local[i].x;
+        global[i].y = p->y + local[i].y;
     }
 }
 
 static void cascade_strata(void *state) {
     cascade_state *s = state;
     for (relations_propagate_iter it = relations_propagate_begin(s->w); relations_propagate_next(&it);) {
-        propagate_rows(it.count, it.local, it.child_of, it.global, s->w);
+        /* The batch's parents (one table): their rows, and that table's Global. */
+        propagate_rows(it.count, it.local, it.global, it.up.row, it.up.global);
         s->visited += it.count;
     }
 }

@@ -71,6 +71,8 @@ ENTITY_MEMBERS = ("id",)
 ITER_MEMBERS = ("count", "entities", "impl_")  # a query iterator, a system context with terms
 CTX_MEMBERS = ("world", "dt")  # a system context
 ASPECT_MEMBER = "aspect"  # a system context with an aspect
+CASCADE_MEMBER = "up"  # a cascade iterator or context: its batch's parents (a struct)
+CASCADE_ROW = "row"  # in that struct: each row's parent's row
 RESOURCES_MEMBERS = ("enabled",)  # the world's resource block
 EACH_PARAMS = ("count", "entities", "user")  # a query's _each callback
 LINK_DEPTH = "depth_"  # the member of an exclusive relation's link that the runtime keeps (its depth)
@@ -469,6 +471,15 @@ class Names:
         for c in terms.read + terms.write + terms.optional:
             loc = self.schema.component(c).loc
             out.append(Name(self.member(c), scope, f"component '{c}'", loc, kind))
+        if kind == "member" and terms.cascade:
+            # The struct of the batch's parents: their rows, then the terms' columns.
+            up = f"{scope}.{CASCADE_MEMBER}"
+            out.append(Name(CASCADE_MEMBER, scope, f"the generator's own '{CASCADE_MEMBER}'", None, kind))
+            out.append(Name(CASCADE_ROW, up, f"the generator's own '{CASCADE_ROW}'", None, kind))
+            for c in terms.read + terms.write + terms.optional:
+                if not self.schema.component(c).is_tag:
+                    loc = self.schema.component(c).loc
+                    out.append(Name(self.member(c), up, f"component '{c}'", loc, kind))
 
 
 # --- the collision check ----------------------------------------------------------

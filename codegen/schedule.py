@@ -2,8 +2,10 @@
 disjoint data, so that a batch's systems can run at the same time.
 
 Two systems conflict when one writes what the other reads or writes (a
-component or a resource), when both emit an event type or one emits what
-the other receives (one buffer, stamped in order), or when the schema
+component or a resource), when one emits an event type the other
+receives (a receiver reads the buffer the emitter's events go to; two
+emitters of one type may share a batch: each view emits into its own
+buffer, appended in schedule order when the batch ends), or when the schema
 orders them (`before` / `after`, directly or through others: a game says so
 when one needs what the other does to the world, e.g. components it adds).
 A system with `changed` terms runs alone: its changed set is fed by the
@@ -93,7 +95,7 @@ class _Access:
 def _conflicts(a: _Access, b: _Access) -> List[str]:
     """What keeps a and b from running at the same time (empty: nothing)."""
     parts = (a.write & b.uses | b.write & a.uses, a.res_write & b.res_uses | b.res_write & a.res_uses,
-             a.emit & (b.emit | b.receives) | b.emit & a.receives)
+             a.emit & b.receives | b.emit & a.receives)
     reasons: List[str] = []
     for prefix, names in zip(("", "res ", "event "), parts):
         if names:

@@ -470,6 +470,12 @@ typedef struct orbits_place_ctx {
     const orbits_local *local; /* read */
     orbits_global *global; /* write */
     const orbits_child_of *child_of; /* optional: NULL when this table lacks it */
+    struct {
+        const uint32_t *row; /* row i's parent is row[i] of the columns below; NULL at depth 0 */
+        const orbits_local *local; /* the parents' column; NULL if their table lacks it */
+        const orbits_global *global; /* the parents' column; NULL if their table lacks it */
+        const orbits_child_of *child_of; /* the parents' column; NULL if their table lacks it */
+    } up;                           /* cascade: this batch's parents, all in one table */
     strata_iter_t impl_;            /* private */
 } orbits_place_ctx;
 
@@ -494,6 +500,10 @@ static inline bool orbits_place_next(orbits_place_ctx *ctx) {
     if (ctx->child_of != NULL) {
         ctx->child_of += ctx->impl_.row;
     }
+    ctx->up.row = ctx->impl_.up_row;
+    ctx->up.local = ctx->impl_.up_row != NULL ? (const orbits_local *)ctx->impl_.up_columns[ORBITS_LOCAL] : NULL;
+    ctx->up.global = ctx->impl_.up_row != NULL ? (const orbits_global *)ctx->impl_.up_columns[ORBITS_GLOBAL] : NULL;
+    ctx->up.child_of = ctx->impl_.up_row != NULL ? (const orbits_child_of *)ctx->impl_.up_columns[ORBITS_CHILD_OF] : NULL;
     return true;
 }
 

@@ -60,6 +60,7 @@ struct strata_world_t {
     uint32_t event_position;         /* the running system's position; system_count - 1 between steps */
     strata_event_queue_t event_full; /* the queue of a run that could not open: no room, so emits take the send path */
     sti_event_buf_t *event_staged;   /* in a batch's view: its own buffers, where its emits go (NULL in the world) */
+    bool event_lost;                 /* in a batch's view: an emit failed for want of memory (the batch reports it) */
 
     /* observe.c: hooks, monitors, aspects (set once at creation). */
     /* By column id: the schema's components, then one per aspect (its size,

@@ -144,13 +144,13 @@ static sti_event_buf_t *event_target(strata_world_t *w, uint32_t event) {
 }
 
 /* Append n events to b at the current moment: room first, so a failure
- * leaves only extra capacity and nothing emitted is lost (a staging
- * buffer remembers the failure for the merge to report). */
+ * leaves only extra capacity and nothing emitted is lost (a batch's view
+ * remembers the failure for the batch to report). */
 static strata_result_t event_append(strata_world_t *w, sti_event_buf_t *b, const void *values, uint32_t n) {
     if (STI_UNLIKELY((size_t)b->q.tail + n > b->q.cap || b->mark_tail == b->mark_cap)) {
         strata_result_t r = event_room(w, b, n);
         if (r != STRATA_OK) {
-            b->lost = b->lost || (n > 0 && w->event_staged != NULL);
+            w->event_lost = w->event_lost || (n > 0 && w->slot != NULL);
             return r;
         }
     }
@@ -170,20 +170,21 @@ strata_result_t sti_events_merge(strata_world_t *w, sti_event_buf_t *const *stag
         uint32_t n = 0;
         for (uint32_t i = 0; i < count; i++) {
             n += staged[i][e].q.tail;
-            first = staged[i][e].lost ? STRATA_ERR_NOMEM : first;
         }
         strata_result_t r = n > 0 ? event_append(w, b, NULL, 0) : STRATA_OK; /* the mark, and room for it */
         if (r == STRATA_OK && (size_t)b->q.tail + n > b->q.cap) {
-            r = event_room(w, b, n);
+            (void)event_room(w, b, n); /* room for all at once; failing that, chunk by chunk below */
         }
         for (uint32_t i = 0; i < count; i++) {
             sti_event_buf_t *s = &staged[i][e];
+            if (r == STRATA_OK && (size_t)b->q.tail + s->q.tail > b->q.cap) {
+                r = event_room(w, b, s->q.tail); /* NOMEM: this chunk and the later ones are dropped */
+            }
             if (r == STRATA_OK && s->q.tail > 0) {
                 memcpy(b->q.data + (size_t)b->q.tail * b->size, s->q.data, (size_t)s->q.tail * b->size);
                 b->q.tail += s->q.tail;
             }
             s->q.tail = s->head = s->mark_head = s->mark_tail = 0;
-            s->lost = false;
         }
         first = first == STRATA_OK ? r : first;
     }

@@ -37,7 +37,6 @@ struct sti_event_buf_t {
     sti_event_mark_t *marks;
     size_t mark_cap;
     uint32_t mark_head, mark_tail;
-    bool lost; /* a view's staging buffer: an emit failed for want of memory since the last merge */
 };
 
 /* Allocate the buffers of the schema's events (none: nothing held). */
@@ -49,16 +48,17 @@ void sti_events_free(strata_world_t *w);
 /* Staging buffers for a batch's view (one per event type of the schema, in
  * *out; NULL when the schema has no events): while w->event_staged points
  * to them, a view's opens, emits and sends go there, on its own thread.
+ * (The batch's first view needs none: its events come first, and no view
+ * of its batch receives what it emits, so it writes the world's buffers.)
  * NOMEM: nothing held. */
 strata_result_t sti_events_stage(strata_world_t *w, sti_event_buf_t **out);
 /* Free staging buffers (NULL: nothing). */
 void sti_events_unstage(strata_world_t *w, sti_event_buf_t *staged);
 /* Append what staged[0..count) hold (the views of one system, in chunk
  * order) to the world's buffers under the current moment and empty them.
- * Per event type all or nothing: room for all the chunks is made first, so
- * NOMEM appends none of that type's (and is returned). Also NOMEM when an
- * emit in a view failed for want of memory (what it had emitted before is
- * appended). */
+ * Room for all the chunks of an event type is made at once; failing that,
+ * chunk by chunk: NOMEM when a chunk finds none, and it and the later
+ * chunks of that type are dropped (a prefix in chunk order is kept). */
 strata_result_t sti_events_merge(strata_world_t *w, sti_event_buf_t *const *staged, uint32_t count);
 
 #endif /* STI_EVENT_H */

@@ -327,9 +327,10 @@ static sti_slot_t *pool_slot(strata_world_t *w, uint32_t i, bool chunk) {
 
 /* Set up slot s's view for its task: a copy of the world with its own
  * buffers, its deferral scope open, no changed set to feed (the caller
- * marks the rows afterwards), and for a chunk a query list of one table
- * that holds the chunk's rows. */
-static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_t *item) {
+ * marks the rows afterwards), its emits staged unless it is the batch's
+ * `first`, and for a chunk a query list of one table that holds the
+ * chunk's rows. */
+static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_t *item, bool first) {
     strata_world_t *v = &s->view;
     unsigned char *cmds = v->cmds, *scratch = v->scratch;
     size_t cmd_capacity = v->cmd_capacity, scratch_capacity = v->scratch_capacity;
@@ -351,7 +352,11 @@ static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_
     v->settling = false;
     v->dirty_count = 0;
     v->event_position = item->position;
-    v->event_staged = s->events; /* emptied by the last merge */
+    /* The first view's events come first, and no view of the batch receives
+     * what it emits: it writes the world's buffers, the others stage theirs
+     * (emptied by the last merge) for the merge to append after. */
+    v->event_staged = first ? NULL : s->events;
+    v->event_lost = false;
     v->slot = s;
     s->mark_count = 0;
     s->tracking = w->dirty_count > 0;
@@ -536,7 +541,7 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
     for (uint32_t i = 0; i < n; i++) {
         sti_slot_t *s = p->slot_list[i];
         s->task = p->tasks[i];
-        pool_view(w, s, &items[s->task.item]);
+        pool_view(w, s, &items[s->task.item], i == 0);
         if (items[s->task.item].main_thread) {
             p->order_list[--mine] = i;
         } else {
@@ -581,8 +586,10 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
      * created entities, commands and destroys. */
     strata_result_t first = STRATA_OK;
     for (uint32_t i = 0; i < n; i++) {
-        pool_mark(w, p->slot_list[i], &items[p->slot_list[i]->task.item]);
-        first = first == STRATA_OK ? p->slot_list[i]->error : first;
+        sti_slot_t *s = p->slot_list[i];
+        pool_mark(w, s, &items[s->task.item]);
+        first = first == STRATA_OK ? s->error : first;
+        first = first == STRATA_OK && s->view.event_lost ? STRATA_ERR_NOMEM : first;
     }
     for (uint32_t i = 0; i < n;) {
         uint32_t item = p->slot_list[i]->task.item, end = i;

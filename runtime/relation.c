@@ -33,20 +33,36 @@ typedef struct cascade_run_t {
     uint32_t order; /* its place before sorting, so that the sort is stable */
 } cascade_run_t;
 
+/* Rows a cascade batch holds at most: its parents' rows fit a buffer that
+ * stays in the cache while the system reads it. */
+#define CASCADE_CHUNK 4096u
+
 /* A query's batches for its cascade pass, in visiting order. When there
  * is no memory for them, the pass walks the tables once per depth instead
  * (`walk`: the depth it is at, the table and row it goes on from, the
- * least depth above it seen so far). */
+ * least depth above it seen so far). A run is handed out in batches of at
+ * most CASCADE_CHUNK rows (one without memory for `up`). */
 typedef struct cascade_list_t {
     cascade_run_t *runs;
     uint32_t count;
     size_t capacity;
     bool walk;
     uint32_t walk_relation, walk_depth, walk_table, walk_row, walk_next;
+    cascade_run_t current; /* the run being handed out */
+    uint32_t done;         /* its rows handed out already */
+    uint32_t *up;          /* CASCADE_CHUNK rows: the current batch's parents' rows */
+    uint32_t up_one;       /* the same for a batch of one row, without memory for `up` */
+    uint32_t relation;
 } cascade_list_t;
 
 struct sti_relations_t {
     cascade_list_t *cascades; /* by query id (query_count of them) */
+    /* The link strata_relation_set is adding now, checked and with room:
+     * its hook need not check it again. Null otherwise. */
+    strata_entity_t checked_source, checked_target;
+    /* The entity being destroyed: the policies have dealt with its sources,
+     * so the removal of its own links walks nothing below it. */
+    strata_entity_t dying;
     uint32_t count;
     relation_index_t rel[]; /* by relation id */
 };
@@ -172,13 +188,18 @@ static uint32_t exclusive_depth(const strata_world_t *w, const strata_relation_d
 static strata_entity_t tree_next(const strata_world_t *w, uint32_t r, strata_entity_t root, strata_entity_t e,
                                  bool down);
 
-/* Give e the depth `depth`, and each entity below it its parent's plus one
- * (a pre-order walk: parents first). */
-static void exclusive_redepth(strata_world_t *w, uint32_t r, strata_entity_t e, uint32_t depth) {
+/* Give e (its link: `link`, or NULL to look it up) the depth `depth`, and
+ * each entity below it its parent's plus one (a pre-order walk: parents
+ * first; nothing to walk below a leaf). */
+static void exclusive_redepth(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, uint32_t depth) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
-    void *link = link_cell(w, d, e);
+    const relation_index_t *x = relation_at(w, r);
+    link = link != NULL ? link : link_cell(w, d, e);
     if (link != NULL) {
         link_set_depth(link, depth);
+    }
+    if (strata_entity_index(e) >= x->sources_cap || x->sources[strata_entity_index(e)].count == 0) {
+        return;
     }
     for (strata_entity_t s = tree_next(w, r, e, e, true); s != STRATA_ENTITY_NULL; s = tree_next(w, r, e, s, true)) {
         link_set_depth(link_cell(w, d, s), exclusive_depth(w, d, exclusive_target(w, d, s)) + 1);
@@ -199,13 +220,14 @@ static bool exclusive_reaches(const strata_world_t *w, const strata_relation_des
     return false;
 }
 
-/* File source e under target t (room reserved) and set the depths below. */
-static void exclusive_link(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t t) {
+/* File source e (its link: `link`, or NULL) under target t (room reserved)
+ * and set the depths below. */
+static void exclusive_link(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, strata_entity_t t) {
     relation_index_t *x = relation_at(w, r);
     relation_list_t *list = &x->sources[strata_entity_index(t)];
     x->slot[strata_entity_index(e)] = list->count;
     list->items[list->count++] = e;
-    exclusive_redepth(w, r, e, exclusive_depth(w, &w->schema->relations[r], t) + 1);
+    exclusive_redepth(w, r, e, link, exclusive_depth(w, &w->schema->relations[r], t) + 1);
 }
 
 /* Take source e out of live target t's sources. */
@@ -236,18 +258,23 @@ void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void
         if (sti_record_lookup(w, t) != NULL) {
             exclusive_unlink(x, e, t);
         }
-        exclusive_redepth(w, r, e, 0); /* what was below e is now below a root */
+        if (e != w->relations->dying) {
+            exclusive_redepth(w, r, e, link, 0); /* what was below e is now below a root */
+        }
         return;
     }
     link_set_target(link, STRATA_ENTITY_NULL); /* so the walk up from t does not pass through e */
-    bool fits = sti_record_lookup(w, t) != NULL && !exclusive_reaches(w, d, t, e) &&
+    /* A link strata_relation_set checked for cycles a moment ago (applied
+     * now, not recorded) needs no second walk up. */
+    bool checked = w->relations->checked_source == e && w->relations->checked_target == t;
+    bool fits = sti_record_lookup(w, t) != NULL && (checked || !exclusive_reaches(w, d, t, e)) &&
                 relation_cover(w, x, true, strata_entity_index(e), strata_entity_index(t)) == STRATA_OK &&
                 list_room(w, &x->sources[strata_entity_index(t)], 1) == STRATA_OK;
     if (fits) {
         link_set_target(link, t);
-        exclusive_link(w, r, e, t);
+        exclusive_link(w, r, e, link, t);
     } else {
-        exclusive_redepth(w, r, e, 0);
+        exclusive_redepth(w, r, e, link, 0);
     }
 }
 
@@ -272,14 +299,19 @@ static strata_result_t exclusive_set_now(strata_world_t *w, uint32_t r, strata_e
     relation_index_t *x = relation_at(w, r);
     const void *old = strata_get(w, e, d->component);
     if (old == NULL) {
-        return strata_add(w, e, d->component, value); /* the hook files it */
+        w->relations->checked_source = e; /* the hook files it, without checking it again */
+        w->relations->checked_target = link_target(value);
+        strata_result_t res = strata_add(w, e, d->component, value);
+        w->relations->checked_source = STRATA_ENTITY_NULL;
+        w->relations->checked_target = STRATA_ENTITY_NULL;
+        return res;
     }
     strata_entity_t was = link_target(old);
     if (was != STRATA_ENTITY_NULL && sti_record_lookup(w, was) != NULL) {
         exclusive_unlink(x, e, was);
     }
     (void)strata_set(w, e, d->component, value); /* e is alive and has it */
-    exclusive_link(w, r, e, link_target(value));
+    exclusive_link(w, r, e, NULL, link_target(value));
     return STRATA_OK;
 }
 
@@ -512,6 +544,18 @@ strata_result_t strata_relation_destroy_tree(strata_world_t *w, uint32_t r, stra
     return first != STRATA_OK ? first : end;
 }
 
+/* Remove c from s for a policy (recorded or applied as any removal), the
+ * move's edge made first: what memory the removal needs is taken while the
+ * destroy that causes it is applied, so applying the removal later does
+ * not fail for want of it. */
+static void policy_remove(strata_world_t *w, strata_entity_t s, uint32_t c) {
+    const sti_record_t *rec = sti_record_lookup(w, s);
+    if (rec != NULL && strata_mask_test(&w->tables[rec->table]->mask, c)) {
+        (void)sti_table_edge(w, w->tables[rec->table], c, false, NULL);
+    }
+    (void)tag_remove(w, s, c);
+}
+
 /* What target e's destroy does to the sources of relation r. */
 static void relation_target_dies(strata_world_t *w, uint32_t r, strata_entity_t e) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
@@ -526,12 +570,12 @@ static void relation_target_dies(strata_world_t *w, uint32_t r, strata_entity_t 
             if (j != UINT32_MAX) {
                 list_take(theirs, j);
                 if (theirs->count == 0 && d->policy == STRATA_POLICY_REMOVE) {
-                    (void)tag_remove(w, s, d->component);
+                    policy_remove(w, s, d->component);
                 }
             }
         }
         if (d->exclusive && d->policy != STRATA_POLICY_DESTROY) {
-            exclusive_redepth(w, r, s, 0); /* s is a root now */
+            exclusive_redepth(w, r, s, NULL, 0); /* s is a root now */
         }
         if (d->policy == STRATA_POLICY_DESTROY) {
             (void)strata_entity_destroy(w, s); /* recorded: this runs inside a scope */
@@ -541,7 +585,7 @@ static void relation_target_dies(strata_world_t *w, uint32_t r, strata_entity_t 
                 link_set_target(link, STRATA_ENTITY_NULL);
             }
         } else if (d->exclusive && d->policy == STRATA_POLICY_REMOVE) {
-            (void)strata_remove(w, s, d->component);
+            policy_remove(w, s, d->component);
         }
     }
     if (list != NULL) {
@@ -601,7 +645,7 @@ static void relation_fields(strata_world_t *w, strata_entity_t e, policy_room_t 
                     link_set_target(cell, STRATA_ENTITY_NULL);
                     strata_mark(w, holder, p->component);
                 } else if (p->policy == STRATA_POLICY_REMOVE) {
-                    (void)strata_remove(w, holder, p->component);
+                    policy_remove(w, holder, p->component);
                 } else if (destroy) {
                     (void)strata_entity_destroy(w, holder);
                 }
@@ -639,6 +683,9 @@ static strata_result_t relation_destroy_room(strata_world_t *w, strata_entity_t 
 /* world->on_destroy: e is being destroyed (still alive, inside a scope). */
 static void relation_destroyed(strata_world_t *w, strata_entity_t e) {
     const strata_schema_t *s = w->schema;
+    if (w->relations != NULL) {
+        w->relations->dying = e;
+    }
     for (uint32_t r = 0; r < s->relation_count; r++) {
         relation_target_dies(w, r, e);
         if (!s->relations[r].exclusive) {
@@ -653,16 +700,6 @@ static void relation_destroyed(strata_world_t *w, strata_entity_t e) {
 /* The depth in the link column `links` (component size `size`) at row i. */
 static uint32_t column_depth(const unsigned char *links, size_t size, uint32_t i) {
     return link_depth(links + (size_t)i * size);
-}
-
-/* True if t's rows are in order of depth (links: its column of the relation). */
-static bool table_sorted(const sti_table_t *t, const unsigned char *links, size_t size) {
-    for (uint32_t i = 1; i < t->count; i++) {
-        if (column_depth(links, size, i) < column_depth(links, size, i - 1)) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Reorder t's rows by depth, stably (a counting sort): every column, the
@@ -710,31 +747,54 @@ static void table_sort(strata_world_t *w, sti_table_t *t, const unsigned char *l
     sti_mem_free(w, scratch, scratch_size);
 }
 
-/* Append t's runs of equal depth to list (room reserved when `fill`), or only count them. */
-static uint32_t table_runs(const sti_table_t *t, const unsigned char *links, size_t size, cascade_list_t *list,
-                           bool fill) {
-    uint32_t runs = 0;
+/* The first row from `row` on (below `count`) whose depth is not `depth`,
+ * or count. Four depths a step, one branch for them: a settled table is
+ * one long run a depth. */
+static uint32_t run_end(const unsigned char *links, size_t size, uint32_t row, uint32_t count, uint32_t depth) {
+    const unsigned char *p = links + (size_t)row * size + sizeof(strata_entity_t);
+    for (; row + 4 <= count; row += 4, p += 4 * size) {
+        uint32_t d0, d1, d2, d3;
+        memcpy(&d0, p, sizeof d0);
+        memcpy(&d1, p + size, sizeof d1);
+        memcpy(&d2, p + 2 * size, sizeof d2);
+        memcpy(&d3, p + 3 * size, sizeof d3);
+        if (((d0 ^ depth) | (d1 ^ depth) | (d2 ^ depth) | (d3 ^ depth)) != 0) {
+            break;
+        }
+    }
+    while (row < count && column_depth(links, size, row) == depth) {
+        row++;
+    }
+    return row;
+}
+
+/* Append t's runs of equal depth to list (links: t's column of the
+ * relation, NULL if t lacks it: one run at depth 0). With `check`, stop at
+ * a depth lower than the one before and take t's runs back: 0 (t is not
+ * in order). 1 when done, -1 out of memory. */
+static int table_runs(strata_world_t *w, const sti_table_t *t, const unsigned char *links, size_t size,
+                      cascade_list_t *list, bool check) {
+    uint32_t first = list->count;
     for (uint32_t start = 0; start < t->count;) {
-        uint32_t depth = links != NULL ? column_depth(links, size, start) : 0, end = start + 1;
-        while (links != NULL && end < t->count && column_depth(links, size, end) == depth) {
-            end++;
+        uint32_t depth = links != NULL ? column_depth(links, size, start) : 0;
+        uint32_t end = links != NULL ? run_end(links, size, start + 1, t->count, depth) : t->count;
+        if (check && end < t->count && column_depth(links, size, end) < depth) {
+            list->count = first;
+            return 0;
         }
-        if (links == NULL) {
-            end = t->count;
+        if (sti_mem_grow(w, &list->runs, sizeof(cascade_run_t), &list->capacity, (size_t)list->count + 1, 16) !=
+            STRATA_OK) {
+            return -1;
         }
-        if (fill) {
-            cascade_run_t *run = &list->runs[list->count];
-            *run = (cascade_run_t){.table = t->id,
-                                   .row = start,
-                                   .count = end - start,
-                                   .depth = depth,
-                                   .order = list->count};
-            list->count++;
-        }
-        runs++;
+        list->runs[list->count] = (cascade_run_t){.table = t->id,
+                                                  .row = start,
+                                                  .count = end - start,
+                                                  .depth = depth,
+                                                  .order = list->count};
+        list->count++;
         start = end;
     }
-    return runs;
+    return 1;
 }
 
 /* qsort's order of runs: by depth, then as they came (stable). */
@@ -746,7 +806,8 @@ static int run_compare(const void *a, const void *b) {
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Query q's batches in cascade order of relation r: NOMEM leaves the list empty. */
+/* Query q's batches in cascade order of relation r, each table's rows
+ * sorted by depth first when `sort`: NOMEM leaves the list empty. */
 static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
     size_t size = w->components[d->component].size;
@@ -754,18 +815,29 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     const sti_query_cache_t *cache = &w->queries[q];
     list->count = 0;
     list->walk = false;
-    size_t runs = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < cache->count; i++) {
-            sti_table_t *t = cache->tables[i];
-            const unsigned char *links = t->columns[d->component];
-            if (pass == 0 && sort && links != NULL && !table_sorted(t, links, size)) {
-                table_sort(w, t, links, size);
-            }
-            runs += table_runs(t, links, size, list, pass == 1);
+    list->current.count = 0;
+    list->done = 0;
+    list->relation = r;
+    if (list->up == NULL) {
+        list->up = sti_mem_alloc(w, sizeof(uint32_t) * CASCADE_CHUNK); /* NULL: batches of one row */
+    }
+    for (uint32_t i = 0; i < cache->count; i++) {
+        sti_table_t *t = cache->tables[i];
+        const unsigned char *links = t->columns[d->component];
+        /* One scan of a table in order (a settled hierarchy's) finds its runs. */
+        int res = table_runs(w, t, links, size, list, sort);
+        if (res == 0) {
+            table_sort(w, t, links, size); /* out of memory it stays as it was: its runs as they fall */
+            res = table_runs(w, t, links, size, list, false);
         }
-        if (pass == 0 && sti_mem_grow(w, &list->runs, sizeof(cascade_run_t), &list->capacity, runs, 16) != STRATA_OK) {
-            *list = (cascade_list_t){list->runs, 0, list->capacity, true, r, 0, 0, 0, UINT32_MAX};
+        if (res < 0) {
+            list->count = 0;
+            list->walk = true;
+            list->walk_relation = r;
+            list->walk_depth = 0;
+            list->walk_table = 0;
+            list->walk_row = 0;
+            list->walk_next = UINT32_MAX;
             return;
         }
     }
@@ -784,6 +856,8 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     strata_iter_t it = strata_iter(w, q);
     cascade_build(w, q, r, sort);
     it.cursor = 0;
+    it.up_row = NULL;
+    it.up_columns = NULL;
     return it;
 }
 
@@ -823,6 +897,46 @@ static bool cascade_walk(strata_world_t *w, cascade_list_t *list, uint32_t q, ca
     }
 }
 
+/* The parents of rows [row, row + n) of t (n > 0, depth > 0, so each has
+ * a live target): their rows into list->up while they sit in the table of
+ * the first one, whose columns go to *columns. Returns how many. */
+static uint32_t cascade_parents(const strata_world_t *w, cascade_list_t *list, const unsigned char *links, size_t size,
+                                uint32_t row, uint32_t n, void *const **columns) {
+    const sti_record_t *first = sti_record_lookup(w, link_target(links + (size_t)row * size));
+    STRATA_ASSERT(first != NULL); /* a link at depth > 0 names a live target */
+    if (first == NULL) {
+        *columns = NULL;
+        return 1;
+    }
+    const sti_record_t *records = w->records;
+    uint32_t table = first->table, i = 0, *up = list->up != NULL ? list->up : &list->up_one;
+    const unsigned char *link = links + (size_t)row * size;
+    /* Four rows a step, one branch for their tables: the loads of the
+     * records (scattered) are independent, so their misses overlap. */
+    for (; i + 4 <= n; i += 4, link += 4 * size) {
+        const sti_record_t *a = &records[strata_entity_index(link_target(link))];
+        const sti_record_t *b = &records[strata_entity_index(link_target(link + size))];
+        const sti_record_t *c = &records[strata_entity_index(link_target(link + 2 * size))];
+        const sti_record_t *d = &records[strata_entity_index(link_target(link + 3 * size))];
+        if (((a->table ^ table) | (b->table ^ table) | (c->table ^ table) | (d->table ^ table)) != 0) {
+            break;
+        }
+        up[i] = a->row;
+        up[i + 1] = b->row;
+        up[i + 2] = c->row;
+        up[i + 3] = d->row;
+    }
+    for (; i < n; i++, link += size) {
+        const sti_record_t *rec = &records[strata_entity_index(link_target(link))];
+        if (rec->table != table) {
+            break; /* a dead target's record has no table: it ends the batch too */
+        }
+        up[i] = rec->row;
+    }
+    *columns = w->tables[table]->columns;
+    return i;
+}
+
 bool strata_iter_cascade_next(strata_iter_t *it) {
     STRATA_ASSERT(it != NULL && it->world != NULL);
     strata_world_t *w = it->world;
@@ -830,21 +944,137 @@ bool strata_iter_cascade_next(strata_iter_t *it) {
         return false;
     }
     cascade_list_t *list = &w->relations->cascades[it->query];
-    cascade_run_t walked = {0};
-    if (it->cursor < list->count || (list->walk && cascade_walk(w, list, it->query, &walked))) {
-        const cascade_run_t *run = list->walk ? &walked : &list->runs[it->cursor++];
-        const sti_table_t *t = w->tables[run->table];
-        it->count = run->count;
-        it->row = run->row;
-        it->entities = t->entities + run->row;
-        it->columns = t->columns;
-        if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
-            sti_dirty_mark_rows(w, it->query, t, run->row, run->count);
+    if (list->done == list->current.count) {
+        list->done = 0;
+        list->current.count = 0;
+        if (it->cursor < list->count) {
+            list->current = list->runs[it->cursor++];
+        } else if (!list->walk || !cascade_walk(w, list, it->query, &list->current)) {
+            (void)strata_iter_end(it); /* as strata_iter_next: a failed settle keeps its commands */
+            return false;
         }
-        return true;
     }
-    (void)strata_iter_end(it); /* as strata_iter_next: a failed settle keeps its commands */
-    return false;
+    const cascade_run_t *run = &list->current;
+    const sti_table_t *t = w->tables[run->table];
+    uint32_t row = run->row + list->done, n = run->count - list->done, most = list->up != NULL ? CASCADE_CHUNK : 1;
+    n = n < most ? n : most;
+    it->up_row = NULL;
+    it->up_columns = NULL;
+    if (run->depth > 0) {
+        const strata_relation_desc_t *d = &w->schema->relations[list->relation];
+        n = cascade_parents(w, list, t->columns[d->component], w->components[d->component].size, row, n,
+                            &it->up_columns);
+        it->up_row = it->up_columns == NULL ? NULL : list->up != NULL ? list->up : &list->up_one;
+    }
+    list->done += n;
+    it->count = n;
+    it->row = row;
+    it->entities = t->entities + row;
+    it->columns = t->columns;
+    if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
+        sti_dirty_mark_rows(w, it->query, t, row, n);
+    }
+    return true;
+}
+
+/* --- Loads -------------------------------------------------------------------------- */
+
+int32_t sti_relation_of_tag(const strata_world_t *w, uint32_t c) {
+    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
+        const strata_relation_desc_t *d = &w->schema->relations[r];
+        if (d->component == c && !d->exclusive) {
+            return (int32_t)r;
+        }
+    }
+    return -1;
+}
+
+strata_result_t sti_relation_load_link(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t t) {
+    relation_index_t *x = relation_at(w, r);
+    STRATA_ASSERT(!w->schema->relations[r].exclusive);
+    strata_result_t res = relation_cover(w, x, false, strata_entity_index(e), strata_entity_index(t));
+    if (res != STRATA_OK) {
+        return res;
+    }
+    relation_list_t *mine = &x->targets[strata_entity_index(e)];
+    relation_list_t *theirs = &x->sources[strata_entity_index(t)];
+    /* A repeat is looked for in the shorter list: a source with thousands
+     * of targets each linked from few sources loads in linear time. */
+    bool repeat = mine->count <= theirs->count ? list_find(mine, t) != UINT32_MAX : list_find(theirs, e) != UINT32_MAX;
+    if (repeat) {
+        return STRATA_ERR_CORRUPT;
+    }
+    res = list_room(w, mine, 1);
+    if (res == STRATA_OK) {
+        res = list_room(w, theirs, 1);
+    }
+    if (res == STRATA_OK) {
+        mine->items[mine->count++] = t;
+        theirs->items[theirs->count++] = e;
+    }
+    return res;
+}
+
+strata_result_t sti_relation_reserve(strata_world_t *w) {
+    for (uint32_t r = 0; w->relations != NULL && r < w->relations->count && w->record_count > 0; r++) {
+        const strata_relation_desc_t *d = &w->schema->relations[r];
+        relation_index_t *x = &w->relations->rel[r];
+        if (!d->exclusive) {
+            continue;
+        }
+        strata_result_t res = relation_cover(w, x, true, w->record_count - 1, 0);
+        /* Each target's sources counted in its list (empty until the hooks run), then room made. */
+        for (uint32_t t = 0; res == STRATA_OK && t < w->table_count; t++) {
+            const sti_table_t *table = w->tables[t];
+            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
+                strata_entity_t target = link_target(sti_table_cell(w, table, d->component, row));
+                if (target != STRATA_ENTITY_NULL && strata_entity_index(target) < x->sources_cap) {
+                    x->sources[strata_entity_index(target)].count++;
+                }
+            }
+        }
+        for (size_t i = 0; i < x->sources_cap; i++) {
+            relation_list_t *list = &x->sources[i];
+            uint32_t n = list->count;
+            list->count = 0;
+            if (res == STRATA_OK && n > 0) {
+                res = list_room(w, list, n);
+            }
+        }
+        if (res != STRATA_OK) {
+            return res;
+        }
+    }
+    return STRATA_OK;
+}
+
+sti_link_fault_t sti_relation_loaded(const strata_world_t *w, uint32_t *r, strata_entity_t *source,
+                                     strata_entity_t *target) {
+    for (uint32_t k = 0; w->relations != NULL && k < w->relations->count; k++) {
+        const strata_relation_desc_t *d = &w->schema->relations[k];
+        const relation_index_t *x = &w->relations->rel[k];
+        *r = k;
+        for (size_t i = 0; !d->exclusive && i < x->targets_cap; i++) {
+            const relation_list_t *mine = &x->targets[i];
+            if (mine->count == 0) {
+                continue;
+            }
+            const sti_record_t *rec = i < w->record_count ? &w->records[i] : NULL;
+            *source = sti_entity_make((uint32_t)i, rec != NULL ? rec->generation : 0);
+            *target = mine->items[0];
+            if (rec == NULL || rec->table == STI_NO_TABLE ||
+                !strata_mask_test(&w->tables[rec->table]->mask, d->component)) {
+                return STI_LINK_NO_SOURCE;
+            }
+            for (uint32_t j = 0; j < mine->count; j++) {
+                *target = mine->items[j];
+                if (sti_record_lookup(w, *target) == NULL) {
+                    return STI_LINK_NO_TARGET;
+                }
+            }
+        }
+    }
+    return STI_LINK_OK;
 }
 
 /* --- The world's part ---------------------------------------------------------------- */
@@ -904,6 +1134,7 @@ void sti_relation_free(strata_world_t *w) {
     for (uint32_t q = 0; w->relations->cascades != NULL && q < w->schema->query_count; q++) {
         cascade_list_t *list = &w->relations->cascades[q];
         sti_mem_free(w, list->runs, sizeof(cascade_run_t) * list->capacity);
+        sti_mem_free(w, list->up, sizeof(uint32_t) * CASCADE_CHUNK);
     }
     sti_mem_free(w, w->relations->cascades, sizeof(cascade_list_t) * w->schema->query_count);
     sti_mem_free(w, w->relations, sizeof(struct sti_relations_t) + sizeof(relation_index_t) * w->relations->count);

@@ -31,8 +31,8 @@ void orbits_place_run(orbits_place_ctx *ctx) {
     while (orbits_place_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
             orbits_global g = {ctx->local[i].x, ctx->local[i].y};
-            if (ctx->child_of != NULL) { /* the parent was placed earlier in this pass */
-                const orbits_global *up = orbits_global_get(ctx->world, ctx->child_of[i].target);
+            if (ctx->up.row != NULL) { /* the parent was placed earlier in this pass: its row of up's columns */
+                const orbits_global *up = &ctx->up.global[ctx->up.row[i]];
                 g.x += up->x;
                 g.y += up->y;
             }

@@ -512,6 +512,10 @@ typedef struct strata_iter_t {
     void *const *columns;            /* the table's columns by component id (NULL if absent or a tag) */
     uint32_t row;                    /* the batch starts at this row of `columns` (0 unless `changed`) */
     bool open;                       /* holds a deferral scope */
+    /* A cascade batch: each row's parent's row in up_columns (the parents'
+     * table), NULL in a batch of roots. */
+    const uint32_t *up_row;
+    void *const *up_columns;
 } strata_iter_t;
 
 /* Start iterating query `q`; opens a deferral scope. A query with `changed`
@@ -596,7 +600,9 @@ strata_result_t strata_relation_destroy_tree(strata_world_t *w, uint32_t r, stra
 /* Start iterating query q in the cascade order of exclusive relation r:
  * every target before its sources (parents before children), depth by
  * depth, each depth table by table. A batch is a run of rows of one table
- * (`row` is where it starts in `columns`). Opens a deferral scope. Opened
+ * (`row` is where it starts in `columns`) at one depth, whose parents all
+ * sit in one table: `up_row[i]` is row i's parent's row in `up_columns`
+ * (NULL at depth 0). Opens a deferral scope. Opened
  * outside any scope, it first sorts the rows of q's tables by depth (a
  * reordering, not a change: handles stay valid), so a pass over a settled
  * hierarchy has a few long batches. Out of memory for its list of batches

@@ -67,7 +67,18 @@ typedef struct load_t {
     load_block_t *blocks; /* every file_field_t, newest block first */
     file_value_t *components, *resources;
     uint32_t component_count, resource_count;
+    uint32_t format;            /* the save's format version */
+    struct load_links_t *links; /* format 2: each saved non-exclusive relation's links */
+    uint32_t link_count;
 } load_t;
+
+/* The links of one saved non-exclusive relation (format 2), found in the
+ * file before the tables and filed after them. */
+typedef struct load_links_t {
+    int64_t component; /* the saved component of its tag */
+    size_t at;         /* its first source in the file */
+    uint32_t sources;
+} load_links_t;
 
 static bool load_fail(load_t *ld, strata_result_t r, size_t offset, const char *what) {
     if (ld->r == STRATA_OK) {
@@ -575,8 +586,9 @@ static bool load_header(load_t *ld) {
         return load_fail(ld, STRATA_ERR_CORRUPT, ld->size, msg);
     }
     uint32_t format = sti_get32(d + 8);
-    if (format != STI_SAVE_FORMAT || sti_get32(d + 12) != STI_SAVE_HEADER) {
-        snprintf(msg, sizeof msg, "save format %u: this runtime reads format %u", format, STI_SAVE_FORMAT);
+    if (format < STI_SAVE_FORMAT_OLDEST || format > STI_SAVE_FORMAT || sti_get32(d + 12) != STI_SAVE_HEADER) {
+        snprintf(msg, sizeof msg, "save format %u: this runtime reads formats %u to %u", format, STI_SAVE_FORMAT_OLDEST,
+                 STI_SAVE_FORMAT);
         return load_fail(ld, STRATA_ERR_CORRUPT, 8, msg);
     }
     uint64_t declared = sti_get64(d + 16);
@@ -596,6 +608,7 @@ static bool load_header(load_t *ld) {
         return load_fail(ld, STRATA_ERR_CORRUPT, 24, "checksum mismatch: the file is corrupt");
     }
     ld->pos = STI_SAVE_HEADER;
+    ld->format = format;
     strata_load_report_t *report = ld->l->report;
     report->schema_version = sti_get32(d + 28);
     uint16_t len;
@@ -663,6 +676,117 @@ static bool load_index(load_t *ld, uint32_t *alive) {
         }
         if (!sti_loader_free(ld->l, index, generation)) {
             return load_fail(ld, STRATA_ERR_CORRUPT, entry, "free list: an invalid or repeated index");
+        }
+    }
+    return true;
+}
+
+/* The links section (format 2): each saved relation's name and sources
+ * are checked to be there and remembered; a relation's tag loads only with
+ * its links, so the tag of a relation the save has no links of (every
+ * format 1 save) is dropped and reported. */
+static bool load_links(load_t *ld) {
+    const strata_world_t *w = ld->l->fresh;
+    uint32_t n = ld->format >= 2 ? load_u32(ld, "link section") : 0;
+    /* Each relation takes at least 6 bytes of the file: a corrupt count asks for little memory. */
+    if (ld->r != STRATA_OK || !load_need(ld, (uint64_t)n * 6, "link section")) {
+        return false;
+    }
+    if (n > 0) {
+        ld->links = w->allocator.alloc(sizeof(load_links_t) * n, w->allocator.user);
+        if (ld->links == NULL) {
+            return load_fail(ld, STRATA_ERR_NOMEM, ld->pos, "out of memory");
+        }
+        ld->link_count = n;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        size_t at = ld->pos;
+        uint16_t len = 0;
+        const unsigned char *name = load_str(ld, &len, "relation name");
+        uint32_t sources = load_u32(ld, "link sources");
+        if (ld->r != STRATA_OK) {
+            return false;
+        }
+        saved_list_t list = {ld->components, sizeof *ld->components, ld->component_count};
+        int64_t c = saved_list_find(&list, (const char *)name, len);
+        if (c < 0) {
+            return load_fail(ld, STRATA_ERR_CORRUPT, at, "links of a relation the layout does not list");
+        }
+        for (uint32_t k = 0; k < i; k++) {
+            if (ld->links[k].component == c) {
+                return load_fail(ld, STRATA_ERR_CORRUPT, at, "a relation's links appear twice");
+            }
+        }
+        if (!load_need(ld, (uint64_t)sources * 12, "link sources")) {
+            return false;
+        }
+        ld->links[i] = (load_links_t){c, ld->pos, sources};
+        for (uint32_t k = 0; k < sources; k++) {
+            if (!load_need(ld, 12, "link source")) {
+                return false;
+            }
+            uint32_t targets = sti_get32(ld->data + ld->pos + 8);
+            ld->pos += 12;
+            if (!load_need(ld, (uint64_t)targets * 8, "link targets")) {
+                return false;
+            }
+            ld->pos += (size_t)targets * 8;
+        }
+    }
+    for (uint32_t c = 0; c < ld->component_count; c++) {
+        file_value_t *v = &ld->components[c];
+        if (v->target < 0 || sti_relation_of_tag(w, (uint32_t)v->target) < 0) {
+            continue;
+        }
+        bool listed = false;
+        for (uint32_t k = 0; k < ld->link_count; k++) {
+            listed = listed || ld->links[k].component == c;
+        }
+        if (!listed) {
+            v->target = -1;
+            if (!load_change(ld, STRATA_CHANGE_DROPPED, c, "", (const char *)v->name, v->name_len, NULL)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* File the links remembered by load_links into the fresh world's index:
+ * each source and target must be an entity of the save. */
+static bool load_links_file(load_t *ld) {
+    strata_world_t *w = ld->l->fresh;
+    for (uint32_t i = 0; i < ld->link_count; i++) {
+        const load_links_t *links = &ld->links[i];
+        int64_t c = ld->components[links->component].target;
+        int32_t r = c >= 0 ? sti_relation_of_tag(w, (uint32_t)c) : -1;
+        const char *name = r >= 0 ? w->schema->relations[r].name : "";
+        size_t pos = links->at;
+        for (uint32_t k = 0; r >= 0 && k < links->sources; k++) {
+            strata_entity_t source = sti_get64(ld->data + pos);
+            uint32_t targets = sti_get32(ld->data + pos + 8);
+            char msg[200];
+            if (sti_record_lookup(w, source) == NULL) {
+                snprintf(msg, sizeof msg, "%s links from entity %" PRIu64 ", which the save does not hold", name,
+                         source);
+                return load_fail(ld, STRATA_ERR_CORRUPT, pos, msg);
+            }
+            pos += 12;
+            for (uint32_t j = 0; j < targets; j++, pos += 8) {
+                strata_entity_t target = sti_get64(ld->data + pos);
+                strata_result_t res = sti_record_lookup(w, target) == NULL
+                                          ? STRATA_ERR_STALE
+                                          : sti_relation_load_link(w, (uint32_t)r, source, target);
+                if (res == STRATA_ERR_NOMEM) {
+                    return load_fail(ld, res, pos, "out of memory");
+                }
+                if (res != STRATA_OK) {
+                    snprintf(msg, sizeof msg, "a %s link of entity %" PRIu64 " %s entity %" PRIu64 "%s", name, source,
+                             res == STRATA_ERR_STALE ? "points at" : "names", target,
+                             res == STRATA_ERR_STALE ? ", which the save does not hold" : " twice");
+                    return load_fail(ld, STRATA_ERR_CORRUPT, pos, msg);
+                }
+            }
         }
     }
     return true;
@@ -784,6 +908,9 @@ static void load_free(load_t *ld) {
             w->allocator.free(lists[k], sizeof(file_value_t) * (counts[k] + 1), w->allocator.user);
         }
     }
+    if (ld->links != NULL) {
+        w->allocator.free(ld->links, sizeof(load_links_t) * ld->link_count, w->allocator.user);
+    }
     while (ld->blocks != NULL) {
         load_block_t *next = ld->blocks->next;
         w->allocator.free(ld->blocks, sizeof(load_block_t) + sizeof(file_field_t) * ld->blocks->count,
@@ -802,8 +929,8 @@ static strata_result_t load_body(sti_loader_t *l, void *ctx) {
     const load_input_t *in = ctx;
     load_t ld = {.l = l, .data = in->data, .size = in->size};
     uint32_t alive = 0;
-    bool ok = load_header(&ld) && load_layout(&ld) && load_map(&ld) && load_index(&ld, &alive) &&
-              load_tables(&ld, alive) && load_resources(&ld);
+    bool ok = load_header(&ld) && load_layout(&ld) && load_map(&ld) && load_index(&ld, &alive) && load_links(&ld) &&
+              load_tables(&ld, alive) && load_links_file(&ld) && load_resources(&ld);
     /* Counts of field and component changes: the rows of their component. */
     for (uint32_t i = 0; ok && i < l->change_count; i++) {
         int64_t c = l->changes[i].component;

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #define STI_SAVE_MAGIC "\x89STRATA\n"
-#define STI_SAVE_FORMAT 1u
+#define STI_SAVE_FORMAT 2u        /* 2 added the links of non-exclusive relations */
+#define STI_SAVE_FORMAT_OLDEST 1u /* the oldest format this runtime still reads */
 #define STI_SAVE_HEADER 40u
 #define STI_SAVE_MAX_DEPTH 32u /* nesting of struct fields a save may have */
 #define STI_FNV_START 0xcbf29ce484222325u

@@ -52,6 +52,8 @@ typedef enum jr_kind_t {
     JR_COMPONENTS, /* an entity's components by name */
     JR_FIELDS,     /* a value's fields by name: a component, a struct field, the resources */
     JR_LIST,       /* the values of an array field */
+    JR_LINKS,      /* a non-exclusive relation's component: {"targets": [...]} */
+    JR_TARGETS,    /* its list of target ids */
     JR_SKIP,       /* a value nobody takes */
 } jr_kind_t;
 
@@ -78,7 +80,14 @@ typedef struct jr_frame_t {
     uint32_t marks;                /* JR_FIELDS: its fields' marks start at jr->marks[marks] */
     unsigned char *base;           /* JR_FIELDS: the value; JR_LIST: element 0 */
     const unsigned char *defaults; /* the same in the defaults, or NULL (zeros) */
+    uint32_t relation;             /* JR_LINKS, JR_TARGETS: the relation */
 } jr_frame_t;
+
+/* A link of the entity being read, filed when its object ends (its id may come last). */
+typedef struct jr_link_t {
+    uint32_t relation;
+    strata_entity_t target;
+} jr_link_t;
 
 /* A set of names by hash (open addressing): unknown keys per object (to
  * refuse repeats), the dump's component names, the component map. */
@@ -153,6 +162,8 @@ typedef struct jr_t {
     const jr_entry_t **entry_of;
     int32_t *guess;
     uint32_t touched_count;
+    jr_link_t *links; /* its links of non-exclusive relations */
+    size_t link_count, link_capacity;
     unsigned char *scratch; /* a value of each component */
     size_t *scratch_at;     /* where component c's value is in scratch */
     size_t scratch_size;
@@ -245,7 +256,7 @@ static int jr_fail_at(jr_t *jr, strata_result_t r, size_t at, const char *fmt, .
         const jr_frame_t *f = &jr->frames[i];
         int n = 0;
         if (f->kind == JR_FREE || f->kind == JR_PAIR || f->kind == JR_ENTITIES || f->kind == JR_LIST ||
-            (f->kind == JR_SKIP && !f->object)) {
+            f->kind == JR_TARGETS || (f->kind == JR_SKIP && !f->object)) {
             n = f->count > 0 ? snprintf(path + used, sizeof path - used, "[%zu]", f->count - 1) : 0;
         } else if (f->key != NULL) {
             n = snprintf(path + used, sizeof path - used, "%s%s", used > 0 ? "." : "", f->key);
@@ -898,6 +909,15 @@ static int jr_component_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev) {
     const strata_component_desc_t *desc = &jr->w->components[c];
     const strata_type_desc_t *type = &jr->w->schema->component_types[c];
     unsigned char *value = jr->scratch + jr->scratch_at[c];
+    int32_t relation = sti_relation_of_tag(jr->w, c);
+    if (relation >= 0) {
+        jr_frame_t *links = jr_push(jr, JR_LINKS);
+        if (links != NULL) {
+            links->relation = (uint32_t)relation;
+            links->path = type->name;
+        }
+        return links != NULL;
+    }
     if (desc->size == 0) {
         return jr_push_fields(jr, NULL, 0, value, NULL, type->name);
     }
@@ -907,6 +927,79 @@ static int jr_component_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev) {
         memset(value, 0, desc->size);
     }
     return jr_push_fields(jr, type->fields, type->count, value, desc->defaults, type->name);
+}
+
+/* A key of a relation's links: "targets", or one dropped. */
+static int jr_links_key(jr_t *jr, jr_frame_t *f, const char *s, size_t len) {
+    f->slot = -1;
+    f->key = NULL;
+    if (len != 7 || memcmp(s, "targets", 7) != 0) {
+        return jr_unknown_key(jr, f, s, len) && jr_note(jr, STRATA_CHANGE_DROPPED, true, f->path, s, len, NULL);
+    }
+    if (f->taken != 0) {
+        return jr_fail(jr, "the key \"targets\" is repeated");
+    }
+    f->taken = 1;
+    f->slot = 0;
+    f->key = "targets";
+    return 1;
+}
+
+/* The value of "targets" (a list), or one of its ids: kept for the entity's end. */
+static int jr_links_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, size_t len) {
+    if (f->kind == JR_LINKS) {
+        if (f->slot < 0) {
+            return jr_skip(jr, ev);
+        }
+        if (ev != JR_EV_ARRAY) {
+            return jr_fail(jr, "expected a list of entity ids");
+        }
+        jr_frame_t *list = jr_push(jr, JR_TARGETS);
+        if (list == NULL) {
+            return 0;
+        }
+        list->relation = f->relation;
+        /* A null target marks the list as given: the tag stays, even with no link. */
+        if (sti_mem_grow(jr->w, &jr->links, sizeof *jr->links, &jr->link_capacity, jr->link_count + 1, 16) !=
+            STRATA_OK) {
+            return jr_nomem(jr);
+        }
+        jr->links[jr->link_count++] = (jr_link_t){f->relation, STRATA_ENTITY_NULL};
+        return 1;
+    }
+    uint64_t u = 0;
+    if (jr_unsigned(ev, s, len, &u) <= 0 || (uint32_t)(u >> 32) == 0) {
+        return jr_fail(jr, "not an entity id (index + generation << 32, generation > 0)");
+    }
+    if ((uint32_t)u >= jr->l->record_count) {
+        return jr_fail(jr, "a %s link points at entity %" PRIu64 ", which the save does not hold",
+                       jr->w->schema->relations[f->relation].name, u);
+    }
+    if (sti_mem_grow(jr->w, &jr->links, sizeof *jr->links, &jr->link_capacity, jr->link_count + 1, 16) != STRATA_OK) {
+        return jr_nomem(jr);
+    }
+    jr->links[jr->link_count++] = (jr_link_t){f->relation, u};
+    return 1;
+}
+
+/* The entity's links filed. */
+static int jr_entity_links(jr_t *jr, size_t start) {
+    for (size_t i = 0; i < jr->link_count; i++) {
+        const jr_link_t *k = &jr->links[i];
+        if (k->target == STRATA_ENTITY_NULL) {
+            continue;
+        }
+        strata_result_t r = sti_relation_load_link(jr->w, k->relation, jr->id, k->target);
+        if (r == STRATA_ERR_NOMEM) {
+            return jr_nomem(jr);
+        }
+        if (r != STRATA_OK) {
+            return jr_fail_at(jr, STRATA_ERR_CORRUPT, start,
+                              "a %s link of entity %" PRIu64 " names entity %" PRIu64 " twice",
+                              jr->w->schema->relations[k->relation].name, jr->id, k->target);
+        }
+    }
+    return 1;
 }
 
 /* An entity's object ends: its row in its archetype's table, its values copied in. */
@@ -921,6 +1014,17 @@ static int jr_entity_end(jr_t *jr) {
     }
     if (!has_id) {
         return jr_fail_at(jr, STRATA_ERR_CORRUPT, start, "an entity needs an \"id\"");
+    }
+    /* A relation's tag without a list of targets (a dump of format 1) goes. */
+    for (uint32_t i = 0; i < jr->touched_count; i++) {
+        int32_t relation = sti_relation_of_tag(jr->w, jr->touched[i]);
+        bool linked = false;
+        for (size_t k = 0; relation >= 0 && k < jr->link_count && !linked; k++) {
+            linked = jr->links[k].relation == (uint32_t)relation;
+        }
+        if (relation >= 0 && !linked) {
+            strata_mask_clear(&jr->mask, jr->touched[i]);
+        }
     }
     sti_table_t *t = NULL;
     uint32_t row = 0;
@@ -940,6 +1044,9 @@ static int jr_entity_end(jr_t *jr) {
         if (size > 0) {
             memcpy((unsigned char *)t->columns[c] + (size_t)row * size, jr->scratch + jr->scratch_at[c], size);
         }
+    }
+    if (!jr_entity_links(jr, start)) {
+        return 0;
     }
     return jr->note_count == 0 || jr_flush_notes(jr);
 }
@@ -1090,6 +1197,7 @@ static int jr_value(jr_t *jr, jr_ev_t ev, const char *s, size_t len) {
         }
         jr->mask = (strata_mask_t){{0}};
         jr->touched_count = 0;
+        jr->link_count = 0;
         return 1;
     case JR_ENTITY:
         if (f->slot == JR_ID) {
@@ -1107,6 +1215,8 @@ static int jr_value(jr_t *jr, jr_ev_t ev, const char *s, size_t len) {
     case JR_COMPONENTS: return jr->head ? jr_skip(jr, ev) : jr_component_value(jr, f, ev);
     case JR_FIELDS:
     case JR_LIST: return jr_field_value(jr, f, ev, s, len);
+    case JR_LINKS:
+    case JR_TARGETS: return jr_links_value(jr, f, ev, s, len);
     default: return jr_skip(jr, ev);
     }
 }
@@ -1136,6 +1246,7 @@ static int jr_key(void *ctx, const unsigned char *key, size_t len) {
     }
     case JR_COMPONENTS: return jr_component_key(jr, f, s, len);
     case JR_FIELDS: return jr_field_key(jr, f, s, len);
+    case JR_LINKS: return jr_links_key(jr, f, s, len);
     default: return jr_unknown_key(jr, f, s, len); /* JR_SKIP objects */
     }
 }
@@ -1397,6 +1508,7 @@ static void jr_free(jr_t *jr) {
     sti_mem_free(w, jr->scratch_at, (s->component_count + 1) * sizeof *jr->scratch_at);
     sti_mem_free(w, jr->scratch, jr->scratch_size);
     sti_mem_free(w, jr->notes, jr->note_capacity * sizeof *jr->notes);
+    sti_mem_free(w, jr->links, jr->link_capacity * sizeof *jr->links);
     sti_mem_free(w, jr->note_text, jr->note_text_capacity);
     jr_set_free(jr, &jr->unknown);
     jr_set_free(jr, &jr->names);

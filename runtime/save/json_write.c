@@ -207,6 +207,25 @@ static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, 
     sti_writer_put(o, "}", 1);
 }
 
+/* The links of e in non-exclusive relation r: {"targets": [id, ...]}. */
+static void out_targets(sti_writer_t *o, const strata_world_t *w, uint32_t r, strata_entity_t e, bool pretty,
+                        uint32_t depth) {
+    uint32_t n = 0;
+    const strata_entity_t *targets = strata_relation_targets(w, r, e, &n);
+    sti_writer_put(o, "{", 1);
+    out_indent(o, pretty, depth + 1);
+    sti_writer_text(o, "\"targets\": [");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0) {
+            sti_writer_put(o, ", ", 2);
+        }
+        json_out_u64(o, targets[i]);
+    }
+    sti_writer_put(o, "]", 1);
+    out_indent(o, pretty, depth);
+    sti_writer_put(o, "}", 1);
+}
+
 /* One entity: {"id": ..., "components": {...}} in component order. */
 static void out_entity(sti_writer_t *o, const strata_world_t *w, const sti_record_t *rec, strata_entity_t e,
                        bool pretty, uint32_t depth) {
@@ -232,6 +251,11 @@ static void out_entity(sti_writer_t *o, const strata_world_t *w, const sti_recor
         out_indent(o, pretty, depth + 2);
         out_string(o, type->name, strlen(type->name));
         sti_writer_put(o, ": ", 2);
+        int32_t r = sti_relation_of_tag(w, c);
+        if (r >= 0) {
+            out_targets(o, w, (uint32_t)r, e, pretty, depth + 2);
+            continue;
+        }
         const unsigned char *col = t->columns[c];
         const unsigned char *value = col != NULL ? col + (size_t)rec->row * w->components[c].size : NULL;
         json_out_fields(o, type->fields, value != NULL ? type->count : 0, value, pretty, depth + 2);

@@ -183,10 +183,13 @@ static void loader_swap(strata_world_t *a, strata_world_t *b) {
     a->pool = t.pool;
 }
 
-/* Every link of an exclusive relation names an entity of the save (or
- * none): a save is refused, not repaired, when it points elsewhere. */
+/* Every link names an entity of the save (or none, for an exclusive
+ * relation's cleared link): a save is refused, not repaired, when it
+ * points elsewhere. Then the index the hooks will file the exclusive links
+ * in is reserved, so that no link is lost to a lack of memory after the
+ * load can no longer fail. */
 static strata_result_t loader_check_links(sti_loader_t *l) {
-    const strata_world_t *w = l->fresh;
+    strata_world_t *w = l->fresh;
     for (uint32_t r = 0; r < w->schema->relation_count; r++) {
         const strata_relation_desc_t *d = &w->schema->relations[r];
         for (uint32_t t = 0; d->exclusive && t < w->table_count; t++) {
@@ -204,7 +207,23 @@ static strata_result_t loader_check_links(sti_loader_t *l) {
             }
         }
     }
-    return STRATA_OK;
+    uint32_t r = 0;
+    strata_entity_t source = STRATA_ENTITY_NULL, target = STRATA_ENTITY_NULL;
+    sti_link_fault_t fault = sti_relation_loaded(w, &r, &source, &target);
+    const char *name = w->schema->relation_count > 0 ? w->schema->relations[r].name : "";
+    unsigned long long s = source, t = target;
+    switch (fault) {
+    case STI_LINK_NO_TARGET:
+        return sti_loader_fail(l, STRATA_ERR_CORRUPT,
+                               "a %s link of entity %llu points at entity %llu, which the save does not hold", name, s,
+                               t);
+    case STI_LINK_NO_SOURCE:
+        return sti_loader_fail(l, STRATA_ERR_CORRUPT, "%s links from entity %llu (to %llu), which is not a %s source",
+                               name, s, t, name);
+    default: break;
+    }
+    return sti_relation_reserve(l->fresh) == STRATA_OK ? STRATA_OK
+                                                       : sti_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
 }
 
 strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {

@@ -57,6 +57,17 @@ systems:
         self.assertEqual(apart(schema)[("B", "D")], ("Tint", "order"))
         self.assertEqual(apart(schema)[("D", "E")], ("event Hit",))
 
+    def test_two_emitters_of_one_event_share_a_batch_but_not_with_its_receiver(self):
+        schema = valid(HEAD + EVENTS + """
+systems:
+  A: { read: [Position], emit: [Hit] }
+  B: { read: [Velocity], emit: [Hit], parallel: true }
+  E: { read: [Position], receive: [Hit] }
+""")
+        self.assertEqual(batches(schema), [["A", "B"], ["E"]])
+        self.assertNotIn(("A", "B"), apart(schema))
+        self.assertEqual(apart(schema)[("B", "E")], ("event Hit",))
+
     def test_a_changed_system_runs_alone_and_batches_stop_at_a_phase(self):
         schema = valid(HEAD + """
 systems:

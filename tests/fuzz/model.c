@@ -716,7 +716,6 @@ void m_load(model *m, const m_save *s) {
     for (uint32_t i = 0; i < m->n; i++) {
         m_entity *e = &m->ents[i];
         e->doomed = false;
-        e->ntgts = 0; /* "the links of a non-exclusive relation are not written to saves (the tag is)" */
         e->dirty = 0;
         for (int k = 0; k < M_NSETS; k++) {
             if (m_set_matches(e, k)) {

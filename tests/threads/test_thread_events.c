@@ -18,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include "event.h" /* the merge's own test calls sti_events_stage and sti_events_merge */
 #include "tev.h"
+#include "thread_test.h"
 
 /* --- What the systems and the hook saw --------------------------------------- */
 
@@ -49,14 +51,6 @@ static void log_free(log_t *l) {
 
 static log_t early_log, late_log, set_log, watch_log;
 
-static uint32_t mix(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    return x ^ (x >> 16);
-}
-
 static uint64_t hash_in(uint64_t h, uint64_t x) {
     return (h ^ x) * 0x100000001b3u;
 }
@@ -67,11 +61,12 @@ static atomic_uint emits_ok, emits_nomem;
 static atomic_uchar *emitted_ok; /* by Spark seq: its emit returned OK (NULL: not kept) */
 static size_t emitted_ok_size;
 
-/* The injected failure: allocations fail on a thread running the chunk of
- * Emit that holds the row whose Seq is fail_seq, from that row on. */
+/* The injected failure: allocations fail (thread_test.h's failing_here)
+ * on the thread running the chunk of Emit that holds the row whose Seq is
+ * fail_seq (every chunk: FAIL_EVERY_CHUNK), for that chunk's run. */
+#define FAIL_EVERY_CHUNK UINT32_MAX
 static atomic_bool fail_armed;
 static atomic_uint fail_seq;
-static _Thread_local bool failing_here;
 
 /* What a system saw that it should not have (systems may run on workers,
  * where a cmocka assert cannot jump: the test checks this after a step). */
@@ -100,7 +95,7 @@ void tev_emit_run(tev_emit_ctx *ctx) {
     uint32_t fail_at = atomic_load(&fail_seq);
     while (tev_emit_next(ctx)) {
         for (uint32_t i = 0; armed && i < ctx->count; i++) { /* the chunk that fails, from its start */
-            failing_here = failing_here || ctx->seq[i].v == fail_at;
+            failing_here = failing_here || ctx->seq[i].v == fail_at || fail_at == FAIL_EVERY_CHUNK;
         }
         for (uint32_t i = 0; i < ctx->count; i++) {
             uint32_t seq = ctx->seq[i].v;
@@ -124,6 +119,19 @@ void tev_emit_run(tev_emit_ctx *ctx) {
         }
     }
     failing_here = false;
+}
+
+/* A Spark from one row in 5, numbered from CHIME_SEQ up. */
+#define CHIME_SEQ (1u << 28)
+
+void tev_chime_run(tev_chime_ctx *ctx) {
+    while (tev_chime_next(ctx)) {
+        for (uint32_t i = 0; i < ctx->count; i++) {
+            if (mix(ctx->seq[i].v * 7u) % 5 == 0) {
+                (void)tev_spark_emit(ctx, &(tev_spark){.who = ctx->entities[i], .seq = CHIME_SEQ + ctx->seq[i].v});
+            }
+        }
+    }
 }
 
 /* Each source adds 1 to its own Hp (its write term) and writes its
@@ -193,42 +201,12 @@ void tev_hp_on_set(tev_world *w, tev_entity e, tev_hp *value) {
     log_push(&set_log, e.id << 16 ^ (uint64_t)(uint32_t)value->v);
 }
 
-/* --- An allocator that counts, and fails where the test says ---------------- */
-
-static atomic_long bytes_held;
-
-static void *count_alloc(size_t size, void *user) {
-    (void)user;
-    void *p = failing_here ? NULL : malloc(size);
-    if (p != NULL) {
-        atomic_fetch_add(&bytes_held, (long)size);
-    }
-    return p;
-}
-
-static void *count_realloc(void *ptr, size_t old_size, size_t new_size, void *user) {
-    (void)user;
-    void *p = failing_here ? NULL : realloc(ptr, new_size);
-    if (p != NULL) {
-        atomic_fetch_add(&bytes_held, (long)new_size - (long)old_size);
-    }
-    return p;
-}
-
-static void count_free(void *ptr, size_t size, void *user) {
-    (void)user;
-    if (ptr != NULL) {
-        atomic_fetch_sub(&bytes_held, (long)size);
-    }
-    free(ptr);
-}
-
 /* --- Helpers ----------------------------------------------------------------- */
 
 /* A world of `threads` threads: `emitters` entities Emit visits and `pairs`
  * source / target pairs for Hurt, from a fixed seed. */
 static tev_world *world_with(uint32_t threads, uint32_t chunk_rows, uint32_t emitters, uint32_t pairs) {
-    tev_world *w = tev_world_create(&(tev_world_desc_t){.allocator = {count_alloc, count_realloc, count_free, NULL},
+    tev_world *w = tev_world_create(&(tev_world_desc_t){.allocator = {fail_alloc, fail_realloc, fail_free, NULL},
                                                         .threads = threads,
                                                         .chunk_rows = chunk_rows});
     assert_non_null(w);
@@ -362,6 +340,16 @@ static void test_thread_events_receivers_before_and_after_the_emitter(void **sta
     last_block++;
     assert_int_equal(o.early.n - 1, o.late.n - last_block);
     assert_memory_equal(o.early.v + 1, o.late.v, (o.early.n - 1) * sizeof *o.early.v);
+    /* Emit and Chime share a batch: each step, Emit's Sparks, then Chime's. */
+    bool chimed = false;
+    uint32_t chimes = 0;
+    for (size_t i = 0; i < o.late.n; i++) {
+        bool chime = o.late.v[i] != STEP_END && o.late.v[i] >= CHIME_SEQ;
+        assert_false(chimed && !chime && o.late.v[i] != STEP_END);
+        chimed = chime || (chimed && o.late.v[i] != STEP_END);
+        chimes += chime;
+    }
+    assert_true(chimes > 25 * 3000 / 10);
     outcome_free(&o);
 }
 
@@ -378,22 +366,24 @@ static log_t last_block_of(const log_t *l) {
     return b;
 }
 
-/* Out of memory while emitting in one chunk: those emits return NOMEM,
- * the step returns NOMEM, and Late receives every Spark whose emit returned
- * OK, in the order the step without the failure gives them; the world
- * then steps on and holds nothing more at its end. */
-static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
-    (void)state;
+/* Out of memory while emitting in the chunk holding `fail_at` (or in
+ * every chunk) of Emit over `emitters` rows: those emits return NOMEM, the step returns NOMEM, and Late
+ * receives every Spark whose emit returned OK, in the order the step
+ * without the failure gives them; the world then steps on and holds
+ * nothing more at its end. The same at 1, 2 and 4 threads. */
+static void out_of_memory_in_chunks(uint32_t fail_at, uint32_t emitters) {
     static const uint32_t counts[] = {1, 2, 4};
     log_t first_failed = {0};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         /* Two warm-up steps, then one with 4 Sparks a row: in the failing
-         * run the chunk holding seq 1000 cannot grow its staging buffer. */
+         * run the failing chunks cannot grow their buffers (the batch's
+         * first chunk writes the world's, the others their own). */
         log_t blocks[2];
         for (int failing = 0; failing < 2; failing++) {
             logs_reset();
             atomic_store(&bytes_held, 0);
-            tev_world *w = world_with(counts[c], 64, 3000, 0);
+            tev_world *w = world_with(counts[c], 64, emitters, 0);
+            tev_chime_enable(w, false); /* only Emit's Sparks, numbered below emitted_ok_size */
             for (int s = 0; s < 2; s++) {
                 assert_int_equal(tev_world_step(w, 0.25f), STRATA_OK);
                 logs_step_end();
@@ -404,7 +394,7 @@ static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
             atomic_store(&emits_per_row, 4u);
             atomic_store(&emits_ok, 0u);
             atomic_store(&emits_nomem, 0u);
-            atomic_store(&fail_seq, 1000u);
+            atomic_store(&fail_seq, fail_at);
             atomic_store(&fail_armed, failing != 0);
             strata_result_t r = tev_world_step(w, 0.25f);
             atomic_store(&fail_armed, false);
@@ -449,6 +439,61 @@ static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
         log_free(&blocks[0]);
     }
     log_free(&first_failed);
+    logs_reset();
+}
+
+static void test_thread_events_out_of_memory_in_a_chunk(void **state) {
+    (void)state;
+    out_of_memory_in_chunks(1000u, 3000);
+}
+
+static void test_thread_events_out_of_memory_in_every_chunk(void **state) {
+    (void)state;
+    out_of_memory_in_chunks(FAIL_EVERY_CHUNK, 3000);
+}
+
+/* One chunk, the batch's first, which emits into the world's buffer
+ * itself: its growth fails there, and the step still says so. */
+static void test_thread_events_out_of_memory_in_the_first_chunk(void **state) {
+    (void)state;
+    out_of_memory_in_chunks(FAIL_EVERY_CHUNK, 50);
+}
+
+/* When the world's buffer cannot grow to take a system's chunks, the
+ * chunks that fit are appended in chunk order, the first that does not and
+ * those after it are dropped (never a gap), and the merge says NOMEM. */
+static void test_thread_events_merge_out_of_memory_keeps_a_prefix(void **state) {
+    (void)state;
+    logs_reset();
+    atomic_store(&bytes_held, 0);
+    tev_world *w = world_with(1, 0, 0, 0);
+    strata_world_t *core = tev_world_core(w);
+    tev_spark one = {.seq = 1};
+    assert_int_equal(tev_spark_send(w, &one), STRATA_OK); /* the buffer: room for 64, 1 held */
+    sti_event_buf_t *chunks[3];
+    for (uint32_t c = 0; c < 3; c++) {
+        assert_int_equal(sti_events_stage(core, &chunks[c]), STRATA_OK);
+        for (uint32_t i = 0; i < 30; i++) { /* 30 a chunk: the first two fit in 63, not the third */
+            tev_spark v = {.seq = 100 * (c + 1) + i};
+            assert_int_equal(strata_event_push(core, &chunks[c][TEV_EVENT_SPARK].q, TEV_EVENT_SPARK, &v), STRATA_OK);
+        }
+    }
+    failing_here = true;
+    assert_int_equal(sti_events_merge(core, chunks, 3), STRATA_ERR_NOMEM);
+    failing_here = false;
+    assert_int_equal(strata_event_held(core, TEV_EVENT_SPARK), 61u);
+    /* What the first receiver of the next step sees: the one sent, then the two chunks in order. */
+    assert_int_equal(tev_world_step(w, 0.25f), STRATA_OK);
+    assert_int_equal(early_log.n, 61u);
+    for (uint32_t i = 1; i < 61; i++) {
+        assert_int_equal(early_log.v[i], 100 * (1 + (i - 1) / 30) + (i - 1) % 30);
+    }
+    for (uint32_t c = 0; c < 3; c++) {
+        assert_int_equal(chunks[c][TEV_EVENT_SPARK].q.tail, 0u); /* emptied, the dropped chunk too */
+        sti_events_unstage(core, chunks[c]);
+    }
+    tev_world_destroy(w);
+    assert_int_equal(atomic_load(&bytes_held), 0);
     logs_reset();
 }
 
@@ -518,6 +563,9 @@ int main(void) {
         cmocka_unit_test(test_thread_events_chunks_give_the_unsplit_sequence),
         cmocka_unit_test(test_thread_events_receivers_before_and_after_the_emitter),
         cmocka_unit_test(test_thread_events_out_of_memory_in_a_chunk),
+        cmocka_unit_test(test_thread_events_out_of_memory_in_every_chunk),
+        cmocka_unit_test(test_thread_events_out_of_memory_in_the_first_chunk),
+        cmocka_unit_test(test_thread_events_merge_out_of_memory_keeps_a_prefix),
         cmocka_unit_test(test_thread_events_set_and_mut_in_a_split_system_are_marked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "thr.h"
+#include "thread_test.h"
 
 /* --- The systems ------------------------------------------------------------ */
 
@@ -26,14 +27,6 @@ static atomic_uint move_calls;     /* _run calls of Move: one a chunk */
 static atomic_uint churn_nulls;    /* handles a split system's creates returned: all null */
 static atomic_uint paint_off_main; /* Paint runs that were not on the calling thread */
 static pthread_t caller;
-
-static uint32_t mix(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    return x ^ (x >> 16);
-}
 
 void thr_roll_run(thr_roll_ctx *ctx) {
     uint32_t s = ctx->seed->s;
@@ -276,42 +269,6 @@ static void test_threads_split_writes_feed_changed_sets(void **state) {
     /* Churn wrote every row of 1000 (Hp); Tally saw each once, plus what it creates (marked by their add). */
     assert_true(thr_stats_res(w)->changed >= 1000u);
     thr_world_destroy(w);
-}
-
-/* An allocator that fails from the k-th allocation on, safe to call from any thread. */
-static atomic_long allocations_left;
-static atomic_long bytes_held;
-
-static void *fail_alloc(size_t size, void *user) {
-    (void)user;
-    if (atomic_fetch_sub(&allocations_left, 1) <= 0) {
-        return NULL;
-    }
-    void *p = malloc(size);
-    if (p != NULL) {
-        atomic_fetch_add(&bytes_held, (long)size);
-    }
-    return p;
-}
-
-static void *fail_realloc(void *ptr, size_t old_size, size_t new_size, void *user) {
-    (void)user;
-    if (atomic_fetch_sub(&allocations_left, 1) <= 0) {
-        return NULL;
-    }
-    void *p = realloc(ptr, new_size);
-    if (p != NULL) {
-        atomic_fetch_add(&bytes_held, (long)new_size - (long)old_size);
-    }
-    return p;
-}
-
-static void fail_free(void *ptr, size_t size, void *user) {
-    (void)user;
-    if (ptr != NULL) {
-        atomic_fetch_sub(&bytes_held, (long)size);
-    }
-    free(ptr);
 }
 
 /* Out of memory at each allocation of creating a 4-thread world: NULL and nothing held. */

@@ -622,12 +622,19 @@ static void propagate(rel_world *w, uint32_t *visited) {
     for (rel_propagate_iter it = rel_propagate_begin(w); rel_propagate_next(&it);) {
         for (uint32_t i = 0; i < it.count; i++) {
             rel_global g = {it.local[i].x, it.local[i].y};
-            if (it.child_of != NULL) {
+            if (it.child_of != NULL && it.child_of[i].depth_ > 0) {
                 rel_entity up = it.child_of[i].target;
                 assert_true(visited[rel_entity_index(up)] > 0); /* the parent came first */
                 assert_int_equal(it.child_of[i].depth_, (uint32_t)rel_child_of_depth(w, up) + 1);
-                g.x += rel_global_get(w, up)->x;
-                g.y += rel_global_get(w, up)->y;
+                /* The batch's parents: their rows in their table's columns. */
+                assert_non_null(it.up.row);
+                const rel_global *pg = &it.up.global[it.up.row[i]];
+                assert_ptr_equal(pg, rel_global_get(w, up));
+                assert_ptr_equal(&it.up.local[it.up.row[i]], rel_local_get(w, up));
+                g.x += pg->x;
+                g.y += pg->y;
+            } else {
+                assert_null(it.up.row); /* roots: no parent */
             }
             it.global[i] = g;
             visited[rel_entity_index(it.entities[i])] = ++order;
@@ -687,6 +694,47 @@ static void test_rel_cascade_batches_a_sorted_hierarchy_by_depth(void **state) {
         top = rel_child_of_depth(w, nodes[i]) > top ? rel_child_of_depth(w, nodes[i]) : top;
     }
     assert_int_equal(batches, (uint32_t)top + 1);
+}
+
+static void test_rel_cascade_gives_each_batch_its_parents(void **state) {
+    rel_world *w = *state;
+    enum { NODES = 9000 };
+    rel_entity *nodes = malloc(sizeof *nodes * NODES);
+    uint32_t *visited = calloc(NODES + 8, sizeof *visited);
+    srand(3);
+    for (int i = 0; i < NODES; i++) {
+        nodes[i] = make(w);
+        assert_int_equal(rel_local_add(w, nodes[i], (rel_local){.x = (float)(i % 5), .y = 1}), STRATA_OK);
+        assert_int_equal(rel_global_add(w, nodes[i], (rel_global){0}), STRATA_OK);
+        if (i % 3 == 0) { /* a third in a table of their own: parents of one depth in two tables */
+            assert_int_equal(rel_aim_add(w, nodes[i], (rel_aim){0}), STRATA_OK);
+        }
+        if (i >= 4) {
+            assert_int_equal(rel_child_of_set(w, nodes[i], nodes[rand() % (i / 2 + 1)]), STRATA_OK);
+        }
+    }
+    propagate(w, visited); /* sorts; each row's parent checked against its get */
+    memset(visited, 0, sizeof *visited * (NODES + 8));
+    propagate(w, visited);
+    uint32_t batches = 0, widest = 0;
+    for (rel_propagate_iter it = rel_propagate_begin(w); rel_propagate_next(&it);) {
+        batches++;
+        widest = it.count > widest ? it.count : widest;
+    }
+    int32_t top = 0;
+    for (int i = 0; i < NODES; i++) {
+        top = rel_child_of_depth(w, nodes[i]) > top ? rel_child_of_depth(w, nodes[i]) : top;
+        float x = 0;
+        for (rel_entity e = nodes[i]; !rel_entity_eq(e, REL_ENTITY_NULL); e = rel_child_of_target(w, e)) {
+            x += rel_local_get(w, e)->x;
+        }
+        assert_true(rel_global_get(w, nodes[i])->x == x);
+    }
+    /* More batches than depths and tables: split where the parents' table changes. */
+    assert_true(batches > 2 * (uint32_t)(top + 1));
+    assert_true(widest <= 4096);
+    free(visited);
+    free(nodes);
 }
 
 static void test_rel_renamed_relation_loads_old_saves(void **state) {
@@ -919,6 +967,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_rel_world_clear_forgets_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_cascade_visits_parents_first, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_cascade_batches_a_sorted_hierarchy_by_depth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rel_cascade_gives_each_batch_its_parents, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_renamed_relation_loads_old_saves, setup, teardown),
         cmocka_unit_test(test_rel_random_walk_matches_the_model),
     };
