@@ -459,23 +459,54 @@ void sti_pool_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
 /* Move what slot s recorded into the world: its created entities (made
  * now), its commands (appended, settled with the rest), its destroys
  * (scheduled, as a destroy inside the step is). */
+/* The view's commands after the world's. When the world's buffer is empty
+ * (it is, unless an earlier slot of the batch recorded), the two buffers
+ * trade places: no copy and no allocation, so nothing the system recorded
+ * can be lost. Otherwise they are copied; out of room, what waits in the
+ * world is applied first (it comes first anyway) and the buffers trade
+ * places then. Only if that apply itself runs out of memory are the view's
+ * commands dropped, and the step returns NOMEM. */
+static strata_result_t pool_apply_commands(strata_world_t *w, strata_world_t *v) {
+    strata_result_t r = STRATA_OK;
+    if (w->cmd_size > 0 && sti_command_reserve(w, v->cmd_size) == STRATA_OK) {
+        memcpy(w->cmds + w->cmd_size, v->cmds, v->cmd_size);
+        w->cmd_last = w->cmd_size + v->cmd_last;
+        w->cmd_size += v->cmd_size;
+        w->cmd_count += v->cmd_count;
+        return STRATA_OK;
+    }
+    if (w->cmd_size > 0) {
+        r = sti_command_settle(w);
+        r = r != STRATA_OK ? r : STRATA_ERR_NOMEM; /* the reserve's failure, reported either way */
+    }
+    if (w->cmd_size > 0) {
+        return r;
+    }
+    unsigned char *cmds = w->cmds;
+    size_t capacity = w->cmd_capacity;
+    w->cmds = v->cmds;
+    w->cmd_capacity = v->cmd_capacity;
+    w->cmd_size = v->cmd_size;
+    w->cmd_count = v->cmd_count;
+    w->cmd_last = v->cmd_last;
+    v->cmds = cmds;
+    v->cmd_capacity = capacity;
+    v->cmd_size = 0;
+    return r;
+}
+
 static strata_result_t pool_apply(strata_world_t *w, sti_slot_t *s) {
     strata_world_t *v = &s->view;
     w->bytes += v->bytes;
     strata_result_t first = pool_apply_spawns(w, s);
     if (v->cmd_size > 0) {
-        strata_result_t r = sti_command_reserve(w, v->cmd_size);
-        if (r == STRATA_OK) {
-            memcpy(w->cmds + w->cmd_size, v->cmds, v->cmd_size);
-            w->cmd_last = w->cmd_size + v->cmd_last;
-            w->cmd_size += v->cmd_size;
-            w->cmd_count += v->cmd_count;
-        } else if (first == STRATA_OK) {
-            first = r;
-        }
+        strata_result_t r = pool_apply_commands(w, v);
+        first = first == STRATA_OK ? r : first;
     }
     for (uint32_t i = 0; i < v->doomed_count; i++) {
-        (void)strata_entity_destroy(w, v->doomed[i]); /* STALE: destroyed twice, or by an earlier slot */
+        /* STALE: destroyed twice, or by an earlier slot; NOMEM is reported */
+        strata_result_t r = strata_entity_destroy(w, v->doomed[i]);
+        first = first == STRATA_OK && r == STRATA_ERR_NOMEM ? r : first;
     }
     return first;
 }

@@ -33,7 +33,7 @@
 
 enum { P_POS, P_VEL, P_HP, P_ORIGIN, P_TAG, P_MARK, P_NC };
 _Static_assert((int)FP_POS == P_POS && (int)FP_VEL == P_VEL && (int)FP_HP == P_HP && (int)FP_ORIGIN == P_ORIGIN &&
-                   (int)FP_TAG == P_TAG && (int)FP_MARK == P_MARK && (int)FP_COMPONENT_COUNT == P_NC,
+                   (int)FP_TAG == P_TAG && (int)FP_MARK == P_MARK && (int)FP_CHILD_OF == P_NC,
                "the model numbers components as the schema does");
 #define P_BIT(c) ((uint8_t)(1u << (c)))
 
@@ -140,10 +140,9 @@ void fp_spawn_run(fp_spawn_ctx *ctx) {
                 fp_pos p = {ctx->hp[i].v, (int32_t)ctx->origin[i].spare};
                 fp_hp hp = {(int32_t)(c % 40)};
                 fp_origin o = {ctx->entities[i], P_KIND_MADE, 0};
-                fp_entity made = fp_entity_create_bundle(ctx->world, &(fp_bundle){.pos = &p,
-                                                                                  .hp = &hp,
-                                                                                  .origin = &o,
-                                                                                  .mark = (c & 16) != 0});
+                fp_child_of up = {.target = ctx->entities[i]}; /* a child of its maker */
+                fp_bundle b = {.pos = &p, .hp = &hp, .origin = &o, .mark = (c & 16) != 0, .child_of = &up};
+                fp_entity made = fp_entity_create_bundle(ctx->world, &b);
                 if (made.id != 0) {
                     atomic_fetch_add(&made_handles, 1u); /* a split system's creates give no handle */
                 }
@@ -168,6 +167,7 @@ void fp_mark_on_remove(fp_world *w, fp_entity e) {
 
 typedef struct p_entity {
     uint64_t h;
+    uint64_t parent; /* its ChildOf target (0: none) */
     uint8_t mask;
     bool doomed; /* destroyed from a chunk: gone at the step's end */
     fp_pos pos;
@@ -176,20 +176,13 @@ typedef struct p_entity {
     fp_origin origin;
 } p_entity;
 
-/* What Spawn made, waiting for the runtime's handle. */
-typedef struct p_made {
-    uint64_t from;
-    p_entity e;
-} p_made;
-
 static struct {
     p_entity ents[P_MAX];
     uint32_t n;
     uint32_t generation[P_MAX_INDEX]; /* the last issued */
     uint64_t dead[64];
     uint32_t dead_count;
-    p_made made[P_MAX];
-    uint32_t made_count;
+    uint32_t made_count; /* entities Spawn made in the last step (their handle 0 until adopted) */
     uint32_t hook_added, hook_removed, results_ok, results_missing;
 } M;
 
@@ -237,8 +230,32 @@ static void p_remove(p_entity *e, int c) {
 
 static void p_destroy_now(uint32_t i) {
     p_remove(&M.ents[i], P_MARK);
-    M.dead[M.dead_count++ % 64] = M.ents[i].h;
+    if (M.ents[i].h != 0) {
+        M.dead[M.dead_count++ % 64] = M.ents[i].h;
+    }
     M.ents[i] = M.ents[--M.n];
+}
+
+/* The destroys marked doomed, and (ChildOf's policy) every entity below
+ * them: as sets, the order of the runtime's settle does not matter. */
+static void p_destroy_doomed(void) {
+    for (bool more = true; more;) {
+        more = false;
+        for (uint32_t i = 0; i < M.n; i++) {
+            p_entity *e = &M.ents[i];
+            const p_entity *up = e->parent != 0 ? p_find(e->parent) : NULL;
+            if (!e->doomed && up != NULL && up->doomed) {
+                e->doomed = more = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < M.n;) {
+        if (M.ents[i].doomed) {
+            p_destroy_now(i);
+        } else {
+            i++;
+        }
+    }
 }
 
 /* One recorded change of a row, applied when its system ends. */
@@ -354,7 +371,7 @@ static void p_step(void) {
     }
     p_apply_changes();
     M.made_count = 0;
-    for (uint32_t i = 0; i < M.n; i++) { /* Spawn: read Hp, write Origin */
+    for (uint32_t i = 0, rows = M.n; i < rows; i++) { /* Spawn: read Hp, write Origin (not what it makes) */
         p_entity *e = &M.ents[i];
         if (!p_has(e, P_HP) || !p_has(e, P_ORIGIN)) {
             continue;
@@ -362,27 +379,23 @@ static void p_step(void) {
         e->origin.spare++;
         uint32_t c = spawn_choice(e->hp, e->origin);
         if (spawning && c % 4 == 0) {
-            p_made *made = &M.made[M.made_count++];
+            assert_true(M.n < P_MAX);
+            p_entity *made = &M.ents[M.n++]; /* its handle comes when the system ends */
             memset(made, 0, sizeof *made);
-            made->from = e->h;
-            made->e.mask = P_BIT(P_POS) | P_BIT(P_HP) | P_BIT(P_ORIGIN) | ((c & 16) ? P_BIT(P_MARK) : 0);
-            made->e.pos = (fp_pos){e->hp.v, (int32_t)e->origin.spare};
-            made->e.vel = FP_VEL_DEFAULT;
-            made->e.hp = (fp_hp){(int32_t)(c % 40)};
-            made->e.origin = (fp_origin){{e->h}, P_KIND_MADE, 0};
+            M.made_count++;
+            made->mask = P_BIT(P_POS) | P_BIT(P_HP) | P_BIT(P_ORIGIN) | ((c & 16) ? P_BIT(P_MARK) : 0);
+            made->pos = (fp_pos){e->hp.v, (int32_t)e->origin.spare};
+            made->vel = FP_VEL_DEFAULT;
+            made->hp = (fp_hp){(int32_t)(c % 40)};
+            made->origin = (fp_origin){{e->h}, P_KIND_MADE, 0};
+            made->parent = e->h; /* linked when made: its maker is alive until the step ends */
             if (c & 16) {
                 M.hook_added++; /* made with Mark: its on_add */
             }
         }
     }
-    /* The step's end: the scheduled destroys. */
-    for (uint32_t i = 0; i < M.n;) {
-        if (M.ents[i].doomed) {
-            p_destroy_now(i);
-        } else {
-            i++;
-        }
-    }
+    /* The step's end: the scheduled destroys, and what dies with them. */
+    p_destroy_doomed();
 }
 
 /* --- The world against the model ------------------------------------------------- */
@@ -393,31 +406,28 @@ static uint64_t population, made_total, tables_total; /* summed over a run's ste
 /* The entities Spawn made: each of the world's entities the model does not
  * know is one of them, found by its Origin (one a maker a step). */
 static void adopt_made(void) {
-    uint32_t adopted = 0;
     for (fp_made_iter it = fp_made_begin(W); fp_made_next(&it);) {
         for (uint32_t i = 0; i < it.count; i++) {
             if (p_find(it.entities[i].id) != NULL) {
                 continue;
             }
             uint32_t k = 0;
-            while (k < M.made_count && !(M.made[k].from == it.origin[i].from.id && M.made[k].e.h == 0)) {
+            while (k < M.n && !(M.ents[k].h == 0 && M.ents[k].origin.from.id == it.origin[i].from.id)) {
                 k++;
             }
-            if (k == M.made_count) {
+            if (k == M.n) {
                 fail_msg("%#llx appeared, made by %#llx, which the model did not expect",
                          (unsigned long long)it.entities[i].id, (unsigned long long)it.origin[i].from.id);
             }
             assert_true(p_adopt(it.entities[i].id));
-            M.made[k].e.h = it.entities[i].id;
-            adopted++;
+            M.ents[k].h = it.entities[i].id;
         }
     }
-    assert_int_equal(adopted, M.made_count);
-    for (uint32_t k = 0; k < M.made_count; k++) {
-        assert_true(M.n < P_MAX);
-        M.ents[M.n++] = M.made[k].e;
+    for (uint32_t k = 0; k < M.n; k++) {
+        if (M.ents[k].h == 0) {
+            fail_msg("Spawn's entity made by %#llx is missing", (unsigned long long)M.ents[k].origin.from.id);
+        }
     }
-    M.made_count = 0;
 }
 
 static void check_world(long op) {
@@ -436,6 +446,14 @@ static void check_world(long op) {
         ok = ok && (!p_has(e, P_VEL) || memcmp(fp_vel_get(W, h), &e->vel, sizeof e->vel) == 0);
         ok = ok && (!p_has(e, P_HP) || memcmp(fp_hp_get(W, h), &e->hp, sizeof e->hp) == 0);
         ok = ok && (!p_has(e, P_ORIGIN) || memcmp(fp_origin_get(W, h), &e->origin, sizeof e->origin) == 0);
+        uint32_t kids = 0, n = 0;
+        for (uint32_t k = 0; k < M.n; k++) {
+            kids += M.ents[k].parent == e->h;
+        }
+        (void)fp_child_of_sources(W, h, &n);
+        if (n != kids) {
+            fail_msg("op %ld: %#llx has %u sources in ChildOf, the model %u", op, (unsigned long long)e->h, n, kids);
+        }
         if (!ok) {
             fail_msg("op %ld: %#llx differs from the model's", op, (unsigned long long)e->h);
         }
@@ -537,6 +555,9 @@ static void op_one(long op, trace_t *trace) {
     if (M.n + 10 >= P_CAP && kind < 3) {
         kind = 5; /* crowded: destroy instead */
     }
+    if (getenv("FUZZ_TRACE") != NULL) {
+        fprintf(stderr, "op %ld: %u (n %u)\n", op, kind, M.n);
+    }
     switch (kind) {
     case 0:
     case 1:
@@ -588,7 +609,8 @@ static void op_one(long op, trace_t *trace) {
         p_entity *me = p_find(e.id);
         assert_int_equal(fp_entity_destroy(W, e), me != NULL ? STRATA_OK : STRATA_ERR_STALE);
         if (me != NULL) {
-            p_destroy_now((uint32_t)(me - M.ents));
+            me->doomed = true;
+            p_destroy_doomed(); /* at once, its children with it */
         }
         break;
     }

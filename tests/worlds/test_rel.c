@@ -737,6 +737,28 @@ static void test_rel_cascade_gives_each_batch_its_parents(void **state) {
     free(nodes);
 }
 
+static void test_rel_cascade_out_of_memory_still_gives_parents_first(void **state) {
+    (void)state;
+    /* The first pass of a query allocates its list of batches and the
+     * buffer of parents' rows: each allocation failing in turn, the pass
+     * still visits every row once, parents first, each with its parent. */
+    for (int start = 0; start < 8; start++) {
+        budget = 1 << 20;
+        rel_world *w = rel_world_create(
+            &(rel_world_desc_t){.allocator = {failing_alloc, failing_resize, test_release, NULL}});
+        rel_entity nodes[FOREST];
+        make_forest(w, nodes, 5);
+        uint32_t visited[FOREST + 8] = {0};
+        budget = start;
+        propagate(w, visited); /* checks each row's parent against its get */
+        budget = 1 << 20;
+        for (int i = 0; i < FOREST; i++) {
+            assert_true(visited[rel_entity_index(nodes[i])] > 0);
+        }
+        rel_world_destroy(w);
+    }
+}
+
 static void test_rel_renamed_relation_loads_old_saves(void **state) {
     rel_world *w = *state;
     const char *text = "{\"strata\": 1, \"schema\": \"rel\", \"version\": 1, \"indices\": 2, \"free\": [],\n"
@@ -968,6 +990,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_rel_cascade_visits_parents_first, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_cascade_batches_a_sorted_hierarchy_by_depth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_cascade_gives_each_batch_its_parents, setup, teardown),
+        cmocka_unit_test(test_rel_cascade_out_of_memory_still_gives_parents_first),
         cmocka_unit_test_setup_teardown(test_rel_renamed_relation_loads_old_saves, setup, teardown),
         cmocka_unit_test(test_rel_random_walk_matches_the_model),
     };

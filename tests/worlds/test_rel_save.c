@@ -15,6 +15,7 @@
 #include "test_alloc.h"
 
 #include "rel.h"
+#include "save_crc.h"
 #include "rel2.h"
 
 /* The rel world's system and hook: these tests run no step and remove no Guard. */
@@ -65,6 +66,42 @@ static void build(rel_world *w, scene *s) {
 }
 
 /* A binary save of w (malloc'd, *size bytes). */
+static unsigned char *save_of(const rel_world *w, size_t *size);
+/* A JSON dump of w (malloc'd, NUL-terminated, *size bytes). */
+static char *json_of(const rel_world *w, size_t *size);
+
+/* Each test's world of `build`, its binary save and its JSON dump. */
+typedef struct saved {
+    rel_world *w;
+    scene *s;
+    unsigned char *buf;
+    size_t size;
+    char *text;
+    size_t jsize;
+} saved;
+
+static int setup(void **state) {
+    saved *f = calloc(1, sizeof *f);
+    f->w = rel_world_create(NULL);
+    f->s = malloc(sizeof *f->s);
+    build(f->w, f->s);
+    f->buf = save_of(f->w, &f->size);
+    f->text = json_of(f->w, &f->jsize);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    saved *f = *state;
+    free(f->text);
+    free(f->buf);
+    free(f->s);
+    rel_world_destroy(f->w);
+    free(f);
+    return 0;
+}
+
+/* A binary save of w (malloc'd, *size bytes). */
 static unsigned char *save_of(const rel_world *w, size_t *size) {
     assert_int_equal(rel_world_save_mem(w, NULL, 0, size), STRATA_ERR_LIMIT);
     unsigned char *buf = malloc(*size);
@@ -72,13 +109,18 @@ static unsigned char *save_of(const rel_world *w, size_t *size) {
     return buf;
 }
 
-/* A JSON dump of w (malloc'd, NUL-terminated, *size bytes). */
 static char *json_of(const rel_world *w, size_t *size) {
     assert_int_equal(rel_world_dump_json_mem(w, NULL, 0, size), STRATA_ERR_LIMIT);
     char *text = malloc(*size + 1);
     assert_int_equal(rel_world_dump_json_mem(w, text, *size + 1, size), STRATA_OK);
     text[*size] = '\0';
     return text;
+}
+
+/* Load f's save into v: pass 0 the binary one, pass 1 the JSON dump. */
+static rel_result_t load_either(rel_world *v, const saved *f, int pass, rel_load_report_t *report) {
+    return pass == 0 ? rel_world_load_mem(v, f->buf, f->size, report)
+                     : rel_world_load_json_mem(v, f->text, f->jsize, report);
 }
 
 /* True if the two lists hold the same handles in the same order. */
@@ -115,13 +157,12 @@ static void check_links(const rel_world *w, const rel_world *v, const scene *s) 
 }
 
 static void test_rel_save_many_to_many_links_survive_binary_and_json(void **state) {
-    (void)state;
-    rel_world *w = rel_world_create(NULL);
-    scene *s = malloc(sizeof *s);
-    build(w, s);
-    size_t size = 0, jsize = 0;
-    unsigned char *buf = save_of(w, &size);
-    char *text = json_of(w, &jsize);
+    saved *f = *state;
+    rel_world *w = f->w;
+    const scene *s = f->s;
+    const unsigned char *buf = f->buf;
+    size_t size = f->size;
+    const char *text = f->text;
     /* JSON shows the links as the component's value. */
     char expect[160];
     snprintf(expect, sizeof expect, "\"Targets\": {\"targets\": [%llu, %llu]}", (unsigned long long)s->many[7].id,
@@ -134,8 +175,7 @@ static void test_rel_save_many_to_many_links_survive_binary_and_json(void **stat
         rel_world *v = rel_world_create(
             &(rel_world_desc_t){.allocator = {test_alloc, test_resize, test_release, NULL}});
         rel_load_report_t report;
-        rel_result_t r = pass == 0 ? rel_world_load_mem(v, buf, size, &report)
-                                   : rel_world_load_json_mem(v, text, jsize, &report);
+        rel_result_t r = load_either(v, f, pass, &report);
         assert_int_equal(r, STRATA_OK);
         assert_int_equal(report.change_count, 0);
         check_links(w, v, s);
@@ -157,24 +197,9 @@ static void test_rel_save_many_to_many_links_survive_binary_and_json(void **stat
         assert_null(rel_targets_sources(v, s->many[0], &n));
         rel_world_destroy(v);
     }
-    free(text);
-    free(buf);
-    free(s);
-    rel_world_destroy(w);
 }
 
 /* --- Binary saves edited by hand -------------------------------------------------- */
-
-static uint32_t crc32_of(const unsigned char *p, size_t n) {
-    uint32_t crc = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++) {
-            crc = (crc & 1) ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
-        }
-    }
-    return crc ^ 0xffffffffu;
-}
 
 static void put32(unsigned char *p, uint32_t v) {
     for (int i = 0; i < 4; i++) {
@@ -210,6 +235,14 @@ static size_t links_of(const unsigned char *save, size_t size, const char *name)
     return found;
 }
 
+/* w's JSON dump is still `before`. */
+static void unchanged(const rel_world *w, const char *before) {
+    size_t n = 0;
+    char *after = json_of(w, &n);
+    assert_string_equal(after, before);
+    free(after);
+}
+
 /* The load of an edited save fails with `code`, its error naming each of
  * `words`, and w is as it was (its JSON dump `before`). */
 static void refused(rel_world *w, const unsigned char *save, size_t size, rel_result_t code, const char *before,
@@ -221,20 +254,16 @@ static void refused(rel_world *w, const unsigned char *save, size_t size, rel_re
             fail_msg("'%s' is not in \"%s\"", words[i], report.error);
         }
     }
-    size_t jsize = 0;
-    char *after = json_of(w, &jsize);
-    assert_string_equal(after, before);
-    free(after);
+    unchanged(w, before);
 }
 
 static void test_rel_save_link_to_a_missing_entity_is_refused(void **state) {
-    (void)state;
-    rel_world *w = rel_world_create(NULL);
-    scene *s = malloc(sizeof *s);
-    build(w, s);
-    size_t size = 0, jsize = 0;
-    unsigned char *buf = save_of(w, &size);
-    char *before = json_of(w, &jsize);
+    saved *f = *state;
+    rel_world *w = f->w;
+    const scene *s = f->s;
+    const unsigned char *buf = f->buf;
+    size_t size = f->size;
+    const char *before = f->text;
     char pair[32], gone[32], huge[32];
     snprintf(pair, sizeof pair, "%llu", (unsigned long long)s->pair.id);
     snprintf(gone, sizeof gone, "%llu", (unsigned long long)s->gone.id);
@@ -269,25 +298,17 @@ static void test_rel_save_link_to_a_missing_entity_is_refused(void **state) {
         assert_non_null(strstr(report.error, "Targets"));
         assert_non_null(strstr(report.error, k == 0 ? targets[0] : "4294967297"));
         assert_non_null(strstr(report.error, k == 0 ? "which the save does not hold" : "4294967296"));
-        size_t n = 0;
-        char *after = json_of(w, &n);
-        assert_string_equal(after, before);
-        free(after);
+        unchanged(w, before);
     }
-    free(before);
-    free(buf);
-    free(s);
-    rel_world_destroy(w);
 }
 
 static void test_rel_save_corrupt_link_counts_are_refused(void **state) {
-    (void)state;
-    rel_world *w = rel_world_create(NULL);
-    scene *s = malloc(sizeof *s);
-    build(w, s);
-    size_t size = 0, jsize = 0;
-    unsigned char *buf = save_of(w, &size);
-    char *before = json_of(w, &jsize);
+    saved *f = *state;
+    rel_world *w = f->w;
+    const unsigned char *buf = f->buf;
+    size_t size = f->size;
+    const char *before = f->text;
+    const scene *s = f->s;
     unsigned char *bad = malloc(size);
     size_t sources = links_of(buf, size, "Targets");
     size_t hub = sources + 4;
@@ -331,10 +352,6 @@ static void test_rel_save_corrupt_link_counts_are_refused(void **state) {
     const char *twice[] = {"Targets", "twice"};
     refused(w, bad, size, STRATA_ERR_CORRUPT, before, twice, 2);
     free(bad);
-    free(before);
-    free(buf);
-    free(s);
-    rel_world_destroy(w);
 }
 
 /* A save of format 1 (before links were saved): the link section cut out. */
@@ -360,13 +377,10 @@ static unsigned char *format_1(const unsigned char *save, size_t size, size_t *o
 }
 
 static void test_rel_save_format_1_saves_load_without_their_tags(void **state) {
-    (void)state;
-    rel_world *w = rel_world_create(NULL);
-    scene *s = malloc(sizeof *s);
-    build(w, s);
-    size_t size = 0, old_size = 0;
-    unsigned char *buf = save_of(w, &size);
-    unsigned char *old = format_1(buf, size, &old_size);
+    saved *f = *state;
+    const scene *s = f->s;
+    size_t old_size = 0;
+    unsigned char *old = format_1(f->buf, f->size, &old_size);
     rel_world *v = rel_world_create(&(rel_world_desc_t){.allocator = {test_alloc, test_resize, test_release, NULL}});
     rel_load_report_t report;
     assert_int_equal(rel_world_load_mem(v, old, old_size, &report), STRATA_OK);
@@ -387,19 +401,15 @@ static void test_rel_save_format_1_saves_load_without_their_tags(void **state) {
     assert_int_equal(report.entities, 2);
     rel_world_destroy(v);
     free(old);
-    free(buf);
-    free(s);
-    rel_world_destroy(w);
 }
 
 static void test_rel_save_renamed_and_dropped_relations(void **state) {
-    (void)state;
-    rel_world *w = rel_world_create(NULL);
-    scene *s = malloc(sizeof *s);
-    build(w, s);
-    size_t size = 0, jsize = 0;
-    unsigned char *buf = save_of(w, &size);
-    char *text = json_of(w, &jsize);
+    saved *f = *state;
+    rel_world *w = f->w;
+    const scene *s = f->s;
+    const unsigned char *buf = f->buf;
+    size_t size = f->size, jsize = f->jsize;
+    const char *text = f->text;
     for (int pass = 0; pass < 2; pass++) {
         rel2_world *v = rel2_world_create(
             &(rel2_world_desc_t){.allocator = {test_alloc, test_resize, test_release, NULL}});
@@ -430,20 +440,12 @@ static void test_rel_save_renamed_and_dropped_relations(void **state) {
         assert_int_equal(rel2_aims_targets(v, hub, &nb) != NULL ? nb : 0, MANY - 1);
         rel2_world_destroy(v);
     }
-    free(text);
-    free(buf);
-    free(s);
-    rel_world_destroy(w);
 }
 
 static void test_rel_save_load_out_of_memory_leaves_the_world(void **state) {
-    (void)state;
-    rel_world *w = rel_world_create(NULL);
-    scene *s = malloc(sizeof *s);
-    build(w, s);
-    size_t size = 0, jsize = 0;
-    unsigned char *buf = save_of(w, &size);
-    char *text = json_of(w, &jsize);
+    saved *f = *state;
+    rel_world *w = f->w;
+    const scene *s = f->s;
     for (int pass = 0; pass < 2; pass++) {
         /* The target: one entity with a link, made before the allocator fails. */
         budget = 1 << 20;
@@ -454,7 +456,7 @@ static void test_rel_save_load_out_of_memory_leaves_the_world(void **state) {
         rel_result_t r = STRATA_ERR_NOMEM;
         for (int start = 0; r == STRATA_ERR_NOMEM; start++) {
             budget = start;
-            r = pass == 0 ? rel_world_load_mem(v, buf, size, NULL) : rel_world_load_json_mem(v, text, jsize, NULL);
+            r = load_either(v, f, pass, NULL);
             budget = 1 << 20;
             if (r == STRATA_ERR_NOMEM) {
                 uint32_t n = 0;
@@ -467,20 +469,16 @@ static void test_rel_save_load_out_of_memory_leaves_the_world(void **state) {
         check_links(w, v, s);
         rel_world_destroy(v);
     }
-    free(text);
-    free(buf);
-    free(s);
-    rel_world_destroy(w);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rel_save_many_to_many_links_survive_binary_and_json),
-        cmocka_unit_test(test_rel_save_link_to_a_missing_entity_is_refused),
-        cmocka_unit_test(test_rel_save_corrupt_link_counts_are_refused),
-        cmocka_unit_test(test_rel_save_format_1_saves_load_without_their_tags),
-        cmocka_unit_test(test_rel_save_renamed_and_dropped_relations),
-        cmocka_unit_test(test_rel_save_load_out_of_memory_leaves_the_world),
+        cmocka_unit_test_setup_teardown(test_rel_save_many_to_many_links_survive_binary_and_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rel_save_link_to_a_missing_entity_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rel_save_corrupt_link_counts_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rel_save_format_1_saves_load_without_their_tags, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rel_save_renamed_and_dropped_relations, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rel_save_load_out_of_memory_leaves_the_world, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

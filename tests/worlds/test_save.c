@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "save.h"
+#include "save_crc.h"
 #include "save_text.h"
 
 /* --- Helpers -------------------------------------------------------------- */
@@ -87,18 +88,6 @@ static void assert_world_is(const save_world *w, const unsigned char *bytes, siz
     char *text = json_text(w);
     assert_string_equal(text, json);
     free(text);
-}
-
-/* CRC-32 (IEEE) as the format uses it, to re-seal files the tests corrupt on purpose. */
-static uint32_t crc32_of(const unsigned char *p, size_t n) {
-    uint32_t crc = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++) {
-            crc = (crc & 1) ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
-        }
-    }
-    return crc ^ 0xffffffffu;
 }
 
 /* Recompute the checksum of a save (it covers every byte from offset 28). */
