@@ -96,10 +96,10 @@ try {
   check(integrate0.runs > 0 && integrate0.last_ms > 0 && integrate0.visited === BOIDS,
     `Integrate is timed by swarm_world_step: ${integrate0.runs} runs, ${integrate0.last_ms} ms, ${integrate0.visited} boids`);
   // The swarm shares batches (threads: true): each system shows the batch of
-  // swarm_schedule.txt, and Colour and Tick, which touch disjoint data, share one.
+  // swarm_schedule.txt, and Bin and Colour, which touch disjoint data, share one.
   const batchOf = (name) => timed.find((s) => s.name === name).batch;
   check(timed.every((s) => Number.isInteger(s.batch)), "every system has a batch");
-  check(batchOf("Colour") === batchOf("Tick") && batchOf("Steer") > batchOf("Bin") && batchOf("Wrap") > batchOf("Integrate"),
+  check(batchOf("Colour") === batchOf("Bin") && batchOf("Steer") > batchOf("Bin") && batchOf("Wrap") > batchOf("Integrate"),
     `the batches follow the schedule: ${timed.map((s) => `${s.name} ${s.batch}`).join(", ")}`);
   check((await page.$$eval("#systems tbody tr .batch", (c) => c.map((x) => x.textContent))).every((t) => t !== ""),
     "the batch column is filled");
