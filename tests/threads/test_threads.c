@@ -150,18 +150,22 @@ static unsigned char *run(uint32_t threads, uint32_t chunk_rows, uint32_t n, int
     return buf;
 }
 
+/* Runs at thread counts a and b end in the same saved world. */
+static void same_world(uint32_t a, uint32_t b, uint32_t chunk_rows, uint32_t n, int steps) {
+    size_t a_size = 0, b_size = 0;
+    unsigned char *one = run(a, chunk_rows, n, steps, &a_size);
+    unsigned char *other = run(b, chunk_rows, n, steps, &b_size);
+    assert_int_equal(a_size, b_size);
+    assert_memory_equal(one, other, a_size);
+    free(one);
+    free(other);
+}
+
 static void same_at_every_thread_count(uint32_t chunk_rows, uint32_t n, int steps) {
     static const uint32_t counts[] = {2, 3, 4, 8};
-    size_t one_size = 0;
-    unsigned char *one = run(1, chunk_rows, n, steps, &one_size);
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        size_t size = 0;
-        unsigned char *other = run(counts[i], chunk_rows, n, steps, &size);
-        assert_int_equal(size, one_size);
-        assert_memory_equal(other, one, size);
-        free(other);
+        same_world(1, counts[i], chunk_rows, n, steps);
     }
-    free(one);
 }
 
 /* --- Tests --------------------------------------------------------------------- */
@@ -175,25 +179,13 @@ static void test_threads_same_world_at_1_2_3_4_8_threads(void **state) {
  * machine has cores (so workers are preempted at any point), against one. */
 static void test_threads_stress_8_threads_same_as_1(void **state) {
     (void)state;
-    size_t a_size = 0, b_size = 0;
-    unsigned char *a = run(1, 64, 1500, 2000, &a_size);
-    unsigned char *b = run(8, 64, 1500, 2000, &b_size);
-    assert_int_equal(a_size, b_size);
-    assert_memory_equal(a, b, a_size);
-    free(a);
-    free(b);
+    same_world(1, 8, 64, 1500, 2000);
 }
 
 /* The same thread count twice gives the same world (no run-to-run noise). */
 static void test_threads_every_run_the_same(void **state) {
     (void)state;
-    size_t a_size = 0, b_size = 0;
-    unsigned char *a = run(4, 256, 5000, 40, &a_size);
-    unsigned char *b = run(4, 256, 5000, 40, &b_size);
-    assert_int_equal(a_size, b_size);
-    assert_memory_equal(a, b, a_size);
-    free(a);
-    free(b);
+    same_world(4, 4, 256, 5000, 40);
 }
 
 /* _run once a chunk: a table cut every chunk_rows rows, the same at any thread count. */
