@@ -104,7 +104,7 @@ class DeterminismTest(unittest.TestCase):
         header = render.render(schema)["core.h"]
         self.assertIn("strata-gen 0.2.0", header)
         self.assertIn(schema.source_hash[:16], header)
-        self.assertIn("#define CORE_STRATA_GEN_VERSION 100\n", header)
+        self.assertIn("#define CORE_STRATA_GEN_VERSION 200\n", header)
         self.assertIn('#define CORE_STRATA_GEN_VERSION_STRING "0.2.0"\n', header)
         self.assertIn("#if STRATA_VERSION != CORE_STRATA_GEN_VERSION\n", header)
 
