@@ -317,45 +317,42 @@ static inline uint16_t dirty_after(const sti_dirty_t *d, const sti_table_t *t, u
     return t->id == d->stop ? (uint16_t)STI_DIRTY_END : t->mark_next[k];
 }
 
-/* Resolve the next rows of the set in tables that match the query (their
- * bits cleared: a resolved row not yet yielded counts as in the set, see
- * dirty_add_later) and yield the first; rows of tables that no longer
- * match leave the set. Nothing moves while the visit is open, so a
- * resolved row stays where it is. */
-bool sti_dirty_next(strata_iter_t *it) {
-    strata_world_t *w = it->world;
-    uint32_t k = w->query_dirty[it->query];
-    sti_dirty_t *d = &w->dirty[k];
-    uint64_t match = (uint64_t)1 << k;
-    bool marks = w->query_marks[it->query] != 0;
-    /* Whole words until STI_DIRTY_BATCH rows (the last word may add 63 more). */
-    strata_iter_row_t *out = d->rows, *enough = d->rows + (marks ? 1 : STI_DIRTY_BATCH);
+/* Resolve rows of the set until `enough` (whole words; with `one`, a
+ * single row, marked in the sets the query's writes feed as it is
+ * resolved) in tables that match the query, their bits cleared (a
+ * resolved row not yet yielded counts as in the set, see
+ * dirty_add_later); rows of tables that no longer match leave the set.
+ * Nothing moves while the visit is open, so a resolved row stays where it
+ * is. Returns the end of the rows resolved. */
+STI_HOT strata_iter_row_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
+    strata_iter_row_t *out = d->rows, *enough = d->rows + (one ? 1 : STI_DIRTY_BATCH);
     uint32_t at = d->at, word = d->word;
     d->batch_from = (uint16_t)at;
     while (out < enough && at != STI_DIRTY_END) {
         sti_table_t *t = w->tables[at];
         uint64_t *bits = dirty_plane(w, t, k, 0);
         uint32_t words = dirty_words(t);
-        if ((t->tracked_by & match) == 0) {
+        if ((t->tracked_by >> k & 1u) == 0) {
             memset(bits, 0, sizeof(uint64_t) * words);
             word = words;
         }
         const strata_entity_t *entities = t->entities;
         void *const *columns = t->columns;
-        for (; word < words && out < enough; word++) {
+        while (word < words) {
             uint64_t x = bits[word];
             if (x == 0) {
+                word++;
                 continue;
             }
-            if (marks) { /* one row: marked as it is yielded */
-                uint32_t row = word * 64 + (uint32_t)__builtin_ctzll(x);
-                bits[word] = x & (x - 1);
+            uint32_t base = word * 64;
+            if (one) {
+                uint32_t row = base + (uint32_t)__builtin_ctzll(x);
+                bits[word] = x & (x - 1); /* the rest of the word waits */
                 *out++ = (strata_iter_row_t){entities + row, columns, row, false};
                 sti_dirty_mark_rows(w, it->query, t, row, 1);
-                break; /* the rest of the word waits */
+                break;
             }
-            bits[word] = 0;
-            uint32_t base = word * 64;
+            bits[word++] = 0;
             do {
                 uint32_t row = base + (uint32_t)__builtin_ctzll(x);
                 out->entity = entities + row;
@@ -365,6 +362,9 @@ bool sti_dirty_next(strata_iter_t *it) {
                 out++;
                 x &= x - 1;
             } while (x != 0);
+            if (out >= enough) {
+                break;
+            }
         }
         if (word < words) {
             break;
@@ -374,6 +374,17 @@ bool sti_dirty_next(strata_iter_t *it) {
     }
     d->at = (uint16_t)at;
     d->word = word;
+    return out;
+}
+
+/* Resolve the next rows (one at a time when the query's writes feed other
+ * sets, so each row is marked as it is yielded) and yield the first. */
+bool sti_dirty_next(strata_iter_t *it) {
+    strata_world_t *w = it->world;
+    uint32_t k = w->query_dirty[it->query];
+    sti_dirty_t *d = &w->dirty[k];
+    strata_iter_row_t *out = w->query_marks[it->query] != 0 ? dirty_resolve(w, it, d, k, true)
+                                                            : dirty_resolve(w, it, d, k, false);
     d->batch = (uint32_t)(out - d->rows);
     it->row_at = d->rows;
     it->row_stop = out;
