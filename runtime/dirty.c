@@ -482,20 +482,26 @@ void sti_dirty_close_set(strata_world_t *w, uint32_t k) {
 
 /* --- Membership ------------------------------------------------------------------ */
 
+/* True if row `row` of t has a bit in set k (either plane). */
+static bool dirty_bit(const strata_world_t *w, uint32_t k, const sti_table_t *t, uint32_t row) {
+    if ((t->listed >> k & 1u) == 0) {
+        return false;
+    }
+    uint64_t word = dirty_plane(w, t, k, 0)[row / 64] | dirty_plane(w, t, k, 1)[row / 64];
+    return (word >> (row & 63) & 1u) != 0;
+}
+
 bool sti_dirty_has(const strata_world_t *w, uint32_t k, strata_entity_t e) {
     const sti_record_t *rec = sti_record_lookup(w, e);
     if (rec == NULL) {
         return false;
     }
     const sti_table_t *t = w->tables[rec->table];
-    if ((t->listed >> k & 1u) == 0) {
-        return false;
-    }
-    uint32_t row = rec->row;
-    uint64_t word = dirty_plane(w, t, k, 0)[row / 64] | dirty_plane(w, t, k, 1)[row / 64];
-    return (word >> (row & 63) & 1u) != 0 || (w->dirty[k].busy && dirty_waiting(&w->dirty[k], t, row));
+    return dirty_bit(w, k, t, rec->row) || (w->dirty[k].busy && dirty_waiting(&w->dirty[k], t, rec->row));
 }
 
+/* The rows with a bit in any of the sets, then the rows an open visit
+ * resolved and has not yielded (their bits are clear), each once. */
 uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->table_count; i++) {
@@ -510,15 +516,19 @@ uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets) {
             n += (uint32_t)__builtin_popcountll(any);
         }
     }
-    for (uint64_t left = sets; left != 0; left &= left - 1) { /* resolved rows waiting to be yielded */
-        const sti_dirty_t *d = &w->dirty[__builtin_ctzll(left)];
+    for (uint64_t left = sets; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        const sti_dirty_t *d = &w->dirty[k];
         for (uint32_t i = 0; d->busy && i < d->batch; i++) {
-            strata_entity_t e = *d->rows[i].entity;
-            bool counted = false;
-            for (uint64_t set = sets; set != 0 && !counted; set &= set - 1) {
-                counted = (set & (left & -left)) == 0 && sti_dirty_has(w, (uint32_t)__builtin_ctzll(set), e);
+            const sti_record_t *rec = &w->records[(uint32_t)*d->rows[i].entity];
+            const sti_table_t *t = w->tables[rec->table];
+            bool counted = d->rows[i].visited;
+            for (uint64_t other = sets; other != 0 && !counted; other &= other - 1) {
+                uint32_t j = (uint32_t)__builtin_ctzll(other); /* a bit, or waiting in an earlier set */
+                counted = dirty_bit(w, j, t, rec->row) ||
+                          (j < k && w->dirty[j].busy && dirty_waiting(&w->dirty[j], t, rec->row));
             }
-            n += !d->rows[i].visited && !counted;
+            n += !counted;
         }
     }
     return n;
