@@ -141,8 +141,11 @@ void sti_dirty_free(strata_world_t *w) {
 
 /* True if row `row` of t is a row d's open visit resolved and has not yielded yet. */
 static bool dirty_waiting(const sti_dirty_t *d, const sti_table_t *t, uint32_t row) {
-    for (uint32_t i = 0; i < d->batch; i++) {
-        if (!d->rows[i].visited && d->rows[i].entity == t->entities + row) {
+    if (d->iter == NULL || t->id != d->batch_from) {
+        return false;
+    }
+    for (const uint32_t *r = d->iter->row_at; r < d->iter->row_stop; r++) {
+        if (*r == row) {
             return true;
         }
     }
@@ -309,7 +312,7 @@ void sti_dirty_open(sti_dirty_t *d) {
     d->at = d->batch_from = d->head;
     d->stop = d->tail;
     d->word = 0;
-    d->batch = 0;
+    d->iter = NULL;
 }
 
 /* The table after t on set k's list as the open visit walks it (STI_DIRTY_END past its last). */
@@ -319,16 +322,16 @@ static inline uint16_t dirty_after(const sti_dirty_t *d, const sti_table_t *t, u
 
 /* Resolve rows of the set until `enough` (whole words; with `one`, a
  * single row, marked in the sets the query's writes feed as it is
- * resolved) in tables that match the query, their bits cleared (a
+ * resolved) in one table that matches the query, their bits cleared (a
  * resolved row not yet yielded counts as in the set, see
  * dirty_add_later); rows of tables that no longer match leave the set.
  * Nothing moves while the visit is open, so a resolved row stays where it
- * is. Returns the end of the rows resolved. */
-STI_HOT strata_iter_row_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
-    strata_iter_row_t *out = d->rows, *enough = d->rows + (one ? 1 : STI_DIRTY_BATCH);
+ * is. Leaves the table in it (row_entities, columns) and d->batch_from;
+ * returns the end of the rows resolved (d->rows: none left). */
+STI_HOT uint32_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
+    uint32_t *out = d->rows, *enough = d->rows + (one ? 1 : STI_DIRTY_BATCH);
     uint32_t at = d->at, word = d->word;
-    d->batch_from = (uint16_t)at;
-    while (out < enough && at != STI_DIRTY_END) {
+    while (at != STI_DIRTY_END) {
         sti_table_t *t = w->tables[at];
         uint64_t *bits = dirty_plane(w, t, k, 0);
         uint32_t words = dirty_words(t);
@@ -336,8 +339,6 @@ STI_HOT strata_iter_row_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, s
             memset(bits, 0, sizeof(uint64_t) * words);
             word = words;
         }
-        const strata_entity_t *entities = t->entities;
-        void *const *columns = t->columns;
         while (word < words) {
             uint64_t x = bits[word];
             if (x == 0) {
@@ -348,29 +349,34 @@ STI_HOT strata_iter_row_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, s
             if (one) {
                 uint32_t row = base + (uint32_t)__builtin_ctzll(x);
                 bits[word] = x & (x - 1); /* the rest of the word waits */
-                *out++ = (strata_iter_row_t){entities + row, columns, row, false};
+                *out++ = row;
                 sti_dirty_mark_rows(w, it->query, t, row, 1);
                 break;
             }
             bits[word++] = 0;
             do {
-                uint32_t row = base + (uint32_t)__builtin_ctzll(x);
-                out->entity = entities + row;
-                out->columns = columns;
-                out->row = row;
-                out->visited = false;
-                out++;
+                *out++ = base + (uint32_t)__builtin_ctzll(x);
                 x &= x - 1;
             } while (x != 0);
             if (out >= enough) {
                 break;
             }
         }
-        if (word < words) {
+        if (out != d->rows) { /* this table's rows: the batch ends here */
+            d->batch_from = (uint16_t)at;
+            it->row_entities = t->entities;
+            it->columns = t->columns;
+            if (word >= words) {
+                at = dirty_after(d, t, k);
+                word = 0;
+            }
             break;
         }
         at = dirty_after(d, t, k);
         word = 0;
+    }
+    if (out == d->rows) {
+        d->batch_from = STI_DIRTY_END; /* none: the visit is done */
     }
     d->at = (uint16_t)at;
     d->word = word;
@@ -383,25 +389,23 @@ bool sti_dirty_next(strata_iter_t *it) {
     strata_world_t *w = it->world;
     uint32_t k = w->query_dirty[it->query];
     sti_dirty_t *d = &w->dirty[k];
-    strata_iter_row_t *out = w->query_marks[it->query] != 0 ? dirty_resolve(w, it, d, k, true)
-                                                            : dirty_resolve(w, it, d, k, false);
-    d->batch = (uint32_t)(out - d->rows);
+    uint32_t *out = w->query_marks[it->query] != 0 ? dirty_resolve(w, it, d, k, true)
+                                                   : dirty_resolve(w, it, d, k, false);
+    d->iter = it;
     it->row_at = d->rows;
     it->row_stop = out;
     return sti_dirty_yield(it);
 }
 
-/* Yield the next resolved row, if any. */
+/* Yield the next resolved row, if any: from then on a mark puts it in again. */
 bool sti_dirty_yield(strata_iter_t *it) {
     if (it->row_at >= it->row_stop) {
         return false;
     }
-    strata_iter_row_t *r = it->row_at++;
-    r->visited = true; /* from now on a mark puts it in again */
+    uint32_t row = *it->row_at++;
     it->count = 1;
-    it->row = r->row;
-    it->entities = r->entity;
-    it->columns = r->columns;
+    it->row = row;
+    it->entities = it->row_entities + row;
     return true;
 }
 
@@ -471,13 +475,13 @@ void sti_dirty_close_set(strata_world_t *w, uint32_t k) {
     }
     d->tail = prev;
     d->busy = false;
-    for (uint32_t i = 0; i < d->batch; i++) {
-        if (!d->rows[i].visited) { /* alive: destroys wait for the visit's end */
-            const sti_record_t *rec = &w->records[(uint32_t)*d->rows[i].entity];
-            dirty_add(w, k, w->tables[rec->table], rec->row);
+    if (d->iter != NULL && d->batch_from != STI_DIRTY_END) { /* nothing moved: the rows are where they were */
+        sti_table_t *t = w->tables[d->batch_from];
+        for (const uint32_t *r = d->iter->row_at; r < d->iter->row_stop; r++) {
+            dirty_add(w, k, t, *r);
         }
     }
-    d->batch = 0;
+    d->iter = NULL;
 }
 
 /* --- Membership ------------------------------------------------------------------ */
@@ -519,14 +523,15 @@ uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets) {
     for (uint64_t left = sets; left != 0; left &= left - 1) {
         uint32_t k = (uint32_t)__builtin_ctzll(left);
         const sti_dirty_t *d = &w->dirty[k];
-        for (uint32_t i = 0; d->busy && i < d->batch; i++) {
-            const sti_record_t *rec = &w->records[(uint32_t)*d->rows[i].entity];
-            const sti_table_t *t = w->tables[rec->table];
-            bool counted = d->rows[i].visited;
+        if (!d->busy || d->iter == NULL || d->batch_from == STI_DIRTY_END) {
+            continue;
+        }
+        const sti_table_t *t = w->tables[d->batch_from];
+        for (const uint32_t *r = d->iter->row_at; r < d->iter->row_stop; r++) {
+            bool counted = false;
             for (uint64_t other = sets; other != 0 && !counted; other &= other - 1) {
                 uint32_t j = (uint32_t)__builtin_ctzll(other); /* a bit, or waiting in an earlier set */
-                counted = dirty_bit(w, j, t, rec->row) ||
-                          (j < k && w->dirty[j].busy && dirty_waiting(&w->dirty[j], t, rec->row));
+                counted = dirty_bit(w, j, t, *r) || (j < k && w->dirty[j].busy && dirty_waiting(&w->dirty[j], t, *r));
             }
             n += !counted;
         }

@@ -23,16 +23,18 @@
 #include "table.h"
 
 /* Rows a `changed` visit resolves at least at a time, when the set has them
- * (whole bitmap words: up to 63 more; their bits cleared, their places
- * noted), which generated code then yields without a call. */
+ * in one table (whole bitmap words: up to 63 more; their bits cleared,
+ * their row indices noted), which generated code then yields without a
+ * call. A batch ends at its table's end. */
 #define STI_DIRTY_BATCH 64u
 /* The end of a set's list of tables. */
 #define STI_DIRTY_END 0xffffu
 
 /* The set of entities written since a `changed` query last ran (or whose
- * on_set is due). While a visit is open, rows[0, batch) are the rows it
- * resolved last; one not yet yielded counts as still in the set (a mark
- * does not add it again, an early end puts it back). */
+ * on_set is due). While a visit is open, rows[] holds the rows of table
+ * batch_from it resolved last, and its iterator's [row_at, row_stop) the
+ * ones not yet yielded: they count as still in the set (a mark does not add
+ * them again, an early end puts them back). */
 struct sti_dirty_t {
     uint32_t query;      /* the query it belongs to (UINT32_MAX for an on_set set) */
     uint32_t component;  /* an on_set set's component (UINT32_MAX for a query's set) */
@@ -41,10 +43,10 @@ struct sti_dirty_t {
     uint16_t tail;       /* the last */
     uint16_t at;         /* while busy: the table being walked (STI_DIRTY_END: done) */
     uint16_t stop;       /* while busy: the last table this visit walks (the tail when it opened) */
-    uint16_t batch_from; /* while busy: the table the last resolved rows began in */
+    uint16_t batch_from; /* while busy: the table of the last resolved rows */
     uint32_t word;       /* while busy: the next word of at's bitmap */
-    uint32_t batch;      /* while busy: rows resolved */
-    strata_iter_row_t rows[2 * STI_DIRTY_BATCH];
+    const strata_iter_t *iter; /* while busy: the iterator yielding rows (NULL: none resolved) */
+    uint32_t rows[2 * STI_DIRTY_BATCH];
 };
 
 /* Set up the sets, the query -> set map and the component -> sets map from

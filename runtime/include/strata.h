@@ -479,17 +479,6 @@ typedef struct strata_iter_table_t {
     void *const *columns; /* by component id; NULL if absent or a tag */
 } strata_iter_table_t;
 
-/* One row of a `changed` visit, resolved ahead by the runtime: the row's
- * handle, its table's columns and the row. A generated `next` yields it
- * and sets `visited` (the runtime reads it when the set is marked during
- * the visit, and when the iterator ends early). */
-typedef struct strata_iter_row_t {
-    const strata_entity_t *entity;
-    void *const *columns;
-    uint32_t row;
-    bool visited;
-} strata_iter_row_t;
-
 /* An iterator over the rows matching one query, a batch at a time: a whole
  * non-empty table, or (for a query with `changed` terms) one changed row.
  * Fields are read by generated code; treat them as read-only. Generated
@@ -497,14 +486,18 @@ typedef struct strata_iter_row_t {
  * strata_iter_next when the range is used up; a query whose visits mark
  * `changed` sets, or that visits one, starts with an empty range, so every
  * visit goes through strata_iter_next. A `changed` iterator likewise
- * yields the rows [row_at, row_stop) the runtime resolved, then asks for
- * more. */
+ * yields the rows [row_at, row_stop) of one table the runtime resolved
+ * (row indices into row_entities and `columns`), then asks for more; the
+ * rows before row_at are yielded, the rest still count as in the set (the
+ * runtime reads row_at while the visit is open, so an open iterator is not
+ * copied). */
 typedef struct strata_iter_t {
     strata_world_t *world;
     const strata_iter_table_t *at;   /* the next table of the range */
     const strata_iter_table_t *stop; /* the range's end */
-    strata_iter_row_t *row_at;       /* the next resolved changed row */
-    strata_iter_row_t *row_stop;     /* their end */
+    const uint32_t *row_at;          /* the next resolved changed row */
+    const uint32_t *row_stop;        /* their end */
+    const strata_entity_t *row_entities; /* their table's handles (its columns: `columns`) */
     uint32_t query;                  /* query id */
     uint32_t cursor;                 /* next position in the query's table list or changed set */
     uint32_t count;                  /* rows in this batch */
