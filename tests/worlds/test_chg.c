@@ -269,6 +269,90 @@ static void test_dirty_break_keeps_the_rows_not_yielded(void **state) {
     assert_int_equal(visit(w, NULL), 200);
 }
 
+/* An early end at each place of a batch of several rows (nine rows over
+ * two bitmap words of one table, then three of another table, so a batch
+ * ends at the first table's end), with a mark on the row just yielded and
+ * on the next one: the rows not yielded are visited next time, each once,
+ * in table then row order, the row yielded after them (marked again). */
+static void test_dirty_break_at_each_place_of_a_batch(void **state) {
+    chg_world *w = *state;
+    chg_entity a[70], b[3];
+    spawn(w, a, 70, false, false);
+    spawn(w, b, 3, true, false); /* another table, joining the list after a's */
+    for (uint32_t p = 0; p <= 12; p++) {
+        chg_entity want[12];
+        uint32_t m = 0;
+        for (uint32_t i = 60; i < 69; i++) {
+            touch(w, a[i]);
+            want[m++] = a[i];
+        }
+        for (uint32_t i = 0; i < 3; i++) {
+            touch(w, b[i]);
+            want[m++] = b[i];
+        }
+        chg_seen_iter it = chg_seen_begin(w);
+        for (uint32_t n = 0; n < p; n++) {
+            assert_true(chg_seen_next(&it));
+            assert_int_equal(it.count, 1);
+            assert_true(chg_entity_eq(it.entities[0], want[n]));
+            assert_true(it.pos[0].x == (float)chg_entity_index(want[n]));
+        }
+        assert_int_equal(chg_seen_changed_count(w), 12 - p); /* the resolved rows not yielded count */
+        if (p < 12) {
+            touch(w, want[p]); /* waiting, or not resolved yet: already in */
+        }
+        if (p > 0) {
+            touch(w, want[p - 1]); /* yielded: in again, for the next visit */
+        }
+        assert_int_equal(chg_seen_end(&it), STRATA_OK);
+        uint32_t from = p > 0 ? p - 1 : 0;
+        assert_int_equal(chg_seen_changed_count(w), 12 - from);
+        chg_entity got[12];
+        assert_int_equal(visit(w, got), 12 - from);
+        for (uint32_t i = from; i < 12; i++) {
+            assert_true(chg_entity_eq(got[i - from], want[i]));
+        }
+        assert_int_equal(chg_seen_changed_count(w), 0);
+    }
+}
+
+/* A batch ends at its table's end: a visit of rows in three tables, with
+ * a row of the third written while the first's rows are yielded, yields
+ * each table's rows in row order, the tables in the order they were marked. */
+static void test_dirty_batches_end_at_a_table_boundary(void **state) {
+    chg_world *w = *state;
+    chg_entity a[4], b[130], c[2];
+    spawn(w, a, 4, false, false);
+    spawn(w, b, 130, true, false);
+    spawn(w, c, 2, false, true);
+    chg_entity want[4 + 130 + 2];
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < 4; i++) {
+        touch(w, a[i]);
+        want[m++] = a[i];
+    }
+    for (uint32_t i = 0; i < 130; i++) {
+        touch(w, b[i]); /* three words: batches of 64, 64 and 2 */
+        want[m++] = b[i];
+    }
+    touch(w, c[1]);
+    want[m++] = c[1];
+    uint32_t n = 0;
+    for (chg_seen_iter it = chg_seen_begin(w); chg_seen_next(&it); n++) {
+        assert_true(n < m);
+        assert_true(chg_entity_eq(it.entities[0], want[n]));
+        assert_true(it.pos[0].x == (float)chg_entity_index(want[n]));
+        if (n == 1) {
+            touch(w, c[0]); /* its table is on the list, the row not in the set: next time */
+            touch(w, b[5]); /* not resolved yet: already in */
+        }
+    }
+    assert_int_equal(n, m);
+    chg_entity got[1];
+    assert_int_equal(visit(w, got), 1);
+    assert_true(chg_entity_eq(got[0], c[0]));
+}
+
 /* A mark made while the visit is open: a row still waiting is visited once;
  * a row already visited, or one not in the set when the visit opened
  * (even at a later row, or in another table), waits for the next visit. */
@@ -384,6 +468,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_dirty_mark_follows_a_batched_replay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dirty_visit_is_in_row_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dirty_break_keeps_the_rows_not_yielded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dirty_break_at_each_place_of_a_batch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dirty_batches_end_at_a_table_boundary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dirty_mark_during_an_open_visit_waits_for_the_next, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dirty_world_clear_empties_the_sets, setup, teardown),
         cmocka_unit_test(test_dirty_bitmap_growth_failure_leaves_the_sets_as_they_were),
