@@ -184,6 +184,10 @@ static inline void dirty_add(strata_world_t *w, uint32_t k, sti_table_t *t, uint
     }
 }
 
+void sti_dirty_put(strata_world_t *w, uint32_t k, sti_table_t *t, uint32_t row) {
+    dirty_add(w, k, t, row);
+}
+
 /* Mark a live e in each set of `slots`: its record gives its table and row. */
 void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
     const sti_record_t *rec = &w->records[(uint32_t)e];
@@ -248,21 +252,30 @@ void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
 
 /* --- Rows that move ------------------------------------------------------------ */
 
+/* Put t on the list of each set of `sets` it is not on yet. */
+static STI_COLD void dirty_list_sets(strata_world_t *w, sti_table_t *t, uint64_t sets) {
+    for (; sets != 0; sets &= sets - 1) {
+        dirty_list(w, (uint32_t)__builtin_ctzll(sets), t);
+    }
+}
+
+/* Every set src is listed in; the sets dst joins are listed at the end. */
 void sti_dirty_move_row(strata_world_t *w, sti_table_t *src, uint32_t row, uint32_t last, sti_table_t *dst,
                         uint32_t to) {
-    for (uint64_t left = src->listed; left != 0; left &= left - 1) {
+    uint64_t arrived = 0;
+    for (uint64_t listed = src->listed; listed != 0; listed &= listed - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(listed);
+        arrived |= sti_dirty_move_bit(src->marks + k * (size_t)src->mark_words, row, last) << k;
+    }
+    if (arrived == 0 || dst == NULL) {
+        return;
+    }
+    for (uint64_t left = arrived; left != 0; left &= left - 1) {
         uint32_t k = (uint32_t)__builtin_ctzll(left);
-        uint64_t *bits = dirty_plane(w, src, k, 0);
-        uint64_t in = bits[row / 64] >> (row & 63) & 1u, filler = bits[last / 64] >> (last & 63) & 1u;
-        bits[last / 64] &= ~((uint64_t)1 << (last & 63));
-        bits[row / 64] &= ~((uint64_t)1 << (row & 63));
-        bits[row / 64] |= (row != last ? filler : 0) << (row & 63);
-        if (in != 0 && dst != NULL) {
-            dirty_plane(w, dst, k, 0)[to / 64] |= (uint64_t)1 << (to & 63);
-            if ((dst->listed >> k & 1u) == 0) {
-                dirty_list(w, k, dst);
-            }
-        }
+        dst->marks[k * (size_t)dst->mark_words + to / 64] |= (uint64_t)1 << (to & 63);
+    }
+    if ((arrived & ~dst->listed) != 0) {
+        dirty_list_sets(w, dst, arrived & ~dst->listed);
     }
 }
 

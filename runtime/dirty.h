@@ -108,6 +108,9 @@ bool sti_dirty_has(const strata_world_t *w, uint32_t k, strata_entity_t e);
 /* The live entities in any of the sets of `sets`, each once. */
 uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets);
 
+/* Put row `row` of t (no visit open) in set k, t joining its list. */
+void sti_dirty_put(strata_world_t *w, uint32_t k, sti_table_t *t, uint32_t row);
+
 /* --- Rows that move ----------------------------------------------------------
  * Each path that moves rows carries their bits (none while a visit is open:
  * nothing moves then). Only tables on some set's list have bits, so callers
@@ -117,6 +120,38 @@ uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets);
  * src's row `last` fills its place (its bits cleared; last may be row). */
 void sti_dirty_move_row(strata_world_t *w, sti_table_t *src, uint32_t row, uint32_t last, sti_table_t *dst,
                         uint32_t to);
+
+/* In one set's bitmap: row `last` fills row `row` (last's bit cleared;
+ * last may be row); returns row's bit as it was (1 or 0). */
+STI_HOT uint64_t sti_dirty_move_bit(uint64_t *bits, uint32_t row, uint32_t last) {
+    uint64_t *at = bits + row / 64, *end = bits + last / 64;
+    uint64_t r = (uint64_t)1 << (row & 63), l = (uint64_t)1 << (last & 63);
+    uint64_t in = *at & r;
+    if ((*end & l) != 0) { /* the last row is in: it moves into row (or row was last and goes) */
+        *end &= ~l;
+        *at |= row != last ? r : 0;
+    } else if (in != 0) {
+        *at &= ~r;
+    }
+    return in != 0;
+}
+
+/* sti_dirty_move_row (src listed), inline for the common case: src on one
+ * set's list and, if the row is in it, dst on that list too. */
+STI_HOT void sti_dirty_carry(strata_world_t *w, sti_table_t *src, uint32_t row, uint32_t last, sti_table_t *dst,
+                             uint32_t to) {
+    uint64_t listed = src->listed;
+    uint32_t k = (uint32_t)__builtin_ctzll(listed);
+    if (STI_UNLIKELY((listed & (listed - 1)) != 0)) {
+        sti_dirty_move_row(w, src, row, last, dst, to);
+    } else if (sti_dirty_move_bit(src->marks + k * (size_t)src->mark_words, row, last) != 0 && dst != NULL) {
+        if (STI_UNLIKELY((dst->listed >> k & 1u) == 0)) {
+            sti_dirty_put(w, k, dst, to);
+        } else {
+            dst->marks[k * (size_t)dst->mark_words + to / 64] |= (uint64_t)1 << (to & 63);
+        }
+    }
+}
 /* Rows [0, n) of src go to rows [to, to + n) of dst; src keeps no bits. */
 void sti_dirty_move_all(strata_world_t *w, sti_table_t *src, uint32_t n, sti_table_t *dst, uint32_t to);
 /* Row order[i] of t becomes row i (its n rows reordered); scratch holds

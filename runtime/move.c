@@ -129,7 +129,7 @@ static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *
     }
     uint32_t last = src->count - 1;
     if (src->listed != 0) {
-        sti_dirty_move_row(w, src, row, last, dst, to);
+        sti_dirty_carry(w, src, row, last, dst, to);
     }
     if (row != last) {
         for (uint32_t i = 0; i < src->column_count; i++) {

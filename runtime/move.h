@@ -85,7 +85,7 @@ STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_tab
                                    const sti_plan_t *plan) {
     uint32_t row = rec->row;
     if (STI_UNLIKELY(src->listed != 0)) {
-        sti_dirty_move_row(w, src, row, src->count - 1, dst, dst->count); /* its changed-set bits go with it */
+        sti_dirty_carry(w, src, row, src->count - 1, dst, dst->count); /* its changed-set bits go with it */
     }
     uint32_t to = sti_row_finish(w, rec, src, dst);
     if (src->column_count > 0) {
