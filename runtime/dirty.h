@@ -45,8 +45,10 @@ struct sti_dirty_t {
     uint16_t stop;       /* while busy: the last table this visit walks (the tail when it opened) */
     uint16_t batch_from; /* while busy: the table of the last resolved rows */
     uint32_t word;       /* while busy: the next word of at's bitmap */
-    const strata_iter_t *iter; /* while busy: the iterator yielding rows (NULL: none resolved) */
     uint32_t rows[2 * STI_DIRTY_BATCH];
+
+    /* While busy: the iterator yielding rows (NULL: none resolved yet). */
+    const strata_iter_t *iter;
 };
 
 /* Set up the sets, the query -> set map and the component -> sets map from

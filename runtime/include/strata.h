@@ -493,18 +493,18 @@ typedef struct strata_iter_table_t {
  * copied). */
 typedef struct strata_iter_t {
     strata_world_t *world;
-    const strata_iter_table_t *at;   /* the next table of the range */
-    const strata_iter_table_t *stop; /* the range's end */
-    const uint32_t *row_at;          /* the next resolved changed row */
-    const uint32_t *row_stop;        /* their end */
+    const strata_iter_table_t *at;       /* the next table of the range */
+    const strata_iter_table_t *stop;     /* the range's end */
+    const uint32_t *row_at;              /* the next resolved changed row */
+    const uint32_t *row_stop;            /* their end */
     const strata_entity_t *row_entities; /* their table's handles (its columns: `columns`) */
-    uint32_t query;                  /* query id */
-    uint32_t cursor;                 /* next position in the query's table list or changed set */
-    uint32_t count;                  /* rows in this batch */
-    const strata_entity_t *entities; /* their handles */
-    void *const *columns;            /* the table's columns by component id (NULL if absent or a tag) */
-    uint32_t row;                    /* the batch starts at this row of `columns` (0 unless `changed`) */
-    bool open;                       /* holds a deferral scope */
+    uint32_t query;                      /* query id */
+    uint32_t cursor;                     /* next position in the query's table list or changed set */
+    uint32_t count;                      /* rows in this batch */
+    const strata_entity_t *entities;     /* their handles */
+    void *const *columns;                /* the table's columns by component id (NULL if absent or a tag) */
+    uint32_t row;                        /* the batch starts at this row of `columns` (0 unless `changed`) */
+    bool open;                           /* holds a deferral scope */
     /* A cascade batch: each row's parent's row in up_columns (the parents'
      * table), NULL in a batch of roots. */
     const uint32_t *up_row;
