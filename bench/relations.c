@@ -7,7 +7,9 @@
  *             rest (ns per node)
  *   cascade   propagate a transform through 1,000,000 nodes of depth 1-8 with
  *             a cascade pass (ns per node), against a pass over arrays sorted
- *             by depth */
+ *             by depth; the same pass after a frame's create: of an entity
+ *             the pass does not visit (the saved pass holds), and of a new
+ *             deepest leaf (the pass is built again) */
 #include "bench.h"
 #include "plain.h"
 #include "relations.h"
@@ -205,6 +207,7 @@ static void bench_destroy(uint32_t n) {
 
 typedef struct cascade_state {
     relations_world *w;
+    relations_entity deepest; /* a node of the deepest level: a new child of it keeps the rows sorted */
     uint32_t n;
     const uint32_t *up; /* by hand: parent by position, UINT32_MAX for a root; sorted by depth */
     const float *local; /* x, y by position */
@@ -236,6 +239,25 @@ static void cascade_strata(void *state) {
         propagate_rows(it.count, it.local, it.global, it.up.row, it.up.global);
         s->visited += it.count;
     }
+}
+
+/* A frame that creates an entity the pass does not visit (Global alone), then the pass. */
+static void cascade_strata_after_create(void *state) {
+    cascade_state *s = state;
+    bench_check(relations_entity_create_bundle(s->w, &(relations_bundle){.global = &(relations_global){0}}).id != 0,
+                "relations: create");
+    cascade_strata(state);
+}
+
+/* A frame that adds a leaf below the deepest level, then the pass. */
+static void cascade_strata_after_leaf(void *state) {
+    cascade_state *s = state;
+    relations_entity e = relations_entity_create_bundle(s->w, &(relations_bundle){.local = &(relations_local){1, 1},
+                                                                                  .global = &(relations_global){0},
+                                                                                  .child_of = &(relations_child_of){
+                                                                                      .target = s->deepest}});
+    bench_check(e.id != 0, "relations: create");
+    cascade_strata(state);
 }
 
 BENCH_KERNEL void propagate_plain(uint32_t n, const uint32_t *restrict up, const float *restrict local,
@@ -276,7 +298,7 @@ static void bench_cascade(uint32_t n) {
             bench_check(relations_child_of_set(w, e[i], e[up[i]]) == STRATA_OK, "relations: link");
         }
     }
-    cascade_state s = {w, n, up, local, global, 0};
+    cascade_state s = {w, e[n - 1], n, up, local, global, 0};
     cascade_strata(&s); /* the first pass sorts the rows by depth */
     bench_run_pair(&(bench_pair){.name = "relations",
                                  .op = "cascade: world = parent's + local",
@@ -293,6 +315,24 @@ static void bench_cascade(uint32_t n) {
         bench_check(g->x == global[2 * i] && g->y == (float)(relations_child_of_depth(w, e[i]) + 1),
                     "relations: cascade result");
     }
+    bench_run_pair(&(bench_pair){.name = "relations",
+                                 .op = "cascade after a create elsewhere",
+                                 .size = n,
+                                 .ops = n,
+                                 .strata = cascade_strata_after_create,
+                                 .strata_state = &s,
+                                 .plain = cascade_plain,
+                                 .plain_state = &s,
+                                 .target = BENCH_NONE});
+    bench_run_pair(&(bench_pair){.name = "relations",
+                                 .op = "cascade after a new leaf (rebuilt)",
+                                 .size = n,
+                                 .ops = n,
+                                 .strata = cascade_strata_after_leaf,
+                                 .strata_state = &s,
+                                 .plain = cascade_plain,
+                                 .plain_state = &s,
+                                 .target = BENCH_NONE});
     free(e);
     free(up);
     free(local);

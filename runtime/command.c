@@ -386,6 +386,7 @@ static strata_result_t command_destroy_doomed(strata_world_t *w) {
             }
             i += t->count - 1;
             t->count = 0;
+            t->moved++;
             continue;
         }
         sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);

@@ -106,6 +106,7 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
         rec->row = to + i;
     }
     src->count = 0;
+    src->moved++;
     dst->count = to + n;
     return to;
 }

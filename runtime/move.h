@@ -28,6 +28,7 @@ extern const unsigned char sti_zeros[STI_SMALL_SIZE];
 /* Remove row `row` of t by moving the last row into it (and fixing the
  * moved entity's record). */
 STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
+    t->moved++;
     uint32_t last = --t->count;
     if (row == last) {
         return;
@@ -51,6 +52,7 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
     uint32_t to = dst->count;
     strata_entity_t *from = src->entities;
     dst->entities[to] = from[row];
+    src->moved++;
     if (row != last) {
         strata_entity_t moved = from[last];
         from[row] = moved;

@@ -22,6 +22,9 @@ typedef struct relation_index_t {
     size_t targets_cap;
     uint32_t *slot; /* exclusive, by source: its place in its target's sources */
     size_t slot_cap;
+    /* Exclusive: bumped whenever a link's target or depth changes in place
+     * (a cascade pass saved before then no longer holds). */
+    uint32_t links;
 } relation_index_t;
 
 /* One batch of a cascade pass: rows [row, row + count) of a table, all at one depth. */
@@ -37,11 +40,35 @@ typedef struct cascade_run_t {
  * stays in the cache while the system reads it. */
 #define CASCADE_CHUNK 4096u
 
+/* No table: the parents' table of a batch of roots. */
+#define CASCADE_NO_TABLE UINT32_MAX
+
+/* One batch of a saved cascade pass: rows [row, row + count) of `table`,
+ * their parents' rows at parents[up, up + count) of up_table
+ * (CASCADE_NO_TABLE in a batch of roots). */
+typedef struct cascade_batch_t {
+    uint32_t table, row, count;
+    uint32_t up_table, up;
+} cascade_batch_t;
+
+/* A table a saved pass read, as it was then: its `moved`, and its count
+ * (UINT32_MAX for a table only parents were read from: appends move no row). */
+typedef struct cascade_stamp_t {
+    uint32_t table, moved, count;
+} cascade_stamp_t;
+
 /* A query's batches for its cascade pass, in visiting order. When there
  * is no memory for them, the pass walks the tables once per depth instead
  * (`walk`: the depth it is at, the table and row it goes on from, the
  * least depth above it seen so far). A run is handed out in batches of at
- * most CASCADE_CHUNK rows (one without memory for `up`). */
+ * most CASCADE_CHUNK rows (one without memory for any buffer of parents).
+ *
+ * A pass is saved as it goes: its batches, each child's parent's row (in
+ * visiting order) and the tables it read. The next pass replays it, reading
+ * only those arrays, while it holds: no row of those tables has moved or
+ * left (their `moved`), none was appended to a table it visits (their
+ * count), no link of the relation has changed (`links`), the query has no
+ * new table, and it was sorted if this pass may sort. */
 typedef struct cascade_list_t {
     cascade_run_t *runs;
     uint32_t count;
@@ -50,9 +77,26 @@ typedef struct cascade_list_t {
     uint32_t walk_relation, walk_depth, walk_table, walk_row, walk_next;
     cascade_run_t current; /* the run being handed out */
     uint32_t done;         /* its rows handed out already */
-    uint32_t *up;          /* CASCADE_CHUNK rows: the current batch's parents' rows */
+    uint32_t *up;          /* CASCADE_CHUNK rows: the current batch's parents' rows, without `parents` */
     uint32_t up_one;       /* the same for a batch of one row, without memory for `up` */
     uint32_t relation;
+    /* The saved pass. */
+    cascade_batch_t *batches;
+    uint32_t batch_count;
+    size_t batch_capacity;
+    uint32_t *parents; /* each child's parent's row, in visiting order */
+    uint32_t parent_count;
+    size_t parent_capacity;
+    cascade_stamp_t *stamps; /* the query's tables first, then the parents' other tables */
+    uint32_t stamp_count;
+    size_t stamp_capacity;
+    uint32_t links;  /* the relation's `links` when it was built */
+    uint32_t tables; /* the query's table count then */
+    bool filling;    /* this pass writes the parents' rows into `parents` */
+    bool saving;     /* ... and saves its batches (no allocation has failed) */
+    bool saved;      /* the last pass was saved, whole */
+    bool sorted;     /* it could sort the tables */
+    bool replay;     /* this pass replays the saved one */
 } cascade_list_t;
 
 struct sti_relations_t {
@@ -202,7 +246,8 @@ static strata_entity_t tree_next(const strata_world_t *w, uint32_t r, strata_ent
  * first; nothing to walk below a leaf). */
 static void exclusive_redepth(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, uint32_t depth) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
-    const relation_index_t *x = relation_at(w, r);
+    relation_index_t *x = relation_at(w, r);
+    x->links++; /* every change of a link's target or depth comes here */
     link = link != NULL ? link : link_cell(w, d, e);
     if (link != NULL) {
         link_set_depth(link, depth);
@@ -810,6 +855,7 @@ static void table_sort(strata_world_t *w, sti_table_t *t, const unsigned char *l
         for (uint32_t i = 0; i < n; i++) {
             w->records[strata_entity_index(t->entities[i])].row = i;
         }
+        t->moved++;
     }
     sti_mem_free(w, counts, counts_size);
     sti_mem_free(w, order, order_size);
@@ -875,8 +921,41 @@ static int run_compare(const void *a, const void *b) {
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Note table t's `moved` (and its count, with `visited`) in the saved
+ * pass's stamps, once; out of memory the pass is not saved. */
+static void cascade_stamp(strata_world_t *w, cascade_list_t *list, const sti_table_t *t, bool visited) {
+    for (uint32_t i = 0; i < list->stamp_count; i++) {
+        if (list->stamps[i].table == t->id) {
+            return;
+        }
+    }
+    if (sti_mem_grow(w, &list->stamps, sizeof(cascade_stamp_t), &list->stamp_capacity, (size_t)list->stamp_count + 1,
+                     8) != STRATA_OK) {
+        list->saving = false;
+        return;
+    }
+    list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = t->id,
+                                                          .moved = t->moved,
+                                                          .count = visited ? t->count : UINT32_MAX};
+}
+
+/* Room to save the pass whose runs are in list (its parents' rows, its
+ * batches, its tables), or false. */
+static bool cascade_save_room(strata_world_t *w, cascade_list_t *list, uint32_t tables) {
+    size_t rows = 0, batches = 0;
+    for (uint32_t i = 0; i < list->count; i++) {
+        rows += list->runs[i].depth > 0 ? list->runs[i].count : 0;
+        batches += (list->runs[i].count + CASCADE_CHUNK - 1) / CASCADE_CHUNK;
+    }
+    return sti_mem_grow(w, &list->parents, sizeof(uint32_t), &list->parent_capacity, rows, 1024) == STRATA_OK &&
+           sti_mem_grow(w, &list->batches, sizeof(cascade_batch_t), &list->batch_capacity, batches, 16) == STRATA_OK &&
+           sti_mem_grow(w, &list->stamps, sizeof(cascade_stamp_t), &list->stamp_capacity, (size_t)tables + 1, 8) ==
+               STRATA_OK;
+}
+
 /* Query q's batches in cascade order of relation r, each table's rows
- * sorted by depth first when `sort`: NOMEM leaves the list empty. */
+ * sorted by depth first when `sort`, and room to save the pass: NOMEM
+ * leaves the list empty (a walk), or the pass unsaved. */
 static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
     size_t size = w->components[d->component].size;
@@ -887,9 +966,10 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     list->current.count = 0;
     list->done = 0;
     list->relation = r;
-    if (list->up == NULL) {
-        list->up = sti_mem_alloc(w, sizeof(uint32_t) * CASCADE_CHUNK); /* NULL: batches of one row */
-    }
+    list->saved = false;
+    list->batch_count = 0;
+    list->parent_count = 0;
+    list->stamp_count = 0;
     for (uint32_t i = 0; i < cache->count; i++) {
         sti_table_t *t = cache->tables[i];
         const unsigned char *links = t->columns[d->component];
@@ -907,12 +987,42 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
             list->walk_table = 0;
             list->walk_row = 0;
             list->walk_next = UINT32_MAX;
-            return;
+            break;
         }
     }
     if (list->count > 1) { /* (no runs: no array, and qsort takes none) */
         qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
     }
+    /* The parents' rows go straight into the saved pass's array; without
+     * room for it, into a buffer of CASCADE_CHUNK rows as they are handed out. */
+    list->filling = !list->walk && cascade_save_room(w, list, cache->count);
+    list->saving = list->filling;
+    for (uint32_t i = 0; list->saving && i < cache->count; i++) {
+        cascade_stamp(w, list, cache->tables[i], true);
+    }
+    list->links = relation_at(w, r)->links;
+    list->tables = cache->count;
+    list->sorted = sort;
+    if (!list->filling && list->up == NULL) {
+        list->up = sti_mem_alloc(w, sizeof(uint32_t) * CASCADE_CHUNK); /* NULL: batches of one row */
+    }
+}
+
+/* True if query q's saved pass of relation r holds (cascade_list_t). */
+static bool cascade_saved_holds(const strata_world_t *w, const cascade_list_t *list, uint32_t q, uint32_t r,
+                                bool sort) {
+    if (!list->saved || list->relation != r || list->links != relation_at(w, r)->links ||
+        list->tables != w->queries[q].count || (sort && !list->sorted)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < list->stamp_count; i++) {
+        const cascade_stamp_t *s = &list->stamps[i];
+        const sti_table_t *t = s->table < w->table_count ? w->tables[s->table] : NULL;
+        if (t == NULL || t->moved != s->moved || (s->count != UINT32_MAX && t->count != s->count)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
@@ -923,7 +1033,11 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     /* Rows may move only when no scope is open: nothing is iterating them. */
     bool sort = !sti_deferred(w);
     strata_iter_t it = strata_iter(w, q);
-    cascade_build(w, q, r, sort);
+    cascade_list_t *list = &w->relations->cascades[q];
+    list->replay = cascade_saved_holds(w, list, q, r, sort);
+    if (!list->replay) {
+        cascade_build(w, q, r, sort);
+    }
     it.cursor = 0;
     it.up_row = NULL;
     it.up_columns = NULL;
@@ -966,19 +1080,21 @@ static bool cascade_walk(strata_world_t *w, cascade_list_t *list, uint32_t q, ca
     }
 }
 
-/* The parents of rows [row, row + n) of t (n > 0, depth > 0, so each has
- * a live target): their rows into list->up while they sit in the table of
- * the first one, whose columns go to *columns. Returns how many. */
-static uint32_t cascade_parents(const strata_world_t *w, cascade_list_t *list, const unsigned char *links, size_t size,
-                                uint32_t row, uint32_t n, void *const **columns) {
+/* The parents of rows [row, row + n) of a table (its link column `links`;
+ * n > 0, depth > 0, so each has a live target): their rows into up while
+ * they sit in the table of the first one, whose id goes to *table.
+ * Returns how many. */
+static uint32_t cascade_parents(const strata_world_t *w, uint32_t *up, const unsigned char *links, size_t size,
+                                uint32_t row, uint32_t n, uint32_t *table) {
     const sti_record_t *first = sti_record_lookup(w, link_target(links + (size_t)row * size));
     STRATA_ASSERT(first != NULL); /* a link at depth > 0 names a live target */
     if (first == NULL) {
-        *columns = NULL;
+        *table = CASCADE_NO_TABLE;
         return 1;
     }
     const sti_record_t *records = w->records;
-    uint32_t table = first->table, i = 0, *up = list->up != NULL ? list->up : &list->up_one;
+    uint32_t i = 0;
+    *table = first->table;
     const unsigned char *link = links + (size_t)row * size;
     /* Four rows a step, one branch for their tables: the loads of the
      * records (scattered) are independent, so their misses overlap. */
@@ -987,7 +1103,7 @@ static uint32_t cascade_parents(const strata_world_t *w, cascade_list_t *list, c
         const sti_record_t *b = &records[strata_entity_index(link_target(link + size))];
         const sti_record_t *c = &records[strata_entity_index(link_target(link + 2 * size))];
         const sti_record_t *d = &records[strata_entity_index(link_target(link + 3 * size))];
-        if (((a->table ^ table) | (b->table ^ table) | (c->table ^ table) | (d->table ^ table)) != 0) {
+        if (((a->table ^ *table) | (b->table ^ *table) | (c->table ^ *table) | (d->table ^ *table)) != 0) {
             break;
         }
         up[i] = a->row;
@@ -997,13 +1113,93 @@ static uint32_t cascade_parents(const strata_world_t *w, cascade_list_t *list, c
     }
     for (; i < n; i++, link += size) {
         const sti_record_t *rec = &records[strata_entity_index(link_target(link))];
-        if (rec->table != table) {
+        if (rec->table != *table) {
             break; /* a dead target's record has no table: it ends the batch too */
         }
         up[i] = rec->row;
     }
-    *columns = w->tables[table]->columns;
     return i;
+}
+
+/* Hand out rows [row, row + n) of t as the iterator's batch. */
+static bool cascade_hand(strata_iter_t *it, const sti_table_t *t, uint32_t row, uint32_t n) {
+    strata_world_t *w = it->world;
+    it->count = n;
+    it->row = row;
+    it->entities = t->entities + row;
+    it->columns = t->columns;
+    if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
+        sti_dirty_mark_rows(w, it->query, t, row, n);
+    }
+    return true;
+}
+
+#ifndef NDEBUG
+/* True if each row of a replayed batch has the parent the records say
+ * (roots: depth 0): a change that moved rows without bumping a table's
+ * `moved` or the relation's `links` fails it. */
+static bool cascade_batch_true(const strata_world_t *w, const cascade_list_t *list, const cascade_batch_t *b) {
+    const strata_relation_desc_t *d = &w->schema->relations[list->relation];
+    const sti_table_t *t = w->tables[b->table];
+    const unsigned char *links = t->columns[d->component];
+    size_t size = w->components[d->component].size;
+    if (b->row + b->count > t->count) {
+        return false;
+    }
+    for (uint32_t i = 0; i < b->count; i++) {
+        const unsigned char *link = links != NULL ? links + (size_t)(b->row + i) * size : NULL;
+        if (b->up_table == CASCADE_NO_TABLE) {
+            if (link != NULL && link_depth(link) != 0) {
+                return false;
+            }
+            continue;
+        }
+        const sti_record_t *rec = link != NULL ? sti_record_lookup(w, link_target(link)) : NULL;
+        if (rec == NULL || rec->table != b->up_table || rec->row != list->parents[b->up + i]) {
+            return false;
+        }
+    }
+    return true;
+}
+#endif
+
+/* The next batch of a replayed pass (cascade_list_t). */
+static bool cascade_replay_next(strata_iter_t *it, const cascade_list_t *list) {
+    strata_world_t *w = it->world;
+    if (it->cursor == list->batch_count) {
+        (void)strata_iter_end(it);
+        return false;
+    }
+    const cascade_batch_t *b = &list->batches[it->cursor++];
+#ifndef NDEBUG
+    STRATA_ASSERT(cascade_batch_true(w, list, b));
+#endif
+    bool roots = b->up_table == CASCADE_NO_TABLE;
+    it->up_row = roots ? NULL : list->parents + b->up;
+    it->up_columns = roots ? NULL : w->tables[b->up_table]->columns;
+    return cascade_hand(it, w->tables[b->table], b->row, b->count);
+}
+
+/* Save a batch handed out by a filling pass (its parents' rows are in
+ * place already); out of memory the pass is not saved. */
+static void cascade_save(strata_world_t *w, cascade_list_t *list, uint32_t table, uint32_t row, uint32_t n,
+                         uint32_t up_table) {
+    if (up_table != CASCADE_NO_TABLE &&
+        (list->batch_count == 0 || list->batches[list->batch_count - 1].up_table != up_table)) {
+        cascade_stamp(w, list, w->tables[up_table], false);
+    }
+    if (sti_mem_grow(w, &list->batches, sizeof(cascade_batch_t), &list->batch_capacity, (size_t)list->batch_count + 1,
+                     16) != STRATA_OK) {
+        list->saving = false;
+    }
+    if (list->saving) {
+        list->batches[list->batch_count++] = (cascade_batch_t){.table = table,
+                                                               .row = row,
+                                                               .count = n,
+                                                               .up_table = up_table,
+                                                               .up = up_table != CASCADE_NO_TABLE ? list->parent_count
+                                                                                                  : 0};
+    }
 }
 
 bool strata_iter_cascade_next(strata_iter_t *it) {
@@ -1013,37 +1209,42 @@ bool strata_iter_cascade_next(strata_iter_t *it) {
         return false;
     }
     cascade_list_t *list = &w->relations->cascades[it->query];
+    if (list->replay) {
+        return cascade_replay_next(it, list);
+    }
     if (list->done == list->current.count) {
         list->done = 0;
         list->current.count = 0;
         if (it->cursor < list->count) {
             list->current = list->runs[it->cursor++];
         } else if (!list->walk || !cascade_walk(w, list, it->query, &list->current)) {
-            (void)strata_iter_end(it); /* as strata_iter_next: a failed settle keeps its commands */
+            list->saved = list->saving; /* the whole pass went by */
+            (void)strata_iter_end(it);  /* as strata_iter_next: a failed settle keeps its commands */
             return false;
         }
     }
     const cascade_run_t *run = &list->current;
     const sti_table_t *t = w->tables[run->table];
-    uint32_t row = run->row + list->done, n = run->count - list->done, most = list->up != NULL ? CASCADE_CHUNK : 1;
+    uint32_t row = run->row + list->done, n = run->count - list->done;
+    uint32_t most = list->filling || list->up != NULL ? CASCADE_CHUNK : 1, up_table = CASCADE_NO_TABLE;
     n = n < most ? n : most;
     it->up_row = NULL;
     it->up_columns = NULL;
     if (run->depth > 0) {
         const strata_relation_desc_t *d = &w->schema->relations[list->relation];
-        n = cascade_parents(w, list, t->columns[d->component], w->components[d->component].size, row, n,
-                            &it->up_columns);
-        it->up_row = it->up_columns == NULL ? NULL : list->up != NULL ? list->up : &list->up_one;
+        uint32_t *up = list->filling ? list->parents + list->parent_count : list->up != NULL ? list->up : &list->up_one;
+        n = cascade_parents(w, up, t->columns[d->component], w->components[d->component].size, row, n, &up_table);
+        if (up_table != CASCADE_NO_TABLE) {
+            it->up_row = up;
+            it->up_columns = w->tables[up_table]->columns;
+        }
     }
+    if (list->saving) {
+        cascade_save(w, list, t->id, row, n, up_table);
+    }
+    list->parent_count += list->filling && up_table != CASCADE_NO_TABLE ? n : 0;
     list->done += n;
-    it->count = n;
-    it->row = row;
-    it->entities = t->entities + row;
-    it->columns = t->columns;
-    if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
-        sti_dirty_mark_rows(w, it->query, t, row, n);
-    }
-    return true;
+    return cascade_hand(it, t, row, n);
 }
 
 /* --- Loads -------------------------------------------------------------------------- */
@@ -1194,6 +1395,10 @@ static void relation_empty(strata_world_t *w, bool release) {
 
 void sti_relation_clear(strata_world_t *w) {
     relation_empty(w, false);
+    /* The tables are emptied without moving a row: no saved pass holds. */
+    for (uint32_t q = 0; w->relations != NULL && w->relations->cascades != NULL && q < w->schema->query_count; q++) {
+        w->relations->cascades[q].saved = false;
+    }
 }
 
 void sti_relation_free(strata_world_t *w) {
@@ -1211,6 +1416,9 @@ void sti_relation_free(strata_world_t *w) {
         cascade_list_t *list = &w->relations->cascades[q];
         sti_mem_free(w, list->runs, sizeof(cascade_run_t) * list->capacity);
         sti_mem_free(w, list->up, sizeof(uint32_t) * CASCADE_CHUNK);
+        sti_mem_free(w, list->batches, sizeof(cascade_batch_t) * list->batch_capacity);
+        sti_mem_free(w, list->parents, sizeof(uint32_t) * list->parent_capacity);
+        sti_mem_free(w, list->stamps, sizeof(cascade_stamp_t) * list->stamp_capacity);
     }
     sti_mem_free(w, w->relations->cascades, sizeof(cascade_list_t) * w->schema->query_count);
     sti_mem_free(w, w->relations, sizeof(struct sti_relations_t) + sizeof(relation_index_t) * w->relations->count);

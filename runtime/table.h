@@ -76,6 +76,7 @@ struct sti_table_t {
     strata_mask_t mask;
     uint32_t id;           /* index in world->tables; what records store */
     uint32_t count;        /* rows in use */
+    uint32_t moved;        /* bumped when a row leaves or rows reorder (appends only raise count) */
     uint32_t capacity;     /* rows every column holds */
     uint32_t column_count; /* entries of dense */
     uint32_t max_size;     /* of its columns' elements: above STI_SMALL_SIZE, moves call memcpy */

@@ -1755,6 +1755,15 @@ static void op_cascade(source_t *src) {
             CHECK(memcmp(&it.pos[i], me->val[M_POS], 8) == 0, "op %ld: Tree shows another Pos", H.ops);
             CHECK((it.child_of != NULL) == ((me->mask & M_BIT(M_CHILD)) != 0), "op %ld: Tree's ChildOf column", H.ops);
             CHECK(it.child_of == NULL || it.child_of[i].depth_ == depth, "op %ld: a cascade batch mixes depths", H.ops);
+            if (depth > 0) { /* the batch gives each row its parent's row (a replayed pass too) */
+                fz_entity t = it.child_of[i].target;
+                const sti_record_t *rec = sti_record_lookup(fz_world_core(w), t.id);
+                CHECK(rec != NULL && it.up.row != NULL && it.up.row[i] == rec->row &&
+                          (it.up.pos == NULL || &it.up.pos[rec->row] == fz_pos_get(w, t)) &&
+                          (it.up.child_of == NULL || &it.up.child_of[rec->row] == fz_child_of_get(w, t)),
+                      "op %ld: a cascade batch gives %#llx another row as its parent's", H.ops,
+                      (unsigned long long)me->h);
+            }
             uint64_t up = m_link_target(me, M_CHILD);
             const m_entity *parent = m_find(m, up);
             if (parent != NULL && m_is_source(m, me, M_CHILD, up) && m_query_matches(parent, M_Q_TREE)) {
