@@ -105,6 +105,57 @@ def _conflicts(a: _Access, b: _Access) -> List[str]:
     return reasons
 
 
+def _bits(mask: int):
+    """The set bits of mask, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class _Phase:
+    """The systems of a phase placed so far, indexed by what they touch: for
+    each component, resource and event, a bit per system that writes, uses,
+    emits or receives it, so a system's conflicts with all of them are a few
+    mask operations instead of a test per pair."""
+
+    def __init__(self) -> None:
+        self.writes: Dict[str, int] = {}
+        self.uses: Dict[str, int] = {}
+        self.emits: Dict[str, int] = {}
+        self.receives: Dict[str, int] = {}
+        self.changed = 0
+        self.placed = 0  # a bit per system placed
+
+    def conflicts(self, a: _Access) -> int:
+        """The placed systems the next one, a, conflicts with."""
+        mask = self.changed
+        if a.changed:
+            mask |= self.placed
+        for key in a.uses | {"res " + r for r in a.res_uses}:
+            mask |= self.writes.get(key, 0)
+        for key in a.write | {"res " + r for r in a.res_write}:
+            mask |= self.uses.get(key, 0)
+        for e in a.receives:
+            mask |= self.emits.get(e, 0)
+        for e in a.emit:
+            mask |= self.receives.get(e, 0)
+        return mask
+
+    def place(self, a: _Access, i: int) -> None:
+        bit = 1 << i
+        for key in a.write | {"res " + r for r in a.res_write}:
+            self.writes[key] = self.writes.get(key, 0) | bit
+        for key in a.uses | {"res " + r for r in a.res_uses}:
+            self.uses[key] = self.uses.get(key, 0) | bit
+        for e in a.emit:
+            self.emits[e] = self.emits.get(e, 0) | bit
+        for e in a.receives:
+            self.receives[e] = self.receives.get(e, 0) | bit
+        self.changed |= bit if a.changed else 0
+        self.placed |= bit
+
+
 def compute(schema: model.Schema) -> Schedule:
     """The batches of a schema's systems and the pairs they keep apart.
 
@@ -120,32 +171,41 @@ def compute(schema: model.Schema) -> Schedule:
     for phase in schema.phases:
         first = len(batches)
         done: List[model.System] = []
+        place: Dict[str, int] = {}
+        index = _Phase()
         behind: List[int] = []  # per system of `done`: a bit per earlier system it waits for, transitively
         for y in (y for y in schema.systems if y.phase == phase):
+            a = access[y.name]
+            # The systems come in schedule order: all that before/after put
+            # ahead of y are placed (a cycle is an error, so never rendered).
+            ordered = 0
+            for name in ahead.get(y.name, ()):
+                if name in place:
+                    ordered |= 1 << place[name]
+            direct = index.conflicts(a) | ordered
             level = first if schema.threads else len(batches)
-            direct: List[Tuple[int, Tuple[str, ...]]] = []
-            for i, x in enumerate(done):
-                reasons = _conflicts(access[x.name], access[y.name])
-                if x.name in ahead.get(y.name, ()) or y.name in ahead.get(x.name, ()):
-                    reasons.append("order")
-                if reasons:
-                    direct.append((i, tuple(reasons)))
-                    level = max(level, batch_of[x.name] + 1)
-            implied = 0
-            for i, _ in direct:
+            # Latest first: what an earlier system waits for, a later one that
+            # waits for it waits for too, in an earlier batch, so it is skipped.
+            implied, rest = 0, direct
+            while rest:
+                i = rest.bit_length() - 1
+                level = max(level, batch_of[done[i].name] + 1)
                 implied |= behind[i]
-            for i, reasons in direct:
-                if not implied >> i & 1:
-                    apart.append(Apart(done[i].name, y.name, reasons))
-            mask = implied
-            for i, _ in direct:
-                mask |= 1 << i
+                rest &= ~(behind[i] | 1 << i)
+            for i in _bits(direct & ~implied):
+                x = done[i]
+                reasons = _conflicts(access[x.name], a)
+                if ordered >> i & 1:
+                    reasons.append("order")
+                apart.append(Apart(x.name, y.name, tuple(reasons)))
             while len(batches) <= level:
                 batches.append((phase, []))
             batches[level][1].append(y)
             batch_of[y.name] = level
+            place[y.name] = len(done)
+            index.place(a, len(done))
             done.append(y)
-            behind.append(mask)
+            behind.append(implied | direct)
     return Schedule(tuple(Batch(i, phase, tuple(ys)) for i, (phase, ys) in enumerate(batches)), tuple(apart))
 
 

@@ -1058,7 +1058,7 @@ class _Checker:
                 on_remove=spec.on_remove, emit=_names_of(spec.events["emit"]),
                 receive=_names_of(spec.events["receive"]), receive_late=_names_of(spec.events["receive_late"]),
                 parallel=spec.parallel, main_thread=spec.main_thread))
-        self.write_conflicts(systems, self.ordering_closure(specs))
+        self.write_conflicts(systems, self.ordering_closure(specs, tuple(systems)))
         self.check_tracking_limits(systems)
         return tuple(systems)
 
@@ -1216,20 +1216,29 @@ class _Checker:
                         runs_after[then.name].add(first.name)
         return runs_after
 
-    def ordering_closure(self, specs: List[_SystemSpec]) -> Dict[str, Set[str]]:
+    def ordering_closure(self, specs: List[_SystemSpec], systems: Tuple[System, ...]) -> Dict[str, int]:
         """For each system, every system of its phase ordered before it,
-        directly or through others (before/after only, not declaration)."""
+        directly or through others (before/after only, not declaration), as
+        a bit mask over the systems' run order. In run order a system's
+        closure is its direct predecessors' closures and themselves; only a
+        before/after cycle (reported already) needs a walk."""
         direct = self.quiet_ordering(specs)
-        closure: Dict[str, Set[str]] = {}
-        for spec in specs:  # a walk with a list, not recursion: a chain may be 1024 long
-            found: Set[str] = set()
-            pending = list(direct.get(spec.name, ()))
-            while pending:
-                first = pending.pop()
-                if first not in found and first != spec.name:
-                    found.add(first)
-                    pending.extend(direct.get(first, ()))
-            closure[spec.name] = found
+        place = {y.name: i for i, y in enumerate(systems)}
+        closure: Dict[str, int] = {}
+        for y in systems:
+            firsts = direct.get(y.name, ())
+            if all(first in closure for first in firsts):
+                bits = 0
+                for first in firsts:
+                    bits |= closure[first] | (1 << place[first])
+            else:  # a cycle: a walk with a list, not recursion (a chain may be 1024 long)
+                bits, pending = 0, list(firsts)
+                while pending:
+                    first = pending.pop()
+                    if not (bits >> place[first]) & 1:
+                        bits |= 1 << place[first]
+                        pending.extend(direct.get(first, ()))
+            closure[y.name] = bits & ~(1 << place[y.name])
         return closure
 
     def quiet_ordering(self, specs: List[_SystemSpec]) -> Dict[str, Set[str]]:
@@ -1239,28 +1248,39 @@ class _Checker:
         self.diagnostics = saved
         return result
 
-    def write_conflicts(self, systems: Tuple[System, ...], ordered: Dict[str, Set[str]]) -> None:
-        """Warn about two systems of one phase that write the same component
-        or resource with no before/after between them: they run in
-        declaration order, which is easy to break by moving a line."""
-        writers: Dict[Tuple[str, str, str], List[int]] = {}  # (phase, kind, name) -> systems, in order
-        for i, y in enumerate(systems):
-            for kind, written in (("c", y.terms.write), ("r", y.resources_write)):
-                for name in written:
-                    writers.setdefault((y.phase, kind, name), []).append(i)
-        pairs: Set[Tuple[int, int]] = set()  # only systems that share a write are compared
-        for indices in writers.values():
-            pairs.update((i, j) for k, i in enumerate(indices) for j in indices[k + 1:])
-        for i, j in sorted(pairs):
-            a, b = systems[i], systems[j]
-            if a.name in ordered.get(b.name, ()) or b.name in ordered.get(a.name, ()):
+    def write_conflicts(self, systems: Tuple[System, ...], ordered: Dict[str, int]) -> None:
+        """Warn about systems of one phase that write the same component or
+        resource with no before/after between them: they run in declaration
+        order, which is easy to break by moving a line. One warning per
+        system, naming the earlier writers it has no order with."""
+        seen: Dict[Tuple[str, str, str], int] = {}  # (phase, kind, name) -> its writers so far, as bits
+        for j, b in enumerate(systems):
+            written = [("c", c) for c in b.terms.write] + [("r", r) for r in b.resources_write]
+            earlier = 0
+            for kind, name in written:
+                key = (b.phase, kind, name)
+                earlier |= seen.get(key, 0)
+                seen[key] = seen.get(key, 0) | (1 << j)
+            loose = []  # the earlier writers with no order either way, in run order
+            bits = earlier & ~ordered[b.name]
+            while bits:
+                i = (bits & -bits).bit_length() - 1
+                bits &= bits - 1
+                if not (ordered[systems[i].name] >> j) & 1:
+                    loose.append(systems[i])
+            if not loose:
                 continue
-            shared = [c for c in a.terms.write if c in b.terms.write]
-            shared += [r for r in a.resources_write if r in b.resources_write]
+            shared = [c for c in b.terms.write if any(c in a.terms.write for a in loose)]
+            shared += [r for r in b.resources_write if any(r in a.resources_write for a in loose)]
             names = ", ".join(f"'{n}'" for n in shared)
-            self.warn(b.loc, f"systems '{a.name}' and '{b.name}' both write {names} in phase '{a.phase}' "
+            shown = ", ".join(f"'{a.name}'" for a in loose[:3])
+            if len(loose) > 3:
+                shown += f" (and {len(loose) - 3:,} more)"
+            self.warn(b.loc, f"systems {shown} and '{b.name}' all write {names} in phase '{b.phase}' "
+                             f"with no order between them" if len(loose) > 1 else
+                             f"systems {shown} and '{b.name}' both write {names} in phase '{b.phase}' "
                              f"with no order between them",
-                      f"give '{b.name}' 'after: [{a.name}]' to make the order explicit")
+                      f"give '{b.name}' 'after: [{loose[-1].name}]' to make the order explicit")
 
     def system_ref(self, item: Node, by_name: Dict[str, _SystemSpec], owner: str) -> Optional[_SystemSpec]:
         if not isinstance(item, Scalar):

@@ -351,20 +351,12 @@ orbits_result_t orbits_world_step(orbits_world *w, float dt) {
     strata_step_begin(core);
     if (enabled[ORBITS_SYSTEM_SPIN]) { /* batch 0, update: Spin */
         strata_step_observe(observer, core, ORBITS_SYSTEM_SPIN, false);
-        strata_defer_begin(core);
-        orbits_spin_ctx ctx = orbits_spin_begin(w, dt);
-        orbits_spin_run(&ctx);
-        orbits_keep_error_(&first, orbits_spin_end(&ctx));
-        orbits_keep_error_(&first, strata_defer_end(core));
+        orbits_keep_error_(&first, orbits_system_run(w, ORBITS_SYSTEM_SPIN, dt));
         strata_step_observe(observer, core, ORBITS_SYSTEM_SPIN, true);
     }
     if (enabled[ORBITS_SYSTEM_PLACE]) { /* batch 1, update: Place */
         strata_step_observe(observer, core, ORBITS_SYSTEM_PLACE, false);
-        strata_defer_begin(core);
-        orbits_place_ctx ctx = orbits_place_begin(w, dt);
-        orbits_place_run(&ctx);
-        orbits_keep_error_(&first, orbits_place_end(&ctx));
-        orbits_keep_error_(&first, strata_defer_end(core));
+        orbits_keep_error_(&first, orbits_system_run(w, ORBITS_SYSTEM_PLACE, dt));
         strata_step_observe(observer, core, ORBITS_SYSTEM_PLACE, true);
     }
     orbits_keep_error_(&first, strata_step_end(core));

@@ -446,47 +446,27 @@ pfx_result_t pfx_world_step(pfx_world *w, float dt) {
     strata_step_begin(core);
     if (enabled[PFX_SYSTEM_EMIT]) { /* batch 0, update: Emit */
         strata_step_observe(observer, core, PFX_SYSTEM_EMIT, false);
-        strata_defer_begin(core);
-        pfx_emit_ctx ctx = pfx_emit_begin(w, dt);
-        pfx_emit_run(&ctx);
-        pfx_keep_error_(&first, pfx_emit_end(&ctx));
-        pfx_keep_error_(&first, strata_defer_end(core));
+        pfx_keep_error_(&first, pfx_system_run(w, PFX_SYSTEM_EMIT, dt));
         strata_step_observe(observer, core, PFX_SYSTEM_EMIT, true);
     }
     if (enabled[PFX_SYSTEM_GRAVITY]) { /* batch 1, update: Gravity */
         strata_step_observe(observer, core, PFX_SYSTEM_GRAVITY, false);
-        strata_defer_begin(core);
-        pfx_gravity_ctx ctx = pfx_gravity_begin(w, dt);
-        pfx_gravity_run(&ctx);
-        pfx_keep_error_(&first, pfx_gravity_end(&ctx));
-        pfx_keep_error_(&first, strata_defer_end(core));
+        pfx_keep_error_(&first, pfx_system_run(w, PFX_SYSTEM_GRAVITY, dt));
         strata_step_observe(observer, core, PFX_SYSTEM_GRAVITY, true);
     }
     if (enabled[PFX_SYSTEM_MOVE]) { /* batch 2, update: Move */
         strata_step_observe(observer, core, PFX_SYSTEM_MOVE, false);
-        strata_defer_begin(core);
-        pfx_move_ctx ctx = pfx_move_begin(w, dt);
-        pfx_move_run(&ctx);
-        pfx_keep_error_(&first, pfx_move_end(&ctx));
-        pfx_keep_error_(&first, strata_defer_end(core));
+        pfx_keep_error_(&first, pfx_system_run(w, PFX_SYSTEM_MOVE, dt));
         strata_step_observe(observer, core, PFX_SYSTEM_MOVE, true);
     }
     if (enabled[PFX_SYSTEM_AGE]) { /* batch 3, update: Age */
         strata_step_observe(observer, core, PFX_SYSTEM_AGE, false);
-        strata_defer_begin(core);
-        pfx_age_ctx ctx = pfx_age_begin(w, dt);
-        pfx_age_run(&ctx);
-        pfx_keep_error_(&first, pfx_age_end(&ctx));
-        pfx_keep_error_(&first, strata_defer_end(core));
+        pfx_keep_error_(&first, pfx_system_run(w, PFX_SYSTEM_AGE, dt));
         strata_step_observe(observer, core, PFX_SYSTEM_AGE, true);
     }
     if (enabled[PFX_SYSTEM_REPORT]) { /* batch 4, report: Report */
         strata_step_observe(observer, core, PFX_SYSTEM_REPORT, false);
-        strata_defer_begin(core);
-        pfx_report_ctx ctx = pfx_report_begin(w, dt);
-        pfx_report_run(&ctx);
-        pfx_keep_error_(&first, pfx_report_end(&ctx));
-        pfx_keep_error_(&first, strata_defer_end(core));
+        pfx_keep_error_(&first, pfx_system_run(w, PFX_SYSTEM_REPORT, dt));
         strata_step_observe(observer, core, PFX_SYSTEM_REPORT, true);
     }
     pfx_keep_error_(&first, strata_step_end(core));

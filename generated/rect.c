@@ -816,43 +816,23 @@ rect_result_t rect_world_step(rect_world *w, float dt) {
     strata_step_begin(core);
     strata_event_step(core);
     if (enabled[RECT_SYSTEM_AUTOPILOT]) { /* batch 0, input: Autopilot */
-        strata_event_at(core, 0u);
         strata_step_observe(observer, core, RECT_SYSTEM_AUTOPILOT, false);
-        strata_defer_begin(core);
-        rect_autopilot_ctx ctx = rect_autopilot_begin(w, dt);
-        rect_autopilot_run(&ctx);
-        rect_keep_error_(&first, rect_autopilot_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_AUTOPILOT, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_AUTOPILOT, true);
     }
     if (enabled[RECT_SYSTEM_USER_INPUT]) { /* batch 1, input: UserInput */
-        strata_event_at(core, 1u);
         strata_step_observe(observer, core, RECT_SYSTEM_USER_INPUT, false);
-        strata_defer_begin(core);
-        rect_user_input_ctx ctx = rect_user_input_begin(w, dt);
-        rect_user_input_run(&ctx);
-        rect_keep_error_(&first, rect_user_input_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_USER_INPUT, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_USER_INPUT, true);
     }
     if (enabled[RECT_SYSTEM_COLLIDE]) { /* batch 2, update: Collide */
-        strata_event_at(core, 2u);
         strata_step_observe(observer, core, RECT_SYSTEM_COLLIDE, false);
-        strata_defer_begin(core);
-        rect_collide_ctx ctx = rect_collide_begin(w, dt);
-        rect_collide_run(&ctx);
-        rect_keep_error_(&first, rect_collide_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_COLLIDE, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_COLLIDE, true);
     }
     if (enabled[RECT_SYSTEM_SCORE]) { /* batch 3, update: Score */
-        strata_event_at(core, 3u);
         strata_step_observe(observer, core, RECT_SYSTEM_SCORE, false);
-        strata_defer_begin(core);
-        rect_score_ctx ctx = rect_score_begin(w, dt);
-        rect_score_run(&ctx);
-        rect_keep_error_(&first, rect_score_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_SCORE, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_SCORE, true);
     }
     { /* batch 4, update: Decay */
@@ -878,43 +858,23 @@ rect_result_t rect_world_step(rect_world *w, float dt) {
         }
     }
     if (enabled[RECT_SYSTEM_SPAWN]) { /* batch 5, update: Spawn */
-        strata_event_at(core, 5u);
         strata_step_observe(observer, core, RECT_SYSTEM_SPAWN, false);
-        strata_defer_begin(core);
-        rect_spawn_ctx ctx = rect_spawn_begin(w, dt);
-        rect_spawn_run(&ctx);
-        rect_keep_error_(&first, rect_spawn_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_SPAWN, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_SPAWN, true);
     }
     if (enabled[RECT_SYSTEM_REFEREE]) { /* batch 6, update: Referee */
-        strata_event_at(core, 6u);
         strata_step_observe(observer, core, RECT_SYSTEM_REFEREE, false);
-        strata_defer_begin(core);
-        rect_referee_ctx ctx = rect_referee_begin(w, dt);
-        rect_referee_run(&ctx);
-        rect_keep_error_(&first, rect_referee_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_REFEREE, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_REFEREE, true);
     }
     if (enabled[RECT_SYSTEM_RENDER]) { /* batch 7, render: Render */
-        strata_event_at(core, 7u);
         strata_step_observe(observer, core, RECT_SYSTEM_RENDER, false);
-        strata_defer_begin(core);
-        rect_render_ctx ctx = rect_render_begin(w, dt);
-        rect_render_run(&ctx);
-        rect_keep_error_(&first, rect_render_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_RENDER, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_RENDER, true);
     }
     if (enabled[RECT_SYSTEM_HUD]) { /* batch 8, render: Hud */
-        strata_event_at(core, 8u);
         strata_step_observe(observer, core, RECT_SYSTEM_HUD, false);
-        strata_defer_begin(core);
-        rect_hud_ctx ctx = rect_hud_begin(w, dt);
-        rect_hud_run(&ctx);
-        rect_keep_error_(&first, rect_hud_end(&ctx));
-        rect_keep_error_(&first, strata_defer_end(core));
+        rect_keep_error_(&first, rect_system_run(w, RECT_SYSTEM_HUD, dt));
         strata_step_observe(observer, core, RECT_SYSTEM_HUD, true);
     }
     strata_event_at(core, RECT_SYSTEM_COUNT - 1); /* the step's end and the time until the next step */

@@ -125,10 +125,17 @@ struct strata_world_t {
      * destroy owes relations and entity fields with a policy (NULL: nothing;
      * move.c calls it inside a scope, before the entity goes); before that,
      * the destroy's callers make room for what it will record (NOMEM: the
-     * destroy waits, nothing changed). */
+     * destroy waits, nothing changed). on_add_room (NULL without exclusive
+     * relations): room in the index for the links an add of ids (`values`,
+     * NULL: defaults) to n entities (`entities`, or NULL: n about to be
+     * made) files, so that its hooks cannot run out of it; the callers of
+     * every add and create that runs hooks make it first (NOMEM: nothing
+     * changed). */
     sti_relations_t *relations;
     void (*on_destroy)(strata_world_t *w, strata_entity_t e);
     strata_result_t (*on_destroy_room)(strata_world_t *w, strata_entity_t e);
+    strata_result_t (*on_add_room)(strata_world_t *w, uint32_t n, const strata_entity_t *entities, uint32_t k,
+                                   const uint32_t *ids, const void *const *values);
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

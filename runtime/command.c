@@ -156,6 +156,13 @@ static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
         at += w->components[ids[i]].size;
     }
     const strata_entity_t *entities = command_entities(cmd);
+    /* Room for the links of every entity left, before the first moves. */
+    if (w->on_add_room != NULL) {
+        strata_result_t r = w->on_add_room(w, cmd->n - cmd->done, entities + cmd->done, cmd->k, ids, values);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
     strata_result_t first = STRATA_OK;
     for (; cmd->done < cmd->n; cmd->done++) {
         sti_record_t *rec = sti_record_lookup(w, entities[cmd->done]);

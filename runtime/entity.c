@@ -123,6 +123,13 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (STI_UNLIKELY(w->slot != NULL)) {
         return sti_pool_spawn(w, n, k, ids, values, out); /* inside a batch: made at its end */
     }
+    /* Room for the links the hooks file (a deferred create's wait for its add). */
+    if (w->on_add_room != NULL && k > 0 && !sti_deferred(w)) {
+        strata_result_t r = w->on_add_room(w, n, NULL, k, ids, values);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
     if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }

@@ -137,9 +137,17 @@ static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *
 /* The move with its hooks: on_remove for what the entity stops matching or
  * loses, the move, the values of ids (k; tags and NULL values as for
  * adds), new aspects at their defaults, on_add for what it starts matching
- * or gains. The hooks' structural changes wait for the caller's settle. */
+ * or gains. The hooks' structural changes wait for the caller's settle.
+ * First the room the relations' hooks file the added links into: NOMEM
+ * with nothing changed. */
 static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst, uint32_t k,
                                    const uint32_t *ids, const void *const *values) {
+    if (k > 0 && w->on_add_room != NULL) {
+        strata_result_t r = w->on_add_room(w, 1, &src->entities[rec->row], k, ids, values);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
     uint32_t index = (uint32_t)(rec - w->records);
     sti_observe_leave(w, src, rec->row, dst);
     /* A hook may create entities (never deferred), which can move the records. */

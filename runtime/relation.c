@@ -107,6 +107,7 @@ struct sti_relations_t {
     /* The entity being destroyed: the policies have dealt with its sources,
      * so the removal of its own links walks nothing below it. */
     strata_entity_t dying;
+    strata_mask_t exclusive; /* the components of the exclusive relations: an add of one needs room */
     uint32_t count;
     relation_index_t rel[]; /* by relation id */
 };
@@ -280,7 +281,7 @@ static void exclusive_unlink(relation_index_t *x, strata_entity_t e, strata_enti
     relation_list_t *list = relation_list(x->sources, x->sources_cap, t);
     uint32_t i = strata_entity_index(e) < x->slot_cap ? x->slot[strata_entity_index(e)] : UINT32_MAX;
     if (list == NULL || i >= list->count || list->items[i] != e) {
-        return; /* not filed: its link was dropped */
+        return; /* not filed under t */
     }
     list_take(list, i);
     if (i < list->count) {
@@ -288,9 +289,62 @@ static void exclusive_unlink(relation_index_t *x, strata_entity_t e, strata_enti
     }
 }
 
+/* The largest entity index among n entities (`entities`, or NULL: the n
+ * the next create makes), or UINT32_MAX if they cannot be made. */
+static uint32_t relation_top_index(const strata_world_t *w, uint32_t n, const strata_entity_t *entities) {
+    if (entities == NULL) {
+        uint64_t fresh = n > w->free_count ? n - w->free_count : 0;
+        uint64_t end = (uint64_t)w->record_count + fresh; /* free indices lie below record_count */
+        return end > 0 && end < UINT32_MAX ? (uint32_t)(end - 1) : UINT32_MAX;
+    }
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        top = strata_entity_index(entities[i]) > top ? strata_entity_index(entities[i]) : top;
+    }
+    return top;
+}
+
+/* world->on_add_room: for each exclusive relation among ids whose link
+ * (one value for all n entities) names a live target, index arrays that
+ * cover the n entities and the target, and room for n more sources in the
+ * target's list; then the hooks file every link of the add without
+ * allocating. (Its target may die before a recorded add applies: the link
+ * is dropped then, needing no room.) */
+static strata_result_t relation_add_room(strata_world_t *w, uint32_t n, const strata_entity_t *entities, uint32_t k,
+                                         const uint32_t *ids, const void *const *values) {
+    const struct sti_relations_t *rels = w->relations;
+    strata_result_t res = STRATA_OK;
+    for (uint32_t i = 0; res == STRATA_OK && i < k; i++) {
+        if (!strata_mask_test(&rels->exclusive, ids[i])) {
+            continue;
+        }
+        const void *value = values != NULL && values[i] != NULL ? values[i] : w->components[ids[i]].defaults;
+        strata_entity_t t = value != NULL ? link_target(value) : STRATA_ENTITY_NULL;
+        if (n == 0 || t == STRATA_ENTITY_NULL || sti_record_lookup(w, t) == NULL) {
+            continue;
+        }
+        uint32_t r = 0;
+        while (w->schema->relations[r].component != ids[i] || !w->schema->relations[r].exclusive) {
+            r++;
+        }
+        relation_index_t *x = relation_at(w, r);
+        uint32_t top = relation_top_index(w, n, entities);
+        if (top == UINT32_MAX) {
+            return STRATA_OK; /* past the entity limit: the create fails with LIMIT before any hook runs */
+        }
+        res = relation_cover(w, x, true, top, strata_entity_index(t));
+        if (res == STRATA_OK) {
+            res = list_room(w, &x->sources[strata_entity_index(t)], n);
+        }
+    }
+    return res;
+}
+
 /* The component hook of an exclusive relation: file e under its new
  * target, or take it out. A link that cannot be filed (its target died or
- * it would close a cycle since it was recorded; no memory) is dropped. */
+ * it would close a cycle since it was recorded) is dropped. The room to
+ * file it was made before the add began (relation_add_room), so the
+ * growth below finds it there. */
 void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, bool added) {
     STRATA_ASSERT(w != NULL && link != NULL);
     const strata_relation_desc_t *d = &w->schema->relations[r];
@@ -1294,6 +1348,12 @@ strata_result_t sti_relation_init(strata_world_t *w) {
     }
     memset(w->relations, 0, size);
     w->relations->count = s->relation_count;
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        if (s->relations[r].exclusive) {
+            strata_mask_set(&w->relations->exclusive, s->relations[r].component);
+            w->on_add_room = relation_add_room;
+        }
+    }
     if (s->query_count > 0) {
         w->relations->cascades = sti_mem_alloc(w, sizeof(cascade_list_t) * s->query_count);
         if (w->relations->cascades == NULL) {

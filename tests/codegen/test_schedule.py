@@ -3,7 +3,7 @@ which are kept apart and why, and `threads: true` switching batches on."""
 import unittest
 
 from codegen import schedule
-from tests.codegen.test_validate import valid
+from tests.codegen.test_validate import check, valid
 
 HEAD = """\
 world: w
@@ -102,6 +102,58 @@ systems:
         self.assertTrue(schema.systems[1].main_thread)
         self.assertFalse(schedule.compute(schema).batches[0].alone)  # split: run through the pool
         self.assertTrue(schedule.compute(schema).batches[1].alone)
+
+    def test_a_thousand_systems_writing_one_component(self):
+        """1,023 systems writing Position: as a chain they list n - 1 pairs
+        and warn about nothing; with no order they warn once per system
+        (naming the earlier writers, the rest counted), not once per pair."""
+        n = 1023
+        chain = "".join(f"  S{i}: {{ write: [Position]{f', after: [S{i - 1}]' if i else ''} }}\n" for i in range(n))
+        schema = valid(HEAD + "systems:\n" + chain)
+        self.assertEqual(len(schedule.compute(schema).apart), n - 1)
+        self.assertEqual(len(batches(schema)), n)
+        flat = "".join(f"  S{i}: {{ write: [Position] }}\n" for i in range(n))
+        _, diagnostics = check(HEAD + "systems:\n" + flat)
+        self.assertEqual(len(diagnostics), n - 1)
+        self.assertIn("systems 'S0' and 'S1' both write 'Position' in phase 'update' with no order between them "
+                      "(give 'S1' 'after: [S0]' to make the order explicit)", diagnostics[0])
+        self.assertIn("systems 'S0', 'S1', 'S2' (and 1,019 more) and 'S1022' all write 'Position' in phase "
+                      "'update' with no order between them (give 'S1022' 'after: [S1021]'", diagnostics[-1])
+
+
+class WriteOrderWarningTest(unittest.TestCase):
+    """Two systems of a phase writing one thing with no before/after
+    between them run in declaration order: a warning says so."""
+
+    def warnings(self, systems):
+        _, diagnostics = check(HEAD + "systems:\n" + systems)
+        return diagnostics
+
+    def test_an_order_through_a_third_system_is_an_order(self):
+        self.assertEqual(self.warnings("""\
+  A: { write: [Position] }
+  B: { read: [Velocity], after: [A] }
+  C: { write: [Position], after: [B] }
+"""), [])
+
+    def test_other_phases_and_reads_do_not_count(self):
+        self.assertEqual(self.warnings("""\
+  A: { write: [Position] }
+  B: { read: [Position] }
+  C: { write: [Position], phase: draw }
+"""), [])
+
+    def test_each_system_names_its_unordered_earlier_writers(self):
+        got = self.warnings("""\
+  A: { write: [Position, Tint] }
+  B: { write: [Velocity], resources: { write: [Clock] } }
+  C: { write: [Tint, Velocity], after: [A] }
+  D: { write: [Position], resources: { write: [Clock] } }
+""")
+        self.assertEqual(len(got), 2, got)
+        self.assertIn("test.yaml:15:3: warning: systems 'B' and 'C' both write 'Velocity' in phase 'update'", got[0])
+        self.assertIn("test.yaml:16:3: warning: systems 'A', 'B' and 'D' all write 'Position', 'Clock' in phase "
+                      "'update' with no order between them (give 'D' 'after: [B]'", got[1])
 
 
 if __name__ == "__main__":

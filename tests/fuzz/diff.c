@@ -1978,33 +1978,6 @@ static void find_sets(void) {
     }
 }
 
-/* A link the model would file, which the world shows dropped (the
- * component there, its target null). The hook that files a link cannot
- * fail: when the index of a link made by a bundle, a spawn or a deferred
- * command cannot grow, the runtime drops the link as it drops one whose
- * target died (a known limit: the room is reserved by strata_relation_set
- * only). Allowed once a run, after the failing allocation, nowhere else. */
-static long links_dropped; /* over a sweep */
-
-static bool link_dropped(uint64_t h, int c) {
-    static long allowed_in; /* the run (its failing allocation) that used its one drop */
-    if (!H.alloc_mode || H.heap.failures == 0 || allowed_in == H.heap.fail_at) {
-        return false;
-    }
-    fz_entity e = {h};
-    const void *link = c == M_CHILD ? (const void *)fz_child_of_get(H.w, e) : (const void *)fz_docked_get(H.w, e);
-    uint64_t t = 1;
-    if (link != NULL) {
-        memcpy(&t, link, sizeof t);
-    }
-    if (t != 0) {
-        return false;
-    }
-    allowed_in = H.heap.fail_at;
-    links_dropped++;
-    return true;
-}
-
 /* A new world and model, the world's allocator failing its fail_at-th call (0: never). */
 static void run_begin(long fail_at) {
     memset(&H.heap, 0, sizeof H.heap);
@@ -2016,7 +1989,6 @@ static void run_begin(long fail_at) {
     H.move_added = H.move_removed = H.armor_added = H.armor_removed = H.mark_added = H.mark_removed = 0;
     H.log_count = H.log_read = 0;
     m_init(&H.m);
-    H.m.link_dropped = link_dropped;
     strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap}, .initial_capacity = 16};
     while ((H.w = fz_world_create(&desc)) == NULL) {
         CHECK(H.alloc_mode && H.heap.bytes == 0, "world creation failed, or leaked");
@@ -2233,8 +2205,7 @@ static void test_fuzz_nomem_every_allocation(void **state) {
             break;
         }
     }
-    print_message("%ld allocations, each made to fail in turn (%ld links dropped by their hook)\n", n - 1,
-                  links_dropped);
+    print_message("%ld allocations, each made to fail in turn\n", n - 1);
     assert_true(n > 100);
 }
 

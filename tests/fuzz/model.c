@@ -501,7 +501,7 @@ static void m_link_hook(model *m, m_entity *e, int c, bool added) {
     }
     m_link_put(e, c, 0, 0);
     const m_entity *te = m_find(m, t);
-    if (te != NULL && !m_reaches(m, c, t, e->h) && !(m->link_dropped != NULL && m->link_dropped(e->h, c))) {
+    if (te != NULL && !m_reaches(m, c, t, e->h)) {
         m_link_put(e, c, t, 0);
         m_redepth(m, c, e, m_link_depth(te, c) + 1);
     } else {

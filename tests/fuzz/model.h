@@ -105,10 +105,6 @@ typedef struct model {
     uint32_t move_added, move_removed, armor_added, armor_removed, mark_added, mark_removed;
     bool enabled[M_NSYS];
     uint32_t steps; /* the Stats resource */
-    /* Asked when a link's hook would file it: true if the runtime dropped
-     * it instead (its index could not grow: an allocation failed). NULL:
-     * never. See the allocation-failure notes in diff.c. */
-    bool (*link_dropped)(uint64_t h, int c);
 } model;
 
 /* A fresh model (an empty world); m_free releases it. */

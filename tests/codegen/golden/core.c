@@ -489,47 +489,27 @@ core_result_t core_world_step(core_world *w, float dt) {
     strata_step_begin(core);
     if (enabled[CORE_SYSTEM_RECORD]) { /* batch 0, first: Record */
         strata_step_observe(observer, core, CORE_SYSTEM_RECORD, false);
-        strata_defer_begin(core);
-        core_record_ctx ctx = core_record_begin(w, dt);
-        core_record_run(&ctx);
-        core_keep_error_(&first, core_record_end(&ctx));
-        core_keep_error_(&first, strata_defer_end(core));
+        core_keep_error_(&first, core_system_run(w, CORE_SYSTEM_RECORD, dt));
         strata_step_observe(observer, core, CORE_SYSTEM_RECORD, true);
     }
     if (enabled[CORE_SYSTEM_DAMAGE]) { /* batch 1, first: Damage */
         strata_step_observe(observer, core, CORE_SYSTEM_DAMAGE, false);
-        strata_defer_begin(core);
-        core_damage_ctx ctx = core_damage_begin(w, dt);
-        core_damage_run(&ctx);
-        core_keep_error_(&first, core_damage_end(&ctx));
-        core_keep_error_(&first, strata_defer_end(core));
+        core_keep_error_(&first, core_system_run(w, CORE_SYSTEM_DAMAGE, dt));
         strata_step_observe(observer, core, CORE_SYSTEM_DAMAGE, true);
     }
     if (enabled[CORE_SYSTEM_LATE]) { /* batch 2, first: Late */
         strata_step_observe(observer, core, CORE_SYSTEM_LATE, false);
-        strata_defer_begin(core);
-        core_late_ctx ctx = core_late_begin(w, dt);
-        core_late_run(&ctx);
-        core_keep_error_(&first, core_late_end(&ctx));
-        core_keep_error_(&first, strata_defer_end(core));
+        core_keep_error_(&first, core_system_run(w, CORE_SYSTEM_LATE, dt));
         strata_step_observe(observer, core, CORE_SYSTEM_LATE, true);
     }
     if (enabled[CORE_SYSTEM_MOVE]) { /* batch 3, first: Move */
         strata_step_observe(observer, core, CORE_SYSTEM_MOVE, false);
-        strata_defer_begin(core);
-        core_move_ctx ctx = core_move_begin(w, dt);
-        core_move_run(&ctx);
-        core_keep_error_(&first, core_move_end(&ctx));
-        core_keep_error_(&first, strata_defer_end(core));
+        core_keep_error_(&first, core_system_run(w, CORE_SYSTEM_MOVE, dt));
         strata_step_observe(observer, core, CORE_SYSTEM_MOVE, true);
     }
     if (enabled[CORE_SYSTEM_CLEANUP]) { /* batch 4, second: Cleanup */
         strata_step_observe(observer, core, CORE_SYSTEM_CLEANUP, false);
-        strata_defer_begin(core);
-        core_cleanup_ctx ctx = core_cleanup_begin(w, dt);
-        core_cleanup_run(&ctx);
-        core_keep_error_(&first, core_cleanup_end(&ctx));
-        core_keep_error_(&first, strata_defer_end(core));
+        core_keep_error_(&first, core_system_run(w, CORE_SYSTEM_CLEANUP, dt));
         strata_step_observe(observer, core, CORE_SYSTEM_CLEANUP, true);
     }
     core_keep_error_(&first, strata_step_end(core));
