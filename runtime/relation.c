@@ -1078,8 +1078,8 @@ static uint32_t cascade_parents(const strata_world_t *w, uint32_t *up, const uns
         return 1;
     }
     const sti_record_t *records = w->records;
-    uint32_t i = 0;
-    *table = first->table;
+    uint32_t i = 0, in = first->table; /* (a local: the stores to up cannot change it) */
+    *table = in;
     const unsigned char *link = links + (size_t)row * size;
     /* Four rows a step, one branch for their tables: the loads of the
      * records (scattered) are independent, so their misses overlap. */
@@ -1088,7 +1088,7 @@ static uint32_t cascade_parents(const strata_world_t *w, uint32_t *up, const uns
         const sti_record_t *b = &records[strata_entity_index(link_target(link + size))];
         const sti_record_t *c = &records[strata_entity_index(link_target(link + 2 * size))];
         const sti_record_t *d = &records[strata_entity_index(link_target(link + 3 * size))];
-        if (((a->table ^ *table) | (b->table ^ *table) | (c->table ^ *table) | (d->table ^ *table)) != 0) {
+        if (((a->table ^ in) | (b->table ^ in) | (c->table ^ in) | (d->table ^ in)) != 0) {
             break;
         }
         up[i] = a->row;
@@ -1098,7 +1098,7 @@ static uint32_t cascade_parents(const strata_world_t *w, uint32_t *up, const uns
     }
     for (; i < n; i++, link += size) {
         const sti_record_t *rec = &records[strata_entity_index(link_target(link))];
-        if (rec->table != *table) {
+        if (rec->table != in) {
             break; /* a dead target's record has no table: it ends the batch too */
         }
         up[i] = rec->row;
