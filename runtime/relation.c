@@ -63,12 +63,16 @@ typedef struct cascade_stamp_t {
  * least depth above it seen so far). A run is handed out in batches of at
  * most CASCADE_CHUNK rows (one without memory for any buffer of parents).
  *
- * A pass is saved as it goes: its batches, each child's parent's row (in
- * visiting order) and the tables it read. The next pass replays it, reading
- * only those arrays, while it holds: no row of those tables has moved or
- * left (their `moved`), none was appended to a table it visits (their
- * count), no link of the relation has changed (`links`), the query has no
- * new table, and it was sorted if this pass may sort. */
+ * A pass that finds its tables as the last pass left them (`built`, and
+ * the stamps hold: no row of them has moved or left, none was appended,
+ * no link of the relation has changed (`links`), the query has no new
+ * table, and the runs were sorted if this pass may sort) takes the runs as
+ * they are, and saves itself as it goes: its batches, each child's
+ * parent's row (in visiting order) and the parents' tables. The pass after
+ * it replays that, reading only those arrays, while the stamps hold. A
+ * pass after a change writes its parents' rows into `up`, as small as the
+ * cache, and saves nothing: a hierarchy changed every frame costs no more
+ * than without the saved pass. */
 typedef struct cascade_list_t {
     cascade_run_t *runs;
     uint32_t count;
@@ -92,6 +96,7 @@ typedef struct cascade_list_t {
     size_t stamp_capacity;
     uint32_t links;  /* the relation's `links` when it was built */
     uint32_t tables; /* the query's table count then */
+    bool built;      /* the runs and the stamps of the query's tables are whole */
     bool filling;    /* this pass writes the parents' rows into `parents` */
     bool saving;     /* ... and saves its batches (no allocation has failed) */
     bool saved;      /* the last pass was saved, whole */
@@ -906,9 +911,10 @@ static int run_compare(const void *a, const void *b) {
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Note table t's `moved` (and its count, with `visited`) in the saved
- * pass's stamps, once; out of memory the pass is not saved. */
-static void cascade_stamp(strata_world_t *w, cascade_list_t *list, const sti_table_t *t, bool visited) {
+/* Note the `moved` of table t, where parents were read from, in the saved
+ * pass's stamps (its count does not matter: an append moves no row), once;
+ * out of memory the pass is not saved. */
+static void cascade_stamp(strata_world_t *w, cascade_list_t *list, const sti_table_t *t) {
     for (uint32_t i = 0; i < list->stamp_count; i++) {
         if (list->stamps[i].table == t->id) {
             return;
@@ -919,9 +925,7 @@ static void cascade_stamp(strata_world_t *w, cascade_list_t *list, const sti_tab
         list->saving = false;
         return;
     }
-    list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = t->id,
-                                                          .moved = t->moved,
-                                                          .count = visited ? t->count : UINT32_MAX};
+    list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = t->id, .moved = t->moved, .count = UINT32_MAX};
 }
 
 /* Room to save the pass whose runs are in list (its parents' rows, its
@@ -939,8 +943,8 @@ static bool cascade_save_room(strata_world_t *w, cascade_list_t *list, uint32_t 
 }
 
 /* Query q's batches in cascade order of relation r, each table's rows
- * sorted by depth first when `sort`, and room to save the pass: NOMEM
- * leaves the list empty (a walk), or the pass unsaved. */
+ * sorted by depth first when `sort`, and the stamps of its tables: NOMEM
+ * leaves the list empty (a walk), or not built for the next pass. */
 static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
     size_t size = w->components[d->component].size;
@@ -952,6 +956,7 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     list->done = 0;
     list->relation = r;
     list->saved = false;
+    list->built = false;
     list->batch_count = 0;
     list->parent_count = 0;
     list->stamp_count = 0;
@@ -978,25 +983,41 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     if (list->count > 1) { /* (no runs: no array, and qsort takes none) */
         qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
     }
-    /* The parents' rows go straight into the saved pass's array; without
-     * room for it, into a buffer of CASCADE_CHUNK rows as they are handed out. */
-    list->filling = !list->walk && cascade_save_room(w, list, cache->count);
-    list->saving = list->filling;
-    for (uint32_t i = 0; list->saving && i < cache->count; i++) {
-        cascade_stamp(w, list, cache->tables[i], true);
+    /* The tables as this pass leaves them, for the next to compare. */
+    list->built = !list->walk && sti_mem_grow(w, &list->stamps, sizeof(cascade_stamp_t), &list->stamp_capacity,
+                                              cache->count, 8) == STRATA_OK;
+    for (uint32_t i = 0; list->built && i < cache->count; i++) {
+        list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = cache->tables[i]->id,
+                                                              .moved = cache->tables[i]->moved,
+                                                              .count = cache->tables[i]->count};
     }
     list->links = relation_at(w, r)->links;
     list->tables = cache->count;
     list->sorted = sort;
-    if (!list->filling && list->up == NULL) {
+    list->filling = false;
+    list->saving = false;
+    if (list->up == NULL) {
         list->up = sti_mem_alloc(w, sizeof(uint32_t) * CASCADE_CHUNK); /* NULL: batches of one row */
     }
 }
 
-/* True if query q's saved pass of relation r holds (cascade_list_t). */
+/* A pass over the runs the last pass built (cascade_list_t), saved as it
+ * goes: its parents' rows straight into the saved array; without room for
+ * it, into `up` as a pass after a change does. */
+static void cascade_refill(strata_world_t *w, cascade_list_t *list) {
+    list->current.count = 0;
+    list->done = 0;
+    list->batch_count = 0;
+    list->parent_count = 0;
+    list->stamp_count = list->tables; /* the parents' other tables are noted again as they come */
+    list->filling = cascade_save_room(w, list, list->tables);
+    list->saving = list->filling;
+}
+
+/* True if query q's runs of relation r, and its saved pass if any, hold (cascade_list_t). */
 static bool cascade_saved_holds(const strata_world_t *w, const cascade_list_t *list, uint32_t q, uint32_t r,
                                 bool sort) {
-    if (!list->saved || list->relation != r || list->links != relation_at(w, r)->links ||
+    if (!list->built || list->relation != r || list->links != relation_at(w, r)->links ||
         list->tables != w->queries[q].count || (sort && !list->sorted)) {
         return false;
     }
@@ -1019,9 +1040,12 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     bool sort = !sti_deferred(w);
     strata_iter_t it = strata_iter(w, q);
     cascade_list_t *list = &w->relations->cascades[q];
-    list->replay = cascade_saved_holds(w, list, q, r, sort);
-    if (!list->replay) {
+    bool holds = cascade_saved_holds(w, list, q, r, sort);
+    list->replay = holds && list->saved;
+    if (!holds) {
         cascade_build(w, q, r, sort);
+    } else if (!list->saved) {
+        cascade_refill(w, list);
     }
     it.cursor = 0;
     it.up_row = NULL;
@@ -1171,7 +1195,7 @@ static void cascade_save(strata_world_t *w, cascade_list_t *list, uint32_t table
                          uint32_t up_table) {
     if (up_table != CASCADE_NO_TABLE &&
         (list->batch_count == 0 || list->batches[list->batch_count - 1].up_table != up_table)) {
-        cascade_stamp(w, list, w->tables[up_table], false);
+        cascade_stamp(w, list, w->tables[up_table]);
     }
     if (sti_mem_grow(w, &list->batches, sizeof(cascade_batch_t), &list->batch_capacity, (size_t)list->batch_count + 1,
                      16) != STRATA_OK) {
@@ -1381,6 +1405,7 @@ void sti_relation_clear(strata_world_t *w) {
     relation_empty(w, false);
     /* The tables are emptied without moving a row: no saved pass holds. */
     for (uint32_t q = 0; w->relations != NULL && w->relations->cascades != NULL && q < w->schema->query_count; q++) {
+        w->relations->cascades[q].built = false;
         w->relations->cascades[q].saved = false;
     }
 }
