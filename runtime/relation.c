@@ -1144,6 +1144,21 @@ static bool cascade_hand(strata_iter_t *it, const sti_table_t *t, uint32_t row, 
 }
 
 #ifndef NDEBUG
+/* True if rows [row, row + n) of t have the depth of their run: the runs a
+ * pass takes from the last one (cascade_refill) must still be true. */
+static bool cascade_run_true(const strata_world_t *w, const cascade_list_t *list, const sti_table_t *t, uint32_t row,
+                             uint32_t n, uint32_t depth) {
+    const strata_relation_desc_t *d = &w->schema->relations[list->relation];
+    const unsigned char *links = t->columns[d->component];
+    size_t size = w->components[d->component].size;
+    for (uint32_t i = row; i < row + n; i++) {
+        if (i >= t->count || (links != NULL ? column_depth(links, size, i) : 0) != depth) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* True if each row of a replayed batch has the parent the records say
  * (roots: depth 0): a change that moved rows without bumping a table's
  * `moved` or the relation's `links` fails it. */
@@ -1237,6 +1252,9 @@ bool strata_iter_cascade_next(strata_iter_t *it) {
     uint32_t row = run->row + list->done, n = run->count - list->done;
     uint32_t most = list->filling || list->up != NULL ? CASCADE_CHUNK : 1, up_table = CASCADE_NO_TABLE;
     n = n < most ? n : most;
+#ifndef NDEBUG
+    STRATA_ASSERT(cascade_run_true(w, list, t, row, n, run->depth));
+#endif
     it->up_row = NULL;
     it->up_columns = NULL;
     if (run->depth > 0) {
