@@ -1015,8 +1015,7 @@ static void cascade_refill(strata_world_t *w, cascade_list_t *list) {
 }
 
 /* True if query q's runs of relation r, and its saved pass if any, hold (cascade_list_t). */
-static bool cascade_saved_holds(const strata_world_t *w, const cascade_list_t *list, uint32_t q, uint32_t r,
-                                bool sort) {
+static bool cascade_holds(const strata_world_t *w, const cascade_list_t *list, uint32_t q, uint32_t r, bool sort) {
     if (!list->built || list->relation != r || list->links != relation_at(w, r)->links ||
         list->tables != w->queries[q].count || (sort && !list->sorted)) {
         return false;
@@ -1040,7 +1039,7 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     bool sort = !sti_deferred(w);
     strata_iter_t it = strata_iter(w, q);
     cascade_list_t *list = &w->relations->cascades[q];
-    bool holds = cascade_saved_holds(w, list, q, r, sort);
+    bool holds = cascade_holds(w, list, q, r, sort);
     list->replay = holds && list->saved;
     if (!holds) {
         cascade_build(w, q, r, sort);
