@@ -1130,7 +1130,7 @@ class _Checker:
             self.error(loc, f"{owner}: 'parallel' needs query terms", "a system with no terms has no rows to split")
         if terms.changed:
             self.error(loc, f"{owner}: 'parallel' cannot be used with 'changed'",
-                       "a changed set is visited one entity at a time, in marking order")
+                       "a changed set is visited one entity at a time, in table then row order")
         if threads.get("main_thread"):
             self.error(loc, f"{owner}: 'parallel' and 'main_thread' exclude each other",
                        "a split system runs its chunks on every worker")

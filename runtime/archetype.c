@@ -192,13 +192,13 @@ strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, 
     sti_edge_t *reverse = &dst->edges[add ? cc + c : c];
     archetype_plan_free(w, forward->plan);
     archetype_plan_free(w, reverse->plan);
-    /* The leaf path: an add that marks no dirty set and writes a small
-     * value; any unhooked remove (removes mark nothing). */
+    /* The leaf path: in a world without changed sets (no marks, no bits to
+     * carry), an add that writes a small value; any unhooked remove. */
     sti_table_t *larger = add ? dst : src;
     bool small = hole == STI_NO_HOLE || larger->dense[hole].size <= STI_SMALL_SIZE;
-    bool add_plain = !hooked && small && (w->dirty_count == 0 || w->trackers[c] == 0);
-    *forward = (sti_edge_t){dst, there, hole, hooked, add ? add_plain : !hooked};
-    *reverse = (sti_edge_t){src, back, hole, hooked, add ? !hooked : add_plain};
+    bool add_plain = !hooked && small && w->dirty_count == 0;
+    *forward = (sti_edge_t){dst, there, hole, hooked, add ? add_plain : !hooked && w->dirty_count == 0};
+    *reverse = (sti_edge_t){src, back, hole, hooked, add ? !hooked && w->dirty_count == 0 : add_plain};
     if (out != NULL) {
         *out = *forward;
     }

@@ -386,6 +386,7 @@ static strata_result_t command_destroy_doomed(strata_world_t *w) {
             }
             i += t->count - 1;
             t->count = 0;
+            sti_dirty_drop_rows(w, t);
             t->moved++;
             continue;
         }

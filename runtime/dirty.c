@@ -45,7 +45,7 @@ static void dirty_map(strata_world_t *w) {
     }
 }
 
-/* The sets (empty until records are reserved) and the maps. */
+/* The sets (empty) and the maps. */
 strata_result_t sti_dirty_init(strata_world_t *w) {
     const strata_schema_t *s = w->schema;
     uint32_t sets = 0;
@@ -64,6 +64,9 @@ strata_result_t sti_dirty_init(strata_world_t *w) {
         return STRATA_ERR_NOMEM;
     }
     memset(w->dirty, 0, sizeof(sti_dirty_t) * sets);
+    for (uint32_t k = 0; k < sets; k++) {
+        w->dirty[k].head = w->dirty[k].tail = STI_DIRTY_END;
+    }
     w->dirty_count = sets; /* so sti_dirty_free frees the array whatever fails next */
     w->query_dirty = sti_mem_alloc(w, sizeof(uint32_t) * s->query_count);
     w->query_marks = sti_mem_alloc(w, sizeof(uint64_t) * s->query_count);
@@ -75,110 +78,150 @@ strata_result_t sti_dirty_init(strata_world_t *w) {
     return STRATA_OK;
 }
 
-/* Every set empty, room kept. */
+/* Set k's plane (0: its members; 1: marks made while its visit is open) of t's bitmaps. */
+static inline uint64_t *dirty_plane(const strata_world_t *w, const sti_table_t *t, uint32_t k, uint32_t plane) {
+    return t->marks + ((size_t)plane * w->dirty_count + k) * t->mark_words;
+}
+
+/* Words of a plane that hold t's rows. */
+static inline uint32_t dirty_words(const sti_table_t *t) {
+    return (t->count + 63) / 64;
+}
+
+/* Put t at the end of set k's list (it is not on it). */
+static void dirty_list(strata_world_t *w, uint32_t k, sti_table_t *t) {
+    sti_dirty_t *d = &w->dirty[k];
+    t->listed |= (uint64_t)1 << k;
+    t->mark_next[k] = STI_DIRTY_END;
+    if (d->tail == STI_DIRTY_END) {
+        d->head = (uint16_t)t->id;
+    } else {
+        w->tables[d->tail]->mark_next[k] = (uint16_t)t->id;
+    }
+    d->tail = (uint16_t)t->id;
+}
+
+/* Every table off set k's list and its bits in both planes cleared. */
+void sti_dirty_clear_set(strata_world_t *w, uint32_t k) {
+    sti_dirty_t *d = &w->dirty[k];
+    for (uint32_t id = d->head; id != STI_DIRTY_END;) {
+        sti_table_t *t = w->tables[id];
+        memset(dirty_plane(w, t, k, 0), 0, sizeof(uint64_t) * dirty_words(t));
+        memset(dirty_plane(w, t, k, 1), 0, sizeof(uint64_t) * dirty_words(t));
+        t->listed &= ~((uint64_t)1 << k);
+        t->later &= ~((uint64_t)1 << k);
+        id = t->mark_next[k];
+    }
+    d->head = d->tail = STI_DIRTY_END;
+}
+
+/* Every set empty: the tables have no rows, so only the lists go (and any
+ * bits of rows past the counts). */
 void sti_dirty_empty(strata_world_t *w) {
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        sti_table_t *t = w->tables[i];
+        if (t->listed != 0) {
+            memset(t->marks, 0, sizeof(uint64_t) * 2 * w->dirty_count * t->mark_words);
+        }
+        t->listed = t->later = 0;
+    }
     for (uint32_t k = 0; k < w->dirty_count; k++) {
-        w->dirty[k].count = 0;
+        w->dirty[k].head = w->dirty[k].tail = STI_DIRTY_END;
     }
 }
 
-/* Each set's list, the sets and the maps. */
+/* The sets and the maps (the bitmaps belong to the tables). */
 void sti_dirty_free(strata_world_t *w) {
     const strata_schema_t *s = w->schema;
-    if (w->dirty != NULL) {
-        for (uint32_t k = 0; k < w->dirty_count; k++) {
-            sti_mem_free(w, w->dirty[k].list, sizeof(strata_entity_t) * w->dirty[k].capacity);
-        }
-    }
     sti_mem_free(w, w->dirty, sizeof(sti_dirty_t) * w->dirty_count);
     sti_mem_free(w, w->query_dirty, sizeof(uint32_t) * s->query_count);
     sti_mem_free(w, w->query_marks, sizeof(uint64_t) * s->query_count);
     sti_mem_free(w, w->trackers, sizeof(uint64_t) * s->component_count);
 }
 
-/* Room in every set for `capacity` entity indices (records grow with them).
- * A set grown before another failed only holds more room. */
-strata_result_t sti_dirty_reserve(strata_world_t *w, size_t capacity) {
-    for (uint32_t k = 0; k < w->dirty_count; k++) {
-        sti_dirty_t *d = &w->dirty[k];
-        if (d->capacity < capacity) {
-            strata_result_t r = sti_mem_resize(w, &d->list, sizeof(strata_entity_t), &d->capacity, capacity);
-            if (r != STRATA_OK) {
-                return r;
-            }
-        }
-    }
-    return STRATA_OK;
-}
-
-/* Drop the entries that need no visit: stale handles, entities no longer
- * flagged, and (while an iteration is open) those it visited; the open
- * iteration's cursor and end follow. */
-static void dirty_compact(strata_world_t *w, sti_dirty_t *d, uint32_t k) {
-    uint32_t from = d->busy ? d->cursor : 0;
-    uint32_t kept = 0, end = 0;
-    for (uint32_t i = from; i < d->count; i++) {
-        const sti_record_t *rec = sti_record_lookup(w, d->list[i]);
-        if (rec != NULL && (rec->flags & STI_FLAG_DIRTY(k)) != 0) {
-            d->list[kept++] = d->list[i];
-            end += d->busy && i < d->end;
-        }
-    }
-    d->count = kept;
-    d->cursor = 0;
-    d->end = end;
-}
-
-/* True if e is a row d's open visit resolved and has not yielded yet. */
-static bool dirty_waiting(const sti_dirty_t *d, strata_entity_t e) {
+/* True if row `row` of t is a row d's open visit resolved and has not yielded yet. */
+static bool dirty_waiting(const sti_dirty_t *d, const sti_table_t *t, uint32_t row) {
     for (uint32_t i = 0; i < d->batch; i++) {
-        if (!d->rows[i].visited && *d->rows[i].entity == e) {
+        if (!d->rows[i].visited && d->rows[i].entity == t->entities + row) {
             return true;
         }
     }
     return false;
 }
 
-/* Add a live entity (its record given) to set k unless it is in already
- * (flagged, or waiting in the open visit's resolved rows). */
-static inline void dirty_add(strata_world_t *w, uint32_t k, sti_record_t *rec, strata_entity_t e) {
-    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
-    if ((rec->flags & bit) != 0) {
+/* A mark while set k's visit is open: into the second plane (merged when
+ * the visit closes), unless the row is in the set (or waiting to be yielded). */
+static STI_COLD void dirty_add_later(strata_world_t *w, uint32_t k, sti_table_t *t, uint32_t row) {
+    uint64_t bit = (uint64_t)1 << (row & 63);
+    uint64_t *later = dirty_plane(w, t, k, 1) + row / 64;
+    if ((*later & bit) != 0 || dirty_waiting(&w->dirty[k], t, row)) {
         return;
     }
-    sti_dirty_t *d = &w->dirty[k];
-    if (d->batch != 0 && dirty_waiting(d, e)) {
-        return;
+    *later |= bit;
+    t->later |= (uint64_t)1 << k;
+    if ((t->listed >> k & 1u) == 0) {
+        dirty_list(w, k, t);
     }
-    if (d->count == d->capacity) {
-        /* Stale entries of destroyed entities filled it: each live entity has
-         * at most one entry, and there are no more than capacity of them. */
-        dirty_compact(w, d, k);
-    }
-    rec->flags |= bit;
-    d->list[d->count++] = e;
 }
 
-/* Mark a live e in each set of `slots`. */
+/* Add row `row` of t to set k unless it is in already. */
+static inline void dirty_add(strata_world_t *w, uint32_t k, sti_table_t *t, uint32_t row) {
+    uint64_t bit = (uint64_t)1 << (row & 63);
+    uint64_t *word = dirty_plane(w, t, k, 0) + row / 64;
+    if ((*word & bit) != 0) {
+        return;
+    }
+    if (STI_UNLIKELY(w->dirty[k].busy)) {
+        dirty_add_later(w, k, t, row);
+        return;
+    }
+    *word |= bit;
+    if ((t->listed >> k & 1u) == 0) {
+        dirty_list(w, k, t);
+    }
+}
+
+/* Mark a live e in each set of `slots`: its record gives its table and row. */
 void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e) {
-    sti_record_t *rec = &w->records[(uint32_t)e];
+    const sti_record_t *rec = &w->records[(uint32_t)e];
+    sti_table_t *t = w->tables[rec->table];
     w->sets_pending |= (slots & w->set_slots) != 0;
     while (slots != 0) {
         uint32_t k = (uint32_t)__builtin_ctzll(slots);
         slots &= slots - 1;
-        dirty_add(w, k, rec, e);
+        dirty_add(w, k, t, rec->row);
+    }
+}
+
+/* Set bits [row, row + n) of words (a whole word at a time between the ends). */
+static void dirty_set_range(uint64_t *words, uint32_t row, uint32_t n) {
+    uint32_t end = row + n;
+    while (row < end) {
+        uint32_t at = row & 63, take = end - row < 64 - at ? end - row : 64 - at;
+        words[row / 64] |= (take == 64 ? ~(uint64_t)0 : (((uint64_t)1 << take) - 1)) << at;
+        row += take;
     }
 }
 
 /* Add rows [row, row + n) of t to the sets of `slots`. */
-static void dirty_add_rows(strata_world_t *w, uint64_t slots, const sti_table_t *t, uint32_t row, uint32_t n) {
-    w->sets_pending |= n > 0 && (slots & w->set_slots) != 0;
+static void dirty_add_rows(strata_world_t *w, uint64_t slots, const sti_table_t *table, uint32_t row, uint32_t n) {
+    if (n == 0) {
+        return;
+    }
+    sti_table_t *t = w->tables[table->id]; /* the sets' bookkeeping in it changes */
+    w->sets_pending |= (slots & w->set_slots) != 0;
     while (slots != 0) {
         uint32_t k = (uint32_t)__builtin_ctzll(slots);
         slots &= slots - 1;
-        for (uint32_t i = 0; i < n; i++) {
-            strata_entity_t e = t->entities[row + i];
-            dirty_add(w, k, &w->records[(uint32_t)e], e);
+        if (n == 1 || w->dirty[k].busy) {
+            for (uint32_t i = 0; i < n; i++) {
+                dirty_add(w, k, t, row + i);
+            }
+            continue;
+        }
+        dirty_set_range(dirty_plane(w, t, k, 0), row, n);
+        if ((t->listed >> k & 1u) == 0) {
+            dirty_list(w, k, t);
         }
     }
 }
@@ -200,65 +243,148 @@ void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
     dirty_add_rows(w, slots, t, 0, t->count);
 }
 
-/* The iteration visits [0, count). */
+/* --- Rows that move ------------------------------------------------------------ */
+
+void sti_dirty_move_row(strata_world_t *w, sti_table_t *src, uint32_t row, uint32_t last, sti_table_t *dst,
+                        uint32_t to) {
+    for (uint64_t left = src->listed; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        uint64_t *bits = dirty_plane(w, src, k, 0);
+        uint64_t in = bits[row / 64] >> (row & 63) & 1u, filler = bits[last / 64] >> (last & 63) & 1u;
+        bits[last / 64] &= ~((uint64_t)1 << (last & 63));
+        bits[row / 64] &= ~((uint64_t)1 << (row & 63));
+        bits[row / 64] |= (row != last ? filler : 0) << (row & 63);
+        if (in != 0 && dst != NULL) {
+            dirty_plane(w, dst, k, 0)[to / 64] |= (uint64_t)1 << (to & 63);
+            if ((dst->listed >> k & 1u) == 0) {
+                dirty_list(w, k, dst);
+            }
+        }
+    }
+}
+
+void sti_dirty_move_all(strata_world_t *w, sti_table_t *src, uint32_t n, sti_table_t *dst, uint32_t to) {
+    for (uint64_t left = src->listed; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        uint64_t *bits = dirty_plane(w, src, k, 0), *into = dirty_plane(w, dst, k, 0);
+        bool any = false;
+        for (uint32_t i = 0; i < n; i++) {
+            if ((bits[i / 64] >> (i & 63) & 1u) != 0) {
+                into[(to + i) / 64] |= (uint64_t)1 << ((to + i) & 63);
+                any = true;
+            }
+        }
+        memset(bits, 0, sizeof(uint64_t) * ((n + 63) / 64));
+        if (any && (dst->listed >> k & 1u) == 0) {
+            dirty_list(w, k, dst);
+        }
+    }
+}
+
+void sti_dirty_permute(strata_world_t *w, sti_table_t *t, const uint32_t *order, uint32_t n, uint64_t *scratch) {
+    size_t words = ((size_t)n + 63) / 64;
+    for (uint64_t left = t->listed; left != 0; left &= left - 1) {
+        uint64_t *bits = dirty_plane(w, t, (uint32_t)__builtin_ctzll(left), 0);
+        memcpy(scratch, bits, sizeof(uint64_t) * words);
+        memset(bits, 0, sizeof(uint64_t) * words);
+        for (uint32_t i = 0; i < n; i++) {
+            bits[i / 64] |= (scratch[order[i] / 64] >> (order[i] & 63) & 1u) << (i & 63);
+        }
+    }
+}
+
+void sti_dirty_drop_rows(strata_world_t *w, sti_table_t *t) {
+    if (t->listed != 0) {
+        memset(t->marks, 0, sizeof(uint64_t) * 2 * w->dirty_count * t->mark_words);
+        t->later = 0; /* (no visit is open: nothing moves or goes then) */
+    }
+}
+
+/* --- Visits ---------------------------------------------------------------------- */
+
+/* The visit walks the tables on the list when it opened, each bitmap in row order. */
 void sti_dirty_open(sti_dirty_t *d) {
-    STRATA_ASSERT(!d->busy); /* one iteration of a changed set at a time */
+    STRATA_ASSERT(!d->busy); /* one visit of a changed set at a time */
     d->busy = true;
-    d->cursor = 0;
-    d->end = d->count;
+    d->at = d->batch_from = d->head;
+    d->stop = d->tail;
+    d->word = 0;
     d->batch = 0;
 }
 
-/* Resolve the next entries of the set still alive, flagged and matching
- * (their flags cleared: a resolved row not yet yielded counts as in the
- * set, see dirty_add) and yield the first. Nothing moves while the
- * iteration is open (structural changes are deferred), so a resolved row
- * stays where it is. */
+/* The table after t on set k's list as the open visit walks it (STI_DIRTY_END past its last). */
+static inline uint16_t dirty_after(const sti_dirty_t *d, const sti_table_t *t, uint32_t k) {
+    return t->id == d->stop ? (uint16_t)STI_DIRTY_END : t->mark_next[k];
+}
+
+/* Resolve rows of the set until `enough` (whole words; with `one`, a
+ * single row, marked in the sets the query's writes feed as it is
+ * resolved) in tables that match the query, their bits cleared (a
+ * resolved row not yet yielded counts as in the set, see
+ * dirty_add_later); rows of tables that no longer match leave the set.
+ * Nothing moves while the visit is open, so a resolved row stays where it
+ * is. Returns the end of the rows resolved. */
+STI_HOT strata_iter_row_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
+    strata_iter_row_t *out = d->rows, *enough = d->rows + (one ? 1 : STI_DIRTY_BATCH);
+    uint32_t at = d->at, word = d->word;
+    d->batch_from = (uint16_t)at;
+    while (out < enough && at != STI_DIRTY_END) {
+        sti_table_t *t = w->tables[at];
+        uint64_t *bits = dirty_plane(w, t, k, 0);
+        uint32_t words = dirty_words(t);
+        if ((t->tracked_by >> k & 1u) == 0) {
+            memset(bits, 0, sizeof(uint64_t) * words);
+            word = words;
+        }
+        const strata_entity_t *entities = t->entities;
+        void *const *columns = t->columns;
+        while (word < words) {
+            uint64_t x = bits[word];
+            if (x == 0) {
+                word++;
+                continue;
+            }
+            uint32_t base = word * 64;
+            if (one) {
+                uint32_t row = base + (uint32_t)__builtin_ctzll(x);
+                bits[word] = x & (x - 1); /* the rest of the word waits */
+                *out++ = (strata_iter_row_t){entities + row, columns, row, false};
+                sti_dirty_mark_rows(w, it->query, t, row, 1);
+                break;
+            }
+            bits[word++] = 0;
+            do {
+                uint32_t row = base + (uint32_t)__builtin_ctzll(x);
+                out->entity = entities + row;
+                out->columns = columns;
+                out->row = row;
+                out->visited = false;
+                out++;
+                x &= x - 1;
+            } while (x != 0);
+            if (out >= enough) {
+                break;
+            }
+        }
+        if (word < words) {
+            break;
+        }
+        at = dirty_after(d, t, k);
+        word = 0;
+    }
+    d->at = (uint16_t)at;
+    d->word = word;
+    return out;
+}
+
+/* Resolve the next rows (one at a time when the query's writes feed other
+ * sets, so each row is marked as it is yielded) and yield the first. */
 bool sti_dirty_next(strata_iter_t *it) {
     strata_world_t *w = it->world;
     uint32_t k = w->query_dirty[it->query];
     sti_dirty_t *d = &w->dirty[k];
-    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
-    uint64_t match = (uint64_t)1 << k;
-    bool marks = w->query_marks[it->query] != 0;
-    /* Locals: the stores below cannot then be taken to change them (no
-     * table, record or entity is made or moved while the iteration is open). */
-    const strata_entity_t *list = d->list;
-    uint32_t cursor = d->cursor, end = d->end;
-    sti_record_t *records = w->records;
-    sti_table_t *const *tables = w->tables;
-    strata_iter_row_t *out = d->rows, *full = d->rows + (marks ? 1 : STI_DIRTY_BATCH);
-    while (out < full && cursor < end) {
-        /* The entries are in marking order, scattered over the records. */
-        if (cursor + STI_DIRTY_PREFETCH < end) {
-            __builtin_prefetch(&records[(uint32_t)list[cursor + STI_DIRTY_PREFETCH]]);
-        }
-        strata_entity_t e = list[cursor++];
-        /* The list holds only handles that were alive when marked, so the
-         * index is in range; a destroyed one's record has another
-         * generation, or no flags while it is free. */
-        sti_record_t *rec = records + (uint32_t)e;
-        uint16_t flags = rec->flags;
-        if (rec->generation != (uint32_t)(e >> 32) || (flags & bit) == 0) {
-            continue;
-        }
-        rec->flags = (uint16_t)(flags & ~bit);
-        const sti_table_t *t = tables[rec->table];
-        if ((t->tracked_by & match) == 0) {
-            continue;
-        }
-        uint32_t row = rec->row;
-        out->entity = t->entities + row;
-        out->columns = t->columns;
-        out->row = row;
-        out->visited = false;
-        out++;
-        if (marks) {
-            d->cursor = cursor; /* marking may compact the list */
-            sti_dirty_mark_rows(w, it->query, t, row, 1);
-        }
-    }
-    d->cursor = cursor;
+    strata_iter_row_t *out = w->query_marks[it->query] != 0 ? dirty_resolve(w, it, d, k, true)
+                                                            : dirty_resolve(w, it, d, k, false);
     d->batch = (uint32_t)(out - d->rows);
     it->row_at = d->rows;
     it->row_stop = out;
@@ -271,7 +397,7 @@ bool sti_dirty_yield(strata_iter_t *it) {
         return false;
     }
     strata_iter_row_t *r = it->row_at++;
-    r->visited = true; /* from now on a write puts it in again */
+    r->visited = true; /* from now on a mark puts it in again */
     it->count = 1;
     it->row = r->row;
     it->entities = r->entity;
@@ -279,33 +405,139 @@ bool sti_dirty_yield(strata_iter_t *it) {
     return true;
 }
 
-/* Close an iteration: keep the entries it did not visit and those marked
- * since; resolved rows not yet yielded go back in (after those). */
+bool sti_dirty_take(strata_world_t *w, uint32_t k, sti_table_t **out, uint32_t *row) {
+    sti_dirty_t *d = &w->dirty[k];
+    while (d->at != STI_DIRTY_END) {
+        sti_table_t *t = w->tables[d->at];
+        uint64_t *bits = dirty_plane(w, t, k, 0);
+        for (uint32_t words = dirty_words(t); d->word < words; d->word++) {
+            uint64_t x = bits[d->word];
+            if (x != 0) {
+                bits[d->word] = x & (x - 1);
+                *out = t;
+                *row = d->word * 64 + (uint32_t)__builtin_ctzll(x);
+                return true;
+            }
+        }
+        d->at = dirty_after(d, t, k);
+        d->batch_from = d->at;
+        d->word = 0;
+    }
+    return false;
+}
+
+/* Close an iteration: keep what it did not visit and what was marked
+ * meanwhile; resolved rows not yet yielded go back in. */
 void sti_dirty_close(strata_iter_t *it) {
     sti_dirty_close_set(it->world, it->world->query_dirty[it->query]);
 }
 
-/* Close set k's visit, keeping what it did not visit and what was marked
- * since; resolved rows not yet yielded go back in (after those). */
+/* The tables the visit walked past (before the one its last rows came
+ * from) leave the list unless marked meanwhile; the marks made meanwhile
+ * join the set; then the resolved rows not yet yielded go back in. */
 void sti_dirty_close_set(strata_world_t *w, uint32_t k) {
     sti_dirty_t *d = &w->dirty[k];
-    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
-    dirty_compact(w, d, k);
+    uint64_t bit = (uint64_t)1 << k;
+    bool passed = true; /* walking the tables the visit finished with */
+    uint16_t prev = STI_DIRTY_END;
+    for (uint16_t id = d->head; id != STI_DIRTY_END;) {
+        sti_table_t *t = w->tables[id];
+        uint16_t next = t->mark_next[k];
+        passed = passed && id != d->batch_from;
+        if ((t->later & bit) != 0) {
+            uint64_t *now = dirty_plane(w, t, k, 0), *later = dirty_plane(w, t, k, 1);
+            for (uint32_t i = 0, n = dirty_words(t); i < n; i++) {
+                now[i] |= later[i];
+                later[i] = 0;
+            }
+            t->later &= ~bit;
+        } else if (passed) {
+            t->listed &= ~bit; /* its bits are all visited */
+            id = next;
+            continue;
+        }
+        if (prev == STI_DIRTY_END) {
+            d->head = id;
+        } else {
+            w->tables[prev]->mark_next[k] = id;
+        }
+        prev = id;
+        id = next;
+    }
+    if (prev == STI_DIRTY_END) {
+        d->head = STI_DIRTY_END;
+    } else {
+        w->tables[prev]->mark_next[k] = STI_DIRTY_END;
+    }
+    d->tail = prev;
+    d->busy = false;
     for (uint32_t i = 0; i < d->batch; i++) {
-        if (!d->rows[i].visited) { /* alive: destroys wait for the iteration's end */
-            strata_entity_t e = *d->rows[i].entity;
-            w->records[(uint32_t)e].flags |= bit;
-            d->list[d->count++] = e; /* room: each live entity is in the list once at most */
+        if (!d->rows[i].visited) { /* alive: destroys wait for the visit's end */
+            const sti_record_t *rec = &w->records[(uint32_t)*d->rows[i].entity];
+            dirty_add(w, k, w->tables[rec->table], rec->row);
         }
     }
     d->batch = 0;
-    d->busy = false;
+}
+
+/* --- Membership ------------------------------------------------------------------ */
+
+/* True if row `row` of t has a bit in set k (either plane). */
+static bool dirty_bit(const strata_world_t *w, uint32_t k, const sti_table_t *t, uint32_t row) {
+    if ((t->listed >> k & 1u) == 0) {
+        return false;
+    }
+    uint64_t word = dirty_plane(w, t, k, 0)[row / 64] | dirty_plane(w, t, k, 1)[row / 64];
+    return (word >> (row & 63) & 1u) != 0;
+}
+
+bool sti_dirty_has(const strata_world_t *w, uint32_t k, strata_entity_t e) {
+    const sti_record_t *rec = sti_record_lookup(w, e);
+    if (rec == NULL) {
+        return false;
+    }
+    const sti_table_t *t = w->tables[rec->table];
+    return dirty_bit(w, k, t, rec->row) || (w->dirty[k].busy && dirty_waiting(&w->dirty[k], t, rec->row));
+}
+
+/* The rows with a bit in any of the sets, then the rows an open visit
+ * resolved and has not yielded (their bits are clear), each once. */
+uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const sti_table_t *t = w->tables[i];
+        uint64_t listed = t->listed & sets;
+        for (uint32_t j = 0, words = listed != 0 ? dirty_words(t) : 0; j < words; j++) {
+            uint64_t any = 0;
+            for (uint64_t left = listed; left != 0; left &= left - 1) {
+                uint32_t k = (uint32_t)__builtin_ctzll(left);
+                any |= dirty_plane(w, t, k, 0)[j] | dirty_plane(w, t, k, 1)[j];
+            }
+            n += (uint32_t)__builtin_popcountll(any);
+        }
+    }
+    for (uint64_t left = sets; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        const sti_dirty_t *d = &w->dirty[k];
+        for (uint32_t i = 0; d->busy && i < d->batch; i++) {
+            const sti_record_t *rec = &w->records[(uint32_t)*d->rows[i].entity];
+            const sti_table_t *t = w->tables[rec->table];
+            bool counted = d->rows[i].visited;
+            for (uint64_t other = sets; other != 0 && !counted; other &= other - 1) {
+                uint32_t j = (uint32_t)__builtin_ctzll(other); /* a bit, or waiting in an earlier set */
+                counted = dirty_bit(w, j, t, rec->row) ||
+                          (j < k && w->dirty[j].busy && dirty_waiting(&w->dirty[j], t, rec->row));
+            }
+            n += !counted;
+        }
+    }
+    return n;
 }
 
 /* Entries waiting in query q's changed set. */
 uint32_t strata_query_changed_count(const strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
-    const sti_dirty_t *d = sti_dirty_of(w, q);
-    return d != NULL ? d->count : 0;
+    return w->dirty_count > 0 && w->query_dirty[q] != UINT32_MAX ? sti_dirty_count(w, (uint64_t)1 << w->query_dirty[q])
+                                                                 : 0;
 }

@@ -2,46 +2,58 @@
  * entities written (strata_set, strata_get_mut, strata_mark, an add, or a
  * system's write terms) since it last ran. A component with an on_set hook
  * has one too, fed by the same marks: the entities whose on_set is due
- * (observe.c runs them when changes settle). Membership is a flag bit in each
- * entity's record (loaded anyway by whoever marks or visits), so marking is
- * a bit test and an append, and an entity shows up once however often it
- * is written. A set holds room for every index, so marking never allocates.
+ * (observe.c runs them when changes settle).
+ *
+ * Membership is a bit a row in a bitmap a table a set (table.h: marks),
+ * carried with the row wherever it moves (moves, swap-removes, sorts), so
+ * marking is a bit test and a store, and an entity shows up once however
+ * often it is written. Each set keeps the list of the tables that may have
+ * bits (linked through the tables), so a visit walks those tables' bitmaps
+ * in row order and never looks at the entities' records. The bitmaps grow
+ * with the tables' rows and the list needs no room, so marking never
+ * allocates.
+ *
+ * While a set's visit is open nothing moves; marks made meanwhile go to a
+ * second plane, merged into the set when the visit closes: what is marked
+ * during a visit is visited next time, not by the open visit.
  */
 #ifndef STI_DIRTY_H
 #define STI_DIRTY_H
 
 #include "table.h"
 
-/* Rows a `changed` visit resolves at a time (their flags cleared, their
- * places looked up), which generated code then yields without a call. */
+/* Rows a `changed` visit resolves at least at a time, when the set has them
+ * (whole bitmap words: up to 63 more; their bits cleared, their places
+ * noted), which generated code then yields without a call. */
 #define STI_DIRTY_BATCH 64u
+/* The end of a set's list of tables. */
+#define STI_DIRTY_END 0xffffu
 
-/* The set of entities written since a `changed` query last ran. While an
- * iteration is open, rows[0, batch) are the entries it resolved last; a
- * row not yet visited there counts as still in the set (a mark does not
- * append it again, an early end puts it back). */
+/* The set of entities written since a `changed` query last ran (or whose
+ * on_set is due). While a visit is open, rows[0, batch) are the rows it
+ * resolved last; one not yet yielded counts as still in the set (a mark
+ * does not add it again, an early end puts it back). */
 struct sti_dirty_t {
-    uint32_t query;        /* the query it belongs to (UINT32_MAX for an on_set set) */
-    uint32_t component;    /* an on_set set's component (UINT32_MAX for a query's set) */
-    bool busy;             /* an iteration over it is open */
-    strata_entity_t *list; /* the entries in marking order; stale ones are skipped */
-    uint32_t count;
-    size_t capacity; /* at least record_capacity: a compaction always makes room */
-    uint32_t cursor; /* while busy: the next entry to visit */
-    uint32_t end;    /* while busy: the entries this iteration visits */
-    uint32_t batch;  /* while busy: rows resolved */
-    strata_iter_row_t rows[STI_DIRTY_BATCH];
+    uint32_t query;      /* the query it belongs to (UINT32_MAX for an on_set set) */
+    uint32_t component;  /* an on_set set's component (UINT32_MAX for a query's set) */
+    bool busy;           /* a visit is open */
+    uint16_t head;       /* the first table id of its list (STI_DIRTY_END: none), in the order they joined */
+    uint16_t tail;       /* the last */
+    uint16_t at;         /* while busy: the table being walked (STI_DIRTY_END: done) */
+    uint16_t stop;       /* while busy: the last table this visit walks (the tail when it opened) */
+    uint16_t batch_from; /* while busy: the table the last resolved rows began in */
+    uint32_t word;       /* while busy: the next word of at's bitmap */
+    uint32_t batch;      /* while busy: rows resolved */
+    strata_iter_row_t rows[2 * STI_DIRTY_BATCH];
 };
 
 /* Set up the sets, the query -> set map and the component -> sets map from
  * the schema (at creation, before any table); NOMEM: the caller destroys the world. */
 strata_result_t sti_dirty_init(strata_world_t *w);
-/* Empty every set (their entities are gone; the record flags are the caller's). */
+/* Empty every set (their entities are gone: every table's count is 0). */
 void sti_dirty_empty(strata_world_t *w);
-/* Free what sti_dirty_init and sti_dirty_reserve hold. */
+/* Free what sti_dirty_init holds. */
 void sti_dirty_free(strata_world_t *w);
-/* Grow the sets with the records (to `capacity` indices); NOMEM changes nothing visible. */
-strata_result_t sti_dirty_reserve(strata_world_t *w, size_t capacity);
 /* Mark e (index valid) in the sets of `slots`. */
 void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e);
 /* Mark rows [row, row + n) of t in the sets query q's writes feed. */
@@ -79,30 +91,36 @@ bool sti_dirty_next(strata_iter_t *it);
 bool sti_dirty_yield(strata_iter_t *it);
 /* Close an iteration over a dirty set: keep what it did not visit and what was marked meanwhile. */
 void sti_dirty_close(strata_iter_t *it);
-/* How far ahead of the cursor the iteration asks for records. */
-#define STI_DIRTY_PREFETCH 16u
+/* The next row of set k's open visit (its bit cleared): its table and
+ * row; false when the visit is done. One row at a time: a caller may run
+ * hooks between calls (which may grow tables: nothing is kept across). */
+bool sti_dirty_take(strata_world_t *w, uint32_t k, sti_table_t **t, uint32_t *row);
 
-/* The next entry of set k's open iteration still alive and flagged (its
- * flag cleared), in *e and its record; false when the visit is done. */
-STI_HOT bool sti_dirty_take(strata_world_t *w, uint32_t k, strata_entity_t *e, sti_record_t **rec) {
-    sti_dirty_t *d = &w->dirty[k];
-    uint16_t bit = (uint16_t)STI_FLAG_DIRTY(k);
-    while (d->cursor < d->end) {
-        /* The entries are in marking order, scattered over the records. */
-        if (d->cursor + STI_DIRTY_PREFETCH < d->end) {
-            __builtin_prefetch(&w->records[(uint32_t)d->list[d->cursor + STI_DIRTY_PREFETCH]]);
-        }
-        *e = d->list[d->cursor++];
-        *rec = sti_record_lookup(w, *e);
-        if (*rec != NULL && ((*rec)->flags & bit) != 0) {
-            (*rec)->flags &= (uint16_t)~bit; /* visited: a write from now on puts it in again */
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Close set k's iteration (as sti_dirty_close). */
+/* Close set k's visit (as sti_dirty_close). */
 void sti_dirty_close_set(strata_world_t *w, uint32_t k);
+/* Empty set k (its open visit closed). */
+void sti_dirty_clear_set(strata_world_t *w, uint32_t k);
+
+/* True if e (live) is in set k. */
+bool sti_dirty_has(const strata_world_t *w, uint32_t k, strata_entity_t e);
+/* The live entities in any of the sets of `sets`, each once. */
+uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets);
+
+/* --- Rows that move ----------------------------------------------------------
+ * Each path that moves rows carries their bits (none while a visit is open:
+ * nothing moves then). Only tables on some set's list have bits, so callers
+ * test t->listed first. */
+
+/* Row `row` of src goes to row `to` of dst (dst NULL: it is removed), and
+ * src's row `last` fills its place (its bits cleared; last may be row). */
+void sti_dirty_move_row(strata_world_t *w, sti_table_t *src, uint32_t row, uint32_t last, sti_table_t *dst,
+                        uint32_t to);
+/* Rows [0, n) of src go to rows [to, to + n) of dst; src keeps no bits. */
+void sti_dirty_move_all(strata_world_t *w, sti_table_t *src, uint32_t n, sti_table_t *dst, uint32_t to);
+/* Row order[i] of t becomes row i (its n rows reordered); scratch holds
+ * mark_words words. */
+void sti_dirty_permute(strata_world_t *w, sti_table_t *t, const uint32_t *order, uint32_t n, uint64_t *scratch);
+/* Every row of t gone: no bits left. */
+void sti_dirty_drop_rows(strata_world_t *w, sti_table_t *t);
 
 #endif /* STI_DIRTY_H */

@@ -2,17 +2,13 @@
  * deferred), destroy (now, at the step's end, or recorded). */
 #include "entity.h"
 
-/* The dirty sets grow first, so marking never allocates. */
+/* Room for `fresh` more indices. */
 strata_result_t sti_records_reserve(strata_world_t *w, uint32_t fresh) {
     size_t cap = sti_index_capacity_for(w, fresh);
     if (cap == w->record_capacity) {
         return STRATA_OK;
     }
-    if (cap == 0) {
-        return STRATA_ERR_NOMEM;
-    }
-    strata_result_t r = sti_dirty_reserve(w, cap);
-    return r == STRATA_OK ? sti_index_resize(w, cap) : r;
+    return cap != 0 ? sti_index_resize(w, cap) : STRATA_ERR_NOMEM;
 }
 
 /* A new index for one entity at the end of t (row and record reserved). */

@@ -15,8 +15,6 @@
 #define STI_NO_INDEX 0xffffffffu
 /* record.flags: a destroy is scheduled (step end or deferred command). */
 #define STI_FLAG_DOOMED 1u
-/* record.flags: the entity is in dirty set k (bits 1..15, so at most 15 sets). */
-#define STI_FLAG_DIRTY(k) (2u << (k))
 
 /* One entity index. 12 bytes, so an entity costs 20 bytes beyond its
  * component bytes (this record and its handle in the table). */

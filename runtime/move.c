@@ -100,6 +100,9 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
         memcpy(q->dst->data + (size_t)to * q->src->size, q->src->data, (size_t)n * q->src->size);
     }
     memcpy(dst->entities + to, src->entities, sizeof(strata_entity_t) * n);
+    if (src->listed != 0) {
+        sti_dirty_move_all(w, src, n, dst, to);
+    }
     for (uint32_t i = 0; i < n; i++) {
         sti_record_t *rec = &w->records[(uint32_t)src->entities[i]];
         rec->table = (uint16_t)dst->id;
@@ -125,6 +128,9 @@ static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *
         }
     }
     uint32_t last = src->count - 1;
+    if (src->listed != 0) {
+        sti_dirty_move_row(w, src, row, last, dst, to);
+    }
     if (row != last) {
         for (uint32_t i = 0; i < src->column_count; i++) {
             const sti_column_t *col = &src->dense[i];

@@ -30,6 +30,9 @@ extern const unsigned char sti_zeros[STI_SMALL_SIZE];
 STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
     t->moved++;
     uint32_t last = --t->count;
+    if (STI_UNLIKELY(t->listed != 0)) {
+        sti_dirty_move_row(w, t, row, last, NULL, 0); /* its changed-set bits go, the last row's fill in */
+    }
     if (row == last) {
         return;
     }
@@ -43,9 +46,9 @@ STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
     w->records[(uint32_t)moved].row = row;
 }
 
-/* The bookkeeping of a move (columns aside): the handle goes to the end of
- * dst, the last handle of src fills its place, both records follow.
- * Returns the new row. */
+/* The bookkeeping of a move (columns and changed-set bits aside): the
+ * handle goes to the end of dst, the last handle of src fills its place,
+ * both records follow. Returns the new row. */
 STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
     uint32_t row = rec->row;
     uint32_t last = src->count - 1;
@@ -81,6 +84,9 @@ extern strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_pla
 STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
                                    const sti_plan_t *plan) {
     uint32_t row = rec->row;
+    if (STI_UNLIKELY(src->listed != 0)) {
+        sti_dirty_move_row(w, src, row, src->count - 1, dst, dst->count); /* its changed-set bits go with it */
+    }
     uint32_t to = sti_row_finish(w, rec, src, dst);
     if (src->column_count > 0) {
         sti_plan_copiers[plan->copier](plan, row, src->count, to);
@@ -100,8 +106,8 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
 /* --- The leaf paths ---------------------------------------------------------
  *
  * strata_add and strata_remove in the common case: a cached edge marked
- * plain (no hook, no aspect, no dirty set marking, a small value), a
- * destination with room. The check reads, the move writes, and the move
+ * plain (no hook, no aspect, a world without changed sets, so no bits to
+ * carry; a small value), a destination with room. The check reads, the move writes, and the move
  * ends in a tail call to the plan's copier, so the entry points call
  * nothing else on this path and save no registers. */
 

@@ -168,12 +168,11 @@ void sti_observe_sets(strata_world_t *w) {
     for (uint64_t left = w->set_slots; left != 0; left &= left - 1) {
         uint32_t k = (uint32_t)__builtin_ctzll(left), c = w->dirty[k].component;
         strata_component_hook_t hook = w->components[c].on_set;
-        strata_entity_t e;
-        sti_record_t *rec;
-        while (sti_dirty_take(w, k, &e, &rec)) {
-            const sti_table_t *t = w->tables[rec->table];
+        sti_table_t *t;
+        uint32_t row;
+        while (sti_dirty_take(w, k, &t, &row)) {
             if (strata_mask_test(&t->mask, c)) { /* removed since the write: nothing to observe */
-                hook(w, e, sti_table_cell(w, t, c, rec->row));
+                hook(w, t->entities[row], sti_table_cell(w, t, c, row));
             }
         }
     }
@@ -186,15 +185,7 @@ void sti_observe_sets(strata_world_t *w) {
 /* Clear what is left in the on_set sets: only marks made since the visits. */
 void sti_observe_sets_mute(strata_world_t *w) {
     for (uint64_t left = w->set_slots; left != 0; left &= left - 1) {
-        uint32_t k = (uint32_t)__builtin_ctzll(left);
-        sti_dirty_t *d = &w->dirty[k];
-        for (uint32_t i = 0; i < d->count; i++) {
-            sti_record_t *rec = sti_record_lookup(w, d->list[i]);
-            if (rec != NULL) {
-                rec->flags &= (uint16_t)~STI_FLAG_DIRTY(k);
-            }
-        }
-        d->count = 0;
+        sti_dirty_clear_set(w, (uint32_t)__builtin_ctzll(left));
     }
     w->sets_pending = false;
 }

@@ -842,6 +842,9 @@ static void table_sort(strata_world_t *w, sti_table_t *t, const unsigned char *l
             }
             memcpy(data, scratch, elem * n);
         }
+        if (t->listed != 0) { /* the changed sets' bits go with the rows */
+            sti_dirty_permute(w, t, order, n, (uint64_t *)(void *)scratch);
+        }
         for (uint32_t i = 0; i < n; i++) {
             w->records[strata_entity_index(t->entities[i])].row = i;
         }

@@ -108,6 +108,7 @@ void sti_table_free(strata_world_t *w, sti_table_t *t) {
         }
     }
     sti_mem_free(w, t->entities, t->entities_size);
+    sti_mem_free(w, t->marks, sizeof(uint64_t) * 2 * w->dirty_count * t->mark_words);
     for (uint32_t i = 0; i < t->column_count; i++) {
         sti_mem_free(w, t->dense[i].raw, t->dense[i].raw_size);
     }
@@ -146,6 +147,26 @@ static strata_result_t table_column_grow(strata_world_t *w, sti_table_t *t, sti_
     return STRATA_OK;
 }
 
+/* The changed sets' bitmaps to hold `cap` rows, each plane moved to its
+ * new place (the highest first: they only move up) and its new words zeroed. */
+static strata_result_t table_marks_grow(strata_world_t *w, sti_table_t *t, size_t cap) {
+    size_t words = (cap + 63) / 64, old = t->mark_words, planes = 2 * (size_t)w->dirty_count;
+    if (planes == 0 || words <= old) {
+        return STRATA_OK;
+    }
+    uint64_t *marks = sti_mem_realloc(w, t->marks, sizeof(uint64_t) * planes * old, sizeof(uint64_t) * planes * words);
+    if (marks == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
+    for (size_t p = planes; p-- > 0;) {
+        memmove(marks + p * words, marks + p * old, sizeof(uint64_t) * old);
+        memset(marks + p * words + old, 0, sizeof(uint64_t) * (words - old));
+    }
+    t->marks = marks;
+    t->mark_words = (uint32_t)words;
+    return STRATA_OK;
+}
+
 /* Room for `extra` more rows in every column; NOMEM leaves the table usable as it was. */
 strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t extra) {
     if (extra <= t->capacity - t->count) {
@@ -181,6 +202,10 @@ strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t ex
                 return r;
             }
         }
+    }
+    strata_result_t r = table_marks_grow(w, t, cap);
+    if (r != STRATA_OK) {
+        return r;
     }
     t->capacity = (uint32_t)cap;
     return STRATA_OK;

@@ -66,7 +66,7 @@ typedef struct sti_edge_t {
     sti_plan_t *plan;          /* the column work of a move this way (NULL if hooked); owned by this slot */
     uint32_t hole;             /* index of the component's column in the larger table's dense list, or STI_NO_HOLE */
     bool hooked;               /* the move runs hooks or changes aspects (move.c takes its hooked path) */
-    bool plain;                /* not hooked, marks no dirty set, and an added value is small: the leaf path */
+    bool plain;                /* not hooked, no changed set in the world, an added value small: the leaf path */
 } sti_edge_t;
 
 /* One archetype. The struct with its edges, the dense list and the columns
@@ -87,7 +87,15 @@ struct sti_table_t {
     size_t alloc_size;    /* bytes of this struct's own allocation */
     uint64_t monitors;    /* bit k: matches monitored query k (so has its aspect column) */
     uint64_t tracked_by;  /* bit k: matches the query of dirty set k */
-    bool hooked;          /* monitors != 0 or a component with a hook: destroy runs hooks */
+    /* The changed sets' bitmaps (dirty.h): a bit a row, mark_words words a
+     * plane; plane k holds set k's members, plane dirty_count + k the marks
+     * made while set k's visit is open. Rows past count have no bits. */
+    uint64_t *marks;
+    uint32_t mark_words;                    /* words a plane (64 rows a word) */
+    uint64_t listed;                        /* bit k: on set k's list of tables (may have bits there) */
+    uint64_t later;                         /* bit k: has bits in set k's second plane */
+    uint16_t mark_next[STRATA_MAX_CHANGED]; /* by set: the next table id on its list */
+    bool hooked;                            /* monitors != 0 or a component with a hook: destroy runs hooks */
     /* By component id c: [c] leads to the table with c added, [component_count + c]
      * to the one with c removed. Inline, so the hot path saves a load. */
     sti_edge_t edges[];

@@ -209,7 +209,7 @@ void strata_world_clear(strata_world_t *w) {
     /* What the hooks recorded, and anything left from a flush that failed,
      * concerns entities that are gone. */
     sti_command_drop(w);
-    sti_index_release_all(w); /* clears the records' dirty and doomed flags too */
+    sti_index_release_all(w); /* clears the records' doomed flags too */
     for (uint32_t t = 0; t < w->table_count; t++) {
         w->tables[t]->count = 0;
     }

@@ -271,7 +271,7 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
     strata_mask_t marked = {0};
     for (uint32_t c = 0; c < w->component_count && w->dirty_count > 0; c++) {
         for (uint32_t k = 0; k < w->dirty_count && strata_mask_test(&t->mask, c); k++) {
-            if ((w->trackers[c] >> k) & 1u && (rec->flags & STI_FLAG_DIRTY(k)) != 0) {
+            if ((w->trackers[c] >> k) & 1u && sti_dirty_has(w, k, e)) {
                 strata_mask_set(&marked, c);
             }
         }
@@ -343,26 +343,6 @@ static void api_set_names(sti_buf_t *b, const strata_world_t *w, uint64_t sets) 
     sti_buf_put(b, "]", 1);
 }
 
-/* The live entities waiting in any of the dirty sets `sets`, each once: an
- * entity flagged in several is counted in the first. */
-static uint32_t api_marked(const strata_world_t *w, uint64_t sets) {
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < w->dirty_count; k++) {
-        if (((sets >> k) & 1u) == 0) {
-            continue;
-        }
-        uint16_t earlier = 0;
-        for (uint32_t j = 0; j < k; j++) {
-            earlier |= (sets >> j) & 1u ? (uint16_t)STI_FLAG_DIRTY(j) : 0;
-        }
-        const sti_dirty_t *d = &w->dirty[k];
-        for (uint32_t i = 0; i < d->count; i++) {
-            const sti_record_t *rec = sti_record_lookup(w, d->list[i]);
-            n += rec != NULL && (rec->flags & STI_FLAG_DIRTY(k)) != 0 && (rec->flags & earlier) == 0;
-        }
-    }
-    return n;
-}
 
 /* GET /api/changes: each component some query tracks under `changed`, with
  * the entities marked for it now (written since the queries tracking it
@@ -378,7 +358,7 @@ static void api_changes(sti_api_t *api, sti_request_t *r) {
         }
         sti_buf_text(b, first ? "{\"name\":" : ",{\"name\":");
         sti_buf_str(b, w->schema->components[c].name, SIZE_MAX);
-        sti_buf_fmt(b, ",\"marked\":%u,\"tracked_by\":", (unsigned)api_marked(w, w->trackers[c]));
+        sti_buf_fmt(b, ",\"marked\":%u,\"tracked_by\":", (unsigned)sti_dirty_count(w, w->trackers[c]));
         api_set_names(b, w, w->trackers[c]);
         sti_buf_text(b, "}");
         first = false;
@@ -388,8 +368,8 @@ static void api_changes(sti_api_t *api, sti_request_t *r) {
         const strata_query_desc_t *q = &w->schema->queries[w->dirty[k].query];
         sti_buf_text(b, k ? ",{\"query\":" : "{\"query\":");
         sti_buf_str(b, q->name, SIZE_MAX);
-        sti_buf_fmt(b, ",\"marked\":%u,\"entries\":%u,\"components\":", (unsigned)api_marked(w, (uint64_t)1 << k),
-                    (unsigned)w->dirty[k].count);
+        sti_buf_fmt(b, ",\"marked\":%u,\"entries\":%u,\"components\":", (unsigned)sti_dirty_count(w, (uint64_t)1 << k),
+                    (unsigned)sti_dirty_count(w, (uint64_t)1 << k));
         api_names(b, w, &q->changed);
         sti_buf_text(b, "}");
     }

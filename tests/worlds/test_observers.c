@@ -195,7 +195,7 @@ static void test_on_set_inside_a_system_runs_once_per_entity_when_it_returns(voi
     observers_entity a = make_health(w, 1), b = make_health(w, 1);
     disable_all(w);
     observers_poke_enable(w, true);
-    /* b first, then a, then b again: one call each, in first-write order, last value. */
+    /* b first, then a, then b again: one call each, in row order (a's row comes first), last value. */
     obs.poke[0] = b, obs.poke_hp[0] = 5;
     obs.poke[1] = a, obs.poke_hp[1] = 6;
     obs.poke[2] = b, obs.poke_hp[2] = 7;
@@ -203,10 +203,10 @@ static void test_on_set_inside_a_system_runs_once_per_entity_when_it_returns(voi
     assert_int_equal(observers_world_step(w, 1.0f), STRATA_OK);
     assert_int_equal(obs.calls_seen_in_poke, 0); /* none while Poke ran */
     assert_int_equal(obs.count, 2);
-    assert_call(0, 'H', b);
-    assert_int_equal(obs.calls[0].hp, 7);
-    assert_call(1, 'H', a);
-    assert_int_equal(obs.calls[1].hp, 6);
+    assert_call(0, 'H', a);
+    assert_int_equal(obs.calls[0].hp, 6);
+    assert_call(1, 'H', b);
+    assert_int_equal(obs.calls[1].hp, 7);
 }
 
 static void test_on_set_of_write_terms_covers_every_row_yielded(void **state) {
@@ -239,7 +239,7 @@ static void test_on_set_of_write_terms_covers_every_row_yielded(void **state) {
     assert_true(obs.calls[0].x == 99);
 }
 
-static void test_on_set_order_is_component_then_first_write(void **state) {
+static void test_on_set_order_is_component_then_table_and_row(void **state) {
     observers_world *w = *state;
     observers_entity a = observers_entity_create_bundle(w, &(observers_bundle){.position = &(observers_position){0},
                                                                                .health = &(observers_health){1}});
@@ -253,12 +253,13 @@ static void test_on_set_order_is_component_then_first_write(void **state) {
     assert_int_equal(observers_position_set(w, a, (observers_position){3, 0}), STRATA_OK);
     assert_int_equal(obs.count, 0);
     assert_int_equal(strata_defer_end(observers_world_core(w)), STRATA_OK);
-    /* Position (component 0) before Health (component 2); within each, b was written first. */
+    /* Position (component 0) before Health (component 2); within each, row
+     * order (a's row first), though b was written first. */
     assert_int_equal(obs.count, 4);
-    assert_call(0, 'P', b);
-    assert_call(1, 'P', a);
-    assert_call(2, 'H', b);
-    assert_call(3, 'H', a);
+    assert_call(0, 'P', a);
+    assert_call(1, 'P', b);
+    assert_call(2, 'H', a);
+    assert_call(3, 'H', b);
 }
 
 /* --- An on_set that writes ---------------------------------------------------------------- */
@@ -359,7 +360,8 @@ static void test_on_set_recording_never_allocates(void **state) {
     }
     strata_world_stats_t before, after;
     observers_world_stats(w, &before);
-    /* Marks live in the records' room: nothing to allocate, so nothing fails. */
+    /* Marks are bits in the tables' bitmaps, which grow with their rows:
+     * nothing to allocate, so nothing fails. */
     budget = 0;
     strata_defer_begin(observers_world_core(w));
     for (int i = 3; i >= 0; i--) {
@@ -367,8 +369,8 @@ static void test_on_set_recording_never_allocates(void **state) {
     }
     assert_int_equal(strata_defer_end(observers_world_core(w)), STRATA_OK);
     assert_int_equal(obs.count, 4);
-    assert_call(0, 'H', e[3]);
-    /* The room for marks grows with the records: when that fails, the
+    assert_call(0, 'H', e[0]); /* row order, not the order written */
+    /* The room for marks grows with the table's rows: when that fails, the
      * create fails and the world is as it was. */
     observers_entity fifth = observers_entity_create_bundle(w, &(observers_bundle){.health = &(observers_health){1}});
     assert_true(observers_entity_eq(fifth, OBSERVERS_ENTITY_NULL));
@@ -412,10 +414,10 @@ static void test_on_set_sees_the_writes_changed_sees(void **state) {
     assert_call(0, 'P', b);
     assert_call(1, 'P', a);
     assert_call(2, 'P', b);
-    /* Watch: each entity once, in the order first marked since its last run. */
+    /* Watch: each entity once, in row order (a's row first). */
     assert_int_equal(obs.watched, 2);
-    assert_true(observers_entity_eq(obs.watched_e[0], b));
-    assert_true(observers_entity_eq(obs.watched_e[1], a));
+    assert_true(observers_entity_eq(obs.watched_e[0], a));
+    assert_true(observers_entity_eq(obs.watched_e[1], b));
 }
 
 int main(void) {
@@ -426,7 +428,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_on_set_inside_a_system_runs_once_per_entity_when_it_returns, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_on_set_of_write_terms_covers_every_row_yielded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_on_set_order_is_component_then_first_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_on_set_order_is_component_then_table_and_row, setup, teardown),
         cmocka_unit_test_setup_teardown(test_on_set_writes_of_its_own_call_no_on_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_on_set_structural_changes_apply_after_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_on_set_skips_stale_destroyed_and_removed, setup, teardown),
