@@ -66,6 +66,10 @@ static bool entity_create_one(strata_world_t *w, const strata_mask_t *mask, uint
         !sti_mask_equal(&t->mask, mask, w->mask_words)) {
         return false;
     }
+    /* Room for the links its hooks file; out of it, the bulk path meets the error again. */
+    if (STI_UNLIKELY(t->hooked) && w->on_add_room != NULL && w->on_add_room(w, 1, NULL, k, ids, values) != STRATA_OK) {
+        return false;
+    }
     uint32_t row = t->count;
     *out = entity_place_one(w, t);
     sti_table_write(w, t, row, k, ids, values);
@@ -119,13 +123,6 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (STI_UNLIKELY(w->slot != NULL)) {
         return sti_pool_spawn(w, n, k, ids, values, out); /* inside a batch: made at its end */
     }
-    /* Room for the links the hooks file (a deferred create's wait for its add). */
-    if (w->on_add_room != NULL && k > 0 && !sti_deferred(w)) {
-        strata_result_t r = w->on_add_room(w, n, NULL, k, ids, values);
-        if (r != STRATA_OK) {
-            return r;
-        }
-    }
     if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }
@@ -140,6 +137,9 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     strata_result_t r = STRATA_OK;
     if (k > 0 && !deferred) {
         r = sti_table_ensure(w, &mask, &t);
+    }
+    if (r == STRATA_OK && t->hooked && !deferred && w->on_add_room != NULL) {
+        r = w->on_add_room(w, n, NULL, k, ids, values); /* the links its hooks file (deferred: its add's) */
     }
     if (r == STRATA_OK) {
         r = sti_records_reserve(w, fresh);

@@ -113,6 +113,7 @@ struct sti_relations_t {
      * so the removal of its own links walks nothing below it. */
     strata_entity_t dying;
     strata_mask_t exclusive; /* the components of the exclusive relations: an add of one needs room */
+    uint8_t relation_of[STRATA_MAX_COMPONENTS]; /* by such a component, its relation */
     uint32_t count;
     relation_index_t rel[]; /* by relation id */
 };
@@ -186,6 +187,13 @@ static strata_result_t relation_cover(strata_world_t *w, relation_index_t *x, bo
         r = relation_cover_one(w, &x->targets, sizeof(relation_list_t), &x->targets_cap, i);
     }
     return r;
+}
+
+/* True if exclusive relation x's arrays cover entity indices e and t and
+ * t's sources have room for n more (the growth below would do nothing). */
+static bool exclusive_has_room(const relation_index_t *x, uint32_t e, uint32_t t, uint32_t n) {
+    return e < x->slot_cap && e < x->sources_cap && t < x->sources_cap &&
+           x->sources[t].count + (size_t)n <= x->sources[t].capacity;
 }
 
 /* The list at entity index i of a by-index array, or NULL when not covered. */
@@ -309,6 +317,26 @@ static uint32_t relation_top_index(const strata_world_t *w, uint32_t n, const st
     return top;
 }
 
+/* Room for n more sources of exclusive relation r under the target of
+ * `value` (NULL: the component's defaults), if it is alive, in arrays that
+ * cover the n entities (relation_top_index). */
+static strata_result_t relation_link_room(strata_world_t *w, uint32_t r, uint32_t n, const strata_entity_t *entities,
+                                          const void *value) {
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    value = value != NULL ? value : w->components[d->component].defaults;
+    strata_entity_t t = value != NULL ? link_target(value) : STRATA_ENTITY_NULL;
+    if (t == STRATA_ENTITY_NULL || sti_record_lookup(w, t) == NULL) {
+        return STRATA_OK;
+    }
+    relation_index_t *x = relation_at(w, r);
+    uint32_t top = relation_top_index(w, n, entities), ti = strata_entity_index(t);
+    if (top == UINT32_MAX || exclusive_has_room(x, top, ti, n)) {
+        return STRATA_OK; /* (past the entity limit, the create fails with LIMIT before any hook runs) */
+    }
+    strata_result_t res = relation_cover(w, x, true, top, ti);
+    return res == STRATA_OK ? list_room(w, &x->sources[ti], n) : res;
+}
+
 /* world->on_add_room: for each exclusive relation among ids whose link
  * (one value for all n entities) names a live target, index arrays that
  * cover the n entities and the target, and room for n more sources in the
@@ -318,31 +346,17 @@ static uint32_t relation_top_index(const strata_world_t *w, uint32_t n, const st
 static strata_result_t relation_add_room(strata_world_t *w, uint32_t n, const strata_entity_t *entities, uint32_t k,
                                          const uint32_t *ids, const void *const *values) {
     const struct sti_relations_t *rels = w->relations;
-    strata_result_t res = STRATA_OK;
-    for (uint32_t i = 0; res == STRATA_OK && i < k; i++) {
-        if (!strata_mask_test(&rels->exclusive, ids[i])) {
+    for (uint32_t i = 0; i < k; i++) {
+        if (!strata_mask_test(&rels->exclusive, ids[i]) || n == 0) {
             continue;
         }
-        const void *value = values != NULL && values[i] != NULL ? values[i] : w->components[ids[i]].defaults;
-        strata_entity_t t = value != NULL ? link_target(value) : STRATA_ENTITY_NULL;
-        if (n == 0 || t == STRATA_ENTITY_NULL || sti_record_lookup(w, t) == NULL) {
-            continue;
-        }
-        uint32_t r = 0;
-        while (w->schema->relations[r].component != ids[i] || !w->schema->relations[r].exclusive) {
-            r++;
-        }
-        relation_index_t *x = relation_at(w, r);
-        uint32_t top = relation_top_index(w, n, entities);
-        if (top == UINT32_MAX) {
-            return STRATA_OK; /* past the entity limit: the create fails with LIMIT before any hook runs */
-        }
-        res = relation_cover(w, x, true, top, strata_entity_index(t));
-        if (res == STRATA_OK) {
-            res = list_room(w, &x->sources[strata_entity_index(t)], n);
+        strata_result_t res = relation_link_room(w, rels->relation_of[ids[i]], n, entities,
+                                                 values != NULL ? values[i] : NULL);
+        if (res != STRATA_OK) {
+            return res;
         }
     }
-    return res;
+    return STRATA_OK;
 }
 
 /* The component hook of an exclusive relation: file e under its new
@@ -371,9 +385,10 @@ void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void
     /* A link strata_relation_set checked for cycles a moment ago (applied
      * now, not recorded) needs no second walk up. */
     bool checked = w->relations->checked_source == e && w->relations->checked_target == t;
+    uint32_t ei = strata_entity_index(e), ti = strata_entity_index(t);
     bool fits = sti_record_lookup(w, t) != NULL && (checked || !exclusive_reaches(w, d, t, e)) &&
-                relation_cover(w, x, true, strata_entity_index(e), strata_entity_index(t)) == STRATA_OK &&
-                list_room(w, &x->sources[strata_entity_index(t)], 1) == STRATA_OK;
+                (exclusive_has_room(x, ei, ti, 1) ||
+                 (relation_cover(w, x, true, ei, ti) == STRATA_OK && list_room(w, &x->sources[ti], 1) == STRATA_OK));
     if (fits) {
         link_set_target(link, t);
         exclusive_link(w, r, e, link, t);
@@ -1395,6 +1410,7 @@ strata_result_t sti_relation_init(strata_world_t *w) {
     for (uint32_t r = 0; r < s->relation_count; r++) {
         if (s->relations[r].exclusive) {
             strata_mask_set(&w->relations->exclusive, s->relations[r].component);
+            w->relations->relation_of[s->relations[r].component] = (uint8_t)r;
             w->on_add_room = relation_add_room;
         }
     }

@@ -30,7 +30,7 @@ void rel_guard_on_remove(rel_world *w, rel_entity e) {
 }
 
 /* Entities an operation makes at most. */
-enum { MADE = 8, KIDS = 4, PLENTY = 1 << 24 };
+enum { MADE = 64, KIDS = 4, PLENTY = 1 << 24 };
 
 /* A world built with failing hooks, and every handle it made. */
 typedef struct scene_t {
@@ -218,9 +218,9 @@ static bool run_failing(operation_t op, int fail_after, bool deferred, char **fu
     return *full == NULL || failed;
 }
 
-/* op with each of its allocations failing in turn, until one run has none
- * left to fail. */
-static void sweep(operation_t op, bool deferred) {
+/* op (`name`) with each of its allocations failing in turn, until one run
+ * has none left to fail. */
+static void sweep(operation_t op, bool deferred, const char *name) {
     char *full = NULL;
     (void)run_failing(op, 0, deferred, &full); /* the outcome with enough memory */
     int fail_after = 0;
@@ -228,14 +228,19 @@ static void sweep(operation_t op, bool deferred) {
         fail_after++;
     }
     assert_true(fail_after > 0); /* op allocated: the sweep failed something */
+    print_message("%s: %d allocations, each made to fail in turn\n", name, fail_after);
     free(full);
 }
+
+/* sweep, naming op in the output. */
+#define SWEEP(op, deferred) sweep(op, deferred, #op)
 
 /* --- The operations ------------------------------------------------------- */
 
 static rel_result_t op_create_bundle(scene_t *s) {
-    rel_entity e = rel_entity_create_bundle(s->w, &(rel_bundle){.local = &(rel_local){3, 4},
-                                                                .child_of = &(rel_child_of){.target = s->p1}});
+    /* A new component set: its table is made too. */
+    const rel_bundle b = {.local = &(rel_local){3, 4}, .guard = true, .child_of = &(rel_child_of){.target = s->p1}};
+    rel_entity e = rel_entity_create_bundle(s->w, &b);
     if (rel_entity_eq(e, REL_ENTITY_NULL)) {
         return STRATA_ERR_NOMEM;
     }
@@ -245,10 +250,10 @@ static rel_result_t op_create_bundle(scene_t *s) {
 
 /* A create through the ids and values an assemblage's spawn passes. */
 static rel_result_t op_spawn(scene_t *s) {
-    static const rel_local local = {5, 6};
+    static const rel_global global = {5, 6};
     const rel_child_of link = {.target = s->p1};
-    const uint32_t ids[] = {REL_LOCAL, REL_CHILD_OF};
-    const void *const values[] = {&local, &link};
+    const uint32_t ids[] = {REL_GLOBAL, REL_CHILD_OF};
+    const void *const values[] = {&global, &link};
     strata_entity_t e = STRATA_ENTITY_NULL;
     rel_result_t r = strata_entity_create_many(rel_world_core(s->w), 1, 2, ids, values, &e);
     if (r == STRATA_OK) {
@@ -257,8 +262,9 @@ static rel_result_t op_spawn(scene_t *s) {
     return r;
 }
 
+/* Enough entities to grow the records, the table and the index. */
 static rel_result_t op_create_many(scene_t *s) {
-    enum { N = 5 };
+    enum { N = 24 };
     rel_result_t r = rel_entity_create_many(s->w, &(rel_bundle){.child_of = &(rel_child_of){.target = s->p1}}, N,
                                             s->made + s->made_count);
     s->made_count += r == STRATA_OK ? N : 0;
@@ -298,7 +304,7 @@ static rel_result_t op_add_in_step(scene_t *s) {
 /* A bulk create in a scope: the entities now, one command adding their
  * components to all of them at its end (a batch). */
 static rel_result_t op_create_many_in_scope(scene_t *s) {
-    enum { N = 6 };
+    enum { N = 24 };
     strata_defer_begin(rel_world_core(s->w));
     rel_result_t r = rel_entity_create_many(s->w,
                                             &(rel_bundle){.local = &(rel_local){7, 8},
@@ -358,53 +364,53 @@ static rel_result_t op_link_with_data_in_step(scene_t *s) {
 
 static void test_rel_oom_create_with_a_bundle(void **state) {
     (void)state;
-    sweep(op_create_bundle, false);
+    SWEEP(op_create_bundle, false);
 }
 
 static void test_rel_oom_spawn(void **state) {
     (void)state;
-    sweep(op_spawn, false);
+    SWEEP(op_spawn, false);
 }
 
 static void test_rel_oom_create_many(void **state) {
     (void)state;
-    sweep(op_create_many, false);
+    SWEEP(op_create_many, false);
 }
 
 static void test_rel_oom_add_now(void **state) {
     (void)state;
-    sweep(op_add_bundle, false);
-    sweep(op_set_now, false);
+    SWEEP(op_add_bundle, false);
+    SWEEP(op_set_now, false);
 }
 
 static void test_rel_oom_add_deferred(void **state) {
     (void)state;
-    sweep(op_set_in_scope, true);
-    sweep(op_add_in_step, true);
+    SWEEP(op_set_in_scope, true);
+    SWEEP(op_add_in_step, true);
 }
 
 static void test_rel_oom_batched_replay(void **state) {
     (void)state;
-    sweep(op_create_many_in_scope, true);
+    SWEEP(op_create_many_in_scope, true);
 }
 
 static void test_rel_oom_reparent(void **state) {
     (void)state;
-    sweep(op_reparent_now, false);
-    sweep(op_reparent_in_scope, true);
+    SWEEP(op_reparent_now, false);
+    SWEEP(op_reparent_in_scope, true);
 }
 
 static void test_rel_oom_second_target(void **state) {
     (void)state;
-    sweep(op_second_target, false);
-    sweep(op_second_target_in_scope, true);
+    SWEEP(op_second_target, false);
+    SWEEP(op_second_target_in_scope, true);
 }
 
 static void test_rel_oom_link_with_data(void **state) {
     (void)state;
-    sweep(op_create_with_data, false);
-    sweep(op_link_with_data, false);
-    sweep(op_link_with_data_in_step, true);
+    SWEEP(op_create_with_data, false);
+    SWEEP(op_link_with_data, false);
+    SWEEP(op_link_with_data_in_step, true);
 }
 
 int main(void) {
