@@ -63,12 +63,16 @@ typedef struct cascade_stamp_t {
  * least depth above it seen so far). A run is handed out in batches of at
  * most CASCADE_CHUNK rows (one without memory for any buffer of parents).
  *
- * A pass is saved as it goes: its batches, each child's parent's row (in
- * visiting order) and the tables it read. The next pass replays it, reading
- * only those arrays, while it holds: no row of those tables has moved or
- * left (their `moved`), none was appended to a table it visits (their
- * count), no link of the relation has changed (`links`), the query has no
- * new table, and it was sorted if this pass may sort. */
+ * A pass that finds its tables as the last pass left them (`built`, and
+ * the stamps hold: no row of them has moved or left, none was appended,
+ * no link of the relation has changed (`links`), the query has no new
+ * table, and the runs were sorted if this pass may sort) takes the runs as
+ * they are, and saves itself as it goes: its batches, each child's
+ * parent's row (in visiting order) and the parents' tables. The pass after
+ * it replays that, reading only those arrays, while the stamps hold. A
+ * pass after a change writes its parents' rows into `up`, as small as the
+ * cache, and saves nothing: a hierarchy changed every frame costs no more
+ * than without the saved pass. */
 typedef struct cascade_list_t {
     cascade_run_t *runs;
     uint32_t count;
@@ -92,6 +96,7 @@ typedef struct cascade_list_t {
     size_t stamp_capacity;
     uint32_t links;  /* the relation's `links` when it was built */
     uint32_t tables; /* the query's table count then */
+    bool built;      /* the runs and the stamps of the query's tables are whole */
     bool filling;    /* this pass writes the parents' rows into `parents` */
     bool saving;     /* ... and saves its batches (no allocation has failed) */
     bool saved;      /* the last pass was saved, whole */
@@ -924,9 +929,10 @@ static int run_compare(const void *a, const void *b) {
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Note table t's `moved` (and its count, with `visited`) in the saved
- * pass's stamps, once; out of memory the pass is not saved. */
-static void cascade_stamp(strata_world_t *w, cascade_list_t *list, const sti_table_t *t, bool visited) {
+/* Note the `moved` of table t, where parents were read from, in the saved
+ * pass's stamps (its count does not matter: an append moves no row), once;
+ * out of memory the pass is not saved. */
+static void cascade_stamp(strata_world_t *w, cascade_list_t *list, const sti_table_t *t) {
     for (uint32_t i = 0; i < list->stamp_count; i++) {
         if (list->stamps[i].table == t->id) {
             return;
@@ -937,9 +943,7 @@ static void cascade_stamp(strata_world_t *w, cascade_list_t *list, const sti_tab
         list->saving = false;
         return;
     }
-    list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = t->id,
-                                                          .moved = t->moved,
-                                                          .count = visited ? t->count : UINT32_MAX};
+    list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = t->id, .moved = t->moved, .count = UINT32_MAX};
 }
 
 /* Room to save the pass whose runs are in list (its parents' rows, its
@@ -957,8 +961,8 @@ static bool cascade_save_room(strata_world_t *w, cascade_list_t *list, uint32_t 
 }
 
 /* Query q's batches in cascade order of relation r, each table's rows
- * sorted by depth first when `sort`, and room to save the pass: NOMEM
- * leaves the list empty (a walk), or the pass unsaved. */
+ * sorted by depth first when `sort`, and the stamps of its tables: NOMEM
+ * leaves the list empty (a walk), or not built for the next pass. */
 static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
     size_t size = w->components[d->component].size;
@@ -970,6 +974,7 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     list->done = 0;
     list->relation = r;
     list->saved = false;
+    list->built = false;
     list->batch_count = 0;
     list->parent_count = 0;
     list->stamp_count = 0;
@@ -996,25 +1001,40 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
     if (list->count > 1) { /* (no runs: no array, and qsort takes none) */
         qsort(list->runs, list->count, sizeof(cascade_run_t), run_compare);
     }
-    /* The parents' rows go straight into the saved pass's array; without
-     * room for it, into a buffer of CASCADE_CHUNK rows as they are handed out. */
-    list->filling = !list->walk && cascade_save_room(w, list, cache->count);
-    list->saving = list->filling;
-    for (uint32_t i = 0; list->saving && i < cache->count; i++) {
-        cascade_stamp(w, list, cache->tables[i], true);
+    /* The tables as this pass leaves them, for the next to compare. */
+    list->built = !list->walk && sti_mem_grow(w, &list->stamps, sizeof(cascade_stamp_t), &list->stamp_capacity,
+                                              cache->count, 8) == STRATA_OK;
+    for (uint32_t i = 0; list->built && i < cache->count; i++) {
+        list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = cache->tables[i]->id,
+                                                              .moved = cache->tables[i]->moved,
+                                                              .count = cache->tables[i]->count};
     }
     list->links = relation_at(w, r)->links;
     list->tables = cache->count;
     list->sorted = sort;
-    if (!list->filling && list->up == NULL) {
+    list->filling = false;
+    list->saving = false;
+    if (list->up == NULL) {
         list->up = sti_mem_alloc(w, sizeof(uint32_t) * CASCADE_CHUNK); /* NULL: batches of one row */
     }
 }
 
-/* True if query q's saved pass of relation r holds (cascade_list_t). */
-static bool cascade_saved_holds(const strata_world_t *w, const cascade_list_t *list, uint32_t q, uint32_t r,
-                                bool sort) {
-    if (!list->saved || list->relation != r || list->links != relation_at(w, r)->links ||
+/* A pass over the runs the last pass built (cascade_list_t), saved as it
+ * goes: its parents' rows straight into the saved array; without room for
+ * it, into `up` as a pass after a change does. */
+static void cascade_refill(strata_world_t *w, cascade_list_t *list) {
+    list->current.count = 0;
+    list->done = 0;
+    list->batch_count = 0;
+    list->parent_count = 0;
+    list->stamp_count = list->tables; /* the parents' other tables are noted again as they come */
+    list->filling = cascade_save_room(w, list, list->tables);
+    list->saving = list->filling;
+}
+
+/* True if query q's runs of relation r, and its saved pass if any, hold (cascade_list_t). */
+static bool cascade_holds(const strata_world_t *w, const cascade_list_t *list, uint32_t q, uint32_t r, bool sort) {
+    if (!list->built || list->relation != r || list->links != relation_at(w, r)->links ||
         list->tables != w->queries[q].count || (sort && !list->sorted)) {
         return false;
     }
@@ -1037,9 +1057,12 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     bool sort = !sti_deferred(w);
     strata_iter_t it = strata_iter(w, q);
     cascade_list_t *list = &w->relations->cascades[q];
-    list->replay = cascade_saved_holds(w, list, q, r, sort);
-    if (!list->replay) {
+    bool holds = cascade_holds(w, list, q, r, sort);
+    list->replay = holds && list->saved;
+    if (!holds) {
         cascade_build(w, q, r, sort);
+    } else if (!list->saved) {
+        cascade_refill(w, list);
     }
     it.cursor = 0;
     it.up_row = NULL;
@@ -1096,8 +1119,8 @@ static uint32_t cascade_parents(const strata_world_t *w, uint32_t *up, const uns
         return 1;
     }
     const sti_record_t *records = w->records;
-    uint32_t i = 0;
-    *table = first->table;
+    uint32_t i = 0, in = first->table; /* (a local: the stores to up cannot change it) */
+    *table = in;
     const unsigned char *link = links + (size_t)row * size;
     /* Four rows a step, one branch for their tables: the loads of the
      * records (scattered) are independent, so their misses overlap. */
@@ -1106,7 +1129,7 @@ static uint32_t cascade_parents(const strata_world_t *w, uint32_t *up, const uns
         const sti_record_t *b = &records[strata_entity_index(link_target(link + size))];
         const sti_record_t *c = &records[strata_entity_index(link_target(link + 2 * size))];
         const sti_record_t *d = &records[strata_entity_index(link_target(link + 3 * size))];
-        if (((a->table ^ *table) | (b->table ^ *table) | (c->table ^ *table) | (d->table ^ *table)) != 0) {
+        if (((a->table ^ in) | (b->table ^ in) | (c->table ^ in) | (d->table ^ in)) != 0) {
             break;
         }
         up[i] = a->row;
@@ -1116,7 +1139,7 @@ static uint32_t cascade_parents(const strata_world_t *w, uint32_t *up, const uns
     }
     for (; i < n; i++, link += size) {
         const sti_record_t *rec = &records[strata_entity_index(link_target(link))];
-        if (rec->table != *table) {
+        if (rec->table != in) {
             break; /* a dead target's record has no table: it ends the batch too */
         }
         up[i] = rec->row;
@@ -1138,6 +1161,21 @@ static bool cascade_hand(strata_iter_t *it, const sti_table_t *t, uint32_t row, 
 }
 
 #ifndef NDEBUG
+/* True if rows [row, row + n) of t have the depth of their run: the runs a
+ * pass takes from the last one (cascade_refill) must still be true. */
+static bool cascade_run_true(const strata_world_t *w, const cascade_list_t *list, const sti_table_t *t, uint32_t row,
+                             uint32_t n, uint32_t depth) {
+    const strata_relation_desc_t *d = &w->schema->relations[list->relation];
+    const unsigned char *links = t->columns[d->component];
+    size_t size = w->components[d->component].size;
+    for (uint32_t i = row; i < row + n; i++) {
+        if (i >= t->count || (links != NULL ? column_depth(links, size, i) : 0) != depth) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* True if each row of a replayed batch has the parent the records say
  * (roots: depth 0): a change that moved rows without bumping a table's
  * `moved` or the relation's `links` fails it. */
@@ -1189,7 +1227,7 @@ static void cascade_save(strata_world_t *w, cascade_list_t *list, uint32_t table
                          uint32_t up_table) {
     if (up_table != CASCADE_NO_TABLE &&
         (list->batch_count == 0 || list->batches[list->batch_count - 1].up_table != up_table)) {
-        cascade_stamp(w, list, w->tables[up_table], false);
+        cascade_stamp(w, list, w->tables[up_table]);
     }
     if (sti_mem_grow(w, &list->batches, sizeof(cascade_batch_t), &list->batch_capacity, (size_t)list->batch_count + 1,
                      16) != STRATA_OK) {
@@ -1231,6 +1269,9 @@ bool strata_iter_cascade_next(strata_iter_t *it) {
     uint32_t row = run->row + list->done, n = run->count - list->done;
     uint32_t most = list->filling || list->up != NULL ? CASCADE_CHUNK : 1, up_table = CASCADE_NO_TABLE;
     n = n < most ? n : most;
+#ifndef NDEBUG
+    STRATA_ASSERT(cascade_run_true(w, list, t, row, n, run->depth));
+#endif
     it->up_row = NULL;
     it->up_columns = NULL;
     if (run->depth > 0) {
@@ -1400,6 +1441,7 @@ void sti_relation_clear(strata_world_t *w) {
     relation_empty(w, false);
     /* The tables are emptied without moving a row: no saved pass holds. */
     for (uint32_t q = 0; w->relations != NULL && w->relations->cascades != NULL && q < w->schema->query_count; q++) {
+        w->relations->cascades[q].built = false;
         w->relations->cascades[q].saved = false;
     }
 }
