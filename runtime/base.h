@@ -136,6 +136,14 @@ struct strata_world_t {
     strata_result_t (*on_destroy_room)(strata_world_t *w, strata_entity_t e);
     strata_result_t (*on_add_room)(strata_world_t *w, uint32_t n, const strata_entity_t *entities, uint32_t k,
                                    const uint32_t *ids, const void *const *values);
+    /* on_relink (NULL without exclusive relations): an add overwrites those
+     * of ids (k) that table `had` has (the entity's table before the add);
+     * for the exclusive relations among them, take the old link held in row
+     * `row` of t out of the index (`added` false, before the write) or file
+     * the new one (true, after it, by the add hook's rules: a link that
+     * would close a cycle is dropped). */
+    void (*on_relink)(strata_world_t *w, const sti_table_t *had, const sti_table_t *t, uint32_t row, uint32_t k,
+                      const uint32_t *ids, bool added);
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

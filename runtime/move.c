@@ -154,20 +154,47 @@ static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_tab
             return r;
         }
     }
+    if (k > 0 && w->on_relink != NULL) {
+        w->on_relink(w, src, src, rec->row, k, ids, false); /* links it had, overwritten below */
+    }
     uint32_t index = (uint32_t)(rec - w->records);
     sti_observe_leave(w, src, rec->row, dst);
     /* A hook may create entities (never deferred), which can move the records. */
     rec = &w->records[index];
     uint32_t row = move_row_any(w, rec, src, dst);
     sti_table_write(w, dst, row, k, ids, values);
+    if (k > 0 && w->on_relink != NULL) {
+        w->on_relink(w, src, dst, row, k, ids, true);
+    }
     sti_observe_enter(w, src, dst, row);
     return STI_OK_HOOKED;
+}
+
+/* Write ids' values (t has every one) into row `row` of t: the links of
+ * exclusive relations among them are filed again, their room made first
+ * (NOMEM: nothing changed). */
+static strata_result_t move_overwrite(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
+                                      const void *const *values) {
+    if (w->on_relink == NULL) {
+        sti_table_write(w, t, row, k, ids, values);
+        return STRATA_OK;
+    }
+    strata_result_t r = w->on_add_room(w, 1, &t->entities[row], k, ids, values);
+    if (r != STRATA_OK) {
+        return r;
+    }
+    w->on_relink(w, t, t, row, k, ids, false);
+    sti_table_write(w, t, row, k, ids, values);
+    w->on_relink(w, t, t, row, k, ids, true);
+    return STRATA_OK;
 }
 
 /* Move to dst (room reserved): with hooks, or a plain move and the values. */
 static strata_result_t move_to(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst, uint32_t k,
                                const uint32_t *ids, const void *const *values) {
-    if (sti_move_is_hooked(w, src, dst)) {
+    /* (With exclusive relations, an add may overwrite a link: the hooked
+     * path files it again.) */
+    if (sti_move_is_hooked(w, src, dst) || (k > 0 && w->on_relink != NULL)) {
         return move_hooked(w, rec, src, dst, k, ids, values);
     }
     uint32_t row = move_row_any(w, rec, src, dst);
@@ -192,8 +219,7 @@ static strata_result_t move_edge(strata_world_t *w, sti_table_t *src, uint32_t c
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
     sti_table_t *src = w->tables[rec->table];
     if (strata_mask_test(&src->mask, c)) {
-        sti_table_write(w, src, rec->row, 1, &c, &value);
-        return STRATA_OK;
+        return move_overwrite(w, src, rec->row, 1, &c, &value);
     }
     const sti_edge_t *edge = NULL;
     strata_result_t r = move_edge(w, src, c, true, &edge);
@@ -248,8 +274,7 @@ static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32
         if (!add) {
             return STRATA_ERR_MISSING;
         }
-        sti_table_write(w, src, rec->row, k, ids, values); /* every one present: overwrite */
-        return STRATA_OK;
+        return move_overwrite(w, src, rec->row, k, ids, values); /* every one present */
     }
     sti_table_t *dst = NULL;
     strata_result_t r = sti_table_ensure(w, &mask, &dst);

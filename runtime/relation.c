@@ -359,6 +359,24 @@ static strata_result_t relation_add_room(strata_world_t *w, uint32_t n, const st
     return STRATA_OK;
 }
 
+/* world->on_relink: the links of exclusive relations among ids that `had`
+ * has and row `row` of t holds, out of the index (before an overwrite) or
+ * filed again (after it). */
+static void relation_relink(strata_world_t *w, const sti_table_t *had, const sti_table_t *t, uint32_t row, uint32_t k,
+                            const uint32_t *ids, bool added) {
+    const struct sti_relations_t *rels = w->relations;
+    for (uint32_t i = 0; i < k; i++) {
+        if (!strata_mask_test(&rels->exclusive, ids[i]) || !strata_mask_test(&had->mask, ids[i])) {
+            continue;
+        }
+        uint32_t r = 0;
+        while (w->schema->relations[r].component != ids[i] || !w->schema->relations[r].exclusive) {
+            r++;
+        }
+        strata_relation_hook(w, r, t->entities[row], sti_table_cell(w, t, ids[i], row), added);
+    }
+}
+
 /* The component hook of an exclusive relation: file e under its new
  * target, or take it out. A link that cannot be filed (its target died or
  * it would close a cycle since it was recorded) is dropped. The room to
@@ -1412,6 +1430,7 @@ strata_result_t sti_relation_init(strata_world_t *w) {
             strata_mask_set(&w->relations->exclusive, s->relations[r].component);
             w->relations->relation_of[s->relations[r].component] = (uint8_t)r;
             w->on_add_room = relation_add_room;
+            w->on_relink = relation_relink;
         }
     }
     if (s->query_count > 0) {

@@ -139,11 +139,65 @@ static void test_rel_destroy_out_of_memory_loses_no_policy(void **state) {
     }
 }
 
+/* An add (or bundle) of ChildOf to an entity that already had it wrote the
+ * new target without filing it again: the index still listed the entity
+ * under its old parent, and the old parent's destroy killed it. An
+ * overwrite of a link is now a re-link, now or when a step replays it; one
+ * that would close a cycle is dropped, as a fresh add's is. */
+static void test_rel_add_over_a_link_files_it_again(void **state) {
+    (void)state;
+    rel_world *w = rel_world_create(&(rel_world_desc_t){.allocator = {test_alloc, test_resize, test_release, NULL}});
+    assert_non_null(w);
+    rel_entity p1 = make_local(w), p2 = make_local(w), c = make_local(w), g = make_local(w);
+    assert_int_equal(rel_child_of_set(w, c, p1), STRATA_OK);
+    assert_int_equal(rel_child_of_set(w, g, c), STRATA_OK);
+    assert_int_equal(rel_entity_add_bundle(w, c, &(rel_bundle){.child_of = &(rel_child_of){.target = p2}}), STRATA_OK);
+    uint32_t n = 9;
+    (void)rel_child_of_sources(w, p1, &n);
+    assert_int_equal(n, 0);
+    const rel_entity *under = rel_child_of_sources(w, p2, &n);
+    assert_int_equal(n, 1);
+    assert_true(rel_entity_eq(under[0], c));
+    assert_int_equal(rel_child_of_depth(w, g), 2);
+    /* With another component in the same add (a move to another table). */
+    assert_int_equal(rel_entity_add_bundle(w, c,
+                                           &(rel_bundle){.child_of = &(rel_child_of){.target = p1},
+                                                         .aim = &(rel_aim){p2}}),
+                     STRATA_OK);
+    (void)rel_child_of_sources(w, p2, &n);
+    assert_int_equal(n, 0);
+    (void)rel_child_of_sources(w, p1, &n);
+    assert_int_equal(n, 1);
+    /* Replayed at a step's end. */
+    strata_world_t *core = rel_world_core(w);
+    strata_step_begin(core);
+    assert_int_equal(rel_entity_add_bundle(w, c, &(rel_bundle){.child_of = &(rel_child_of){.target = p2}}), STRATA_OK);
+    assert_int_equal(strata_step_end(core), STRATA_OK);
+    (void)rel_child_of_sources(w, p1, &n);
+    assert_int_equal(n, 0);
+    assert_true(rel_entity_eq(rel_child_of_target(w, c), p2));
+    /* A link that would close a cycle (c under its own child g) is dropped. */
+    assert_int_equal(rel_entity_add_bundle(w, c, &(rel_bundle){.child_of = &(rel_child_of){.target = g}}), STRATA_OK);
+    assert_true(rel_entity_eq(rel_child_of_target(w, c), REL_ENTITY_NULL));
+    (void)rel_child_of_sources(w, p2, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(rel_child_of_depth(w, g), 1);
+    /* The old parents' destroys leave c alone; its new parent's kills it. */
+    assert_int_equal(rel_child_of_set(w, c, p2), STRATA_OK);
+    assert_int_equal(rel_entity_destroy(w, p1), STRATA_OK);
+    assert_true(rel_entity_alive(w, c));
+    assert_int_equal(rel_entity_destroy(w, p2), STRATA_OK);
+    assert_false(rel_entity_alive(w, c));
+    assert_false(rel_entity_alive(w, g));
+    rel_world_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rel_scheduled_destroys_of_a_whole_table_apply_policies),
         cmocka_unit_test(test_rel_cascade_out_of_memory_still_visits_parents_first),
         cmocka_unit_test(test_rel_destroy_out_of_memory_loses_no_policy),
+        cmocka_unit_test(test_rel_add_over_a_link_files_it_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
