@@ -1122,8 +1122,8 @@ class _Checker:
 
     def check_parallel(self, keys: Dict[str, Entry], terms: Terms, threads: Dict[str, bool], owner: str) -> None:
         """What a system split into chunks cannot have: no rows to split, a
-        changed set (one shared list, visited in order), a place on the
-        calling thread. (Its chunks' events are staged and merged in chunk
+        changed set (one shared list, visited in order), a cascade (one
+        ordered pass), a place on the calling thread. (Its chunks' events are staged and merged in chunk
         order, so it may emit.)"""
         loc = keys["parallel"][0].loc
         if terms.empty:
@@ -1131,6 +1131,9 @@ class _Checker:
         if terms.changed:
             self.error(loc, f"{owner}: 'parallel' cannot be used with 'changed'",
                        "a changed set is visited one entity at a time, in table then row order")
+        if terms.cascade:
+            self.error(loc, f"{owner}: 'parallel' cannot be used with 'cascade'",
+                       "a cascade visits parents before children, batch after batch, in one pass")
         if threads.get("main_thread"):
             self.error(loc, f"{owner}: 'parallel' and 'main_thread' exclude each other",
                        "a split system runs its chunks on every worker")

@@ -598,9 +598,12 @@ strata_result_t strata_relation_destroy_tree(strata_world_t *w, uint32_t r, stra
  * (NULL at depth 0). Opens a deferral scope. Opened
  * outside any scope, it first sorts the rows of q's tables by depth (a
  * reordering, not a change: handles stay valid), so a pass over a settled
- * hierarchy has a few long batches. Out of memory for its list of batches
- * (the first pass of a query, or one with more batches than any before),
- * the pass visits nothing. One cascade pass of a query at a time. */
+ * hierarchy has a few long batches. A pass over tables no row of which
+ * has moved or been added, and no link of r changed, since the last pass
+ * replays what that pass found (its batches and parents' rows). Out of
+ * memory for its list of batches (the first pass of a query, or one with
+ * more batches than any before), the pass walks q's tables once per depth
+ * instead, parents still first. One cascade pass of a query at a time. */
 strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r);
 
 /* The next batch of a cascade iterator; false at the end (scope closed). */
