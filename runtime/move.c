@@ -192,9 +192,9 @@ static strata_result_t move_overwrite(strata_world_t *w, sti_table_t *t, uint32_
 /* Move to dst (room reserved): with hooks, or a plain move and the values. */
 static strata_result_t move_to(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst, uint32_t k,
                                const uint32_t *ids, const void *const *values) {
-    /* (With exclusive relations, an add may overwrite a link: the hooked
-     * path files it again.) */
-    if (sti_move_is_hooked(w, src, dst) || (k > 0 && w->on_relink != NULL)) {
+    /* An add may overwrite a link src holds (a relation's table is hooked):
+     * the hooked path files it again. */
+    if (sti_move_is_hooked(w, src, dst) || (k > 0 && src->hooked && w->on_relink != NULL)) {
         return move_hooked(w, rec, src, dst, k, ids, values);
     }
     uint32_t row = move_row_any(w, rec, src, dst);

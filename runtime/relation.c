@@ -369,11 +369,7 @@ static void relation_relink(strata_world_t *w, const sti_table_t *had, const sti
         if (!strata_mask_test(&rels->exclusive, ids[i]) || !strata_mask_test(&had->mask, ids[i])) {
             continue;
         }
-        uint32_t r = 0;
-        while (w->schema->relations[r].component != ids[i] || !w->schema->relations[r].exclusive) {
-            r++;
-        }
-        strata_relation_hook(w, r, t->entities[row], sti_table_cell(w, t, ids[i], row), added);
+        strata_relation_hook(w, rels->relation_of[ids[i]], t->entities[row], sti_table_cell(w, t, ids[i], row), added);
     }
 }
 
