@@ -139,17 +139,13 @@ void sti_dirty_free(strata_world_t *w) {
     sti_mem_free(w, w->trackers, sizeof(uint64_t) * s->component_count);
 }
 
-/* True if row `row` of t is a row d's open visit resolved and has not yielded yet. */
+/* True if row `row` of t is a row d's open visit took from the bitmap and
+ * has not yielded yet (in its iterator's row_bits). */
 static bool dirty_waiting(const sti_dirty_t *d, const sti_table_t *t, uint32_t row) {
-    if (d->iter == NULL || t->id != d->batch_from) {
+    if (d->iter == NULL || t->id != d->batch_from || row - d->iter->row_base >= 64) {
         return false;
     }
-    for (const uint32_t *r = d->iter->row_at; r < d->iter->row_stop; r++) {
-        if (*r == row) {
-            return true;
-        }
-    }
-    return false;
+    return (d->iter->row_bits >> (row - d->iter->row_base) & 1u) != 0;
 }
 
 /* A mark while set k's visit is open: into the second plane (merged when
@@ -333,16 +329,16 @@ static inline uint16_t dirty_after(const sti_dirty_t *d, const sti_table_t *t, u
     return t->id == d->stop ? (uint16_t)STI_DIRTY_END : t->mark_next[k];
 }
 
-/* Resolve rows of the set until `enough` (whole words; with `one`, a
- * single row, marked in the sets the query's writes feed as it is
- * resolved) in one table that matches the query, their bits cleared (a
- * resolved row not yet yielded counts as in the set, see
- * dirty_add_later); rows of tables that no longer match leave the set.
- * Nothing moves while the visit is open, so a resolved row stays where it
- * is. Leaves the table in it (row_entities, columns) and d->batch_from;
- * returns the end of the rows resolved (d->rows: none left). */
-STI_HOT uint32_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
-    uint32_t *out = d->rows, *enough = d->rows + (one ? 1 : STI_DIRTY_BATCH);
+/* Hand the iterator the set's next word with a bit in a table that
+ * matches the query, the word cleared in the bitmap (its rows not yet
+ * yielded count as in the set, see dirty_add_later), and, unless `one`,
+ * the rest of that table's words to walk itself; with `one` (the query's
+ * writes feed other sets), a single row, marked in those sets as it is
+ * taken, and no words. Rows of tables that no longer match leave the set.
+ * Nothing moves while the visit is open, so the rows stay where they are.
+ * Leaves the table in it (row_entities, columns) and d->batch_from; false
+ * when the visit is done. */
+STI_HOT bool dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
     uint32_t at = d->at, word = d->word;
     while (at != STI_DIRTY_END) {
         sti_table_t *t = w->tables[at];
@@ -352,70 +348,72 @@ STI_HOT uint32_t *dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_
             memset(bits, 0, sizeof(uint64_t) * words);
             word = words;
         }
-        while (word < words) {
+        for (; word < words; word++) {
             uint64_t x = bits[word];
             if (x == 0) {
-                word++;
                 continue;
             }
-            uint32_t base = word * 64;
-            if (one) {
-                uint32_t row = base + (uint32_t)__builtin_ctzll(x);
-                bits[word] = x & (x - 1); /* the rest of the word waits */
-                *out++ = row;
-                sti_dirty_mark_rows(w, it->query, t, row, 1);
-                break;
-            }
-            bits[word++] = 0;
-            do {
-                *out++ = base + (uint32_t)__builtin_ctzll(x);
-                x &= x - 1;
-            } while (x != 0);
-            if (out >= enough) {
-                break;
-            }
-        }
-        if (out != d->rows) { /* this table's rows: the batch ends here */
             d->batch_from = (uint16_t)at;
             it->row_entities = t->entities;
             it->columns = t->columns;
+            it->row_base = word * 64;
+            it->words = bits;
+            if (one) {
+                it->row_bits = x & (~x + 1); /* the lowest row; the rest of the word waits */
+                bits[word] = x & (x - 1);
+                it->word_at = it->word_stop = NULL;
+                sti_dirty_mark_rows(w, it->query, t, word * 64 + (uint32_t)__builtin_ctzll(x), 1);
+            } else {
+                it->row_bits = x;
+                bits[word++] = 0;
+                it->word_at = bits + word;
+                it->word_stop = bits + words;
+                word = words; /* the iterator walks the rest */
+            }
             if (word >= words) {
                 at = dirty_after(d, t, k);
                 word = 0;
             }
-            break;
+            d->at = (uint16_t)at;
+            d->word = word;
+            return true;
         }
         at = dirty_after(d, t, k);
         word = 0;
     }
-    if (out == d->rows) {
-        d->batch_from = STI_DIRTY_END; /* none: the visit is done */
-    }
+    d->batch_from = STI_DIRTY_END; /* none: the visit is done */
     d->at = (uint16_t)at;
     d->word = word;
-    return out;
+    return false;
 }
 
-/* Resolve the next rows (one at a time when the query's writes feed other
- * sets, so each row is marked as it is yielded) and yield the first. */
+/* Take the set's next rows (one at a time when the query's writes feed
+ * other sets, so each row is marked as it is yielded) and yield the first. */
 bool sti_dirty_next(strata_iter_t *it) {
     strata_world_t *w = it->world;
     uint32_t k = w->query_dirty[it->query];
     sti_dirty_t *d = &w->dirty[k];
-    uint32_t *out = w->query_marks[it->query] != 0 ? dirty_resolve(w, it, d, k, true)
-                                                   : dirty_resolve(w, it, d, k, false);
     d->iter = it;
-    it->row_at = d->rows;
-    it->row_stop = out;
-    return sti_dirty_yield(it);
+    bool found = w->query_marks[it->query] != 0 ? dirty_resolve(w, it, d, k, true) : dirty_resolve(w, it, d, k, false);
+    return found && sti_dirty_yield(it);
 }
 
-/* Yield the next resolved row, if any: from then on a mark puts it in again. */
+/* Yield the next row the iterator holds, taking the table's next words
+ * as the generated `next` does: from then on a mark puts it in again. */
 bool sti_dirty_yield(strata_iter_t *it) {
-    if (it->row_at >= it->row_stop) {
+    uint64_t x = it->row_bits;
+    for (uint64_t *at = it->word_at; x == 0 && at < it->word_stop; at++) {
+        if ((x = *at) != 0) {
+            *at = 0;
+            it->row_base = (uint32_t)(at - it->words) * 64;
+            it->word_at = at + 1;
+        }
+    }
+    if (x == 0) {
         return false;
     }
-    uint32_t row = *it->row_at++;
+    uint32_t row = it->row_base + (uint32_t)__builtin_ctzll(x);
+    it->row_bits = x & (x - 1);
     it->count = 1;
     it->row = row;
     it->entities = it->row_entities + row;
@@ -490,8 +488,8 @@ void sti_dirty_close_set(strata_world_t *w, uint32_t k) {
     d->busy = false;
     if (d->iter != NULL && d->batch_from != STI_DIRTY_END) { /* nothing moved: the rows are where they were */
         sti_table_t *t = w->tables[d->batch_from];
-        for (const uint32_t *r = d->iter->row_at; r < d->iter->row_stop; r++) {
-            dirty_add(w, k, t, *r);
+        for (uint64_t x = d->iter->row_bits; x != 0; x &= x - 1) {
+            dirty_add(w, k, t, d->iter->row_base + (uint32_t)__builtin_ctzll(x));
         }
     }
     d->iter = NULL;
@@ -540,11 +538,12 @@ uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets) {
             continue;
         }
         const sti_table_t *t = w->tables[d->batch_from];
-        for (const uint32_t *r = d->iter->row_at; r < d->iter->row_stop; r++) {
+        for (uint64_t x = d->iter->row_bits; x != 0; x &= x - 1) {
+            uint32_t row = d->iter->row_base + (uint32_t)__builtin_ctzll(x);
             bool counted = false;
             for (uint64_t other = sets; other != 0 && !counted; other &= other - 1) {
                 uint32_t j = (uint32_t)__builtin_ctzll(other); /* a bit, or waiting in an earlier set */
-                counted = dirty_bit(w, j, t, *r) || (j < k && w->dirty[j].busy && dirty_waiting(&w->dirty[j], t, *r));
+                counted = dirty_bit(w, j, t, row) || (j < k && w->dirty[j].busy && dirty_waiting(&w->dirty[j], t, row));
             }
             n += !counted;
         }

@@ -22,19 +22,15 @@
 
 #include "table.h"
 
-/* Rows a `changed` visit resolves at least at a time, when the set has them
- * in one table (whole bitmap words: up to 63 more; their bits cleared,
- * their row indices noted), which generated code then yields without a
- * call. A batch ends at its table's end. */
-#define STI_DIRTY_BATCH 64u
 /* The end of a set's list of tables. */
 #define STI_DIRTY_END 0xffffu
 
 /* The set of entities written since a `changed` query last ran (or whose
- * on_set is due). While a visit is open, rows[] holds the rows of table
- * batch_from it resolved last, and its iterator's [row_at, row_stop) the
- * ones not yet yielded: they count as still in the set (a mark does not add
- * them again, an early end puts them back). */
+ * on_set is due). While a visit is open, its iterator walks the bitmap of
+ * table batch_from (its words from word_at on, which generated code takes
+ * and clears itself); the rows of the word it took and has not yielded
+ * (row_bits) count as still in the set (a mark does not add them again,
+ * an early end puts them back). */
 struct sti_dirty_t {
     uint32_t query;      /* the query it belongs to (UINT32_MAX for an on_set set) */
     uint32_t component;  /* an on_set set's component (UINT32_MAX for a query's set) */
@@ -43,9 +39,8 @@ struct sti_dirty_t {
     uint16_t tail;       /* the last */
     uint16_t at;         /* while busy: the table being walked (STI_DIRTY_END: done) */
     uint16_t stop;       /* while busy: the last table this visit walks (the tail when it opened) */
-    uint16_t batch_from; /* while busy: the table of the last resolved rows */
+    uint16_t batch_from; /* while busy: the table the iterator walks */
     uint32_t word;       /* while busy: the next word of at's bitmap */
-    uint32_t rows[2 * STI_DIRTY_BATCH];
 
     /* While busy: the iterator yielding rows (NULL: none resolved yet). */
     const strata_iter_t *iter;
@@ -87,11 +82,11 @@ static inline sti_dirty_t *sti_dirty_of(const strata_world_t *w, uint32_t q) {
 
 /* Open an iteration over d: it visits the entries there now. */
 void sti_dirty_open(sti_dirty_t *d);
-/* Resolve the next rows of it's query's changed set (at most one when its
- * writes feed other sets: each row is marked as it is yielded) and yield
- * the first; false when the set's entries are visited. */
+/* Hand it the next table's rows of its query's changed set (one row at a
+ * time when its writes feed other sets: each row is marked as it is
+ * yielded) and yield the first; false when the set's entries are visited. */
 bool sti_dirty_next(strata_iter_t *it);
-/* Yield the next row the last sti_dirty_next resolved; false if none is left. */
+/* Yield the next row of the table sti_dirty_next handed it; false if none is left. */
 bool sti_dirty_yield(strata_iter_t *it);
 /* Close an iteration over a dirty set: keep what it did not visit and what was marked meanwhile. */
 void sti_dirty_close(strata_iter_t *it);

@@ -35,7 +35,8 @@ static strata_result_t iter_close(strata_iter_t *it) {
     }
     it->open = false;
     it->at = it->stop; /* a generated next walks nothing more */
-    it->row_at = it->row_stop;
+    it->row_bits = 0;  /* nor any changed row */
+    it->word_at = it->word_stop;
     it->cursor = UINT32_MAX;
     it->count = 0;
     it->row = 0;

@@ -19,11 +19,11 @@ extern "C" {
 #endif
 
 #define STRATA_VERSION_MAJOR 0
-#define STRATA_VERSION_MINOR 2
+#define STRATA_VERSION_MINOR 3
 #define STRATA_VERSION_PATCH 0
 /* One integer to compare in generated headers: major*10000 + minor*100 + patch. */
-#define STRATA_VERSION 200
-#define STRATA_VERSION_STRING "0.2.0"
+#define STRATA_VERSION 300
+#define STRATA_VERSION_STRING "0.3.0"
 
 /* Limits, enforced by the generator and checked by the runtime. */
 #define STRATA_MAX_COMPONENTS 256       /* component types plus aspects per world */
@@ -485,19 +485,23 @@ typedef struct strata_iter_table_t {
  * `next` functions walk [at, stop) themselves, a table a visit, and call
  * strata_iter_next when the range is used up; a query whose visits mark
  * `changed` sets, or that visits one, starts with an empty range, so every
- * visit goes through strata_iter_next. A `changed` iterator likewise
- * yields the rows [row_at, row_stop) of one table the runtime resolved
- * (row indices into row_entities and `columns`), then asks for more; the
- * rows before row_at are yielded, the rest still count as in the set (the
- * runtime reads row_at while the visit is open, so an open iterator is not
- * copied). */
+ * visit goes through strata_iter_next. A `changed` iterator likewise walks
+ * the set's bitmap of one table the runtime handed it: it yields the rows
+ * of row_bits (bit i: row row_base + i of row_entities and `columns`), then
+ * takes the next word of [word_at, word_stop) with a bit (clearing it in
+ * the bitmap `words`), then asks for more. Rows still in row_bits count as in
+ * the set (the runtime reads them while the visit is open, so an open
+ * iterator is not copied). */
 typedef struct strata_iter_t {
     strata_world_t *world;
     const strata_iter_table_t *at;       /* the next table of the range */
     const strata_iter_table_t *stop;     /* the range's end */
-    const uint32_t *row_at;              /* the next resolved changed row */
-    const uint32_t *row_stop;            /* their end */
-    const strata_entity_t *row_entities; /* their table's handles (its columns: `columns`) */
+    uint64_t row_bits;                   /* changed rows of one bitmap word not yet yielded */
+    uint64_t *words;                     /* the table's bitmap of the set (row_base: 64 x a word's place) */
+    uint64_t *word_at;                   /* its next word */
+    uint64_t *word_stop;                 /* the end of its words */
+    const strata_entity_t *row_entities; /* the table's handles (its columns: `columns`) */
+    uint32_t row_base;                   /* row_bits' bit 0 is this row */
     uint32_t query;                      /* query id */
     uint32_t cursor;                     /* next position in the query's table list or changed set */
     uint32_t count;                      /* rows in this batch */
@@ -510,6 +514,11 @@ typedef struct strata_iter_t {
     const uint32_t *up_row;
     void *const *up_columns;
 } strata_iter_t;
+
+/* The place of the lowest set bit of a nonzero word (a `changed` visit's next row). */
+static inline uint32_t strata_bit_lowest(uint64_t bits) {
+    return (uint32_t)__builtin_ctzll(bits);
+}
 
 /* Start iterating query `q`; opens a deferral scope. A query with `changed`
  * terms visits each entity written since its set was last emptied, once,
