@@ -497,11 +497,8 @@ typedef struct strata_iter_t {
     const strata_iter_table_t *at;       /* the next table of the range */
     const strata_iter_table_t *stop;     /* the range's end */
     uint64_t row_bits;                   /* changed rows of one bitmap word not yet yielded */
-    uint64_t *words;                     /* the table's bitmap of the set (row_base: 64 x a word's place) */
-    uint64_t *word_at;                   /* its next word */
-    uint64_t *word_stop;                 /* the end of its words */
+    uint64_t *word_at;                   /* the next word of the table's bitmap of the set */
     const strata_entity_t *row_entities; /* the table's handles (its columns: `columns`) */
-    uint32_t row_base;                   /* row_bits' bit 0 is this row */
     uint32_t query;                      /* query id */
     uint32_t cursor;                     /* next position in the query's table list or changed set */
     uint32_t count;                      /* rows in this batch */
@@ -513,6 +510,10 @@ typedef struct strata_iter_t {
      * table), NULL in a batch of roots. */
     const uint32_t *up_row;
     void *const *up_columns;
+    /* The rest of a `changed` visit's table (after the fields every visit reads). */
+    uint64_t *words;     /* the table's bitmap of the set (row_base: 64 x a word's place) */
+    uint64_t *word_stop; /* the end of its words */
+    uint32_t row_base;   /* row_bits' bit 0 is this row */
 } strata_iter_t;
 
 /* The place of the lowest set bit of a nonzero word (a `changed` visit's next row). */
