@@ -504,14 +504,14 @@ strata_result_t strata_relation_add(strata_world_t *w, uint32_t r, strata_entity
     if (strata_relation_has(w, r, e, target)) {
         return STRATA_OK;
     }
-    strata_result_t res = relation_cover(w, x, false, strata_entity_index(e), strata_entity_index(target));
-    relation_list_t *mine = &x->targets[strata_entity_index(e)];
-    relation_list_t *theirs = &x->sources[strata_entity_index(target)];
+    uint32_t ei = strata_entity_index(e), ti = strata_entity_index(target);
+    /* The lists are reached only once the arrays cover both (they may be NULL before). */
+    strata_result_t res = relation_cover(w, x, false, ei, ti);
     if (res == STRATA_OK) {
-        res = list_room(w, mine, 1);
+        res = list_room(w, &x->targets[ei], 1);
     }
     if (res == STRATA_OK) {
-        res = list_room(w, theirs, 1);
+        res = list_room(w, &x->sources[ti], 1);
     }
     /* While deferred the tag's add is recorded even if e has the tag now:
      * a removal of it may be waiting. */
@@ -521,6 +521,7 @@ strata_result_t strata_relation_add(strata_world_t *w, uint32_t r, strata_entity
     if (res != STRATA_OK) {
         return res;
     }
+    relation_list_t *mine = &x->targets[ei], *theirs = &x->sources[ti];
     mine->items[mine->count++] = target;
     theirs->items[theirs->count++] = e;
     return STRATA_OK;

@@ -52,7 +52,7 @@ void thr_paint_run(thr_paint_ctx *ctx) {
     }
     while (thr_paint_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
-            ctx->tint[i].r = (uint8_t)(ctx->vel[i].x * 8.0f);
+            ctx->tint[i].r = (uint8_t)(int32_t)(ctx->vel[i].x * 8.0f); /* negative x: wraps, as an int does */
         }
     }
 }

@@ -192,12 +192,40 @@ static void test_rel_add_over_a_link_files_it_again(void **state) {
     rel_world_destroy(w);
 }
 
+/* The first link of a non-exclusive relation, out of memory while its
+ * by-index arrays were still unmade: the add took the address of the
+ * entity's list in a NULL array before it checked the growth (undefined
+ * behaviour, caught by UBSan in the fuzz test). It now returns
+ * STRATA_ERR_NOMEM with nothing linked, and links once memory is back. */
+static void test_rel_first_link_out_of_memory_before_the_index_is_made(void **state) {
+    (void)state;
+    budget = 1 << 20;
+    rel_world *w = rel_world_create(
+        &(rel_world_desc_t){.allocator = {failing_alloc, failing_resize, test_release, NULL}});
+    assert_non_null(w);
+    rel_entity a = rel_entity_create(w), b = rel_entity_create(w);
+    assert_int_equal(rel_entity_index(a), 0); /* the list at index 0: a zero offset into NULL */
+    budget = 0;
+    assert_int_equal(rel_targets_add(w, a, b), STRATA_ERR_NOMEM);
+    budget = 1 << 20;
+    assert_false(rel_targets_has(w, a, b));
+    uint32_t n = 1;
+    (void)rel_targets_targets(w, a, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(rel_targets_add(w, a, b), STRATA_OK);
+    assert_true(rel_targets_has(w, a, b));
+    (void)rel_targets_sources(w, b, &n);
+    assert_int_equal(n, 1);
+    rel_world_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rel_scheduled_destroys_of_a_whole_table_apply_policies),
         cmocka_unit_test(test_rel_cascade_out_of_memory_still_visits_parents_first),
         cmocka_unit_test(test_rel_destroy_out_of_memory_loses_no_policy),
         cmocka_unit_test(test_rel_add_over_a_link_files_it_again),
+        cmocka_unit_test(test_rel_first_link_out_of_memory_before_the_index_is_made),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
