@@ -401,19 +401,10 @@ bool sti_dirty_next(strata_iter_t *it) {
 /* Yield the next row the iterator holds, taking the table's next words
  * as the generated `next` does: from then on a mark puts it in again. */
 bool sti_dirty_yield(strata_iter_t *it) {
-    uint64_t x = it->row_bits;
-    for (uint64_t *at = it->word_at; x == 0 && at < it->word_stop; at++) {
-        if ((x = *at) != 0) {
-            *at = 0;
-            it->row_base = (uint32_t)(at - it->words) * 64;
-            it->word_at = at + 1;
-        }
-    }
-    if (x == 0) {
+    uint32_t row;
+    if (!strata_iter_changed_row(it, &row)) {
         return false;
     }
-    uint32_t row = it->row_base + (uint32_t)__builtin_ctzll(x);
-    it->row_bits = x & (x - 1);
     it->count = 1;
     it->row = row;
     it->entities = it->row_entities + row;

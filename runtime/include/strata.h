@@ -516,9 +516,26 @@ typedef struct strata_iter_t {
     uint32_t row_base;   /* row_bits' bit 0 is this row */
 } strata_iter_t;
 
-/* The place of the lowest set bit of a nonzero word (a `changed` visit's next row). */
-static inline uint32_t strata_bit_lowest(uint64_t bits) {
-    return (uint32_t)__builtin_ctzll(bits);
+/* The next row of a `changed` visit's table into *row: from the word the
+ * iterator holds, or else from the next word of its table with a bit
+ * (taken: cleared in the set's bitmap). False when the table's words are
+ * used up (strata_iter_next then hands over the next table). Generated
+ * `next` functions and the runtime both walk the bitmap with it. */
+static inline bool strata_iter_changed_row(strata_iter_t *it, uint32_t *row) {
+    uint64_t bits = it->row_bits;
+    for (uint64_t *at = it->word_at; bits == 0 && at < it->word_stop; at++) {
+        if ((bits = *at) != 0) {
+            *at = 0;
+            it->row_base = (uint32_t)(at - it->words) * 64;
+            it->word_at = at + 1;
+        }
+    }
+    if (bits == 0) {
+        return false;
+    }
+    *row = it->row_base + (uint32_t)__builtin_ctzll(bits);
+    it->row_bits = bits & (bits - 1);
+    return true;
 }
 
 /* Start iterating query `q`; opens a deferral scope. A query with `changed`
