@@ -28,6 +28,7 @@
 #include "component.c"
 #include "iter.c"
 #include "relation.c"
+#include "step.c"
 #include "world.c"
 #include "save/writer.c"
 #include "save/file.c"
