@@ -73,6 +73,9 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
     if (r != STRATA_OK) {
         return r;
     }
+    if (tasks == 0) { /* split systems without a row: nothing runs, nothing to merge */
+        return sti_command_settle(w);
+    }
     sti_pool_dispatch(w, run, dt);
     return step_merge(w, tasks);
 }
@@ -154,11 +157,11 @@ static strata_result_t step_batch(strata_world_t *w, const strata_schedule_t *s,
     if (k == 0) {
         return STRATA_OK;
     }
-    for (uint32_t i = 0; i < k; i++) {
+    for (uint32_t i = 0; o != NULL && i < k; i++) {
         strata_step_observe(o, w, items[i].system, false);
     }
     strata_result_t r = strata_batch_run(w, items, k, step_call, dt);
-    for (uint32_t i = 0; i < k; i++) {
+    for (uint32_t i = 0; o != NULL && i < k; i++) {
         strata_step_observe(o, w, items[i].system, true);
     }
     return r;
