@@ -42,7 +42,7 @@ FILE, MACRO, LOCAL = "file", "macro", "local"
 # or after the upper-case prefix (macros and enum constants).
 WORLD_FILE_NOUNS = (
     "world", "entity", "entity_eq", "world_create", "world_destroy", "world_step", "world_stats", "world_user",
-    "world_set_user", "world_core", "entity_create", "entity_destroy", "entity_alive", "bundle",
+    "world_set_user", "world_core", "world_core_const", "entity_create", "entity_destroy", "entity_alive", "bundle",
     "entity_create_bundle", "entity_create_many", "entity_add_bundle", "entity_remove_bundle",
     ("component_id_type", "component_id"), ("query_id_type", "query_id"), ("system_id_type", "system_id"),
     ("event_id_type", "event_id"), "events_",
@@ -55,10 +55,11 @@ WORLD_FILE_NOUNS = (
     "system_set_enabled", "system_is_enabled", "inspect_start", "system_run",
     # statics of the world's .c
     "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
-    "keep_error_", "component_types_", "resource_type_", "resource_fields_", "entity_visit_", "entity_visit_call_",
+    "component_types_", "resource_type_", "resource_fields_", "entity_visit_", "entity_visit_call_", "world_of_",
+    # the schedule's tables, which strata_world_step walks
+    "schedule_", "systems_", "system_order_", "batches_", "phases_",
     # relations: their ids' enum, and the statics of the world's .c
     ("relation_id_type", "relation_id"), "relations_", "field_policies_",
-    "batch_system_",
 )
 WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT", "EVENT_COUNT")  # enum constants (file scope)
 WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",
@@ -80,7 +81,7 @@ BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no com
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
           "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
-          "first", "r", "desc", "systems", "full", "observer", "view", "system", "items", "all", "i")
+          "first", "r", "desc", "systems", "full", "view", "system", "all", "i")
 
 
 def snake(name: str) -> str:
@@ -285,6 +286,8 @@ class Names:
         def build(s: str) -> Dict[str, Tuple[str, str]]:
             table = {
                 "id": (self._P(f"SYSTEM_{s}".upper()), FILE),
+                "query_id": (self._P(f"QUERY_{s}".upper()), FILE),  # its query's, beside the free queries'
+                "call_": (self._p(f"{s}_call_"), FILE),  # the trampoline the step calls: begin, run, end
                 "aspect_type": (self._p(f"{s}_aspect"), FILE),
                 "aspect_id": (self._P(f"ASPECT_{s}".upper()), MACRO),
                 "aspect_defaults_": (self._p(f"{s}_aspect_defaults_"), FILE),

@@ -34,12 +34,56 @@ def _environment() -> jinja2.Environment:
     )
     # Consecutive pairs (a, b), (b, c), ...: the run order's arrows.
     env.filters["zip_pairs"] = lambda items: list(zip(list(items), list(items)[1:]))
+    env.filters["c_wrap"] = c_wrap
+    env.filters["commented"] = commented
     return env
 
 
 def template_paths() -> List[str]:
     """Absolute paths of every template a render reads (for --depfile)."""
     return [os.path.join(TEMPLATE_DIR, t) for t in TEMPLATES]
+
+
+COLUMN_LIMIT = 120  # .clang-format's ColumnLimit
+
+
+def c_wrap(text: str) -> str:
+    """C code with its long calls and function heads laid out as
+    clang-format lays them out in the repository's style: a line as it is
+    when it fits in COLUMN_LIMIT columns, otherwise broken after the last
+    argument that fits, the next line aligned after the innermost open
+    parenthesis, again until the rest fits. Comments, preprocessor lines
+    and lines of data (ending with a comma) are left as they are."""
+    return "\n".join(line if line.lstrip().startswith(("/*", "*", "#", "//")) or line.endswith(",")
+                     else _wrap_line(line) for line in text.split("\n"))
+
+
+def commented(rows, indent: int = 4) -> str:
+    """Lines of (code, comment), the comments aligned one space after the
+    longest code, as clang-format aligns trailing comments (a list of
+    initializers with a comment each also stays one a line)."""
+    rows = list(rows)
+    width = max(len(code) for code, _ in rows)
+    return "\n".join(f"{' ' * indent}{code.ljust(width)} /* {comment} */" for code, comment in rows)
+
+
+def _wrap_line(line: str) -> str:
+    out: List[str] = []
+    carried: List[int] = []  # the columns of the parentheses still open where the last line was cut
+    while len(line) > COLUMN_LIMIT:
+        opened, cut, align = list(carried), None, 0
+        for i, ch in enumerate(line[:COLUMN_LIMIT]):
+            if ch == "(":
+                opened.append(i)
+            elif ch == ")" and opened:
+                opened.pop()
+            elif ch == "," and opened and line[i + 1:i + 2] == " ":
+                cut, align, carried = i + 1, opened[-1] + 1, list(opened)
+        if cut is None:
+            break
+        out.append(line[:cut])
+        line = " " * align + line[cut + 1:]
+    return "\n".join(out + [line])
 
 
 def _float_literal(value: float, scalar: str) -> str:
@@ -151,6 +195,31 @@ class Literals:
         """True if every field's default is zero (then no initializer is needed)."""
         return all(self.is_zero(f.type, f.default) for f in fields)
 
+    def designated(self, fields, values=None, prefix: str = "") -> List[Tuple[str, str]]:
+        """A struct of `fields` (values override defaults) as its leaves:
+        (designator, literal) for each scalar that is not zero, nested
+        structs and arrays spelt out (`.rules.decay[2]`). One leaf a line
+        keeps a long default within the line length clang-format wants."""
+        out: List[Tuple[str, str]] = []
+        for f in fields:
+            v = f.default if values is None else values[f.name]
+            self._leaves(f.type, v, f"{prefix}.{f.name}", out)
+        return out
+
+    def _leaves(self, t: model.TypeRef, v: model.Value, at: str, out: List[Tuple[str, str]]) -> None:
+        if self.is_zero(t, v):
+            return
+        if t.kind == "struct":
+            out += self.designated(self._fields[t.name], dict(v), at)
+        elif t.kind == "array":
+            items = list(v)
+            if not self._element_default_is_zero(t.element):
+                items += [self.element_default(t.element)] * (t.length - len(items))
+            for i, x in enumerate(items):
+                self._leaves(t.element, x, f"{at}[{i}]", out)
+        else:
+            out.append((at, self.value(t, v)))
+
     def fields(self, fields, values=None) -> str:
         """A designated initializer for a struct of `fields` (values override
         defaults); fields that are zero are left to the zero-initialisation."""
@@ -210,8 +279,8 @@ class Reflection:
             return "NULL"
         return "(const char *const[]){" + ", ".join(f'"{x}"' for x in names) + ", NULL}"
 
-    def field(self, f: model.Field, owner_ctype: str) -> str:
-        """A designated initializer of f's strata_field_desc_t, f a member of `owner_ctype`."""
+    def field(self, f: model.Field, owner_ctype: str) -> List[Tuple[str, str]]:
+        """f's strata_field_desc_t, f a member of `owner_ctype`, as (member, value) pairs."""
         t = f.type
         element = t.element if t.kind == "array" else t
         if element.kind == "string":
@@ -226,9 +295,9 @@ class Reflection:
         old = self.formers(f.renamed_from)
         count = f"{t.length}u" if t.kind == "array" else "1u"
         array = "true" if t.kind == "array" else "false"
-        return (f'{{ .name = "{f.name}", .renamed_from = {old}, .type = {type_ref}, '
-                f'.offset = offsetof({owner_ctype}, {f.name}), .size = {size}, .count = {count}, '
-                f'.kind = {kind}, .array = {array} }}')
+        return [("name", f'"{f.name}"'), ("renamed_from", old), ("type", type_ref),
+                ("offset", f"offsetof({owner_ctype}, {f.name})"), ("size", size), ("count", count), ("kind", kind),
+                ("array", array)]
 
     def used(self, type_name: str) -> bool:
         """True if a component or resource contains the type (directly or
@@ -248,13 +317,13 @@ class Reflection:
             self._used = used
         return type_name in self._used
 
-    def resource(self, r: model.Resource, block_ctype: str) -> str:
-        """The resource block's field for resource r: a struct of r's type."""
-        old = self.formers(r.renamed_from)
-        return (f'{{ .name = "{r.name}", .renamed_from = {old}, .type = &{self.names.type_desc(r.name)}, '
-                f'.offset = offsetof({block_ctype}, {self.names.member(r.name)}), '
-                f'.size = sizeof({self.names.type(r.name)}), .count = 1u, .kind = STRATA_KIND_STRUCT, '
-                f'.array = false }}')
+    def resource(self, r: model.Resource, block_ctype: str) -> List[Tuple[str, str]]:
+        """The resource block's field for resource r (a struct of r's type), as (member, value) pairs."""
+        return [("name", f'"{r.name}"'), ("renamed_from", self.formers(r.renamed_from)),
+                ("type", f"&{self.names.type_desc(r.name)}"),
+                ("offset", f"offsetof({block_ctype}, {self.names.member(r.name)})"),
+                ("size", f"sizeof({self.names.type(r.name)})"), ("count", "1u"), ("kind", "STRATA_KIND_STRUCT"),
+                ("array", "false")]
 
 
 def mask_words(schema: model.Schema, component_names) -> List[str]:
@@ -306,15 +375,76 @@ class ScheduleRow:
         self.receives = ", ".join(list(y.receive) + [f"{e} (late)" for e in y.receive_late])
 
 
+class StepRun:
+    """A run of a table of the step: a phase's batches, or a batch's systems."""
+
+    def __init__(self, name: str, first: int, count: int):
+        self.name = name
+        self.first = first
+        self.count = count
+
+
+class StepTables:
+    """The schedule as the runtime's step walks it (strata_schedule_t): the
+    batches in step order, each a run of the systems listed batch after
+    batch; the phases in step order, each a run of the batches (a phase
+    with no system has none)."""
+
+    def __init__(self, schema: model.Schema, threaded: threaded_schedule.Schedule):
+        self.batches: List[StepRun] = []
+        at = 0
+        per_phase: Dict[str, int] = {}
+        for b in threaded.batches:
+            self.batches.append(StepRun(b.phase, at, len(b.systems)))
+            at += len(b.systems)
+            per_phase[b.phase] = per_phase.get(b.phase, 0) + 1
+        self.phases: List[StepRun] = []
+        at = 0
+        for phase in schema.phases:
+            self.phases.append(StepRun(phase, at, per_phase.get(phase, 0)))
+            at += per_phase.get(phase, 0)
+
+    def order(self, threaded: threaded_schedule.Schedule, names: Names):
+        """The rows of the batches' system ids, batch after batch: (code, comment)."""
+        return [(f"{names.system_id(y.name)},", f"batch {b.index} ({b.phase})") for b in threaded.batches
+                for y in b.systems]
+
+    @staticmethod
+    def flags(y: model.System) -> str:
+        """The C expression of a system's strata_system_desc_t.flags ('' for none)."""
+        return " | ".join(flag for flag, on in (("STRATA_SYSTEM_PARALLEL", y.parallel),
+                                                ("STRATA_SYSTEM_MAIN_THREAD", y.main_thread)) if on)
+
+
+class SpawnTables:
+    """An assemblage's arrays of component ids and values, as rows of
+    (code, comment): one a line, in component order, then a spare."""
+
+    def __init__(self, schema: model.Schema, names: Names):
+        self.schema = schema
+        self.names = names
+
+    def ids(self, a: model.Assemblage):
+        return [(f"{self.names.component_id(c)},", c) for c, _ in a.components] + [("0,", "a spare, never read")]
+
+    def values(self, a: model.Assemblage):
+        rows = [("NULL," if self.schema.component(c).is_tag else f"&{self.names.spawn_value(a.name, c)},", c)
+                for c, _ in a.components]
+        return rows + [("NULL,", "a spare, never read")]
+
+
 def render(schema: model.Schema) -> Dict[str, str]:
     """The generated files of one world: {file name: text}."""
     env = _environment()
     names = Names(schema)
+    threaded = threaded_schedule.compute(schema)
     context = {
         "queries": query_table(schema),
         "aspect_ids": aspect_ids(schema),
         "schedule": [ScheduleRow(y) for y in schema.systems],
-        "threaded": threaded_schedule.compute(schema),
+        "threaded": threaded,
+        "steps": StepTables(schema, threaded),
+        "spawns": SpawnTables(schema, names),
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,
         "n": names,

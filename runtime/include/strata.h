@@ -19,11 +19,11 @@ extern "C" {
 #endif
 
 #define STRATA_VERSION_MAJOR 0
-#define STRATA_VERSION_MINOR 3
+#define STRATA_VERSION_MINOR 4
 #define STRATA_VERSION_PATCH 0
 /* One integer to compare in generated headers: major*10000 + minor*100 + patch. */
-#define STRATA_VERSION 300
-#define STRATA_VERSION_STRING "0.3.0"
+#define STRATA_VERSION 400
+#define STRATA_VERSION_STRING "0.4.0"
 
 /* Limits, enforced by the generator and checked by the runtime. */
 #define STRATA_MAX_COMPONENTS 256       /* component types plus aspects per world */

@@ -268,6 +268,23 @@ class ReservedWordTest(unittest.TestCase):
         doc["relations"]["Pos"] = {}
         self.assertTrue(self.rejected(doc))
 
+    def test_step_tables_names(self):
+        # A system's query id sits beside the free queries' (w_QUERY_SYS), its
+        # trampoline beside its functions (w_sys_call_): both spelt by the
+        # naming layer, and a name that spells them again is an error.
+        base, errors = schema_of(BASE)
+        self.assertIsNotNone(base, errors)
+        n = names.Names(base)
+        self.assertEqual((n.system("Sys").query_id, n.system("Sys").call_), ("W_QUERY_SYS", "w_sys_call_"))
+        self.assertEqual((n.world_core_const, n.world_of_, n.schedule_), ("w_world_core_const", "w_world_of_",
+                                                                          "w_schedule_"))
+        self.assertTrue(self.rejected(with_name("component", "QuerySys")))  # W_QUERY_SYS, a component id
+        self.assertTrue(self.rejected(with_name("component", "SysCall_")))  # w_sys_call_, a component's type
+        self.assertTrue(self.rejected(with_name("component", "WorldCoreConst")))
+        source = render.render(base)["w.c"]
+        self.assertIn("strata_iter(w_world_core(w), W_QUERY_SYS)", source)
+        self.assertIn(".call = w_sys_call_,", source)
+
     def test_file_scope_library_names_as_generated_names(self):
         # 'w_' prefix: a world whose prefix makes a library name (world 'int8', type 'T' -> int8_t).
         self.assertTrue(self.rejected(dict(with_name("type", "T"), world="int8")))
