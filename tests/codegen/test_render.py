@@ -13,6 +13,7 @@ from pathlib import Path
 
 from codegen import names, render
 from codegen.validate import validate_file, validate_source
+from tests.codegen import test_many_systems
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "codegen" / "golden"
@@ -281,8 +282,8 @@ int main(void) {{
 
 class FormatTest(unittest.TestCase):
     """The generated C follows the repository's .clang-format: every world's
-    .c (world.c.j2 and what it includes), those of the repository's
-    schemas. (The headers are not there yet.)"""
+    .c (world.c.j2 and what it includes), those of the repository's schemas
+    and a world of 1,000 systems. (The headers are not there yet.)"""
 
     def assert_formatted(self, name: str, text: str) -> None:
         formatted = subprocess.run(["clang-format", f"--style=file:{REPO / '.clang-format'}",
@@ -296,6 +297,8 @@ class FormatTest(unittest.TestCase):
         for schema in SCHEMAS + [REPO / "tests/threads/threads.yaml", REPO / "tests/threads/thread_events.yaml"]:
             outputs = render.render(model(schema))
             self.assert_formatted(schema.name, next(v for k, v in outputs.items() if k.endswith(".c")))
+        many, _ = validate_source("many.yaml", test_many_systems.schema_text().encode("utf-8"))
+        self.assert_formatted("many.yaml", render.render(many)["many.c"])
 
     def test_c_wrap_breaks_as_clang_format_does(self):
         line = "    ctx.x = (const t *)call(" + ", ".join(f"argument_{i}" for i in range(12)) + ");"
