@@ -445,6 +445,9 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "threaded": threaded,
         "steps": StepTables(schema, threaded),
         "spawns": SpawnTables(schema, names),
+        # An event's first receiver, by name (systems come in schedule order); 0 when none receives it.
+        "first_receiver": lambda event: next((names.system_id(y.name) for y in schema.systems
+                                              if event in y.receives), "0u"),
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,
         "n": names,

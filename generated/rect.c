@@ -193,7 +193,7 @@ static const strata_event_desc_t rect_events_[RECT_EVENT_COUNT] = {
         .name = "Eaten",
         .size = sizeof(rect_eaten),
         .align = alignof(rect_eaten),
-        .first_receiver = 3u,
+        .first_receiver = RECT_SYSTEM_SCORE,
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */
