@@ -250,20 +250,22 @@ static void test_step_switches_start_on_and_skip_what_is_off(void **state) {
 /* The observer's calls, as "+id" and "-id". */
 static char seen[128];
 
+static void seen_add(char sign, uint32_t system) {
+    size_t at = strlen(seen);
+    seen[at] = sign;
+    seen[at + 1] = (char)('0' + system);
+}
+
 static void observe_begin(void *user, strata_world_t *w, uint32_t system) {
     (void)user;
     (void)w;
-    size_t at = strlen(seen);
-    seen[at] = '+';
-    seen[at + 1] = (char)('0' + system);
+    seen_add('+', system);
 }
 
 static void observe_end(void *user, strata_world_t *w, uint32_t system) {
     (void)user;
     (void)w;
-    size_t at = strlen(seen);
-    seen[at] = '-';
-    seen[at + 1] = (char)('0' + system);
+    seen_add('-', system);
 }
 
 static void test_step_tells_the_observer_each_system_and_a_batch_as_a_whole(void **state) {
