@@ -380,6 +380,47 @@ def inspector(b, generated):
     return libs, cost
 
 
+# --- The tutorial and the docs' examples ----------------------------------------------
+
+# docs/tutorial.md's steps, examples/tutorial/<N>-<name>/: each a program that
+# checks itself. A step is its own *.c files and the files of the steps before
+# it but their main.c, over its own pond.yaml or the latest earlier one.
+TUTORIAL_VARIANTS = ("gcc", "clang", "san")
+TUTORIAL_ARGS = {"6-save": "build/{v}/tutorial/pond.sav"}  # where step 6 writes its save
+
+
+def tutorial_and_docs(b, inspect_libs):
+    """The tutorial's steps, built and run as tests, and the test that every
+    example of README.md and docs/ compiles (tests/docs/)."""
+    steps = sorted((os.path.basename(os.path.dirname(p)) for p in sources("examples/tutorial/*/main.c")),
+                   key=lambda step: int(step.split("-")[0]))
+    schema, shared = None, []
+    for i, step in enumerate(steps):
+        here = f"examples/tutorial/{step}"
+        if os.path.exists(os.path.join(ROOT, here, "pond.yaml")):
+            schema = (step,) + b.generate(f"{here}/pond.yaml", f"build/gen/tutorial/{step}")
+        world_step, h, c = schema
+        own = sources(f"{here}/*.c")
+        includes = " ".join(f"-I{os.path.dirname(h)}" if d is None else f"-Iexamples/tutorial/{d}"
+                            for d in [None] + steps[:i + 1][::-1])
+        inspect = any("strata_inspect.h" in open(os.path.join(ROOT, f), encoding="utf-8").read() for f in own)
+        for v in TUTORIAL_VARIANTS:
+            objs = [b.compile(v, s, headers=[h], extra=includes, objdir=f"{v}/tutorial-obj/{step}")
+                    for s in own + shared]
+            objs.append(b.compile(v, c, headers=[h], extra=includes, objdir=f"{v}/tutorial-obj/{world_step}"))
+            exe = f"build/{v}/tutorial/{step}"
+            archives = [inspect_libs[v]] if inspect else []
+            b.n.build(exe, f"link_{v}", inputs=objs + archives + [b.libs[v]],
+                      variables={"libs": "-lcivetweb -lpthread -lm" if inspect else ""})
+            b.test(f"{exe}.ok", f"{exe} {TUTORIAL_ARGS.get(step, '').format(v=v)}".strip(), variant=v, inputs=exe)
+            if v == QUICK_VARIANT:
+                b.all.append(exe)
+        shared += [s for s in own if not s.endswith("/main.c")]
+    b.test("build/docs-tests.ok", "$python -m unittest discover -s tests/docs -t .",
+           implicit=b.codegen + sources("tests/docs/*", "README.md", "docs/*.md", "schema/*.yaml",
+                                        "examples/tutorial/**/*", "runtime/include/*.h"), order_only=b.deps)
+
+
 # --- The edges ----------------------------------------------------------------------
 
 def main(argv):
@@ -461,6 +502,7 @@ def main(argv):
     b.test("build/layers.ok", "$python tools/check-layers.py runtime",
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     inspect_libs, inspect_bench = inspector(b, generated)
+    tutorial_and_docs(b, inspect_libs)
     # A game outside the tree, built with Make, CMake and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
            implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md"]
