@@ -394,7 +394,7 @@ def tutorial_and_docs(b, inspect_libs):
     example of README.md and docs/ compiles (tests/docs/)."""
     steps = sorted((os.path.basename(os.path.dirname(p)) for p in sources("examples/tutorial/*/main.c")),
                    key=lambda step: int(step.split("-")[0]))
-    schema, shared = None, []
+    schema, shared, shown = None, [], []
     for i, step in enumerate(steps):
         here = f"examples/tutorial/{step}"
         if os.path.exists(os.path.join(ROOT, here, "pond.yaml")):
@@ -415,10 +415,11 @@ def tutorial_and_docs(b, inspect_libs):
             b.test(f"{exe}.ok", f"{exe} {TUTORIAL_ARGS.get(step, '').format(v=v)}".strip(), variant=v, inputs=exe)
             if v == QUICK_VARIANT:
                 b.all.append(exe)
+                shown.append(f"{exe}.ok")  # docs/tutorial.md shows what it printed
         shared += [s for s in own if not s.endswith("/main.c")]
     b.test("build/docs-tests.ok", "$python -m unittest discover -s tests/docs -t .",
            implicit=b.codegen + sources("tests/docs/*", "README.md", "docs/*.md", "schema/*.yaml",
-                                        "examples/tutorial/**/*", "runtime/include/*.h"), order_only=b.deps)
+                                        "examples/tutorial/**/*", "runtime/include/*.h") + shown, order_only=b.deps)
 
 
 # --- The edges ----------------------------------------------------------------------

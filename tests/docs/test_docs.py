@@ -20,7 +20,9 @@ own `#include` lines go to file scope, before the prelude, and the rest is
 the body of `void snippet(void)`; the epilogue is where a fragment uses what
 it declared (`(void)r;`), since a page shows the call, not the rest of a
 game. A `from:` block (every C and YAML block of docs/tutorial.md) is checked
-against the file it comes from, which `ninja test` builds and runs.
+against the file it comes from, which `ninja test` builds and runs, and an
+`<!-- output: examples/tutorial/STEP -->` block against what that step
+printed when `ninja test` ran its gcc build (build/gcc/tutorial/STEP.ok.log).
 
 Besides: docs/schema.md names every key of schema/strata.schema.json in the
 section of that key's owner; every relative link and anchor resolves; the
@@ -61,8 +63,8 @@ def read(path: str) -> str:
 
 @dataclass
 class Directive:
-    kind: str                     # "c" or "from"
-    target: str                   # the schema, or the file the block comes from
+    kind: str                     # "c", "from" or "output"
+    target: str                   # the schema, the file the block comes from, or the tutorial's step
     in_function: bool = False
     prelude: Tuple[str, ...] = ()
     epilogue: Tuple[str, ...] = ()
@@ -82,7 +84,7 @@ class Block:
 
 
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^\s`]*)")
-_DIRECTIVE = re.compile(r"^<!--\s*(c|from):\s*(.*?)\s*(-->)?\s*$")
+_DIRECTIVE = re.compile(r"^<!--\s*(c|from|output):\s*(.*?)\s*(-->)?\s*$")
 
 
 def parse_directive(lines: List[str]) -> Optional[Directive]:
@@ -225,6 +227,17 @@ class TestCBlocks(unittest.TestCase):
                                     "('<!-- from: examples/tutorial/STEP/FILE -->')")
 
 
+    def test_the_tutorials_output_is_what_its_steps_print(self):
+        shown = [b for b in blocks("docs/tutorial.md") if b.directive is not None and b.directive.kind == "output"]
+        self.assertGreaterEqual(len(shown), 7)  # one a step
+        for block in shown:
+            step = os.path.basename(block.directive.target)
+            log = f"build/gcc/tutorial/{step}.ok.log"
+            with self.subTest(block=block.where):
+                self.assertTrue(os.path.isfile(os.path.join(ROOT, log)), f"no {log}: run `ninja {log[:-4]}` first")
+                self.assertEqual(block.text, read(log), f"{block.where}: not what {step} prints ({log})")
+
+
 class TestTheCheckItself(unittest.TestCase):
     """The block reader and the compile on pages made up here: a wrong
     declaration fails, a right one passes."""
@@ -259,7 +272,7 @@ class TestTheCheckItself(unittest.TestCase):
                 "```c\ngame_velocity_set(w, GAME_ENTITY_NULL, (game_velocity){0});\n"
                 "game_warp_run(w);\n```\n")
         [errors] = self.check(page)
-        self.assertRegex(errors, r"page\.md:8:\d+: error: implicit declaration of function 'game_warp_run'")
+        self.assertRegex(errors, r"page\.md:8:\d+: error: implicit declaration of function .game_warp_run")
 
 
 # --- The schema reference ---------------------------------------------------------------------

@@ -24,7 +24,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "the inspector cannot start (is the port in use?)\n");
         return 1;
     }
-    printf("open http://127.0.0.1:%u/\n", (unsigned)strata_inspect_port(inspector));
+    if (serve) {
+        printf("open http://127.0.0.1:%u/\n", (unsigned)strata_inspect_port(inspector));
+    }
 
     static const char *const paths[] = {"/api/world", "/api/systems", NULL};
     visit_t *visitor = serve ? NULL : visit_start(strata_inspect_port(inspector), paths);
@@ -40,8 +42,9 @@ int main(int argc, char **argv) {
     CHECK(visitor != NULL);
     if (visitor != NULL) {
         const char *world = visit_answer(visitor, 0), *systems = visit_answer(visitor, 1);
-        printf("%.*s\n", (int)strcspn(world, "\r\n"), world); /* the status line */
-        CHECK(strncmp(world, "HTTP/1.1 200", 12) == 0);
+        printf("/api/world: %.*s\n", (int)strcspn(world, "\r\n"), world); /* the status line */
+        printf("/api/systems: %.*s\n", (int)strcspn(systems, "\r\n"), systems);
+        CHECK(strncmp(world, "HTTP/1.1 200", 12) == 0 && strncmp(systems, "HTTP/1.1 200", 12) == 0);
         CHECK(strstr(world, "\"world\":\"pond\"") != NULL);
         CHECK(strstr(systems, "\"Catch\"") != NULL);
         visit_end(visitor);
