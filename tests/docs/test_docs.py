@@ -405,7 +405,8 @@ class TestLinks(unittest.TestCase):
 
     def test_the_reference_and_the_pages_link_each_other(self):
         reference = {os.path.normpath(os.path.join("docs", t.partition("#")[0])) for t in links("docs/schema.md")}
-        for page in ("docs/guide.md", "docs/systems.md", "docs/events.md", "docs/relations.md", "docs/tutorial.md"):
+        for page in ("docs/guide.md", "docs/systems.md", "docs/events.md", "docs/relations.md", "docs/threads.md",
+                     "docs/tutorial.md"):
             with self.subTest(page=page):
                 self.assertTrue(any(t.partition("#")[0] == "schema.md" for t in links(page)),
                                 f"{page} does not link the schema reference")
