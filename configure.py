@@ -389,6 +389,11 @@ TUTORIAL_VARIANTS = ("gcc", "clang", "san")
 TUTORIAL_ARGS = {"6-save": "build/{v}/tutorial/pond.sav"}  # where step 6 writes its save
 
 
+def uses(path, text):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return text in f.read()
+
+
 def tutorial_and_docs(b, inspect_libs):
     """The tutorial's steps, built and run as tests, and the test that every
     example of README.md and docs/ compiles (tests/docs/)."""
@@ -401,9 +406,9 @@ def tutorial_and_docs(b, inspect_libs):
             schema = (step,) + b.generate(f"{here}/pond.yaml", f"build/gen/tutorial/{step}")
         world_step, h, c = schema
         own = sources(f"{here}/*.c")
-        includes = " ".join(f"-I{os.path.dirname(h)}" if d is None else f"-Iexamples/tutorial/{d}"
-                            for d in [None] + steps[:i + 1][::-1])
-        inspect = any("strata_inspect.h" in open(os.path.join(ROOT, f), encoding="utf-8").read() for f in own)
+        dirs = [os.path.dirname(h)] + [f"examples/tutorial/{d}" for d in reversed(steps[:i + 1])]
+        includes = " ".join(f"-I{d}" for d in dirs)  # the world's header, then this step's files first
+        inspect = any(uses(f, "strata_inspect.h") for f in own)  # the step with the live inspector
         for v in TUTORIAL_VARIANTS:
             objs = [b.compile(v, s, headers=[h], extra=includes, objdir=f"{v}/tutorial-obj/{step}")
                     for s in own + shared]
@@ -419,7 +424,8 @@ def tutorial_and_docs(b, inspect_libs):
         shared += [s for s in own if not s.endswith("/main.c")]
     b.test("build/docs-tests.ok", "$python -m unittest discover -s tests/docs -t .",
            implicit=b.codegen + sources("tests/docs/*", "README.md", "docs/*.md", "schema/*.yaml",
-                                        "examples/tutorial/**/*", "runtime/include/*.h") + shown, order_only=b.deps)
+                                        "examples/tutorial/**/*", "tests/outside/*.yaml",
+                                        "runtime/include/*.h") + shown, order_only=b.deps)
 
 
 # --- The edges ----------------------------------------------------------------------
