@@ -390,6 +390,7 @@ TUTORIAL_ARGS = {"6-save": "build/{v}/tutorial/pond.sav"}  # where step 6 writes
 
 
 def uses(path, text):
+    """True if the file at path (relative to the top) contains text."""
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
         return text in f.read()
 
