@@ -144,6 +144,13 @@ struct strata_world_t {
      * would close a cycle is dropped). */
     void (*on_relink)(strata_world_t *w, const sti_table_t *had, const sti_table_t *t, uint32_t row, uint32_t k,
                       const uint32_t *ids, bool added);
+    /* on_links_keep (NULL without exclusive relations): the ids (k) of an
+     * add of `values` to e (STRATA_ENTITY_NULL: entities about to be made)
+     * into kept_ids / kept_values without the links that cannot be filed
+     * (a dead target, a cycle); returns how many. Every add calls it before
+     * it moves anything, so a dropped link leaves e as it was. */
+    uint32_t (*on_links_keep)(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
+                              const void *const *values, uint32_t *kept_ids, const void **kept_values);
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

@@ -19,6 +19,11 @@ typedef enum sti_cmd_kind_t {
     STI_CMD_REMOVE_RUN = 5, /* remove one component from n entities */
 } sti_cmd_kind_t;
 
+/* record.flags, beside STI_FLAG_DOOMED: the destroy is a recorded command
+ * (not one scheduled for the step's end), so it applies before anything
+ * recorded after it. */
+#define STI_FLAG_RECORDED 2u
+
 /* A deferred command's header in the command buffer. Then come the n
  * entity handles, the k component ids and (ADD) each non-tag value's bytes
  * in id order; the record is padded to a multiple of 8 bytes.

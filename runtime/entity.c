@@ -123,6 +123,21 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (STI_UNLIKELY(w->slot != NULL)) {
         return sti_pool_spawn(w, n, k, ids, values, out); /* inside a batch: made at its end */
     }
+    uint32_t kept_ids[STRATA_MAX_COMPONENTS];
+    const void *kept_values[STRATA_MAX_COMPONENTS];
+    if (k > 0 && !sti_deferred(w) && w->on_links_keep != NULL) {
+        /* A link to a dead target is left out (made now, they close no cycle). */
+        uint32_t kept = w->on_links_keep(w, STRATA_ENTITY_NULL, k, ids, values, kept_ids, kept_values);
+        if (kept < k) {
+            mask = (strata_mask_t){{0}};
+            for (uint32_t i = 0; i < kept; i++) {
+                strata_mask_set(&mask, kept_ids[i]);
+            }
+        }
+        k = kept;
+        ids = kept_ids;
+        values = kept_values;
+    }
     if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }
@@ -195,7 +210,7 @@ strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e) {
     if (sti_deferred(w)) {
         strata_result_t r = sti_command_push(w, STI_CMD_DESTROY, &e, 0, NULL, NULL);
         if (r == STRATA_OK) {
-            rec->flags |= STI_FLAG_DOOMED;
+            rec->flags |= STI_FLAG_DOOMED | STI_FLAG_RECORDED;
         }
         return r;
     }

@@ -218,6 +218,12 @@ static strata_result_t move_edge(strata_world_t *w, sti_table_t *src, uint32_t c
 
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
     sti_table_t *src = w->tables[rec->table];
+    uint32_t kept_id;
+    const void *kept_value;
+    if (w->on_links_keep != NULL &&
+        w->on_links_keep(w, src->entities[rec->row], 1, &c, &value, &kept_id, &kept_value) == 0) {
+        return STRATA_OK; /* a link that cannot be filed: the entity stays as it is */
+    }
     if (strata_mask_test(&src->mask, c)) {
         return move_overwrite(w, src, rec->row, 1, &c, &value);
     }
@@ -262,6 +268,16 @@ STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *r
 static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                                     const void *const *values, bool add) {
     sti_table_t *src = w->tables[rec->table];
+    uint32_t kept_ids[STRATA_MAX_COMPONENTS];
+    const void *kept_values[STRATA_MAX_COMPONENTS];
+    if (add && w->on_links_keep != NULL) { /* the links that cannot be filed are left out */
+        k = w->on_links_keep(w, src->entities[rec->row], k, ids, values, kept_ids, kept_values);
+        ids = kept_ids;
+        values = kept_values;
+        if (k == 0) {
+            return STRATA_OK;
+        }
+    }
     strata_mask_t mask = src->mask;
     for (uint32_t i = 0; i < k; i++) {
         if (add) {

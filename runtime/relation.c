@@ -359,6 +359,47 @@ static strata_result_t relation_add_room(strata_world_t *w, uint32_t n, const st
     return STRATA_OK;
 }
 
+/* True if a link of exclusive relation r from e (STRATA_ENTITY_NULL: an
+ * entity about to be made, which no link can reach) to the target in
+ * `value` (NULL: the component's defaults) can be filed: a null target (a
+ * link naming nothing, as the clear policy leaves), or a live one that
+ * closes no cycle. */
+static bool relation_link_fits(const strata_world_t *w, uint32_t r, strata_entity_t e, const void *value) {
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    value = value != NULL ? value : w->components[d->component].defaults;
+    strata_entity_t t = value != NULL ? link_target(value) : STRATA_ENTITY_NULL;
+    if (t == STRATA_ENTITY_NULL) {
+        return true;
+    }
+    if (sti_record_lookup(w, t) == NULL) {
+        return false;
+    }
+    /* A link strata_relation_set checked a moment ago needs no second walk up. */
+    bool checked = w->relations->checked_source == e && w->relations->checked_target == t;
+    return e == STRATA_ENTITY_NULL || checked || !exclusive_reaches(w, d, t, e);
+}
+
+/* world->on_links_keep: the ids (k) of an add of `values` (NULL:
+ * defaults) to e (a live entity, or STRATA_ENTITY_NULL: entities about to
+ * be made) into kept_ids / kept_values, in order, without those of
+ * exclusive relations whose link cannot be filed (relation_link_fits), so
+ * that the add leaves e as if it had not named them. Returns how many. */
+static uint32_t relation_links_keep(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
+                                    const void *const *values, uint32_t *kept_ids, const void **kept_values) {
+    const struct sti_relations_t *rels = w->relations;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        const void *value = values != NULL ? values[i] : NULL;
+        if (strata_mask_test(&rels->exclusive, ids[i]) && !relation_link_fits(w, rels->relation_of[ids[i]], e, value)) {
+            continue;
+        }
+        kept_ids[n] = ids[i];
+        kept_values[n] = value;
+        n++;
+    }
+    return n;
+}
+
 /* world->on_relink: the links of exclusive relations among ids that `had`
  * has and row `row` of t holds, out of the index (before an overwrite) or
  * filed again (after it). */
@@ -374,9 +415,10 @@ static void relation_relink(strata_world_t *w, const sti_table_t *had, const sti
 }
 
 /* The component hook of an exclusive relation: file e under its new
- * target, or take it out. A link that cannot be filed (its target died or
- * it would close a cycle since it was recorded) is dropped. The room to
- * file it was made before the add began (relation_add_room), so the
+ * target, or take it out. Every add leaves out a link that cannot be filed
+ * (relation_links_keep) before it moves anything; one that comes another
+ * way (a load's) and cannot be filed is kept with a null target. The room
+ * to file it was made before the add began (relation_add_room), so the
  * growth below finds it there. */
 void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void *link, bool added) {
     STRATA_ASSERT(w != NULL && link != NULL);
@@ -411,19 +453,12 @@ void strata_relation_hook(strata_world_t *w, uint32_t r, strata_entity_t e, void
     }
 }
 
-/* Record "remove c from e, then add it with value" (room for both first,
- * so that either both are recorded or neither). A remove of a component e
- * lacks when it is applied does nothing. */
-static strata_result_t exclusive_record_replace(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
-    size_t remove = sti_command_bytes(w, STI_CMD_REMOVE, 1, 1, &c);
-    size_t add = sti_command_bytes(w, STI_CMD_ADD, 1, 1, &c);
-    strata_result_t r = sti_command_reserve(w, remove + add);
-    if (r != STRATA_OK) {
-        return r;
-    }
-    sti_command_write(w, remove, STI_CMD_REMOVE, 1, &e, 1, &c, NULL);
-    sti_command_write(w, add, STI_CMD_ADD, 1, &e, 1, &c, &value);
-    return STRATA_OK;
+/* Record the add of c to e with value: applied, it links e, or re-links
+ * it (an add over a link re-files it), or, when the link cannot be filed
+ * by then (its target died, or it would close a cycle), leaves e as it
+ * finds it (relation_links_keep). */
+static strata_result_t exclusive_record_set(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
+    return sti_command_push(w, STI_CMD_ADD, &e, 1, &c, &value);
 }
 
 /* Link e to t now: e has the component (replace in place) or not (add). */
@@ -473,7 +508,7 @@ strata_result_t strata_relation_set(strata_world_t *w, uint32_t r, strata_entity
         res = list_room(w, &x->sources[strata_entity_index(target)], 1);
     }
     if (res == STRATA_OK) {
-        res = sti_deferred(w) ? exclusive_record_replace(w, e, d->component, value) : exclusive_set_now(w, r, e, value);
+        res = sti_deferred(w) ? exclusive_record_set(w, e, d->component, value) : exclusive_set_now(w, r, e, value);
     }
     if (value != small) {
         sti_mem_free(w, value, size);
@@ -503,6 +538,9 @@ strata_result_t strata_relation_add(strata_world_t *w, uint32_t r, strata_entity
     }
     if (strata_relation_has(w, r, e, target)) {
         return STRATA_OK;
+    }
+    if (sti_deferred(w) && (sti_record_lookup(w, target)->flags & STI_FLAG_RECORDED) != 0) {
+        return STRATA_OK; /* target's destroy, recorded before, applies first: the link would be dropped */
     }
     uint32_t ei = strata_entity_index(e), ti = strata_entity_index(target);
     /* The lists are reached only once the arrays cover both (they may be NULL before). */
@@ -1428,6 +1466,7 @@ strata_result_t sti_relation_init(strata_world_t *w) {
             w->relations->relation_of[s->relations[r].component] = (uint8_t)r;
             w->on_add_room = relation_add_room;
             w->on_relink = relation_relink;
+            w->on_links_keep = relation_links_keep;
         }
     }
     if (s->query_count > 0) {
