@@ -148,14 +148,14 @@ static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *
  * with nothing changed. */
 static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst, uint32_t k,
                                    const uint32_t *ids, const void *const *values) {
-    if (k > 0 && w->on_add_room != NULL) {
-        strata_result_t r = w->on_add_room(w, 1, &src->entities[rec->row], k, ids, values);
+    if (k > 0 && w->hooks.add_room != NULL) {
+        strata_result_t r = w->hooks.add_room(w, 1, &src->entities[rec->row], k, ids, values);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    if (k > 0 && w->on_relink != NULL) {
-        w->on_relink(w, src, src, rec->row, k, ids, false); /* links it had, overwritten below */
+    if (k > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, src, rec->row, k, ids, false); /* links it had, overwritten below */
     }
     uint32_t index = (uint32_t)(rec - w->records);
     sti_observe_leave(w, src, rec->row, dst);
@@ -163,8 +163,8 @@ static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_tab
     rec = &w->records[index];
     uint32_t row = move_row_any(w, rec, src, dst);
     sti_table_write(w, dst, row, k, ids, values);
-    if (k > 0 && w->on_relink != NULL) {
-        w->on_relink(w, src, dst, row, k, ids, true);
+    if (k > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, dst, row, k, ids, true);
     }
     sti_observe_enter(w, src, dst, row);
     return STI_OK_HOOKED;
@@ -175,17 +175,17 @@ static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_tab
  * (NOMEM: nothing changed). */
 static strata_result_t move_overwrite(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
                                       const void *const *values) {
-    if (w->on_relink == NULL) {
+    if (w->hooks.relink == NULL) {
         sti_table_write(w, t, row, k, ids, values);
         return STRATA_OK;
     }
-    strata_result_t r = w->on_add_room(w, 1, &t->entities[row], k, ids, values);
+    strata_result_t r = w->hooks.add_room(w, 1, &t->entities[row], k, ids, values);
     if (r != STRATA_OK) {
         return r;
     }
-    w->on_relink(w, t, t, row, k, ids, false);
+    w->hooks.relink(w, t, t, row, k, ids, false);
     sti_table_write(w, t, row, k, ids, values);
-    w->on_relink(w, t, t, row, k, ids, true);
+    w->hooks.relink(w, t, t, row, k, ids, true);
     return STRATA_OK;
 }
 
@@ -194,7 +194,7 @@ static strata_result_t move_to(strata_world_t *w, sti_record_t *rec, sti_table_t
                                const uint32_t *ids, const void *const *values) {
     /* An add may overwrite a link src holds (a relation's table is hooked):
      * the hooked path files it again. */
-    if (sti_move_is_hooked(w, src, dst) || (k > 0 && src->hooked && w->on_relink != NULL)) {
+    if (sti_move_is_hooked(w, src, dst) || (k > 0 && src->hooked && w->hooks.relink != NULL)) {
         return move_hooked(w, rec, src, dst, k, ids, values);
     }
     uint32_t row = move_row_any(w, rec, src, dst);
@@ -220,8 +220,8 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
     sti_table_t *src = w->tables[rec->table];
     uint32_t kept_id;
     const void *kept_value;
-    if (w->on_links_keep != NULL &&
-        w->on_links_keep(w, src->entities[rec->row], 1, &c, &value, &kept_id, &kept_value) == 0) {
+    if (w->hooks.links_keep != NULL &&
+        w->hooks.links_keep(w, src->entities[rec->row], 1, &c, &value, &kept_id, &kept_value) == 0) {
         return STRATA_OK; /* a link that cannot be filed: the entity stays as it is */
     }
     if (strata_mask_test(&src->mask, c)) {
@@ -270,8 +270,8 @@ static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32
     sti_table_t *src = w->tables[rec->table];
     uint32_t kept_ids[STRATA_MAX_COMPONENTS];
     const void *kept_values[STRATA_MAX_COMPONENTS];
-    if (add && w->on_links_keep != NULL) { /* the links that cannot be filed are left out */
-        k = w->on_links_keep(w, src->entities[rec->row], k, ids, values, kept_ids, kept_values);
+    if (add && w->hooks.links_keep != NULL) { /* the links that cannot be filed are left out */
+        k = w->hooks.links_keep(w, src->entities[rec->row], k, ids, values, kept_ids, kept_values);
         ids = kept_ids;
         values = kept_values;
         if (k == 0) {
@@ -319,11 +319,11 @@ strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k
 /* Hooks first (they cannot move it: their structural changes are deferred),
  * then the row, then the index. */
 void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
-    if (w->on_destroy != NULL) {
+    if (w->hooks.destroyed != NULL) {
         /* Its relations' policies; what they change waits for the caller's settle. */
         uint32_t index = (uint32_t)(rec - w->records);
         sti_scope_open(w);
-        w->on_destroy(w, w->tables[rec->table]->entities[rec->row]);
+        w->hooks.destroyed(w, w->tables[rec->table]->entities[rec->row]);
         sti_scope_close(w);
         rec = &w->records[index];
     }

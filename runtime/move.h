@@ -158,7 +158,7 @@ STI_HOT strata_result_t sti_move_remove_plain(strata_world_t *w, sti_record_t *r
 /* Add one component to a live entity, every case (overwrite if present,
  * new edge, growth, large columns, hooks): OK, STI_OK_HOOKED, NOMEM or
  * LIMIT (the world then as it was). A link of an exclusive relation that
- * cannot be filed (world->on_links_keep) is not added: OK, nothing changed. */
+ * cannot be filed (world->hooks.links_keep) is not added: OK, nothing changed. */
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value);
 /* Remove one component from a live entity, every case: OK, STI_OK_HOOKED,
  * MISSING, NOMEM or LIMIT. */
