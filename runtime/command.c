@@ -136,12 +136,16 @@ strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const s
         return sti_command_run(w, kind == STI_CMD_ADD ? STI_CMD_ADD_RUN : STI_CMD_REMOVE_RUN, *e, ids[0],
                                values != NULL ? values[0] : NULL);
     }
-    size_t bytes = sti_command_bytes(w, kind, 1, k, ids);
-    strata_result_t r = sti_command_reserve(w, bytes);
-    if (r == STRATA_OK) {
-        sti_command_write(w, bytes, kind, 1, e, k, ids, values);
+    size_t bytes = kind == STI_CMD_DESTROY ? STI_CMD_DESTROY_BYTES : sti_command_bytes(w, kind, 1, k, ids);
+    /* The reserve only when the room is not there already (a policy's destroys have theirs). */
+    if (bytes == 0 || w->cmd_size + bytes > w->cmd_capacity || (w->has_hooks && bytes > w->scratch_capacity)) {
+        strata_result_t r = sti_command_reserve(w, bytes);
+        if (r != STRATA_OK) {
+            return r;
+        }
     }
-    return r;
+    sti_command_write(w, bytes, kind, 1, e, k, ids, values);
+    return STRATA_OK;
 }
 
 /* Apply an ADD to its entities still alive, resuming after those a failed

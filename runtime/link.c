@@ -75,19 +75,20 @@ static bool link_has_room(const sti_link_index_t *x, uint32_t e, uint32_t t, uin
 /* --- Exclusive links ---------------------------------------------------------- */
 
 /* e's link, writable without marking it changed (the depth is the runtime's), or NULL. */
-static void *link_cell(strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t e) {
-    return (void *)(uintptr_t)strata_get(w, e, d->component);
+static void *link_cell(const strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t e) {
+    const sti_record_t *rec = sti_record_lookup(w, e); /* (strata_get, inline: every walk up reads it) */
+    return rec != NULL ? sti_table_cell(w, w->tables[rec->table], d->component, rec->row) : NULL;
 }
 
 /* e's target in exclusive relation d, or NULL (stale e, no link). */
 static strata_entity_t link_target_of(const strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t e) {
-    const void *link = strata_get(w, e, d->component);
+    const void *link = link_cell(w, d, e);
     return link != NULL ? sti_link_target(link) : STRATA_ENTITY_NULL;
 }
 
 /* e's depth: its link's, 0 without one. */
 static uint32_t link_depth_of(const strata_world_t *w, const strata_relation_desc_t *d, strata_entity_t e) {
-    const void *link = strata_get(w, e, d->component);
+    const void *link = link_cell(w, d, e);
     return link != NULL ? sti_link_depth(link) : 0;
 }
 
@@ -190,6 +191,9 @@ static strata_result_t link_room(strata_world_t *w, uint32_t r, uint32_t n, cons
 static strata_result_t link_add_room(strata_world_t *w, uint32_t n, const strata_entity_t *entities, uint32_t k,
                                      const uint32_t *ids, const void *const *values) {
     const struct sti_relations_t *rels = w->relations;
+    if (n == 1 && entities != NULL && entities[0] == rels->checked_source) {
+        return STRATA_OK; /* strata_relation_set's add: its room is made */
+    }
     for (uint32_t i = 0; i < k; i++) {
         if (!strata_mask_test(&rels->exclusive, ids[i]) || n == 0) {
             continue;
@@ -231,9 +235,11 @@ static uint32_t link_keep(strata_world_t *w, strata_entity_t e, uint32_t k, cons
                           const void *const *values, uint32_t *kept_ids, const void **kept_values) {
     const struct sti_relations_t *rels = w->relations;
     uint32_t n = 0;
+    bool checked = e == rels->checked_source && e != STRATA_ENTITY_NULL; /* strata_relation_set's add: it fits */
     for (uint32_t i = 0; i < k; i++) {
         const void *value = values != NULL ? values[i] : NULL;
-        if (strata_mask_test(&rels->exclusive, ids[i]) && !link_fits(w, rels->relation_of[ids[i]], e, value)) {
+        if (!checked && strata_mask_test(&rels->exclusive, ids[i]) &&
+            !link_fits(w, rels->relation_of[ids[i]], e, value)) {
             continue;
         }
         kept_ids[n] = ids[i];
@@ -304,13 +310,44 @@ static strata_result_t link_record_set(strata_world_t *w, strata_entity_t e, uin
     return sti_command_push(w, STI_CMD_ADD, &e, 1, &c, &value);
 }
 
-/* Link e to t now: e has the component (replace in place) or not (add). */
-static strata_result_t link_set_now(strata_world_t *w, uint32_t r, strata_entity_t e, const void *value) {
+/* The neighbour of e's table (rec) with relation r's component added
+ * (`add`) or removed, if the move there can skip the hooked move's
+ * machinery: the edge is cached, its table has room, and no monitored
+ * query starts or stops matching, so the only hook on the way is the
+ * component's own, strata_relation_hook (the generated hooks call it and
+ * nothing else), which records nothing. NULL otherwise. */
+static sti_table_t *link_direct_edge(const strata_world_t *w, const sti_record_t *rec, uint32_t c, bool add) {
+    const sti_table_t *src = w->tables[rec->table];
+    sti_table_t *dst = src->edges[add ? c : w->component_count + c].table;
+    return dst != NULL && dst->count < dst->capacity && dst->monitors == src->monitors ? dst : NULL;
+}
+
+/* Link e (record rec, without the component; the link checked, its room
+ * made) to target now along the edge to dst (link_direct_edge): the move,
+ * the value (`link`'s data, NULL: defaults) written in place, and the
+ * hook's filing. */
+static strata_result_t link_add_direct(strata_world_t *w, uint32_t r, sti_record_t *rec, strata_entity_t e,
+                                       sti_table_t *dst, strata_entity_t target, const void *link) {
+    uint32_t c = w->schema->relations[r].component;
+    uint32_t row = sti_move_row_any(w, rec, w->tables[rec->table], dst);
+    void *cell = sti_table_cell(w, dst, c, row);
+    sti_value_write(w, cell, c, link);
+    sti_link_set_target(cell, target);
+    link_file(w, r, e, cell, target);
+    sti_mark_ids(w, e, 1, &c);
+    sti_settle_sets(w);
+    return STRATA_OK;
+}
+
+/* Link e (record rec) to the target in value now: replace its link in
+ * place, or add one. */
+static strata_result_t link_set_now(strata_world_t *w, uint32_t r, sti_record_t *rec, strata_entity_t e,
+                                    const void *value) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
     sti_link_index_t *x = sti_link_index(w, r);
-    const void *old = strata_get(w, e, d->component);
+    const void *old = sti_table_cell(w, w->tables[rec->table], d->component, rec->row);
     if (old == NULL) {
-        w->relations->checked_source = e; /* the hook files it, without checking it again */
+        w->relations->checked_source = e; /* the add files it, without checking it again */
         w->relations->checked_target = sti_link_target(value);
         strata_result_t res = strata_add(w, e, d->component, value);
         w->relations->checked_source = STRATA_ENTITY_NULL;
@@ -326,18 +363,11 @@ static strata_result_t link_set_now(strata_world_t *w, uint32_t r, strata_entity
     return STRATA_OK;
 }
 
-strata_result_t strata_relation_set(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target,
-                                    const void *link) {
-    STRATA_ASSERT(w != NULL);
-    sti_link_index_t *x = sti_link_index(w, r);
+/* strata_relation_set's link as a whole value (`link`'s data, NULL:
+ * defaults, and target), recorded or set now. */
+static strata_result_t link_set_value(strata_world_t *w, uint32_t r, sti_record_t *rec, strata_entity_t e,
+                                      strata_entity_t target, const void *link) {
     const strata_relation_desc_t *d = &w->schema->relations[r];
-    STRATA_ASSERT(d->exclusive);
-    if (sti_record_lookup(w, e) == NULL || sti_record_lookup(w, target) == NULL) {
-        return STRATA_ERR_STALE;
-    }
-    if (link_reaches(w, d, target, e)) {
-        return STRATA_ERR_CYCLE;
-    }
     uint32_t size = w->components[d->component].size;
     unsigned char small[256];
     unsigned char *value = size <= sizeof small ? small : sti_mem_alloc(w, size);
@@ -346,17 +376,35 @@ strata_result_t strata_relation_set(strata_world_t *w, uint32_t r, strata_entity
     }
     sti_value_write(w, value, d->component, link);
     sti_link_set_target(value, target);
-    strata_result_t res = link_cover(w, x, true, strata_entity_index(e), strata_entity_index(target));
-    if (res == STRATA_OK) {
-        res = link_list_room(w, &x->sources[strata_entity_index(target)], 1);
-    }
-    if (res == STRATA_OK) {
-        res = sti_deferred(w) ? link_record_set(w, e, d->component, value) : link_set_now(w, r, e, value);
-    }
+    strata_result_t res = sti_deferred(w) ? link_record_set(w, e, d->component, value)
+                                          : link_set_now(w, r, rec, e, value);
     if (value != small) {
         sti_mem_free(w, value, size);
     }
     return res;
+}
+
+strata_result_t strata_relation_set(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target,
+                                    const void *link) {
+    STRATA_ASSERT(w != NULL);
+    sti_link_index_t *x = sti_link_index(w, r);
+    const strata_relation_desc_t *d = &w->schema->relations[r];
+    STRATA_ASSERT(d->exclusive);
+    sti_record_t *rec = sti_record_lookup(w, e);
+    if (rec == NULL || sti_record_lookup(w, target) == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    if (link_reaches(w, d, target, e)) {
+        return STRATA_ERR_CYCLE;
+    }
+    uint32_t ei = strata_entity_index(e), ti = strata_entity_index(target);
+    strata_result_t res = link_has_room(x, ei, ti, 1) ? STRATA_OK : link_cover(w, x, true, ei, ti);
+    res = res == STRATA_OK ? link_list_room(w, &x->sources[ti], 1) : res;
+    sti_table_t *dst = res == STRATA_OK && !sti_deferred(w) ? link_direct_edge(w, rec, d->component, true) : NULL;
+    if (dst != NULL) {
+        return link_add_direct(w, r, rec, e, dst, target, link);
+    }
+    return res == STRATA_OK ? link_set_value(w, r, rec, e, target, link) : res;
 }
 
 /* --- Non-exclusive links ------------------------------------------------------- */
@@ -419,6 +467,26 @@ void sti_link_unfile_shared(strata_world_t *w, sti_link_index_t *x, strata_entit
     }
 }
 
+/* Remove e's link of exclusive relation r now (if it names target, or
+ * any with a null target): the hook's unfiling and the move directly when
+ * link_direct_edge allows, else a plain strata_remove (whose hook does
+ * it). STALE, MISSING, or the remove's result. */
+static strata_result_t link_remove_now(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target) {
+    uint32_t c = w->schema->relations[r].component;
+    sti_record_t *rec = sti_record_lookup(w, e);
+    void *link = sti_table_cell(w, w->tables[rec->table], c, rec->row);
+    if (link == NULL || (target != STRATA_ENTITY_NULL && target != sti_link_target(link))) {
+        return STRATA_ERR_MISSING;
+    }
+    sti_table_t *dst = link_direct_edge(w, rec, c, false);
+    if (dst == NULL) {
+        return strata_remove(w, e, c); /* the hook takes it out of the index */
+    }
+    strata_relation_hook(w, r, e, link, false);
+    sti_move_row_any(w, rec, w->tables[rec->table], dst);
+    return STRATA_OK;
+}
+
 strata_result_t strata_relation_remove(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target) {
     STRATA_ASSERT(w != NULL);
     sti_link_index_t *x = sti_link_index(w, r);
@@ -430,11 +498,7 @@ strata_result_t strata_relation_remove(strata_world_t *w, uint32_t r, strata_ent
         if (sti_deferred(w)) {
             return sti_command_push(w, STI_CMD_REMOVE, &e, 1, &d->component, NULL);
         }
-        strata_entity_t was = link_target_of(w, d, e);
-        if (!strata_has(w, e, d->component) || (target != STRATA_ENTITY_NULL && target != was)) {
-            return STRATA_ERR_MISSING;
-        }
-        return strata_remove(w, e, d->component); /* the hook takes it out of the index */
+        return link_remove_now(w, r, e, target);
     }
     sti_link_list_t *mine = sti_link_list_at(x->targets, x->targets_cap, e);
     uint32_t i = mine != NULL ? sti_link_list_find(mine, target) : UINT32_MAX;

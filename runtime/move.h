@@ -94,6 +94,12 @@ STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_tab
     return to;
 }
 
+/* Move an entity's row from src to any dst (room reserved), copying the
+ * columns both have (the changed-set bits too), running no hook: columns
+ * only dst has, and the hooks of what the move adds or removes, are the
+ * caller's. Returns the new row. */
+uint32_t sti_move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst);
+
 /* Move every row of src (room for them reserved in dst) along an edge
  * whose plan is `plan`: one copy a column, the entities in their order at
  * the end of dst, src left empty; the same end state as moving its rows one

@@ -98,7 +98,7 @@ static void relation_source_dies(strata_world_t *w, uint32_t r, strata_entity_t 
  * or the removal of component c (alone, or as a run's entry). */
 static size_t relation_policy_bytes(const strata_world_t *w, bool destroy, uint32_t c) {
     if (destroy) {
-        return sti_command_bytes(w, STI_CMD_DESTROY, 1, 0, NULL);
+        return STI_CMD_DESTROY_BYTES;
     }
     size_t one = sti_command_bytes(w, STI_CMD_REMOVE, 1, 1, &c), run = sti_command_run_bytes(w, STI_CMD_REMOVE_RUN, c);
     return one > run ? one : run;
@@ -165,7 +165,9 @@ static strata_result_t relation_destroy_room(strata_world_t *w, strata_entity_t 
             room.destroys += d->policy == STRATA_POLICY_DESTROY ? n : 0;
         }
     }
-    relation_fields(w, e, &room);
+    if (s->field_policy_count > 0) {
+        relation_fields(w, e, &room);
+    }
     strata_result_t res = room.bytes > 0 ? sti_command_reserve(w, room.bytes) : STRATA_OK;
     if (res == STRATA_OK && w->in_step && room.destroys > 0) {
         res = sti_mem_grow(w, &w->doomed, sizeof(strata_entity_t), &w->doomed_capacity,
@@ -186,7 +188,9 @@ static void relation_destroyed(strata_world_t *w, strata_entity_t e) {
             relation_source_dies(w, r, e);
         }
     }
-    relation_fields(w, e, NULL);
+    if (s->field_policy_count > 0) {
+        relation_fields(w, e, NULL);
+    }
 }
 
 /* --- The world's part ---------------------------------------------------------------- */

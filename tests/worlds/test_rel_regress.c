@@ -423,6 +423,99 @@ static void test_rel_dropped_link_added_now(void **state) {
     rel_world_destroy(w);
 }
 
+/* --- Links and the hooks of the queries they change --------------------------
+ * Setting or removing a link takes a shorter path when the move runs no
+ * hook but the link's own (no monitored query starts or stops matching).
+ * A hand-made world with a query hook on links of entities with a Pos:
+ * the hooks still run exactly when the entity starts or stops matching. */
+
+enum { HK_LINK, HK_POS, HK_COMPONENTS };
+typedef struct hk_link {
+    strata_entity_t target;
+    uint32_t depth;
+    uint32_t spare;
+} hk_link;
+static uint32_t hk_added, hk_removed;
+
+static void hk_link_added(strata_world_t *w, strata_entity_t e, void *value) {
+    strata_relation_hook(w, 0, e, value, true);
+}
+
+static void hk_link_removed(strata_world_t *w, strata_entity_t e, void *value) {
+    strata_relation_hook(w, 0, e, value, false);
+}
+
+static void hk_query_added(strata_world_t *w, strata_entity_t e, void *aspect) {
+    (void)w, (void)e, (void)aspect;
+    hk_added++;
+}
+
+static void hk_query_removed(strata_world_t *w, strata_entity_t e, void *aspect) {
+    (void)w, (void)e, (void)aspect;
+    hk_removed++;
+}
+
+static void test_rel_links_run_the_hooks_of_the_queries_they_change(void **state) {
+    (void)state;
+    static const strata_component_desc_t components[HK_COMPONENTS] = {
+        [HK_LINK] = {.name = "Link",
+                     .size = sizeof(hk_link),
+                     .align = _Alignof(hk_link),
+                     .on_add = hk_link_added,
+                     .on_remove = hk_link_removed},
+        [HK_POS] = {.name = "Pos", .size = sizeof(float), .align = _Alignof(float)},
+    };
+    static const strata_query_desc_t queries[1] = {
+        {.name = "Placed",
+         .all = {{(1u << HK_LINK) | (1u << HK_POS)}},
+         .on_add = hk_query_added,
+         .on_remove = hk_query_removed},
+    };
+    static const strata_relation_desc_t relations[1] = {
+        {.name = "Link", .component = HK_LINK, .exclusive = true, .policy = STRATA_POLICY_DESTROY}};
+    static const strata_schema_t schema = {.name = "hk",
+                                           .version = 1,
+                                           .component_count = HK_COMPONENTS,
+                                           .components = components,
+                                           .query_count = 1,
+                                           .queries = queries,
+                                           .relation_count = 1,
+                                           .relations = relations};
+    strata_world_t *w = NULL;
+    assert_int_equal(strata_world_create(&schema, NULL, &w), STRATA_OK);
+    hk_added = hk_removed = 0;
+    strata_entity_t root, bare, placed[2];
+    uint32_t pos = HK_POS;
+    assert_int_equal(strata_entity_create(w, &root), STRATA_OK);
+    assert_int_equal(strata_entity_create(w, &bare), STRATA_OK);
+    assert_int_equal(strata_entity_create_many(w, 2, 1, &pos, NULL, placed), STRATA_OK);
+    for (int round = 0; round < 2; round++) { /* the second round finds the edges made */
+        assert_int_equal(strata_relation_set(w, 0, bare, root, NULL), STRATA_OK); /* matches nothing: no hook */
+        assert_int_equal(hk_added, 2 * round);
+        assert_int_equal(strata_relation_set(w, 0, placed[0], bare, NULL), STRATA_OK);
+        assert_int_equal(strata_relation_set(w, 0, placed[1], placed[0], NULL), STRATA_OK);
+        assert_int_equal(hk_added, 2 * round + 2);
+        assert_int_equal(strata_relation_depth(w, 0, placed[1]), 3);
+        uint32_t n = 0;
+        assert_true(strata_relation_sources(w, 0, bare, &n)[0] == placed[0] && n == 1);
+        assert_int_equal(strata_relation_remove(w, 0, placed[1], STRATA_ENTITY_NULL), STRATA_OK);
+        assert_int_equal(strata_relation_remove(w, 0, placed[0], STRATA_ENTITY_NULL), STRATA_OK);
+        assert_int_equal(strata_relation_remove(w, 0, bare, STRATA_ENTITY_NULL), STRATA_OK);
+        assert_int_equal(hk_removed, 2 * round + 2);
+        assert_null(strata_relation_sources(w, 0, bare, &n));
+        assert_int_equal(strata_relation_depth(w, 0, placed[0]), 0);
+    }
+    /* A destroy takes the subtree, each one leaving the query as it goes. */
+    assert_int_equal(strata_relation_set(w, 0, bare, root, NULL), STRATA_OK);
+    assert_int_equal(strata_relation_set(w, 0, placed[0], bare, NULL), STRATA_OK);
+    assert_int_equal(strata_relation_set(w, 0, placed[1], bare, NULL), STRATA_OK);
+    assert_int_equal(strata_entity_destroy(w, root), STRATA_OK);
+    assert_false(strata_entity_alive(w, placed[0]) || strata_entity_alive(w, placed[1]));
+    assert_int_equal(hk_added, 6);
+    assert_int_equal(hk_removed, 6);
+    strata_world_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rel_scheduled_destroys_of_a_whole_table_apply_policies),
@@ -435,6 +528,7 @@ int main(void) {
         cmocka_unit_test(test_rel_dropped_deferred_link_non_exclusive),
         cmocka_unit_test(test_rel_dropped_deferred_link_in_a_batch),
         cmocka_unit_test(test_rel_dropped_link_added_now),
+        cmocka_unit_test(test_rel_links_run_the_hooks_of_the_queries_they_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
