@@ -310,7 +310,7 @@ static strata_result_t link_record_set(strata_world_t *w, strata_entity_t e, uin
     return sti_command_push(w, STI_CMD_ADD, &e, 1, &c, &value);
 }
 
-/* The neighbour of e's table (rec) with relation r's component added
+/* The neighbour of e's table (rec) with relation r's component c added
  * (`add`) or removed, if the move there can skip the hooked move's
  * machinery: the edge is cached, its table has room, and no monitored
  * query starts or stops matching, so the only hook on the way is the
@@ -323,9 +323,9 @@ static sti_table_t *link_direct_edge(const strata_world_t *w, const sti_record_t
 }
 
 /* Link e (record rec, without the component; the link checked, its room
- * made) to target now along the edge to dst (link_direct_edge): the move,
- * the value (`link`'s data, NULL: defaults) written in place, and the
- * hook's filing. */
+ * made) to target now, moving to dst (link_direct_edge): the move, the
+ * value (`link`'s data, NULL: defaults) written in place, and the hook's
+ * filing. */
 static strata_result_t link_add_direct(strata_world_t *w, uint32_t r, sti_record_t *rec, strata_entity_t e,
                                        sti_table_t *dst, strata_entity_t target, const void *link) {
     uint32_t c = w->schema->relations[r].component;
@@ -399,7 +399,8 @@ strata_result_t strata_relation_set(strata_world_t *w, uint32_t r, strata_entity
     }
     uint32_t ei = strata_entity_index(e), ti = strata_entity_index(target);
     strata_result_t res = link_has_room(x, ei, ti, 1) ? STRATA_OK : link_cover(w, x, true, ei, ti);
-    res = res == STRATA_OK ? link_list_room(w, &x->sources[ti], 1) : res;
+    res = res == STRATA_OK && x->sources[ti].count == x->sources[ti].capacity ? link_list_room(w, &x->sources[ti], 1)
+                                                                              : res;
     sti_table_t *dst = res == STRATA_OK && !sti_deferred(w) ? link_direct_edge(w, rec, d->component, true) : NULL;
     if (dst != NULL) {
         return link_add_direct(w, r, rec, e, dst, target, link);
@@ -467,13 +468,13 @@ void sti_link_unfile_shared(strata_world_t *w, sti_link_index_t *x, strata_entit
     }
 }
 
-/* Remove e's link of exclusive relation r now (if it names target, or
- * any with a null target): the hook's unfiling and the move directly when
+/* Remove e's (record rec) link of exclusive relation r now (if it names
+ * target, or any with a null target): the hook's unfiling and the move directly when
  * link_direct_edge allows, else a plain strata_remove (whose hook does
  * it). STALE, MISSING, or the remove's result. */
-static strata_result_t link_remove_now(strata_world_t *w, uint32_t r, strata_entity_t e, strata_entity_t target) {
+static strata_result_t link_remove_now(strata_world_t *w, uint32_t r, sti_record_t *rec, strata_entity_t e,
+                                       strata_entity_t target) {
     uint32_t c = w->schema->relations[r].component;
-    sti_record_t *rec = sti_record_lookup(w, e);
     void *link = sti_table_cell(w, w->tables[rec->table], c, rec->row);
     if (link == NULL || (target != STRATA_ENTITY_NULL && target != sti_link_target(link))) {
         return STRATA_ERR_MISSING;
@@ -491,14 +492,15 @@ strata_result_t strata_relation_remove(strata_world_t *w, uint32_t r, strata_ent
     STRATA_ASSERT(w != NULL);
     sti_link_index_t *x = sti_link_index(w, r);
     const strata_relation_desc_t *d = &w->schema->relations[r];
-    if (sti_record_lookup(w, e) == NULL) {
+    sti_record_t *rec = sti_record_lookup(w, e);
+    if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
     if (d->exclusive) {
         if (sti_deferred(w)) {
             return sti_command_push(w, STI_CMD_REMOVE, &e, 1, &d->component, NULL);
         }
-        return link_remove_now(w, r, e, target);
+        return link_remove_now(w, r, rec, e, target);
     }
     sti_link_list_t *mine = sti_link_list_at(x->targets, x->targets_cap, e);
     uint32_t i = mine != NULL ? sti_link_list_find(mine, target) : UINT32_MAX;
