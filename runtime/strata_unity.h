@@ -27,6 +27,8 @@
 #include "entity.c"
 #include "component.c"
 #include "iter.c"
+#include "cascade.c"
+#include "link.c"
 #include "relation.c"
 #include "world.c"
 #include "save/writer.c"

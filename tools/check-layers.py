@@ -14,6 +14,11 @@ include) and strata_unity.h (which includes every .c on purpose).
 `#include "..."` is resolved as the compiler does with -Iruntime/include
 -Iruntime: beside the including file, then in include/, then at the top.
 Includes that resolve outside RUNTIME_DIR are not the runtime's concern.
+
+A lower layer calls a higher one only through the world's hooks struct
+(sti_hooks_t in RUNTIME_DIR/base.h, when there is one): the world holds no
+other function pointer, and a member of the struct is set (`hooks.x = f`)
+only by a module of a higher layer than each module that calls it.
 Each problem is printed compiler style (file:line: error: ...); the exit
 status is 1 if there is any. Without a LAYERS file the check says so and
 passes: there is nothing to check against.
@@ -29,6 +34,10 @@ EXEMPT = {"strata_unity"}      # includes every .c by design
 # (libstrata_inspect), which needs civetweb.
 OUTSIDE_UNITY = {"save/json_read.c", "inspect/json.c", "inspect/api.c", "inspect/inspect.c"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+# base.h's struct of up-calls: the world holds no other function pointer, and
+# each member is set only by a module above every module that calls it.
+HOOKS = "sti_hooks_t"
+FUNC_PTR = re.compile(r"\(\s*\*\s*(\w+)\s*\)\s*\(")
 
 
 def module_of(rel):
@@ -98,6 +107,41 @@ def find_cycle(graph):
     return None
 
 
+def check_hooks(root, layers, files):
+    """Problems with the up-calls of RUNTIME_DIR/base.h (none without it): a
+    function pointer in struct strata_world_t outside the hooks struct, or a
+    member of the hooks struct set by a module not above one that calls it."""
+    base = os.path.join(root, "base.h")
+    if not os.path.isfile(base):
+        return []
+    with open(base, encoding="utf-8") as f:
+        text = f.read()
+    errors = []
+    world = re.search(r"struct strata_world_t \{(.*?)\n\};", text, re.S)
+    for m in FUNC_PTR.finditer(world.group(1) if world else ""):
+        line = text.count("\n", 0, world.start(1) + m.start()) + 1
+        errors.append(f"{base}:{line}: error: the world holds the function pointer '{m.group(1)}' outside {HOOKS}: "
+                      "a lower layer calls up only through world->hooks")
+    hooks = re.search(r"typedef struct " + HOOKS + r" \{(.*?)\n\} " + HOOKS + ";", text, re.S)
+    sets, calls = [], {}  # (member, module, site); member -> modules that call it
+    comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+    for rel in files:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            code = comment.sub(lambda m: "\n" * m.group(0).count("\n"), f.read())
+            for lineno, line in enumerate(code.split("\n"), 1):
+                for name in FUNC_PTR.findall(hooks.group(1)) if hooks else []:
+                    if re.search(r"hooks\." + name + r"\s*=(?!=)", line):
+                        sets.append((name, module_of(rel), f"{os.path.join(root, rel)}:{lineno}"))
+                    elif re.search(r"hooks\." + name + r"\b", line):
+                        calls.setdefault(name, set()).add(module_of(rel))
+    for name, setter, site in sets:
+        for caller in sorted(calls.get(name, ())):
+            if setter in layers and caller in layers and layers[setter] <= layers[caller]:
+                errors.append(f"{site}: error: hooks.{name} is set by '{setter}' (layer {layers[setter] + 1}), "
+                              f"which is not above '{caller}' (layer {layers[caller] + 1}) that calls it")
+    return errors
+
+
 def check(root):
     """The list of problems (strings) with root's layering; None if root has no LAYERS."""
     layers_path = os.path.join(root, "LAYERS")
@@ -145,6 +189,7 @@ def check(root):
         for rel in files:
             if rel.endswith(".c") and rel not in unit and rel not in OUTSIDE_UNITY:
                 errors.append(f"{unity}:1: error: {rel} is not in the unit: add #include \"{rel}\"")
+    errors += check_hooks(root, layers, files)
     cycle = find_cycle(graph)
     if cycle:
         errors.append(f"error: include cycle: {' -> '.join(cycle)}")
