@@ -163,6 +163,36 @@ class Literals:
             return "{0}"
         return "{ " + ", ".join(parts) + " }"
 
+    def compound(self, fields) -> str:
+        """The braces of a compound literal `(T){...}` holding the defaults
+        of `fields`. All zero, it names the first scalar inside the first
+        field (`{ .pos.x = 0 }`, `{ .rgb[0] = 0 }`) instead of `{0}`: gcc
+        takes `{0}` for any struct in a declaration, but inside another
+        initializer (`&(rect_bundle){ .color = &RECT_COLOR_DEFAULT }`) it
+        warns of missing braces when the first field is an array or a struct."""
+        text = self.fields(fields)
+        if text != "{0}" or not fields:
+            return text
+        designator, value = self._first_scalar(fields[0])
+        return f"{{ {designator} = {value} }}"
+
+    def _first_scalar(self, f) -> Tuple[str, str]:
+        """The designator of the first scalar of field f, and its zero."""
+        path, t = f".{f.name}", f.type
+        while t.kind in ("array", "struct"):
+            if t.kind == "array":
+                path, t = path + "[0]", t.element
+            else:
+                first = self._fields[t.name][0]
+                path, t = f"{path}.{first.name}", first.type
+        if t.kind == "string":
+            return path + "[0]", "0"
+        if t.kind == "entity":
+            return path, "{0}"
+        if t.kind == "enum":
+            return path, self.names.enum_member(t.name, self.schema.enum(t.name).members[0])
+        return path, ("false" if t.name == "bool" else "0")
+
 
 # C11 requires compilers to take string literals of 4095 characters; past
 # that -Wpedantic warns, so a longer string is written as a list of chars.

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 REPO = Path(__file__).resolve().parents[2]
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-fsyntax-only"]
@@ -62,3 +62,24 @@ def failures(files: List[Path]) -> Dict[Path, str]:
                 if not named:  # the compiler failed without naming a file: blame the batch's first
                     found[chosen[0]] = f"{cc}: {result.stderr[:2000]}"
     return found
+
+
+WARNINGS = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
+
+
+def compile_each(files: List[Path], standards: List[str], extra: Sequence[str] = ()) -> Dict[str, str]:
+    """Check `files` with each compiler under each `-std=` of `standards`,
+    warnings as errors, every run at once; {"gcc -std=c11": messages} for
+    each run that fails."""
+    runs = {}
+    for cc in compilers():
+        for std in standards:
+            command = [cc, std, *WARNINGS, "-fsyntax-only", f"-I{REPO / 'runtime/include'}", *extra, *map(str, files)]
+            runs[f"{cc} {std}"] = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                                   text=True)
+    failed = {}
+    for name, process in runs.items():
+        output, _ = process.communicate(timeout=600)
+        if process.returncode != 0:
+            failed[name] = output[:4000]
+    return failed
