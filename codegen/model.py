@@ -6,8 +6,10 @@ module read it. Nothing here knows YAML or C spelling: C identifiers live in
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Tuple, Union
+
+from .spec import FIELD_POLICY
 
 # The scalar field types and their C spelling live in names.py; this is the set.
 SCALARS = ("bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64")
@@ -76,7 +78,7 @@ class Field:
     loc: Loc
     explicit_default: bool = False  # the schema gave `= x` or `default:`
     renamed_from: Tuple[str, ...] = ()  # the field's former names (long form `renamed_from:`), for old saves
-    on_target_destroy: str = "keep"  # an entity field of a component: what its target's destroy does
+    on_target_destroy: str = FIELD_POLICY  # an entity field of a component: what its target's destroy does
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,7 @@ class Relation:
     index: int  # relation id, declaration order from 0
     component: int  # the component id of its links
     exclusive: bool
-    policy: str  # on_target_destroy: keep, clear, remove or destroy
+    on_target_destroy: str  # what a target's destroy does to its sources: keep, clear, remove or destroy
     data: Tuple[Field, ...]
     loc: Loc
 
@@ -214,6 +216,37 @@ class Assemblage:
 
 
 @dataclass(frozen=True)
+class Apart:
+    """Why `later` runs in a batch after `earlier`'s: what they share."""
+    earlier: str
+    later: str
+    reasons: Tuple[str, ...]  # "Position", "res Clock", "event Eaten", "order", "changed set"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Systems of one phase that touch disjoint data (schedule.py)."""
+    index: int  # 0 first, over the whole step
+    phase: str
+    systems: Tuple[System, ...]  # schedule order
+
+    @property
+    def alone(self) -> bool:
+        """One system that is not split: it runs as in a single-threaded step."""
+        return len(self.systems) == 1 and not self.systems[0].parallel
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The step's batches, and the pairs of systems they keep apart (schedule.py)."""
+    batches: Tuple[Batch, ...] = ()
+    apart: Tuple[Apart, ...] = ()  # the conflicting pairs of a phase no chain of others implies, in schedule order
+
+    def batch_of(self, name: str) -> int:
+        return next(b.index for b in self.batches for y in b.systems if y.name == name)
+
+
+@dataclass(frozen=True)
 class Schema:
     path: str  # the schema file as given on the command line
     world: str
@@ -231,15 +264,16 @@ class Schema:
     save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
     events: Tuple[Event, ...] = ()  # by event id (declaration order)
     relations: Tuple[Relation, ...] = ()  # by relation id (declaration order)
+    threads: bool = False  # `threads: true`: systems share batches (schedule.py)
+    schedule: Schedule = Schedule()  # the systems' batches, worked out once by the validator
 
     @property
     def field_policies(self) -> Tuple[Tuple[Component, Field], ...]:
         """The entity fields of components whose target's destroy does something."""
-        return tuple((c, f) for c in self.components for f in c.fields if f.on_target_destroy != "keep")
+        return tuple((c, f) for c in self.components for f in c.fields if f.on_target_destroy != FIELD_POLICY)
 
     def relation(self, name: str) -> Relation:
         return next(r for r in self.relations if r.name == name)
-    threads: bool = False  # `threads: true`: systems share batches (schedule.py)
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)

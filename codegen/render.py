@@ -14,13 +14,13 @@ from typing import Dict, List, Tuple
 import jinja2
 
 from . import __version__, model, numbers
+from .limits import MASK_WORDS
 from . import schedule as threaded_schedule
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2", "saves.h.j2",
              "reflect.c.j2", "assemblages.c.j2")
-MASK_WORDS = 4  # STRATA_MAX_COMPONENTS / 64
 
 
 def _environment() -> jinja2.Environment:
@@ -344,7 +344,7 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "queries": query_table(schema),
         "aspect_ids": aspect_ids(schema),
         "schedule": [ScheduleRow(y) for y in schema.systems],
-        "threaded": threaded_schedule.compute(schema),
+        "threaded": schema.schedule,
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,
         "n": names,

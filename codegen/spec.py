@@ -65,6 +65,11 @@ def names(keys: Tuple[Key, ...]) -> Tuple[str, ...]:
     return tuple(k.name for k in keys)
 
 
+def key(keys: Tuple[Key, ...], name: str) -> Key:
+    """The key called `name` among `keys`."""
+    return next(k for k in keys if k.name == name)
+
+
 # --- the top level -----------------------------------------------------------
 
 TOP_LEVEL = (
@@ -156,6 +161,21 @@ CASCADE = Key("cascade", "name",
 
 QUERY = TERMS + (CHANGED, CASCADE)
 
+# A system's event lists.
+EVENT_LISTS = (
+    Key("emit", "names",
+        "Events the system emits, with `<world>_<event>_emit(ctx, &(<world>_<event>){...})`.",
+        ["Collision"]),
+    Key("receive", "names",
+        "Events the system receives: `ctx-><event>_events[0..ctx-><event>_count)`, those emitted since its "
+        "last run. The system runs after their emitters when nothing else decides the order.",
+        ["Collision"]),
+    Key("receive_late", "names",
+        "Events received like `receive`, when the system runs before an emitter on purpose: it sees that "
+        "emitter's events of the step before, and the generator does not warn about it.",
+        ["Input"]),
+)
+
 SYSTEM = (
     (Key("phase", "name",
          "The phase the system runs in; default `update` if it is a phase, else the first phase.",
@@ -170,19 +190,9 @@ SYSTEM = (
            "access too); reached through its context.",
            {"read": ["Tuning"], "write": ["Score"]}),
        CHANGED,
-       CASCADE,
-       Key("emit", "names",
-           "Events the system emits, with `<world>_<event>_emit(ctx, &(<world>_<event>){...})`.",
-           ["Collision"]),
-       Key("receive", "names",
-           "Events the system receives: `ctx-><event>_events[0..ctx-><event>_count)`, those emitted since its "
-           "last run. The system runs after their emitters when nothing else decides the order.",
-           ["Collision"]),
-       Key("receive_late", "names",
-           "Events received like `receive`, when the system runs before an emitter on purpose: it sees that "
-           "emitter's events of the step before, and the generator does not warn about it.",
-           ["Input"]),
-       Key("aspect", "fields",
+       CASCADE)
+    + EVENT_LISTS
+    + (Key("aspect", "fields",
            "Per-entity state private to the system, a mapping of fields: made at its defaults when an "
            "entity starts to match, dropped when it stops; `ctx->aspect[i]` in the run function.",
            {"sprite": "u32"}),
@@ -351,4 +361,9 @@ LONG_FIELD_KEYS = names(LONG_FIELD)
 RENAMED_FROM = RENAMED.name  # reserved in a component or resource body: not a field
 EXTENDS = EXTENDS_KEY.name  # reserved in an assemblage body: not a component
 RESOURCE_ACCESS_KEYS = names(RESOURCE_ACCESS)
-EVENT_KEYS = ("emit", "receive", "receive_late")  # a system's event lists
+EVENT_KEYS = names(EVENT_LISTS)  # a system's event lists
+
+# --- the defaults the validator fills in, from the keys above --------------------------
+DEFAULT_PHASE = key(SYSTEM, "phase").default
+FIELD_POLICY = key(LONG_FIELD, "on_target_destroy").default  # an entity field's target is destroyed
+RELATION_POLICY = key(RELATION, "on_target_destroy").default  # a link's target is destroyed

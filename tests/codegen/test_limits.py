@@ -17,7 +17,7 @@ import time
 import unittest
 from pathlib import Path
 
-from codegen import load, names, numbers, render, validate
+from codegen import check_types, limits, load, names, numbers, render
 from codegen.validate import validate_source
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ def fields(n, typ="u8"):
 
 class LimitsTest(unittest.TestCase):
     def test_fields_per_component_type_resource_and_aspect(self):
-        n = validate.MAX_FIELDS
+        n = limits.MAX_FIELDS
         for make in (lambda k: f"components:\n  C:\n{fields(k)}",
                      lambda k: f"types:\n  T:\n{fields(k)}",
                      lambda k: f"resources:\n  R:\n{fields(k)}",
@@ -50,7 +50,7 @@ class LimitsTest(unittest.TestCase):
             self.assertIn(f"too many fields: at most {n}", past[0])
 
     def test_bytes_of_a_value(self):
-        limit = validate.MAX_VALUE_BYTES
+        limit = limits.MAX_VALUE_BYTES
         # 16 arrays of 65535 bytes and one of 16: exactly 1 MiB, then one byte more.
         exact = fields(16, "u8[65535]") + "    tail: u8[16]\n"
         self.assertEqual(messages(world(f"components:\n  C:\n{exact}")), [])
@@ -59,24 +59,24 @@ class LimitsTest(unittest.TestCase):
                                 f"(at most {limit})"])
 
     def test_resources_per_world(self):
-        n = validate.MAX_RESOURCES
+        n = limits.MAX_RESOURCES
         body = lambda k: "resources:\n" + "".join(f"  R{i}: {{ v: u8 }}\n" for i in range(k))
         self.assertEqual(messages(world(body(n))), [])
         self.assertEqual(messages(world(body(n + 1))),
                          [f"limits.yaml:{4 + n}:3: error: too many resources: at most {n}"])
 
     def test_components_queries_names_and_arrays_at_their_limits(self):
-        comps = "components:\n" + "".join(f"  C{i}: {{}}\n" for i in range(validate.MAX_COMPONENTS))
+        comps = "components:\n" + "".join(f"  C{i}: {{}}\n" for i in range(limits.MAX_COMPONENTS))
         self.assertEqual(messages(world(comps)), [])
         queries = "components:\n  A: {}\nqueries:\n" + "".join(
-            f"  Q{i}: {{ with: [A] }}\n" for i in range(validate.MAX_QUERIES))
+            f"  Q{i}: {{ with: [A] }}\n" for i in range(limits.MAX_QUERIES))
         self.assertEqual(messages(world(queries)), [])
-        name = "N" * validate.MAX_NAME_LENGTH
+        name = "N" * limits.MAX_NAME_LENGTH
         self.assertEqual(messages(world(f"components:\n  {name}: {{ x: u8 }}\n")), [])
-        array = f"components:\n  C: {{ a: 'u8[{validate.MAX_ARRAY_LENGTH}]' }}\n"
+        array = f"components:\n  C: {{ a: 'u8[{limits.MAX_ARRAY_LENGTH}]' }}\n"
         self.assertEqual(messages(world(array)), [])
-        self.assertEqual(len(messages(world(array.replace(str(validate.MAX_ARRAY_LENGTH),
-                                                          str(validate.MAX_ARRAY_LENGTH + 1))))), 1)
+        self.assertEqual(len(messages(world(array.replace(str(limits.MAX_ARRAY_LENGTH),
+                                                          str(limits.MAX_ARRAY_LENGTH + 1))))), 1)
 
     @unittest.skipUnless(shutil.which("gcc"), "needs gcc")
     def test_computed_sizes_are_the_compilers(self):
@@ -90,8 +90,8 @@ class LimitsTest(unittest.TestCase):
         self.assertEqual([str(d) for d in diagnostics], [])
         layouts = {}
         for t in s.structs:
-            layouts[t.name] = validate._struct_layout(t.fields, layouts)
-        expected = {c.name: validate._struct_layout(c.fields, layouts)[0] for c in s.components}
+            layouts[t.name] = check_types.struct_layout(t.fields, layouts)
+        expected = {c.name: check_types.struct_layout(c.fields, layouts)[0] for c in s.components}
         with tempfile.TemporaryDirectory() as tmp:
             Path(tmp, "lim.yaml").write_text(schema, encoding="utf-8")
             gen = subprocess.run([sys.executable, "-m", "codegen", str(Path(tmp, "lim.yaml")), "-o", tmp],
@@ -119,7 +119,7 @@ class NewLimitsTest(unittest.TestCase):
                                 f"{limit} levels (no schema needs more than a few)"])
 
     def test_type_nesting(self):
-        limit = validate.MAX_TYPE_DEPTH
+        limit = limits.MAX_TYPE_DEPTH
 
         def chain(structs):
             return world("types:\n" + "".join(f"  S{i}: {{ s: S{i + 1} }}\n" for i in range(structs - 1)) +

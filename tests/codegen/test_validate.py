@@ -196,7 +196,7 @@ class FullSchemaTest(unittest.TestCase):
         hash(self.schema)  # every part is frozen and hashable: tuples, never lists
         allowed = (str, int, float, bool, type(None), tuple, model.Loc, model.TypeRef, model.Field,
                    model.StructType, model.EnumType, model.Component, model.Resource, model.Terms,
-                   model.Query, model.System, model.Schema)
+                   model.Query, model.System, model.Schema, model.Schedule, model.Batch, model.Apart)
 
         def walk(value):
             self.assertIsInstance(value, allowed)
