@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, Iterable
+from typing import Dict, Iterable, Tuple
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-# Where strata.h is, tried in order: a checkout's runtime, then an installed tree's include directory.
-HEADER_PLACES = (os.path.join(_HERE, os.pardir, "runtime", "include", "strata.h"),
-                 os.path.join(_HERE, os.pardir, os.pardir, os.pardir, "include", "strata.h"))
 _DEFINE = re.compile(r"^#define (STRATA_MAX_[A-Z_]+) +(0x[0-9a-fA-F]+|[0-9]+)[uU]?\b", re.M)
 
 
-def read_runtime_limits(places: Iterable[str] = HEADER_PLACES) -> Dict[str, int]:
+def header_places(package: str) -> Tuple[str, str]:
+    """Where strata.h is for the generator's package directory `package`,
+    in the order tried: a checkout's runtime/include, then an installed
+    tree's include directory (PREFIX/share/strata/codegen -> PREFIX/include)."""
+    return (os.path.join(package, os.pardir, "runtime", "include", "strata.h"),
+            os.path.join(package, os.pardir, os.pardir, os.pardir, "include", "strata.h"))
+
+
+def read_runtime_limits(places: Iterable[str]) -> Dict[str, int]:
     """{'STRATA_MAX_COMPONENTS': 256, ...} from the first strata.h of `places`
     that exists. Raises ImportError naming the places when none does, or
     when the header defines none of the limits."""
@@ -45,7 +49,7 @@ def read_runtime_limits(places: Iterable[str] = HEADER_PLACES) -> Dict[str, int]
     raise ImportError("strata-gen: the runtime's header strata.h is in none of: " + ", ".join(tried))
 
 
-RUNTIME = read_runtime_limits()
+RUNTIME = read_runtime_limits(header_places(os.path.dirname(os.path.abspath(__file__))))
 
 # --- the runtime's, as the generator checks them ---------------------------------
 MAX_COMPONENTS = RUNTIME["STRATA_MAX_COMPONENTS"]  # component ids: components, relations and aspects

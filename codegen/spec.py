@@ -364,6 +364,7 @@ RESOURCE_ACCESS_KEYS = names(RESOURCE_ACCESS)
 EVENT_KEYS = names(EVENT_LISTS)  # a system's event lists
 
 # --- the defaults the validator fills in, from the keys above --------------------------
-DEFAULT_PHASE = key(SYSTEM, "phase").default
+DEFAULT_PHASES = tuple(key(TOP_LEVEL, "phases").default)  # a schema without `phases:`
+DEFAULT_PHASE = key(SYSTEM, "phase").default  # a system without `phase:`, if it is a phase
 FIELD_POLICY = key(LONG_FIELD, "on_target_destroy").default  # an entity field's target is destroyed
 RELATION_POLICY = key(RELATION, "on_target_destroy").default  # a link's target is destroyed

@@ -60,7 +60,7 @@ from .errors import Diagnostic, Reporter, has_errors, sorted_by_position
 from .limits import MAX_VERSION
 from .load import Mapping, Node, Scalar
 from .model import Loc, Schema
-from .spec import DEFAULT_PHASE, TOP_LEVEL_KEYS
+from .spec import DEFAULT_PHASES, TOP_LEVEL_KEYS
 
 SECTIONS = ("types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
 
@@ -169,12 +169,12 @@ class _TopLevel(Section):
     def phase_list(self, entry: Optional[Entry]) -> Tuple[str, ...]:
         """The phases, in order; [update] when the schema names none."""
         if entry is None:
-            return (DEFAULT_PHASE,)
+            return DEFAULT_PHASES
         key, node = entry
         items = self.items(node, "'phases'")
         if not items:
             if is_empty_list(node):
                 self.error(key.loc, "'phases' needs at least one phase", "leave it out for the default [update]")
-            return (DEFAULT_PHASE,)
+            return DEFAULT_PHASES
         phases = self.distinct_names(items, "phase name", "duplicate phase")
-        return tuple(phases) or (DEFAULT_PHASE,)
+        return tuple(phases) or DEFAULT_PHASES

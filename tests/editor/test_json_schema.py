@@ -125,7 +125,7 @@ class DefinitionsTest(unittest.TestCase):
         checkers = (validate, check_types, check_elements, check_systems, check_renames, check_assemblages)
         for table in ("TOP_LEVEL_KEYS", "TERM_KEYS", "QUERY_KEYS", "SYSTEM_KEYS", "HOOK_KEYS", "LONG_FIELD_KEYS",
                       "RESOURCE_ACCESS_KEYS", "RENAMED_FROM", "EXTENDS", "RELATION_KEYS", "EVENT_KEYS",
-                      "DEFAULT_PHASE", "FIELD_POLICY", "RELATION_POLICY"):
+                      "DEFAULT_PHASE", "DEFAULT_PHASES", "FIELD_POLICY", "RELATION_POLICY"):
             with self.subTest(table=table):
                 users = [m for m in checkers if hasattr(m, table)]
                 self.assertNotEqual(users, [], f"no check reads spec.{table}")
