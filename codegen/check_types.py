@@ -361,7 +361,12 @@ class Types(Section):
         return self.zero(t)
 
     def string_value(self, t: TypeRef, node: Scalar, where: str) -> str:
-        size = len(node.text.encode("utf-8"))
+        try:
+            size = len(node.text.encode("utf-8"))
+        except UnicodeEncodeError as e:  # a lone surrogate: YAML's "\udc80" is text no UTF-8 holds
+            self.error(node.loc, f"{where}: a string default cannot hold a lone surrogate "
+                                 f"('{node.text[e.start:e.end]}')", "UTF-8 has no bytes for it")
+            return ""
         if size > t.length - 1:
             self.error(node.loc, f"{where}: default is {size} bytes long; char[{t.length}] holds at most "
                                  f"{t.length - 1}")

@@ -84,7 +84,7 @@ def load(path: str, source: bytes) -> Tuple[Optional[Node], List[Diagnostic]]:
         too_deep = _too_deep(path, text)
         if too_deep is not None:
             return None, [too_deep]
-        document = yaml.compose(text, Loader=yaml.SafeLoader)
+        document = _compose(text)
     except yaml.MarkedYAMLError as e:
         return None, [_syntax_error(path, e)]
     except yaml.reader.ReaderError as e:
@@ -93,6 +93,47 @@ def load(path: str, source: bytes) -> Tuple[Optional[Node], List[Diagnostic]]:
         return Scalar("", "null", False, Loc(path, 1, 1)), []
     converter = _Converter(path)
     return converter.node(document), converter.diagnostics
+
+
+def _compose(text: str) -> Optional[yaml.Node]:
+    """The document's node graph (None for an empty document). libyaml's
+    parser, when PyYAML has it, is some twenty times faster than PyYAML's
+    own; the two give the same nodes at the same places, except that
+    libyaml puts an empty value in a flow mapping (`{b: }`) at the next
+    token and PyYAML right after the colon, and that their messages for a
+    syntax error differ. A document with either is composed again by
+    PyYAML's parser, so what the generator says never depends on which
+    parser the machine has."""
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            document = yaml.compose(text, Loader=fast)
+        except yaml.YAMLError:
+            pass  # PyYAML's parser below raises it again, with PyYAML's words
+        else:
+            if not _has_empty_flow_value(document):
+                return document
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def _has_empty_flow_value(document: Optional[yaml.Node]) -> bool:
+    """True if an empty scalar is a key or value of a flow mapping (`{b: }`)."""
+    pending = [document] if document is not None else []
+    seen: Set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen or isinstance(node, yaml.ScalarNode):
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+            continue
+        for key, value in node.value:
+            if node.flow_style and any(isinstance(x, yaml.ScalarNode) and x.value == "" and not x.style
+                                       for x in (key, value)):
+                return True
+            pending += [key, value]
+    return False
 
 
 def _too_deep(path: str, text: str) -> Optional[Diagnostic]:
@@ -153,7 +194,7 @@ class _Converter:
         if kind is None:
             self.error(loc, f"unsupported YAML tag '{yaml_node.tag}'")
             kind = "str"
-        return Scalar(yaml_node.value, kind, yaml_node.style is not None, loc)
+        return Scalar(yaml_node.value, kind, bool(yaml_node.style), loc)  # plain: None (PyYAML), "" (libyaml)
 
     def mapping(self, yaml_node: yaml.MappingNode) -> Mapping:
         items: List[Tuple[Scalar, Node]] = []

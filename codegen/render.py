@@ -6,6 +6,7 @@ lives here or in the model, never in a template.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -23,7 +24,10 @@ TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "sched
              "reflect.c.j2", "assemblages.c.j2")
 
 
+@functools.lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
+    """The one environment, made once a process: it keeps each template
+    compiled, so rendering many worlds parses the templates once."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,

@@ -2,7 +2,6 @@
 which are kept apart and why, and `threads: true` switching batches on."""
 import unittest
 
-from codegen import schedule
 from tests.codegen.test_validate import check, valid
 
 HEAD = """\
