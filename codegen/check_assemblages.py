@@ -94,6 +94,8 @@ class Assemblages(Section):
         values = dict(base)
         for key, value in node.items:
             f = by_name.get(key.text)
+            if f is None and key.text in self.symbols.broken_fields.get(c.name, ()):
+                continue  # its type is wrong, and said so
             if f is None:
                 hint = did_you_mean(key.text, by_name) if by_name else f"'{c.name}' is a tag: it has no fields"
                 self.error(key.loc, f"{where}: unknown field '{key.text}'", hint)

@@ -42,7 +42,7 @@ class Elements(Section):
                     self.error(on_set_key.loc, f"{owner}: 'on_set' on a tag, which has no value to set",
                                "use on_add for a tag")
                 self.symbols.on_set_components.append((key.text, on_set_key.loc))
-            fields = self.types.body_fields(entries, owner, key.loc, policies=True)
+            fields = self.types.body_fields(entries, owner, key.loc, key.text, policies=True)
             components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
                                         on_remove=hooks.get("on_remove", False), on_set=hooks.get("on_set", False),
                                         renamed_from=renamed_from))
@@ -79,7 +79,8 @@ class Elements(Section):
                 if not exclusive:
                     self.error(data_key.loc, f"{owner}: 'data' needs an exclusive relation",
                                "add 'exclusive: true', or keep the data in a component")
-                data = self.types.body_fields(self.types.field_entries(data_node, f"{owner}: 'data'"), owner, key.loc)
+                data = self.types.body_fields(self.types.field_entries(data_node, f"{owner}: 'data'"), owner, key.loc,
+                                              key.text)
                 for f in data:
                     if f.name == LINK_TARGET:
                         self.error(f.loc, f"{owner}: field '{LINK_TARGET}' is the link's own",
@@ -106,7 +107,7 @@ class Elements(Section):
             renamed_from, value = self.renames.split_renamed(value, owner)
             if is_empty_body(value):
                 self.error(key.loc, f"{owner}: a resource needs at least one field")
-            fields = self.types.body_fields(self.types.field_entries(value, owner), owner, key.loc)
+            fields = self.types.body_fields(self.types.field_entries(value, owner), owner, key.loc, key.text)
             resources.append(Resource(key.text, fields, key.loc, renamed_from))
         return tuple(resources)
 
@@ -122,6 +123,6 @@ class Elements(Section):
             if is_empty_body(value):
                 self.error(key.loc, f"{owner}: an event needs at least one field",
                            "C has no empty structs; e.g. { who: entity }")
-            fields = self.types.body_fields(self.types.field_entries(value, owner), owner, key.loc)
+            fields = self.types.body_fields(self.types.field_entries(value, owner), owner, key.loc, key.text)
             events.append(Event(key.text, index, fields, key.loc))
         return tuple(events)

@@ -19,10 +19,11 @@ from .errors import Reporter, did_you_mean
 from .limits import MAX_ARRAY_LENGTH, MAX_FIELDS, MAX_TYPE_DEPTH, MAX_VALUE_BYTES
 from .load import Mapping, Node, Scalar, Sequence
 from .model import INTEGER_RANGES, SCALAR_SIZES, SCALARS, EnumType, Field, Loc, StructType, TypeRef, Value
-from .spec import FIELD_POLICY, LONG_FIELD_KEYS, POLICIES
+from .spec import FIELD_POLICY, FOREIGN_TYPES, LONG_FIELD_KEYS, POLICIES, STRING_SPELLING
 
 _TYPE = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?P<dims>(?:\s*\[[^\[\]]*\])*)")
 _DIM = re.compile(r"\[([^\[\]]*)\]")
+_ARRAY_SUFFIX = re.compile(r"(.*?)((?:\s*\[[^\[\]]*\])*)\s*", re.S)
 _DIGITS = re.compile(r"[0-9]+")
 _LEADING_ZERO = re.compile(r"[+-]?0[0-9]+")
 
@@ -48,11 +49,13 @@ class Types(Section):
         super().__init__(report, symbols)
         self.renames = renames
 
-    def body_fields(self, entries: Iterable[Entry], owner: str, loc: Loc, policies: bool = False) -> Tuple[Field, ...]:
+    def body_fields(self, entries: Iterable[Entry], owner: str, loc: Loc, element: str = "",
+                    policies: bool = False) -> Tuple[Field, ...]:
         """The fields of a body's `name: TYPE` entries, checked against the
-        limits of a body (fields, bytes)."""
+        limits of a body (fields, bytes). `element` names the type or
+        component values may override (for symbols.broken_fields)."""
         specs = self.field_specs(entries, owner)
-        fields = self.fields_from_specs(specs, policies)
+        fields = self.fields_from_specs(specs, element, policies)
         self.check_body(owner, loc, specs, fields)
         return fields
 
@@ -92,7 +95,7 @@ class Types(Section):
                 self.symbols.struct_fields[name] = ()
                 self.symbols.struct_layouts[name] = (0, 1)
                 continue
-            fields = self.fields_from_specs(field_specs)
+            fields = self.fields_from_specs(field_specs, name)
             self.symbols.struct_fields[name] = fields
             self.symbols.struct_layouts[name] = self.check_body(f"type '{name}'", key.loc, field_specs, fields)
             structs.append(StructType(name, fields, key.loc))
@@ -175,10 +178,16 @@ class Types(Section):
                    did_you_mean(text, POLICIES) if text else None)
         return default
 
-    def fields_from_specs(self, specs: Iterable[_FieldSpec], policies: bool = False) -> Tuple[Field, ...]:
-        """Resolve the defaults; fields whose type is bad are left out. Only
-        a component's fields (`policies`) may have `on_target_destroy`."""
+    def fields_from_specs(self, specs: Iterable[_FieldSpec], element: str = "",
+                          policies: bool = False) -> Tuple[Field, ...]:
+        """Resolve the defaults; fields whose type is bad (reported once
+        already) are left out, and listed in symbols.broken_fields[element]
+        so that no value overriding them is reported again. Only a
+        component's fields (`policies`) may have `on_target_destroy`."""
         specs = list(specs)
+        broken = {spec.name for spec in specs if spec.type is None}
+        if broken:
+            self.symbols.broken_fields.setdefault(element, set()).update(broken)
         for spec in specs:
             if spec.policy != FIELD_POLICY and not policies:
                 self.error(spec.loc, f"{spec.where}: 'on_target_destroy' is for a component's entity fields",
@@ -213,6 +222,10 @@ class Types(Section):
     def parse_type(self, text: str, loc: Loc, where: str) -> Optional[TypeRef]:
         """The TypeRef `text` spells (`f32`, `Color`, `u8[4]`, `char[16]`), or
         None after reporting why it is not one."""
+        foreign = self.foreign_type(text)
+        if foreign:
+            self.error(loc, f"{where}: unknown type '{text}'", foreign)
+            return None
         match = _TYPE.fullmatch(text)
         if not match:
             self.error(loc, f"{where}: invalid type '{text}'", "e.g. f32, Color, u8[4] or char[16]")
@@ -229,6 +242,20 @@ class Types(Section):
             return element
         length = self.array_length(dims[0], loc, where)
         return TypeRef("array", element=element, length=length) if length else None
+
+    def foreign_type(self, text: str) -> Optional[str]:
+        """The hint for a type spelled as C (or another language) spells it,
+        `int`, `unsigned int`, `char *`, `size_t[4]`, unless the schema
+        declares a type of that name; else None."""
+        base, dims = _ARRAY_SUFFIX.fullmatch(text).groups()
+        base = " ".join(base.replace("*", " * ").split())
+        spelling = FOREIGN_TYPES.get(base)
+        if spelling is None or base in self.symbols.struct_names or base in self.symbols.enums:
+            return None
+        if spelling == STRING_SPELLING:
+            return f"a string is {spelling}" + ("; for an array of them, a struct type holding one" if dims else "")
+        dims = "".join(f"[{d.strip()}]" for d in _DIM.findall(dims))
+        return f"'{base}{dims}' is '{spelling}{dims}' in a schema"
 
     def string_type(self, dims: List[str], loc: Loc, where: str) -> Optional[TypeRef]:
         if not dims:
@@ -403,6 +430,8 @@ class Types(Section):
         values = dict(base)
         for key, value in node.items:
             f = by_name.get(key.text)
+            if f is None and key.text in self.symbols.broken_fields.get(t.name, ()):
+                continue  # its type is wrong, and said so
             if f is None:
                 self.error(key.loc, f"{where}: type '{t.name}' has no field '{key.text}'",
                            did_you_mean(key.text, by_name))

@@ -55,6 +55,8 @@ class Symbols:
     event_names: List[str] = field(default_factory=list)
     exclusive_relations: Set[str] = field(default_factory=set)
     free_queries: Tuple[Query, ...] = ()
+    # element -> its fields whose type is wrong (reported, left out of the model)
+    broken_fields: Dict[str, Set[str]] = field(default_factory=dict)
 
     def declared(self, name: str, loc: Loc) -> bool:
         """True if `name` is the data name declared at `loc` (not a bad or taken one)."""

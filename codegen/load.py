@@ -12,6 +12,7 @@ named `on` stays `on` and a default `1e3` is not a string by accident.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple, Union
 
@@ -86,7 +87,7 @@ def load(path: str, source: bytes) -> Tuple[Optional[Node], List[Diagnostic]]:
             return None, [too_deep]
         document = _compose(text)
     except yaml.MarkedYAMLError as e:
-        return None, [_syntax_error(path, e)]
+        return None, [_syntax_error(path, text, e)]
     except yaml.reader.ReaderError as e:
         return None, [_reader_error(path, text, e)]
     if document is None:
@@ -231,7 +232,7 @@ def _scalar_kind(tag: str) -> Optional[str]:
     return _SCALAR_KINDS.get(tag[len(_TAG_PREFIX):])
 
 
-def _syntax_error(path: str, e: yaml.MarkedYAMLError) -> Diagnostic:
+def _syntax_error(path: str, text: str, e: yaml.MarkedYAMLError) -> Diagnostic:
     """A YAML syntax error, placed where PyYAML saw the problem."""
     mark = e.problem_mark or e.context_mark
     loc = Loc(path, mark.line + 1, mark.column + 1) if mark else Loc(path, 1, 1)
@@ -244,7 +245,26 @@ def _syntax_error(path: str, e: yaml.MarkedYAMLError) -> Diagnostic:
         hint = e.context
         if e.context_mark:
             hint += f" at {e.context_mark.line + 1}:{e.context_mark.column + 1}"
+    if mark and "but got '['" in problem:
+        hint = _bracketed_type_hint(text, mark.line, mark.column) or hint
     return Diagnostic(loc, f"invalid YAML: {problem}", hint)
+
+
+_BRACKETED_TYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\[\]{},]*\])+")
+
+
+def _bracketed_type_hint(text: str, line: int, column: int) -> Optional[str]:
+    """The hint for `{ name: char[16] }`: inside a flow mapping or list
+    YAML ends the plain `char` at '[' and reads a list; the type must be
+    quoted. None when the '[' at (line, column) does not end a type name."""
+    row = text.splitlines()[line] if line < len(text.splitlines()) else ""
+    start = column
+    while start > 0 and (row[start - 1].isalnum() or row[start - 1] == "_"):
+        start -= 1
+    match = _BRACKETED_TYPE.match(row, start)
+    if start == column or not match:
+        return None
+    return f"inside {{ }} or [ ], YAML reads '[' as a list: quote a type with brackets, \"{match.group()}\""
 
 
 def _reader_error(path: str, text: str, e: yaml.reader.ReaderError) -> Diagnostic:

@@ -344,6 +344,26 @@ SCALAR_DESCRIPTIONS = {
     "f32": "a 32-bit float (float)",
     "f64": "a 64-bit float (double)",
 }
+# What other languages call a field's type, and the schema's spelling (a
+# string is the fixed char[N], N counting the NUL): the hint for `hp: int`.
+STRING_SPELLING = '"char[N]" (N bytes with the NUL), e.g. "char[32]"'
+FOREIGN_TYPES = {
+    **dict.fromkeys(("signed char", "int8_t", "int8", "sbyte"), "i8"),
+    **dict.fromkeys(("short", "short int", "signed short", "int16_t", "int16"), "i16"),
+    **dict.fromkeys(("int", "signed", "signed int", "int32_t", "int32", "integer"), "i32"),
+    **dict.fromkeys(("long", "long int", "long long", "long long int", "signed long", "int64_t", "int64",
+                     "ssize_t", "intptr_t", "ptrdiff_t", "time_t"), "i64"),
+    **dict.fromkeys(("unsigned char", "uint8_t", "uint8", "byte"), "u8"),
+    **dict.fromkeys(("unsigned short", "unsigned short int", "uint16_t", "uint16"), "u16"),
+    **dict.fromkeys(("unsigned", "unsigned int", "uint32_t", "uint32", "uint"), "u32"),
+    **dict.fromkeys(("unsigned long", "unsigned long int", "unsigned long long", "unsigned long long int",
+                     "uint64_t", "uint64", "size_t", "uintptr_t"), "u64"),
+    **dict.fromkeys(("float", "float32", "single"), "f32"),
+    **dict.fromkeys(("double", "float64", "long double", "real", "number"), "f64"),
+    **dict.fromkeys(("_Bool", "boolean", "Bool", "BOOL"), "bool"),
+    **dict.fromkeys(("string", "String", "str", "text", "char *", "const char *", "char const *"), STRING_SPELLING),
+    **dict.fromkeys(("Entity", "entity_t", "strata_entity_t", "id"), "entity"),
+}
 ENTITY_DESCRIPTION = "a handle to an entity; its default is always the null entity"
 STRING_DESCRIPTION = "char[N]: a NUL-terminated string of at most N-1 bytes (N >= 2)"
 ARRAY_DESCRIPTION = "T[N]: an array of N values of type T"
