@@ -8,11 +8,11 @@ from typing import List, Tuple
 
 from .check_renames import Renames
 from .check_types import Types
-from .checks import Entry, Section, Symbols, is_empty_body
+from .checks import Entry, Section, Symbols, is_empty_body, split_key
 from .errors import Reporter
 from .limits import MAX_COMPONENTS, MAX_RELATIONS, MAX_RESOURCES
 from .model import Component, Event, Field, Relation, Resource, TypeRef
-from .spec import HOOK_KEYS, RELATION_KEYS, RELATION_POLICY
+from .spec import DEFAULT_SENDER, GAME, HOOK_KEYS, POLICIES, RELATION_KEYS, RELATION_POLICY, SENDERS, SENT_BY_KEY
 
 LINK_TARGET = "target"  # the field of an exclusive relation's component that holds the target
 
@@ -68,7 +68,7 @@ class Elements(Section):
             exclusive = self.flags(keys, ("exclusive",), owner).get("exclusive", False)
             policy = RELATION_POLICY
             if "on_target_destroy" in keys:
-                policy = self.types.policy(keys["on_target_destroy"][1], owner, RELATION_POLICY)
+                policy = self.one_of(keys["on_target_destroy"], POLICIES, owner, RELATION_POLICY)
             if policy == "clear" and not exclusive:
                 self.error(keys["on_target_destroy"][1].loc,
                            f"{owner}: 'clear' keeps a link with no target, which only an exclusive relation has",
@@ -120,9 +120,12 @@ class Elements(Section):
             owner = f"event '{key.text}'"
             index = len(self.symbols.event_names)
             self.symbols.event_names.append(key.text)
+            sender, value = split_key(value, SENT_BY_KEY)
+            # A bad `sent_by` is taken as `game`: no "no system emits it" on top of it.
+            sent_by = self.one_of(sender, SENDERS, owner, GAME) if sender else DEFAULT_SENDER
             if is_empty_body(value):
                 self.error(key.loc, f"{owner}: an event needs at least one field",
                            "C has no empty structs; e.g. { who: entity }")
             fields = self.types.body_fields(self.types.field_entries(value, owner), owner, key.loc, key.text)
-            events.append(Event(key.text, index, fields, key.loc))
+            events.append(Event(key.text, index, fields, key.loc, sent_by))
         return tuple(events)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Set, Tuple
 
-from .checks import Entry, Section
-from .load import Mapping, Node, Sequence
+from .checks import Entry, Section, split_key
+from .load import Node, Sequence
 from .model import Component, Field, Loc, Resource, StructType
 from .spec import RENAMED_FROM
 
@@ -37,12 +37,7 @@ class Renames(Section):
     def split_renamed(self, node: Node, owner: str) -> Tuple[Tuple[str, ...], Node]:
         """The `renamed_from` of a component or resource body (reserved, not a
         field) and the body without it."""
-        if not isinstance(node, Mapping):
-            return (), node
-        entry = next(((k, v) for k, v in node.items if k.text == RENAMED_FROM), None)
-        if entry is None:
-            return (), node
-        rest = Mapping(tuple((k, v) for k, v in node.items if k.text != RENAMED_FROM), node.loc)
+        entry, rest = split_key(node, RENAMED_FROM)
         return self.renamed_from(entry, owner), rest
 
     def check_renames(self, components: Tuple[Component, ...], resources: Tuple[Resource, ...],

@@ -16,8 +16,8 @@ from .errors import Reporter, did_you_mean
 from .limits import MAX_CHANGED, MAX_COMPONENTS, MAX_MONITORS, MAX_QUERIES
 from .load import Node, Scalar, Sequence
 from .model import Event, Field, Loc, Query, Schedule, System, Terms
-from .spec import (DEFAULT_PHASE, EVENT_KEYS, HOOK_KEYS, QUERY_KEYS, REQUIRED_TERMS, RESOURCE_ACCESS_KEYS,
-                   SYSTEM_KEYS, TERM_KEYS)
+from .spec import (DEFAULT_PHASE, EVENT_KEYS, HOOK_KEYS, QUERY_KEYS, REQUIRED_TERMS,
+                   RESOURCE_ACCESS_KEYS, SENT_BY_KEY, SYSTEM_KEYS, TERM_KEYS)
 
 
 @dataclass(frozen=True)
@@ -333,12 +333,14 @@ class Systems(Section):
         return None
 
     def check_event_flow(self, events: Tuple[Event, ...], systems: Tuple[System, ...]) -> None:
-        """Every event has an emitter and a receiver; warn about a receiver
-        that runs before an emitter without saying so (`receive_late`)."""
+        """Every event has a sender (a system that emits it, or `sent_by:
+        game`) and a receiver; warn about a receiver that runs before an
+        emitter without saying so (`receive_late`)."""
         for e in events:
-            if not any(e.name in y.emit for y in systems):
+            if not e.sent_by_game and not any(e.name in y.emit for y in systems):
                 self.error(e.loc, f"event '{e.name}': no system emits it",
-                           "list it in a system's 'emit', or remove the event")
+                           f"list it in a system's 'emit', say '{SENT_BY_KEY}: game' if game code sends it, or "
+                           f"remove the event")
             if not any(e.name in y.receives for y in systems):
                 self.error(e.loc, f"event '{e.name}': no system receives it",
                            "list it in a system's 'receive', or remove the event")

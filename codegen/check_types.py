@@ -162,21 +162,12 @@ class Types(Section):
         renamed_from = self.renames.renamed_from(keys.get("renamed_from"), where)
         policy = FIELD_POLICY
         if "on_target_destroy" in keys:
-            policy = self.policy(keys["on_target_destroy"][1], where, FIELD_POLICY)
+            policy = self.one_of(keys["on_target_destroy"], POLICIES, where, FIELD_POLICY)
             if type_ref is not None and type_ref.kind != "entity":
                 self.error(keys["on_target_destroy"][0].loc,
                            f"{where}: 'on_target_destroy' needs an entity field, not {type_name(type_ref)}",
                            "only a component's 'entity' field names a target")
         return _FieldSpec(key.text, key.loc, where, type_ref, default, False, renamed_from, policy)
-
-    def policy(self, node: Node, where: str, default: str) -> str:
-        """An `on_target_destroy` value (reported and taken as `default` when it is not one)."""
-        if isinstance(node, Scalar) and not node.quoted and node.text in POLICIES:
-            return node.text
-        text = node.text if isinstance(node, Scalar) else ""
-        self.error(node.loc, f"{where}: 'on_target_destroy' must be one of {', '.join(POLICIES)}",
-                   did_you_mean(text, POLICIES) if text else None)
-        return default
 
     def fields_from_specs(self, specs: Iterable[_FieldSpec], element: str = "",
                           policies: bool = False) -> Tuple[Field, ...]:

@@ -195,9 +195,31 @@ class Section:
         self.error(node.loc, f"{what}: expected true or false", f"e.g. '{entry[0].text}: true'")
         return False
 
+    def one_of(self, entry: Entry, choices: SequenceType[str], owner: str, default: str) -> str:
+        """The value of a key that takes one of `choices` (`on_target_destroy`,
+        `sent_by`); reported, and taken as `default`, when it is not one."""
+        key, node = entry
+        if isinstance(node, Scalar) and not node.quoted and node.text in choices:
+            return node.text
+        text = node.text if isinstance(node, Scalar) else ""
+        self.error(node.loc, prefixed(owner, f"'{key.text}' must be one of {', '.join(choices)}"),
+                   did_you_mean(text, choices) if text else None)
+        return default
+
     def flags(self, keys: MappingType[str, Entry], names: Iterable[str], owner: str) -> Dict[str, bool]:
         """The flags among `keys` named in `names`: {name: value} for those given."""
         return {name: self.flag(keys[name], prefixed(owner, f"'{name}'")) for name in names if name in keys}
+
+
+def split_key(node: Node, name: str) -> Tuple[Optional[Entry], Node]:
+    """The entry of a reserved key `name` in a body of fields
+    (`renamed_from`, `sent_by`), and the body without it."""
+    if not isinstance(node, Mapping):
+        return None, node
+    entry = next(((k, v) for k, v in node.items if k.text == name), None)
+    if entry is None:
+        return None, node
+    return entry, Mapping(tuple((k, v) for k, v in node.items if k.text != name), node.loc)
 
 
 # --- wording ----------------------------------------------------------------------

@@ -246,6 +246,8 @@ def _key_schema(key: Key) -> Schema:
         schema = _described({}, key.description, key.example)
     elif kind == "policy":
         schema = _described({"enum": list(spec.POLICIES)}, key.description, key.example)
+    elif kind == "sender":
+        schema = _described({"enum": list(spec.SENDERS)}, key.description, key.example)
     elif kind == "relations":
         schema = _section(key, _object(spec.RELATION, item=spec.ITEMS["relation"]))
     elif kind == "access":
@@ -257,7 +259,7 @@ def _key_schema(key: Key) -> Schema:
     elif kind == "resources":
         schema = _section(key, _fields(spec.ITEMS["resource"], reserved=(spec.RENAMED,), min_fields=1))
     elif kind == "events":
-        schema = _section(key, _fields(spec.ITEMS["event"], min_fields=1))
+        schema = _section(key, _fields(spec.ITEMS["event"], reserved=(spec.SENT_BY,), min_fields=1))
     elif kind == "queries":
         schema = _section(key, _query_entry())
     elif kind == "systems":

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
-from .spec import FIELD_POLICY
+from .spec import DEFAULT_SENDER, FIELD_POLICY, GAME
 
 # The scalar field types and their C spelling live in names.py; this is the set.
 SCALARS = ("bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64")
@@ -141,6 +141,11 @@ class Event:
     index: int  # event id, declaration order from 0
     fields: Tuple[Field, ...]
     loc: Loc
+    sent_by: str = DEFAULT_SENDER  # "game": game code or a hook sends it, so no system need emit it
+
+    @property
+    def sent_by_game(self) -> bool:
+        return self.sent_by == GAME
 
 
 @dataclass(frozen=True)

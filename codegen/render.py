@@ -10,7 +10,7 @@ import functools
 import math
 import os
 import re
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 import jinja2
 
@@ -325,7 +325,7 @@ def aspect_ids(schema: model.Schema) -> Dict[str, int]:
 class ScheduleRow:
     """One system as the schedule listing shows it (texts joined here, not in the template)."""
 
-    def __init__(self, y: model.System):
+    def __init__(self, y: model.System, sent_by_game: Set[str]):
         self.system = y
         self.reads = ", ".join(list(y.terms.read) + [f"{c}?" for c in y.terms.optional] +
                                [f"res {r}" for r in y.resources_read]) or "-"
@@ -337,7 +337,9 @@ class ScheduleRow:
         tracks += [h for h in ("on_add", "on_remove") if getattr(y, h)]
         self.tracks = ", ".join(tracks)
         self.emits = ", ".join(y.emit)
-        self.receives = ", ".join(list(y.receive) + [f"{e} (late)" for e in y.receive_late])
+        marks = {e: " (late)" for e in y.receive_late}
+        self.receives = ", ".join(e + marks.get(e, "") + (" (sent by the game)" if e in sent_by_game else "")
+                                  for e in y.receives)
 
 
 def render(schema: model.Schema) -> Dict[str, str]:
@@ -347,7 +349,7 @@ def render(schema: model.Schema) -> Dict[str, str]:
     context = {
         "queries": query_table(schema),
         "aspect_ids": aspect_ids(schema),
-        "schedule": [ScheduleRow(y) for y in schema.systems],
+        "schedule": [ScheduleRow(y, {e.name for e in schema.events if e.sent_by_game}) for y in schema.systems],
         "threaded": schema.schedule,
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,

@@ -21,6 +21,7 @@ Each Key says what its value holds with one word, `value`:
     access       a system's `resources: {read: [...], write: [...]}`
     policy       what happens to a link when its target is destroyed: one of
                  POLICIES (`on_target_destroy`)
+    sender       who sends an event: one of SENDERS (`sent_by`)
     a section    types, components, resources, events, queries, systems, assemblages:
                  a mapping from names to what that section declares
 """
@@ -31,10 +32,13 @@ from typing import Any, Tuple
 
 # The words a Key's `value` may be (see the module's docstring).
 VALUES = ("name", "names", "former_names", "phases", "version", "flag", "fields", "field_type", "any", "access",
-          "policy", "types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
+          "policy", "sender", "types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
 
 # The values of `on_target_destroy`, in the order the docs list them.
 POLICIES = ("keep", "clear", "remove", "destroy")
+# The values of an event's `sent_by`: systems only, or the game too.
+GAME = "game"
+SENDERS = ("systems", GAME)
 
 
 @dataclass(frozen=True)
@@ -101,8 +105,9 @@ TOP_LEVEL = (
         "Singletons stored in the world, each a mapping of at least one field, starting at its defaults.",
         {"Score": {"value": "i32 = 0"}}),
     Key("events", "events",
-        "Events between systems, each a mapping of at least one field: a system lists those it emits in "
-        "`emit` and those it receives in `receive`. An event lives one step: every receiver sees it once.",
+        "Events, each a mapping of at least one field: a system lists those it emits in `emit` and those it "
+        "receives in `receive`; `sent_by: game` for one the game sends. An event lives one step: every "
+        "receiver sees it once.",
         {"Eaten": {"who": "entity", "by": "entity", "size": "f32"}}),
     Key("queries", "queries",
         "Free-standing typed queries: terms over components, iterated with `<world>_<query>_next`.",
@@ -286,6 +291,13 @@ RELATION = (
 )
 
 
+# Reserved in an event body: not a field.
+SENT_BY = Key("sent_by", "sender",
+              "Who sends the event: `systems` (the default: a system must list it in `emit`) or `game`: game code "
+              "or a hook sends it with `<world>_<event>_send(w, &v)` (input from a window, say), so no system "
+              "needs to emit it; systems may emit it too. Receivers see it as they see emitted events.",
+              "game", default="systems")
+
 # Reserved in an assemblage body: not a component.
 EXTENDS_KEY = Key("extends", "name",
                   "The parent assemblage: start from its components and values, then add and override.",
@@ -308,7 +320,8 @@ ITEMS = {
                       {"x": "f32", "y": "f32 = 0"}),
     "resource": Item("A resource: a mapping of at least one field, one value stored in the world.",
                      {"value": "i32 = 0"}),
-    "event": Item("An event: a mapping of at least one field, the data one emission carries.",
+    "event": Item("An event: a mapping of at least one field, the data one emission carries; `sent_by: game` "
+                  "when game code sends it.",
                   {"a": "entity", "b": "entity"}),
     "query": Item("A query: component terms (`read`, `write`, `with`, `without`, `optional`, `changed`); "
                   "at least one of `read`, `write` or `with` lists a component.",
@@ -379,6 +392,8 @@ RELATION_KEYS = names(RELATION)
 HOOK_KEYS = names(HOOKS)  # in a component body: hooks, not fields
 LONG_FIELD_KEYS = names(LONG_FIELD)
 RENAMED_FROM = RENAMED.name  # reserved in a component or resource body: not a field
+SENT_BY_KEY = SENT_BY.name  # reserved in an event body: not a field
+DEFAULT_SENDER = SENT_BY.default
 EXTENDS = EXTENDS_KEY.name  # reserved in an assemblage body: not a component
 RESOURCE_ACCESS_KEYS = names(RESOURCE_ACCESS)
 EVENT_KEYS = names(EVENT_LISTS)  # a system's event lists

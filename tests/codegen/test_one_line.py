@@ -2,8 +2,8 @@
 holds.
 
 A schema using every key of the spec (each section, each key of a query,
-system, relation, field, resource access; hooks, renamed_from, extends,
-enum) is the base. For every scalar of it, key or value, and for each
+system, relation, field, resource access; hooks, renamed_from, sent_by,
+extends, enum) is the base. For every scalar of it, key or value, and for each
 character that breaks a line, a terminal or an encoder (LF, CR, U+0085,
 U+2028, NUL, a lone surrogate, a bidirectional override), the scalar with the character inside goes through the command
 line: it exits 0 (the character is fine where it is, e.g. inside a string
@@ -49,7 +49,7 @@ BASE = {
                               "renamed_from": "Parent"},
                   "Likes": {}},
     "resources": {"Score": {"value": "i32 = 0", "renamed_from": "Points"}, "Tuning": {"speed": "f32"}},
-    "events": {"Hit": {"who": "entity"}, "Ping": {"n": "u8"}},
+    "events": {"Hit": {"who": "entity"}, "Ping": {"n": "u8"}, "Key": {"code": "u32", "sent_by": "game"}},
     "queries": {"Q": {"read": ["Pos"], "write": ["Extra"], "with": ["Tag"], "without": ["Target"],
                       "optional": ["Likes"], "changed": ["Pos"]},
                 "Up": {"read": ["ChildOf"], "cascade": "ChildOf"}},
@@ -58,7 +58,7 @@ BASE = {
                  "optional": ["Likes"], "before": ["Draw"], "resources": {"read": ["Tuning"], "write": ["Score"]},
                  "changed": ["Pos"], "emit": ["Hit"], "aspect": {"k": "u8"}, "on_add": True, "on_remove": True},
         "Draw": {"after": ["Move"], "read": ["Pos"], "receive": ["Hit"], "main_thread": True, "emit": ["Ping"]},
-        "Early": {"phase": "input", "receive_late": ["Ping"]},
+        "Early": {"phase": "input", "receive_late": ["Ping"], "receive": ["Key"]},
         "Split": {"read": ["Extra"], "parallel": True},
         "Walk": {"read": ["ChildOf"], "cascade": "ChildOf"},
     },
@@ -71,7 +71,7 @@ def every_key() -> set:
     """Every key the spec defines."""
     keys = set(spec.TOP_LEVEL_KEYS + spec.QUERY_KEYS + spec.SYSTEM_KEYS + spec.RELATION_KEYS + spec.HOOK_KEYS +
                spec.LONG_FIELD_KEYS + spec.RESOURCE_ACCESS_KEYS)
-    return keys | {spec.RENAMED_FROM, spec.EXTENDS, spec.ENUM_KEY.name}
+    return keys | {spec.RENAMED_FROM, spec.EXTENDS, spec.ENUM_KEY.name, spec.SENT_BY_KEY}
 
 
 def keys_in(doc) -> set:
