@@ -1,6 +1,7 @@
 """The checks of assemblages: the components an entity is spawned with,
 field overrides checked like defaults, and `extends` (one parent, no
-cycles; a parent's values come first).
+cycles; a parent's values come first). A relation is no assemblage's: its
+link needs a target, which only the game has.
 """
 from __future__ import annotations
 
@@ -74,6 +75,11 @@ class Assemblages(Section):
             if c is None:
                 hint = self.kind_hint(key.text) or did_you_mean(key.text, by_component)
                 self.error(key.loc, f"{owner}: unknown component '{key.text}'", hint)
+                continue
+            if c.relation:
+                verb = "set" if c.holds_value else "add"
+                self.error(key.loc, f"{owner}: relation '{c.name}' links to a target, which an assemblage cannot name",
+                           f"spawn, then link it with its _{verb}")
                 continue
             where = f"{owner}: component '{c.name}'"
             start = values.get(c.name, tuple((f.name, f.default) for f in c.fields))

@@ -111,6 +111,13 @@ class Component:
     def is_tag(self) -> bool:
         return not self.fields
 
+    @property
+    def holds_value(self) -> bool:
+        """A bundle or an assemblage can give it: not the tag of a relation
+        with many targets a source (its links are made by `_add`, each with
+        its target; the tag alone would be a link to nothing)."""
+        return not (self.relation and self.is_tag)
+
 
 @dataclass(frozen=True)
 class Relation:
@@ -276,6 +283,11 @@ class Schema:
     def field_policies(self) -> Tuple[Tuple[Component, Field], ...]:
         """The entity fields of components whose target's destroy does something."""
         return tuple((c, f) for c in self.components for f in c.fields if f.on_target_destroy != FIELD_POLICY)
+
+    @property
+    def bundle_components(self) -> Tuple[Component, ...]:
+        """The components a bundle holds: all but non-exclusive relations."""
+        return tuple(c for c in self.components if c.holds_value)
 
     def relation(self, name: str) -> Relation:
         return next(r for r in self.relations if r.name == name)

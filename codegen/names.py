@@ -421,8 +421,9 @@ class Names:
             fields(names.type, f"component '{c.name}'", c.fields)
             if c.relation and not c.is_tag:
                 member(names.type, LINK_DEPTH, fixed(LINK_DEPTH), None, "member")
-            member(self.bundle, names.member, f"component '{c.name}'", c.loc, "member")
-        if not s.components:
+            if c.holds_value:
+                member(self.bundle, names.member, f"component '{c.name}'", c.loc, "member")
+        if not s.bundle_components:
             member(self.bundle, BUNDLE_PLACEHOLDER, fixed(BUNDLE_PLACEHOLDER), None, "member")
         member(self.resources_, RESOURCES_MEMBERS[0], fixed(RESOURCES_MEMBERS[0]), None, "member")
         for r in s.resources:

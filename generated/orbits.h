@@ -181,7 +181,9 @@ static inline bool orbits_entity_alive(const orbits_world *w, orbits_entity e) {
 }
 
 /* Several components at once: a NULL pointer (false for a tag) leaves that
- * component out. Used to create or add with one archetype move. */
+ * component out. Used to create or add with one archetype move. An exclusive
+ * relation's value holds its target; a relation with many targets a source
+ * is not here: link with its _add, one target at a time. */
 typedef struct orbits_bundle {
     const orbits_orbit *orbit;
     const orbits_local *local;
