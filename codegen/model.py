@@ -6,6 +6,7 @@ module read it. Nothing here knows YAML or C spelling: C identifiers live in
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
@@ -283,6 +284,23 @@ class Schema:
     def field_policies(self) -> Tuple[Tuple[Component, Field], ...]:
         """The entity fields of components whose target's destroy does something."""
         return tuple((c, f) for c in self.components for f in c.fields if f.on_target_destroy != FIELD_POLICY)
+
+    @functools.cached_property
+    def saved_types(self) -> frozenset:
+        """The types a component or resource contains (directly or through
+        other types): those the reflection data, and so saves, describe."""
+        used = set()
+        pending = [f.type for c in self.components for f in c.fields]
+        pending += [f.type for r in self.resources for f in r.fields]
+        while pending:
+            t = pending.pop()
+            if t.kind == "array":
+                pending.append(t.element)
+            elif t.kind in ("struct", "enum") and t.name not in used:
+                used.add(t.name)
+                if t.kind == "struct":
+                    pending += [f.type for f in self.struct(t.name).fields]
+        return frozenset(used)
 
     @property
     def bundle_components(self) -> Tuple[Component, ...]:

@@ -267,20 +267,7 @@ class Reflection:
     def used(self, type_name: str) -> bool:
         """True if a component or resource contains the type (directly or
         through other types): only those get reflection data."""
-        if not hasattr(self, "_used"):
-            used = set()
-            pending = [f.type for c in self.schema.components for f in c.fields]
-            pending += [f.type for r in self.schema.resources for f in r.fields]
-            while pending:
-                t = pending.pop()
-                if t.kind == "array":
-                    pending.append(t.element)
-                elif t.kind in ("struct", "enum") and t.name not in used:
-                    used.add(t.name)
-                    if t.kind == "struct":
-                        pending += [f.type for f in self.schema.struct(t.name).fields]
-            self._used = used
-        return type_name in self._used
+        return type_name in self.schema.saved_types
 
     def resource(self, r: model.Resource, block_ctype: str) -> str:
         """The resource block's field for resource r: a struct of r's type."""

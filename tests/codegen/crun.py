@@ -13,7 +13,9 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Sequence
+
+from tests.codegen import ccheck
 
 REPO = Path(__file__).resolve().parents[2]
 CC = "gcc"
@@ -40,12 +42,7 @@ def runtime_object() -> Path:
     return target
 
 
-def write_outputs(directory: Path, outputs: Dict[str, str]) -> List[Path]:
-    """Write a rendered world into `directory`; its C sources."""
-    directory.mkdir(parents=True, exist_ok=True)
-    for name, text in outputs.items():
-        (directory / name).write_text(text, encoding="utf-8")
-    return [directory / name for name in outputs if name.endswith(".c")]
+write_outputs = ccheck.write_world
 
 
 def build_and_run(directory: Path, sources: Sequence[Path], main: str) -> subprocess.CompletedProcess:

@@ -123,7 +123,7 @@ class CollisionTest(unittest.TestCase):
                                  "'Player_Input' or component 'PlayerInput')"])
 
     def test_component_function_collides_with_query_function(self):
-        found = self.collisions("world: w\nversion: 1\ncomponents:\n  A: {x: f32}\n  AGet: {}\n"
+        found = self.collisions("world: w\nversion: 1\ncomponents:\n  A: {x: f32}\n  AGet: {v: u8}\n"
                                 "queries:\n  A: {with: [AGet]}\n")
         self.assertTrue(any("'w_a_get'" in f for f in found), found)
 
