@@ -428,6 +428,12 @@ class ReservedWordTest(unittest.TestCase):
         self.assertTrue(self.rejected(dict(with_name("type", "T"), world="div")))
         self.assertTrue(self.rejected(dict(with_name("component", "Max"), world="int8")))  # INT8_MAX
         self.assertTrue(self.rejected(dict(with_name("component", "Set"), world="seek")))  # SEEK_SET
+        # ...of the headers past the twelve once covered: <time.h>, <threads.h>, <stdatomic.h>, <fenv.h>,
+        # <signal.h>: each compiles alone and breaks a game that includes the header first.
+        for world, kind, name in (("clock", "component", "Gettime"), ("cnd", "type", "T"), ("atomic", "component", "Int"),
+                                  ("fenv", "type", "T"), ("sig", "component", "Atomic_t")):
+            with self.subTest(world=world):
+                self.assertTrue(self.rejected(dict(with_name(kind, name), world=world)))
 
     def test_header_names_as_worlds(self):
         for header in sorted(reserved.HEADERS) + ["strata", "strata_json", "Strata", "strataX"]:
