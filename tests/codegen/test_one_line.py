@@ -98,30 +98,40 @@ def slots(doc, where: Path_ = ()) -> Iterator[Tuple[Path_, bool]]:
         yield where, False
 
 
-def spoiled(doc, where: Path_, is_key: bool, character: str):
-    """A copy of doc with `character` inside the scalar at `where`."""
+MARK = "zzMarkzz"  # stands for the spoiled scalar in the dumped text
+
+
+def replaced(doc, where: Path_, is_key: bool):
+    """A copy of doc with MARK as the scalar at `where`, and that scalar."""
     if not where:
-        return f"{doc}{character}x"
+        return MARK, doc
     head, rest = where[0], where[1:]
     if isinstance(doc, list):
-        return [spoiled(v, rest, is_key, character) if i == head else v for i, v in enumerate(doc)]
-    out = {}
+        items = [replaced(v, rest, is_key) if i == head else (v, None) for i, v in enumerate(doc)]
+        return [v for v, _ in items], items[head][1]
+    out, old = {}, None
     for k, v in doc.items():
         if k == head and is_key and not rest:
-            out[f"{k[:1]}{character}{k[1:]}"] = v
+            out[MARK], old = v, k
         elif k == head:
-            out[k] = spoiled(v, rest, is_key, character)
+            out[k], old = replaced(v, rest, is_key)
         else:
             out[k] = v
-    return out
+    return out, old
 
 
-def dump(doc) -> str:
-    """doc as YAML; libyaml's emitter cannot write a lone surrogate, PyYAML's can (as an escape)."""
-    try:
-        return yaml.dump(doc, Dumper=DUMPER)
-    except UnicodeEncodeError:
-        return yaml.safe_dump(doc)
+def quoted(text: str) -> str:
+    """`text` as a YAML double-quoted scalar, every character outside
+    printable ASCII escaped (a lone surrogate too, which no emitter writes)."""
+    return '"' + "".join(c if " " <= c <= "~" and c not in '"\\' else
+                         f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in text) + '"'
+
+
+def spoiled_text(template: str, old, is_key: bool, character: str) -> str:
+    """The dumped `template` with the marked scalar spoiled by `character`."""
+    old = str(old).lower() if isinstance(old, bool) else str(old)
+    new = f"{old[:1]}{character}{old[1:]}" if is_key else f"{old}{character}x"
+    return template.replace(MARK, quoted(new), 1)
 
 
 def run(path: Path, out: Path, *extra: str) -> Tuple[int, str, str]:
@@ -146,11 +156,12 @@ class OneLineTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp, "n.yaml")
             line_pattern = re.compile(re.escape(str(path)) + r":\d+:\d+: (error|warning): \S")
-            for where, is_key in slots(BASE):
+            for number, (where, is_key) in enumerate(slots(BASE)):
+                marked, old = replaced(BASE, where, is_key)
+                template = yaml.dump(marked, Dumper=DUMPER)
                 for label, character in CHARACTERS.items():
                     count += 1
-                    text = dump(spoiled(BASE, where, is_key, character))
-                    path.write_text(text, encoding="utf-8")
+                    path.write_text(spoiled_text(template, old, is_key, character), encoding="utf-8")
                     what = f"{'key' if is_key else 'value'} {'/'.join(map(str, where))} with {label}"
                     try:
                         code, _, stderr = run(path, Path(tmp, "out"))
@@ -161,7 +172,7 @@ class OneLineTest(unittest.TestCase):
                     stray = [line for line in lines if not line_pattern.match(line)]
                     if code not in (0, 1) or stray or (code == 1) != any(": error: " in x for x in lines):
                         failures.append(f"{what}: exit {code}: {[printable(x) for x in stray or lines][:3]}")
-                    if code == 1 and label == "surrogate":  # the JSON form once per scalar
+                    if code == 1 and label == "surrogate" and number % 4 == 0:  # the JSON form, now and then
                         code, stdout, _ = run(path, Path(tmp, "out"), "--diagnostics=json")
                         self.assertEqual(code, 1)
                         self.assertTrue(json.loads(stdout), what)
