@@ -31,9 +31,10 @@ they are applied:
   limits      the runtime's (strata.h's STRATA_MAX_*) and the generator's
               own, all in limits.py
   events      a mapping of at least one field each; systems list them in
-              emit / receive / receive_late; every event has an emitter and
-              a receiver; a receiver runs after its emitters when nothing
-              else decides (else a warning, unless `receive_late`)
+              emit / receive / receive_late; every event has an emitter (or
+              `sent_by: game`) and a receiver; a receiver runs after its
+              emitters when nothing else decides (else a warning, unless
+              `receive_late`)
   renames     `renamed_from` on a component, resource or field names its
               former name (for loading old saves): unique, not a current name
   relations   `exclusive`, `data` (exclusive only; no field `target`),
@@ -42,7 +43,8 @@ they are applied:
               `write` one; `on_target_destroy` on a field: a component's
               `entity` field only
   assemblages components with per-field overrides (nested for structs),
-              `extends` one parent (no cycles); parents come first
+              `extends` one parent (no cycles); parents come first; no
+              relation (a link needs a target)
 """
 from __future__ import annotations
 

@@ -68,10 +68,13 @@ BASE = {
 
 
 def every_key() -> set:
-    """Every key the spec defines."""
-    keys = set(spec.TOP_LEVEL_KEYS + spec.QUERY_KEYS + spec.SYSTEM_KEYS + spec.RELATION_KEYS + spec.HOOK_KEYS +
-               spec.LONG_FIELD_KEYS + spec.RESOURCE_ACCESS_KEYS)
-    return keys | {spec.RENAMED_FROM, spec.EXTENDS, spec.ENUM_KEY.name, spec.SENT_BY_KEY}
+    """Every key spec.py defines: each Key, alone or in a tuple of keys."""
+    keys = set()
+    for value in vars(spec).values():
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, spec.Key):
+                keys.add(item.name)
+    return keys
 
 
 def keys_in(doc) -> set:
