@@ -6,24 +6,28 @@ lives here or in the model, never in a template.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 import jinja2
 
 from . import __version__, model, numbers
+from .limits import MASK_WORDS
 from . import schedule as threaded_schedule
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2", "saves.h.j2",
              "reflect.c.j2", "assemblages.c.j2")
-MASK_WORDS = 4  # STRATA_MAX_COMPONENTS / 64
 
 
+@functools.lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
+    """The one environment, made once a process: it keeps each template
+    compiled, so rendering many worlds parses the templates once."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,
@@ -163,6 +167,36 @@ class Literals:
             return "{0}"
         return "{ " + ", ".join(parts) + " }"
 
+    def compound(self, fields) -> str:
+        """The braces of a compound literal `(T){...}` holding the defaults
+        of `fields`. All zero, it names the first scalar inside the first
+        field (`{ .pos.x = 0 }`, `{ .rgb[0] = 0 }`) instead of `{0}`: gcc
+        takes `{0}` for any struct in a declaration, but inside another
+        initializer (`&(rect_bundle){ .color = &RECT_COLOR_DEFAULT }`) it
+        warns of missing braces when the first field is an array or a struct."""
+        text = self.fields(fields)
+        if text != "{0}" or not fields:
+            return text
+        designator, value = self._first_scalar(fields[0])
+        return f"{{ {designator} = {value} }}"
+
+    def _first_scalar(self, f) -> Tuple[str, str]:
+        """The designator of the first scalar of field f, and its zero."""
+        path, t = f".{f.name}", f.type
+        while t.kind in ("array", "struct"):
+            if t.kind == "array":
+                path, t = path + "[0]", t.element
+            else:
+                first = self._fields[t.name][0]
+                path, t = f"{path}.{first.name}", first.type
+        if t.kind == "string":
+            return path + "[0]", "0"
+        if t.kind == "entity":
+            return path, "{0}"
+        if t.kind == "enum":
+            return path, self.names.enum_member(t.name, self.schema.enum(t.name).members[0])
+        return path, ("false" if t.name == "bool" else "0")
+
 
 # C11 requires compilers to take string literals of 4095 characters; past
 # that -Wpedantic warns, so a longer string is written as a list of chars.
@@ -233,20 +267,7 @@ class Reflection:
     def used(self, type_name: str) -> bool:
         """True if a component or resource contains the type (directly or
         through other types): only those get reflection data."""
-        if not hasattr(self, "_used"):
-            used = set()
-            pending = [f.type for c in self.schema.components for f in c.fields]
-            pending += [f.type for r in self.schema.resources for f in r.fields]
-            while pending:
-                t = pending.pop()
-                if t.kind == "array":
-                    pending.append(t.element)
-                elif t.kind in ("struct", "enum") and t.name not in used:
-                    used.add(t.name)
-                    if t.kind == "struct":
-                        pending += [f.type for f in self.schema.struct(t.name).fields]
-            self._used = used
-        return type_name in self._used
+        return type_name in self.schema.saved_types
 
     def resource(self, r: model.Resource, block_ctype: str) -> str:
         """The resource block's field for resource r: a struct of r's type."""
@@ -291,7 +312,7 @@ def aspect_ids(schema: model.Schema) -> Dict[str, int]:
 class ScheduleRow:
     """One system as the schedule listing shows it (texts joined here, not in the template)."""
 
-    def __init__(self, y: model.System):
+    def __init__(self, y: model.System, sent_by_game: Set[str]):
         self.system = y
         self.reads = ", ".join(list(y.terms.read) + [f"{c}?" for c in y.terms.optional] +
                                [f"res {r}" for r in y.resources_read]) or "-"
@@ -303,7 +324,9 @@ class ScheduleRow:
         tracks += [h for h in ("on_add", "on_remove") if getattr(y, h)]
         self.tracks = ", ".join(tracks)
         self.emits = ", ".join(y.emit)
-        self.receives = ", ".join(list(y.receive) + [f"{e} (late)" for e in y.receive_late])
+        marks = {e: " (late)" for e in y.receive_late}
+        self.receives = ", ".join(e + marks.get(e, "") + (" (sent by the game)" if e in sent_by_game else "")
+                                  for e in y.receives)
 
 
 def render(schema: model.Schema) -> Dict[str, str]:
@@ -313,8 +336,8 @@ def render(schema: model.Schema) -> Dict[str, str]:
     context = {
         "queries": query_table(schema),
         "aspect_ids": aspect_ids(schema),
-        "schedule": [ScheduleRow(y) for y in schema.systems],
-        "threaded": threaded_schedule.compute(schema),
+        "schedule": [ScheduleRow(y, {e.name for e in schema.events if e.sent_by_game}) for y in schema.systems],
+        "threaded": schema.schedule,
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,
         "n": names,

@@ -97,7 +97,7 @@ typedef struct rect_position {
     float y;
 } rect_position;
 /* Position with every field at its schema default. */
-#define RECT_POSITION_DEFAULT ((rect_position){0})
+#define RECT_POSITION_DEFAULT ((rect_position){ .x = 0 })
 
 typedef struct rect_appearance {
     rect_color color;
