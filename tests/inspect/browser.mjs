@@ -11,6 +11,7 @@
 //
 //     node tests/inspect/browser.mjs build/gcc/swarm-inspect build/release/inspect-game SCREENSHOT.png
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -64,6 +65,65 @@ async function start(file, args) {
 let url = await start(exe, ["--count", String(BOIDS), "--inspect", "0"]);
 console.log(`swarm inspector at ${url}`);
 const api = async (p) => (await fetch(url + p.slice(1))).json();
+
+// A page served by a second HTTP server on another port of this machine
+// (another origin, as a web site the developer has open would be) tries to
+// write to the inspector at `target` with fetch: a simple request (no
+// preflight: text/plain, no-cors), preflighted ones (JSON, with and without
+// a guessed secret), and a read of the page that holds the secret. Each
+// must fail, and the world must be as it was.
+async function crossSiteWrites(context, target) {
+  const evil = createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end("<!doctype html><title>another site</title><p>elsewhere</p>");
+  });
+  await new Promise((done) => evil.listen(0, "127.0.0.1", done));
+  const evilUrl = `http://127.0.0.1:${evil.address().port}/`;
+  const page = await context.newPage();
+  try {
+    await page.goto(evilUrl);
+    const first = (await api("/api/entities?limit=1&with=Health")).entities[0].id;
+    const health0 = (await api(`/api/entity/${first}`)).components.Health;
+    const score0 = (await api("/api/resources")).Score;
+    const attempts = await page.evaluate(async ({ base, id }) => {
+      const tries = [
+        ["simple POST (text/plain, no-cors) disabling Move", `${base}api/system/Move`,
+          { method: "POST", mode: "no-cors", headers: { "Content-Type": "text/plain" }, body: '{"enabled":false}' }],
+        ["simple POST (no-cors) pausing", `${base}api/pause`,
+          { method: "POST", mode: "no-cors", body: '{"paused":true}' }],
+        ["preflighted JSON POST disabling Move", `${base}api/system/Move`,
+          { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"enabled":false}' }],
+        ["preflighted JSON POST with a guessed secret, setting Health", `${base}api/entity/${id}`,
+          { method: "POST", headers: { "Content-Type": "application/json", "X-Strata-Token": "0".repeat(64) },
+            body: JSON.stringify({ component: "Health", field: "value", value: -5 }) }],
+        ["a read of the page that holds the secret", base, {}],
+        ["a read of the API", `${base}api/world`, {}],
+      ];
+      const out = [];
+      for (const [what, url, options] of tries) {
+        try {
+          const r = await fetch(url, options);
+          // An opaque answer (no-cors) says nothing to the page; the world is checked below.
+          out.push({ what, failed: r.type === "opaque", detail: r.type === "opaque" ? "opaque" : `read ${r.status}` });
+        } catch (e) {
+          out.push({ what, failed: true, detail: e.message });
+        }
+      }
+      return out;
+    }, { base: target, id: first });
+    for (const a of attempts) check(a.failed, `from another origin, ${a.what}: the page gets nothing back (${a.detail})`);
+    const world = await api("/api/world");
+    const move = (await api("/api/systems")).systems.find((s) => s.name === "Move");
+    const health1 = (await api(`/api/entity/${first}`)).components.Health;
+    const score1 = (await api("/api/resources")).Score;
+    check(move.enabled && !world.paused, "after the attempts Move is still on and the game not paused");
+    check(health1.value === health0.value && score1.value >= score0.value,
+      `the entity's Health is unchanged (${health1.value}) and the game ran on (score ${score0.value} -> ${score1.value})`);
+  } finally {
+    await page.close();
+    evil.close();
+  }
+}
 
 const profile = mkdtempSync(path.join(tmpdir(), "strata-chromium-"));
 let context;
@@ -187,6 +247,9 @@ try {
   check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
   check(requests.every((r) => r.startsWith(swarmUrl) || r.startsWith(url)), "the page fetched nothing from elsewhere");
   check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
+
+  // A page on another local server (another origin) tries to change the game.
+  await crossSiteWrites(context, url);
 
   mkdirSync(path.dirname(shot), { recursive: true });
   await page.screenshot({ path: shot, fullPage: true });

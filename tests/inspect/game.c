@@ -34,7 +34,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "inspect-game: cannot start the world or its inspector\n");
         return 1;
     }
-    printf("inspect-game: inspector at http://127.0.0.1:%u/\n", (unsigned)strata_inspect_port(in));
+    printf("inspect-game: inspector at http://127.0.0.1:%u/ (writes need X-Strata-Token: %s)\n",
+           (unsigned)strata_inspect_port(in), strata_inspect_token(in));
     fflush(stdout);
     for (strata_result_t r = STRATA_OK; r == STRATA_OK;) {
         if (strata_inspect_poll(in)) {

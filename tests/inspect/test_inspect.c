@@ -36,6 +36,7 @@ typedef struct fixture_t {
     insp_entity e[ENTITIES];
     insp_entity gone; /* destroyed: its handle is stale */
     unsigned long steps;
+    bool still; /* answer requests without stepping (the world changes only by them) */
 } fixture_t;
 
 static int setup(void **state, bool writes) {
@@ -143,7 +144,7 @@ static void exchange(fixture_t *f, exchange_t *x) {
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, exchange_run, x), 0);
     while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
-        if (strata_inspect_poll(f->in)) {
+        if (strata_inspect_poll(f->in) && !f->still) {
             assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
             f->steps++;
         }
@@ -173,13 +174,48 @@ static int get(fixture_t *f, const char *path) {
     return ask(f, raw);
 }
 
+/* A POST as the page sends it: its origin, JSON, this run's secret. */
 static int post(fixture_t *f, const char *path, const char *json) {
     char raw[1024];
-    snprintf(
-        raw, sizeof raw,
-        "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-        path, strata_inspect_port(f->in), strlen(json), json);
+    unsigned port = strata_inspect_port(f->in);
+    snprintf(raw, sizeof raw,
+             "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://127.0.0.1:%u\r\nSec-Fetch-Site: same-origin\r\n"
+             "Content-Type: application/json\r\nX-Strata-Token: %s\r\nContent-Length: %zu\r\n\r\n%s",
+             path, port, port, strata_inspect_token(f->in), strlen(json), json);
     return ask(f, raw);
+}
+
+/* A save of the world (its entities, components, links and resources),
+ * which systems are on, and the score: what a refused request must leave. */
+typedef struct snapshot_t {
+    void *save;
+    size_t size;
+    bool move, tally, watch, hurt;
+} snapshot_t;
+
+static snapshot_t snapshot(fixture_t *f) {
+    snapshot_t s = {0};
+    strata_world_t *core = insp_world_core(f->w);
+    assert_int_equal(strata_world_save_mem(core, NULL, 0, &s.size), STRATA_ERR_LIMIT);
+    s.save = malloc(s.size);
+    assert_non_null(s.save);
+    assert_int_equal(strata_world_save_mem(core, s.save, s.size, &s.size), STRATA_OK);
+    s.move = insp_move_enabled(f->w);
+    s.tally = insp_tally_enabled(f->w);
+    s.watch = insp_watch_enabled(f->w);
+    s.hurt = insp_hurt_enabled(f->w);
+    return s;
+}
+
+/* The world is as the snapshot says (and the snapshot is freed). */
+static void assert_unchanged(fixture_t *f, snapshot_t *before) {
+    snapshot_t now = snapshot(f);
+    assert_int_equal(now.size, before->size);
+    assert_memory_equal(now.save, before->save, now.size);
+    assert_true(now.move == before->move && now.tally == before->tally && now.watch == before->watch &&
+                now.hurt == before->hurt);
+    free(now.save);
+    free(before->save);
 }
 
 /* The unsigned number after "key": in the last answer's body. */
@@ -422,6 +458,148 @@ static void test_inspect_writes_off_by_default(void **state) {
     assert_non_null(strstr(body(), "\"writes\":false"));
 }
 
+/* --- Writes from elsewhere ---------------------------------------------------------- */
+
+/* Every write path, with a body the page could send to it. */
+typedef struct write_t {
+    char path[64];
+    const char *body;
+} write_t;
+
+static size_t write_paths(fixture_t *f, write_t *out) {
+    size_t n = 0;
+    snprintf(out[n].path, sizeof out[n].path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    out[n++].body = "{\"component\":\"Health\",\"field\":\"value\",\"value\":3}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/resource");
+    out[n++].body = "{\"resource\":\"Score\",\"field\":\"value\",\"value\":77}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/system/Move");
+    out[n++].body = "{\"enabled\":false}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/pause");
+    out[n++].body = "{\"paused\":true}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/step");
+    out[n++].body = "{}";
+    return n;
+}
+
+/* A raw POST of `body` to `path` with these headers (each ending in CRLF). */
+static int post_with(fixture_t *f, const char *path, const char *headers, const char *body) {
+    char raw[4096];
+    int n = snprintf(raw, sizeof raw, "POST %s HTTP/1.1\r\n%sContent-Length: %zu\r\n\r\n%s", path, headers,
+                     strlen(body), body);
+    assert_true(n > 0 && (size_t)n < sizeof raw);
+    return ask(f, raw);
+}
+
+/* A page on another site (or another port of this machine) cannot change
+ * the game: no CORS preflight is granted, and every write that does not
+ * come from the inspector's own page with this run's secret, as JSON, to
+ * this server's own name, is refused 4xx; the world stays as it was. */
+static void test_inspect_cross_site_writes_refused(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    unsigned port = strata_inspect_port(f->in);
+    const char *token = strata_inspect_token(f->in);
+    assert_int_equal(strlen(token), 64);
+    char wrong[65], shorter[64];
+    snprintf(wrong, sizeof wrong, "%s", token);
+    wrong[10] = wrong[10] == '0' ? '1' : '0';
+    snprintf(shorter, sizeof shorter, "%.63s", token);
+    /* Each: the headers of a request the page would not send, and the status expected. */
+    struct {
+        char headers[400];
+        int status;
+    } bad[16];
+    size_t nbad = 0;
+#define BAD(STATUS, ...)                                                                                               \
+    do {                                                                                                               \
+        snprintf(bad[nbad].headers, sizeof bad[nbad].headers, __VA_ARGS__);                                            \
+        bad[nbad++].status = (STATUS);                                                                                 \
+    } while (0)
+    const char *json = "Content-Type: application/json\r\n";
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: http://127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port, port + 1, json,
+        token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: null\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nSec-Fetch-Site: cross-site\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nSec-Fetch-Site: same-site\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: http://127.0.0.1:%u\r\n%s", port, port, json);
+    BAD(403, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port, json, wrong);
+    BAD(403, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port, json, shorter);
+    BAD(403, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: \r\n", port, json);
+    BAD(415, "Host: 127.0.0.1:%u\r\nContent-Type: application/jsonx\r\nX-Strata-Token: %s\r\n", port, token);
+    BAD(415, "Host: 127.0.0.1:%u\r\nContent-Type: text/plain\r\nX-Strata-Token: %s\r\n", port, token);
+    BAD(415, "Host: 127.0.0.1:%u\r\nContent-Type: application/json; charset=latin1\r\nX-Strata-Token: %s\r\n", port,
+        token);
+    BAD(415, "Host: 127.0.0.1:%u\r\nX-Strata-Token: %s\r\n", port, token);
+    BAD(421, "Host: evil.example:%u\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(421, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port + 1, json, token);
+    BAD(421, "%sX-Strata-Token: %s\r\n", json, token);
+#undef BAD
+    write_t writes[8];
+    size_t nwrites = write_paths(f, writes);
+    snapshot_t before = snapshot(f);
+    for (size_t w = 0; w < nwrites; w++) {
+        /* The preflight a page elsewhere sends first: refused, and nothing granted. */
+        char raw[1024];
+        snprintf(raw, sizeof raw,
+                 "OPTIONS %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n"
+                 "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type,x-strata-token"
+                 "\r\n\r\n",
+                 writes[w].path, port);
+        assert_int_equal(ask(f, raw), 405);
+        assert_null(strstr(reply, "Access-Control-"));
+        for (size_t b = 0; b < nbad; b++) {
+            int status = post_with(f, writes[w].path, bad[b].headers, writes[w].body);
+            if (status != bad[b].status) {
+                print_message("%s with\n%s-> %d\n", writes[w].path, bad[b].headers, status);
+            }
+            assert_int_equal(status, bad[b].status);
+            assert_null(strstr(reply, "Access-Control-"));
+        }
+    }
+    /* A read from another origin is refused too (a browser would not show it, but the game need not answer). */
+    char raw[512];
+    snprintf(raw, sizeof raw, "GET /api/world HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n\r\n",
+             port);
+    assert_int_equal(ask(f, raw), 403);
+    assert_unchanged(f, &before);
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_non_null(strstr(body(), "\"paused\":false"));
+    /* The same writes from the page itself go through: the refusals above were for where they came from. */
+    for (size_t w = 0; w < nwrites; w++) {
+        assert_int_equal(post(f, writes[w].path, writes[w].body), 200);
+    }
+    assert_int_equal(insp_health_get(f->w, f->e[0])->value, 3);
+    assert_int_equal(insp_score_res(f->w)->value, 77);
+    assert_false(insp_move_enabled(f->w));
+    /* A charset is allowed, in any case, as is a script's POST that sends no Origin. */
+    char headers[512];
+    snprintf(headers, sizeof headers,
+             "Host: localhost:%u\r\nContent-Type: Application/JSON; Charset=UTF-8\r\n"
+             "X-Strata-Token: %s\r\n",
+             port, token);
+    assert_int_equal(post_with(f, "/api/system/Move", headers, "{\"enabled\":true}"), 200);
+    assert_true(insp_move_enabled(f->w));
+}
+
+/* The page carries this run's secret; another run has another. */
+static void test_inspect_page_holds_the_secret(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/"), 200);
+    char meta[128];
+    snprintf(meta, sizeof meta, "<meta name=\"strata-token\" content=\"%s\">", strata_inspect_token(f->in));
+    assert_non_null(strstr(body(), meta));
+    assert_non_null(strstr(reply, "X-Frame-Options: DENY"));
+    assert_non_null(strstr(reply, "frame-ancestors 'none'"));
+    strata_inspect_t *other = NULL;
+    assert_int_equal(insp_inspect_start(f->w, &(strata_inspect_desc_t){.any_port = true}, &other), STRATA_OK);
+    assert_string_not_equal(strata_inspect_token(other), strata_inspect_token(f->in));
+    strata_inspect_stop(other);
+    /* The script, which a page elsewhere could include and run, holds no secret. */
+    assert_int_equal(get(f, "/inspector.js"), 200);
+    assert_null(strstr(body(), strata_inspect_token(f->in)));
+}
+
 /* --- Hostile requests -------------------------------------------------------------- */
 
 #define HOSTILE 10240
@@ -450,11 +628,14 @@ static void hostile_fmt(hostile_t *h, const char *fmt, ...) {
     hostile_add(h, raw, (size_t)n);
 }
 
-/* A POST with a JSON body to path. */
+/* A POST with a JSON body to path, with the secret: refused only for what it asks. */
+static const char *hostile_token;
+
 static void hostile_post(hostile_t *h, unsigned port, const char *path, const char *json) {
-    hostile_fmt(
-        h, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-        path, port, strlen(json), json);
+    hostile_fmt(h,
+                "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nX-Strata-Token: %s\r\n"
+                "Content-Length: %zu\r\n\r\n%s",
+                path, port, hostile_token, strlen(json), json);
 }
 
 static uint32_t xorshift(uint32_t *s) {
@@ -468,6 +649,7 @@ static void test_inspect_hostile_requests(void **state) {
     fixture_t *f = *state;
     unsigned port = strata_inspect_port(f->in);
     hostile_t *h = calloc(1, sizeof *h);
+    hostile_token = strata_inspect_token(f->in);
     uint32_t seed = 0x9e3779b9u;
     static const char *const methods[] = {"PUT",     "DELETE", "PATCH", "OPTIONS", "TRACE",
                                           "CONNECT", "FOO",    "get",   "HEAD"};
@@ -745,6 +927,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_disable_system_stops_it, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_pause_and_step, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_writes_off_by_default, setup_read_only, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_cross_site_writes_refused, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_page_holds_the_secret, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_hostile_requests, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_poll_cost_without_client, setup_read_only, teardown),
     };

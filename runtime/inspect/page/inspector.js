@@ -18,9 +18,12 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// This run's secret, which the server put in the page: every write carries it.
+const token = document.querySelector('meta[name="strata-token"]').content;
+
 async function api(path, body) {
   const options = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    method: "POST", headers: { "Content-Type": "application/json", "X-Strata-Token": token }, body: JSON.stringify(body),
   };
   const response = await fetch(path, options);
   const type = response.headers.get("Content-Type") || "";
