@@ -491,21 +491,76 @@ static const char *api_text(sti_request_t *r, const sti_member_t *m, int n, cons
     return v->text;
 }
 
-/* Set `field` of the struct at base from the body's "value". */
-static void api_set_field(sti_request_t *r, const strata_type_desc_t *t, unsigned char *base, const char *field,
-                          const sti_member_t *value) {
-    const strata_field_desc_t *f = NULL;
-    unsigned char *at = NULL;
-    if (t == NULL || !sti_field_find(t->fields, t->count, base, field, &f, &at)) {
+/* The exclusive relation whose links component c holds, or UINT32_MAX. */
+static uint32_t api_link_relation(const strata_world_t *w, uint32_t c) {
+    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
+        if (w->schema->relations[r].component == c && w->schema->relations[r].exclusive) {
+            return r;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* A copy of the n bytes at p on libc's heap (NULL: answered 500), or NULL for none. */
+static unsigned char *api_copy(sti_request_t *r, const void *p, size_t n, bool *failed) {
+    unsigned char *copy = n > 0 && p != NULL ? malloc(n) : NULL;
+    *failed = n > 0 && p != NULL && copy == NULL;
+    if (*failed) {
+        sti_api_error(r, 500, "out of memory");
+    } else if (copy != NULL) {
+        memcpy(copy, p, n);
+    }
+    return copy;
+}
+
+/* Decode the body's "value" into the element that `field` names in a copy
+ * of a struct of type t: *f and *at get it. False (answered 404 or 400) if
+ * there is no such field or the value does not fit it; an entity field's
+ * value must be a live entity or null (0): the page does not forge handles. */
+static bool api_decode_field(sti_api_t *api, sti_request_t *r, const strata_type_desc_t *t, unsigned char *copy,
+                             const char *field, const sti_member_t *value, const strata_field_desc_t **f,
+                             unsigned char **at) {
+    if (t == NULL || copy == NULL || !sti_field_find(t->fields, t->count, copy, field, f, at)) {
         sti_api_error(r, 404, "no such field");
-    } else if (value == NULL || !sti_field_set(f, at, value)) {
+        return false;
+    }
+    if (value == NULL || !sti_field_set(*f, *at, value)) {
         sti_api_error(r, 400, "the value does not fit the field");
+        return false;
+    }
+    strata_entity_t e = STRATA_ENTITY_NULL;
+    if ((*f)->kind == STRATA_KIND_ENTITY) {
+        memcpy(&e, *at, sizeof e);
+    }
+    if (e != STRATA_ENTITY_NULL && !strata_entity_alive(api->world, e)) {
+        sti_api_error(r, 404, "no such entity to point at (stale, never made, or forged)");
+        return false;
+    }
+    return true;
+}
+
+/* Set the target of e's link in exclusive relation `relation` through the
+ * runtime's rules (a live target, no cycle, the index of sources kept in
+ * step); `link` is the whole new value. */
+static void api_link_set(sti_api_t *api, sti_request_t *r, uint32_t relation, strata_entity_t e, const void *link) {
+    strata_entity_t target;
+    memcpy(&target, link, sizeof target);
+    strata_result_t result = strata_relation_set(api->world, relation, e, target, link);
+    if (result == STRATA_ERR_CYCLE) {
+        sti_api_error(r, 409, "the link would close a cycle (a link to itself, or to one of its sources)");
+    } else if (result == STRATA_ERR_STALE) {
+        sti_api_error(r, 404, "no such entity to link to (stale, never made, forged or null)");
+    } else if (result != STRATA_OK) {
+        sti_api_error(r, 500, strata_result_str(result));
     } else {
         sti_buf_text(&r->out, "{\"ok\":true}");
     }
 }
 
-/* POST /api/entity/ID {"component": C, "field": "x", "value": V} */
+/* POST /api/entity/ID {"component": C, "field": "x", "value": V}: one field
+ * set through the rules the typed API follows. An exclusive relation's
+ * target goes through strata_relation_set; every other field is written in
+ * place and the component marked changed. */
 static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
     sti_member_t m[STI_MAX_MEMBERS];
     int n = api_body(r, m);
@@ -515,21 +570,27 @@ static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
     if (field == NULL) {
         return;
     }
-    uint32_t c = api_component(api->world, component);
-    if (c == UINT32_MAX || !strata_has(api->world, e, c)) {
+    strata_world_t *w = api->world;
+    uint32_t c = api_component(w, component);
+    if (c == UINT32_MAX || !strata_has(w, e, c)) {
         sti_api_error(r, 404, "the entity has no such component");
         return;
     }
-    const strata_type_desc_t *t = api->world->schema->component_types;
-    /* Check the field before strata_get_mut marks the component changed. */
+    const strata_type_desc_t *t = w->schema->component_types != NULL ? &w->schema->component_types[c] : NULL;
+    bool failed = false;
+    unsigned char *copy = api_copy(r, strata_get(w, e, c), w->schema->components[c].size, &failed);
     const strata_field_desc_t *f = NULL;
     unsigned char *at = NULL;
-    unsigned char *probe = (unsigned char *)(uintptr_t)strata_get(api->world, e, c);
-    if (t == NULL || probe == NULL || !sti_field_find(t[c].fields, t[c].count, probe, field, &f, &at)) {
-        sti_api_error(r, 404, "no such field");
-        return;
+    if (!failed && api_decode_field(api, r, t, copy, field, sti_json_member(m, n, "value"), &f, &at)) {
+        uint32_t relation = api_link_relation(w, c);
+        if (relation != UINT32_MAX && at == copy && f->kind == STRATA_KIND_ENTITY) {
+            api_link_set(api, r, relation, e, copy);
+        } else {
+            memcpy((unsigned char *)strata_get_mut(w, e, c) + (at - copy), at, f->size);
+            sti_buf_text(&r->out, "{\"ok\":true}");
+        }
     }
-    api_set_field(r, &t[c], strata_get_mut(api->world, e, c), field, sti_json_member(m, n, "value"));
+    free(copy);
 }
 
 /* POST /api/resource {"resource": R, "field": "x", "value": V} */
@@ -547,7 +608,16 @@ static void api_resource_set(sti_api_t *api, sti_request_t *r) {
         return;
     }
     unsigned char *base = strata_world_resources(api->world);
-    api_set_field(r, base ? api->world->schema->resource_type : NULL, base, path, sti_json_member(m, n, "value"));
+    const strata_type_desc_t *t = base != NULL ? api->world->schema->resource_type : NULL;
+    bool failed = false;
+    unsigned char *copy = api_copy(r, base, t != NULL ? t->size : 0, &failed);
+    const strata_field_desc_t *f = NULL;
+    unsigned char *at = NULL;
+    if (!failed && api_decode_field(api, r, t, copy, path, sti_json_member(m, n, "value"), &f, &at)) {
+        memcpy(base + (at - copy), at, f->size);
+        sti_buf_text(&r->out, "{\"ok\":true}");
+    }
+    free(copy);
 }
 
 /* A boolean member, or -1 (answered 400). */

@@ -458,6 +458,82 @@ static void test_inspect_writes_off_by_default(void **state) {
     assert_non_null(strstr(body(), "\"writes\":false"));
 }
 
+/* --- Links ---------------------------------------------------------------------------- */
+
+/* True if `source` is among the sources of `target` in ChildOf. */
+static bool child_of_source(fixture_t *f, insp_entity target, insp_entity source) {
+    uint32_t n = 0;
+    const insp_entity *s = insp_child_of_sources(f->w, target, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i].id == source.id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* POST a value to one field of an entity's component. */
+static int post_field(fixture_t *f, insp_entity e, const char *component, const char *field, unsigned long long v) {
+    char path[64], json[160];
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
+    snprintf(json, sizeof json, "{\"component\":\"%s\",\"field\":\"%s\",\"value\":%llu}", component, field, v);
+    return post(f, path, json);
+}
+
+/* The page sets a link's target through the relation's own rules: a link
+ * to itself, to a stale, forged or null handle, or one closing a cycle is
+ * refused 4xx with the world (and the index of sources) as it was; a good
+ * one moves the entity and its index entry. */
+static void test_inspect_link_writes_follow_relation_rules(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    insp_entity d = f->e[3], a = f->e[0], b = f->e[1], c = f->e[2];
+    assert_int_equal(insp_child_of_set(f->w, a, d), STRATA_OK); /* d <- a <- b <- c */
+    assert_int_equal(insp_child_of_set(f->w, b, a), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, c, b), STRATA_OK);
+    assert_int_equal(insp_docked_set(f->w, c, d, &(insp_docked){.slot = 3}), STRATA_OK);
+    assert_int_equal(insp_aim_add(f->w, c, (insp_aim){.who = a}), STRATA_OK);
+    uint64_t next_generation = f->gone.id + ((uint64_t)1 << 32); /* the gone entity's index, a generation ahead */
+    uint64_t live_wrong_generation = a.id + ((uint64_t)1 << 32);
+    uint64_t never_made = 999999;
+    snapshot_t before = snapshot(f);
+    assert_int_equal(post_field(f, b, "ChildOf", "target", b.id), 409);       /* itself */
+    assert_int_equal(post_field(f, a, "ChildOf", "target", b.id), 409);       /* its child: a <-> b */
+    assert_int_equal(post_field(f, a, "ChildOf", "target", c.id), 409);       /* its grandchild */
+    assert_int_equal(post_field(f, b, "ChildOf", "target", f->gone.id), 404); /* stale */
+    assert_int_equal(post_field(f, b, "ChildOf", "target", next_generation), 404);
+    assert_int_equal(post_field(f, b, "ChildOf", "target", live_wrong_generation), 404); /* forged */
+    assert_int_equal(post_field(f, b, "ChildOf", "target", never_made), 404);
+    assert_int_equal(post_field(f, b, "ChildOf", "target", 0), 404); /* null */
+    assert_int_equal(post_field(f, b, "ChildOf", "depth", 0), 404);  /* the runtime's own: not a field */
+    assert_int_equal(post_field(f, c, "Docked", "target", c.id), 409);
+    assert_int_equal(post_field(f, c, "Docked", "target", live_wrong_generation), 404);
+    assert_int_equal(post_field(f, c, "Aim", "who", f->gone.id), 404);
+    assert_int_equal(post_field(f, c, "Aim", "who", live_wrong_generation), 404);
+    assert_int_equal(post_field(f, d, "ChildOf", "target", a.id), 404); /* d has no link to set */
+    assert_unchanged(f, &before);
+    assert_int_equal(insp_child_of_target(f->w, b).id, a.id);
+    assert_int_equal(insp_child_of_target(f->w, a).id, d.id);
+    assert_true(child_of_source(f, a, b) && child_of_source(f, b, c) && !child_of_source(f, b, a));
+    /* A good move: c from b to d; the index follows, the depth too. */
+    assert_int_equal(post_field(f, c, "ChildOf", "target", d.id), 200);
+    assert_int_equal(insp_child_of_target(f->w, c).id, d.id);
+    assert_true(child_of_source(f, d, c) && !child_of_source(f, b, c));
+    assert_int_equal(insp_child_of_depth(f->w, c), 1);
+    /* A link's data is the game's: set in place, the link kept. */
+    assert_int_equal(post_field(f, c, "Docked", "slot", 9), 200);
+    assert_int_equal(insp_docked_get(f->w, c)->slot, 9);
+    assert_int_equal(insp_docked_target(f->w, c).id, d.id);
+    assert_int_equal(post_field(f, c, "Docked", "target", a.id), 200);
+    assert_int_equal(insp_docked_target(f->w, c).id, a.id);
+    assert_int_equal(insp_docked_get(f->w, c)->slot, 9);
+    /* An entity field takes a live entity or null. */
+    assert_int_equal(post_field(f, c, "Aim", "who", b.id), 200);
+    assert_int_equal(insp_aim_get(f->w, c)->who.id, b.id);
+    assert_int_equal(post_field(f, c, "Aim", "who", 0), 200);
+    assert_int_equal(insp_aim_get(f->w, c)->who.id, 0);
+}
+
 /* --- Writes from elsewhere ---------------------------------------------------------- */
 
 /* Every write path, with a body the page could send to it. */
@@ -650,6 +726,43 @@ static void test_inspect_hostile_requests(void **state) {
     unsigned port = strata_inspect_port(f->in);
     hostile_t *h = calloc(1, sizeof *h);
     hostile_token = strata_inspect_token(f->in);
+    /* Links to forge and cycles to close: e3 <- e0 <- e1. With every system
+     * off, the world steps on but nothing in it changes unless a request
+     * changes it: a save before and after must be the same bytes. */
+    assert_int_equal(insp_child_of_set(f->w, f->e[0], f->e[3]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[1], f->e[0]), STRATA_OK);
+    insp_move_enable(f->w, false);
+    insp_tally_enable(f->w, false);
+    insp_watch_enable(f->w, false);
+    insp_hurt_enable(f->w, false);
+    snapshot_t before_world = snapshot(f);
+    write_t writes[8];
+    size_t nwrites = write_paths(f, writes);
+    static const char *const reads[] = {"/api/world", "/api/entities", "/api/systems", "/api/changes", "/"};
+    /* Headers of requests the page would not send (a page elsewhere, or no secret). */
+    char elsewhere[6][256];
+    snprintf(elsewhere[0], sizeof elsewhere[0],
+             "Origin: http://evil.example\r\nContent-Type: application/json\r\n"
+             "X-Strata-Token: %s\r\n",
+             hostile_token);
+    snprintf(elsewhere[1], sizeof elsewhere[1],
+             "Sec-Fetch-Site: cross-site\r\nContent-Type: application/json\r\n"
+             "X-Strata-Token: %s\r\n",
+             hostile_token);
+    snprintf(elsewhere[2], sizeof elsewhere[2], "Content-Type: application/json\r\n");
+    snprintf(elsewhere[3], sizeof elsewhere[3], "Content-Type: application/json\r\nX-Strata-Token: %.63sx\r\n",
+             hostile_token);
+    snprintf(elsewhere[4], sizeof elsewhere[4], "Content-Type: application/jsonx\r\nX-Strata-Token: %s\r\n",
+             hostile_token);
+    snprintf(elsewhere[5], sizeof elsewhere[5], "Content-Type: text/plain\r\nX-Strata-Token: %s\r\n", hostile_token);
+    /* Entity ids that name no live entity, and links that break the relation's rules. */
+    char forged[6][64];
+    snprintf(forged[0], sizeof forged[0], "%llu", (unsigned long long)f->gone.id);
+    snprintf(forged[1], sizeof forged[1], "%llu", (unsigned long long)(f->e[5].id + ((uint64_t)1 << 32)));
+    snprintf(forged[2], sizeof forged[2], "%llu", (unsigned long long)(f->e[5].id - ((uint64_t)1 << 32)));
+    snprintf(forged[3], sizeof forged[3], "%llu", (unsigned long long)(f->gone.id + ((uint64_t)1 << 32)));
+    snprintf(forged[4], sizeof forged[4], "999999");
+    snprintf(forged[5], sizeof forged[5], "%llu", (unsigned long long)((uint64_t)7 << 32 | 39u));
     uint32_t seed = 0x9e3779b9u;
     static const char *const methods[] = {"PUT",     "DELETE", "PATCH", "OPTIONS", "TRACE",
                                           "CONNECT", "FOO",    "get",   "HEAD"};
@@ -753,7 +866,7 @@ static void test_inspect_hostile_requests(void **state) {
     };
     for (uint32_t round = 0; h->count + 40 < HOSTILE; round++) {
         uint32_t r = xorshift(&seed);
-        switch (round % 10) {
+        switch (round % 12) {
         case 0: /* bad methods */
             hostile_fmt(h, "%s /api/world HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", methods[r % 9], port);
             break;
@@ -835,6 +948,41 @@ static void test_inspect_hostile_requests(void **state) {
                 break;
             }
             break;
+        case 10: /* from elsewhere, or without the secret: every path */
+            if (r % 4 == 0) {
+                hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n\r\n",
+                            reads[r % (sizeof reads / sizeof *reads)], port);
+            } else {
+                const write_t *w = &writes[r % nwrites];
+                hostile_fmt(h, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n%sContent-Length: %zu\r\n\r\n%s", w->path,
+                            port, elsewhere[(r >> 4) % 6], strlen(w->body), w->body);
+            }
+            break;
+        case 11: { /* forged and stale ids on every entity path; links to them, to itself, in a cycle */
+            const char *id = forged[(r >> 3) % 6];
+            char json[160];
+            switch (r % 6) {
+            case 0: hostile_fmt(h, "GET /api/entity/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", id, port); break;
+            case 1: hostile_fmt(h, "GET /api/entity-state/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", id, port); break;
+            case 2: {
+                char path[64];
+                snprintf(path, sizeof path, "/api/entity/%s", id);
+                hostile_post(h, port, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}");
+                break;
+            }
+            case 3: /* e0's link to a forged target, or to null */
+                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":%s}",
+                         r & 64 ? "0" : id);
+                hostile_post(h, port, entity, json);
+                break;
+            default: /* e0's link to itself or to its child e1: a cycle */
+                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":%llu}",
+                         (unsigned long long)(r % 6 == 4 ? f->e[0].id : f->e[1].id));
+                hostile_post(h, port, entity, json);
+                break;
+            }
+            break;
+        }
         case 8: /* a Host that is not this server (DNS rebinding), or none */
             if (r & 1) {
                 hostile_fmt(h, "GET /api/world HTTP/1.1\r\nHost: evil.example:%u\r\n\r\n", port);
@@ -885,9 +1033,9 @@ static void test_inspect_hostile_requests(void **state) {
     assert_int_equal(bad, 0);
     assert_true(f->steps - before >= 1000); /* the game kept stepping */
     /* The world is as the game left it, and the inspector still answers. */
-    assert_int_equal(insp_health_get(f->w, f->e[0])->value, 10);
-    assert_true(insp_move_enabled(f->w));
+    assert_unchanged(f, &before_world);
     assert_int_equal(get(f, "/api/world"), 200);
+    assert_non_null(strstr(body(), "\"paused\":false"));
     assert_int_equal(member("entities"), ENTITIES);
     free(statuses);
     free(h);
@@ -927,6 +1075,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_disable_system_stops_it, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_pause_and_step, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_writes_off_by_default, setup_read_only, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_link_writes_follow_relation_rules, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_cross_site_writes_refused, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_page_holds_the_secret, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_hostile_requests, setup_writes, teardown),
