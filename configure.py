@@ -353,8 +353,9 @@ def inspector(b, generated):
         n.build(lib, "ar", inputs=[b.compile(v, s, extra="-Iruntime/inspect") for s in INSPECT_SOURCES + [page]])
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
     for v in TEST_VARIANTS:
+        # With the JSON loader: the page's writes and a load read values by one codec.
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
-                       libs=INSPECT_LIBS, archives=[libs[v]])
+                       libs=f"{INSPECT_LIBS} {JSON_LIBS}", archives=[libs[v], b.json_libs[v]])
     # The test world as a running game (for the browser test) and its cost a step (for the bench).
     game = b.program("release", "inspect-game", ["tests/inspect/game.c", c], headers=[h], libs=INSPECT_LIBS,
                      archives=[libs["release"]])

@@ -524,8 +524,9 @@ static bool api_decode_field(sti_api_t *api, sti_request_t *r, const strata_type
         sti_api_error(r, 404, "no such field");
         return false;
     }
-    if (value == NULL || !sti_field_set(*f, *at, value)) {
-        sti_api_error(r, 400, "the value does not fit the field");
+    char why[STI_VALUE_WHY] = "a \"value\" member is missing";
+    if (value == NULL || !sti_field_set(*f, *at, value, why)) {
+        sti_api_error(r, 400, why);
         return false;
     }
     strata_entity_t e = STRATA_ENTITY_NULL;

@@ -4,6 +4,7 @@
 #ifndef STI_INSPECT_JSON_H
 #define STI_INSPECT_JSON_H
 
+#include "save/value.h"
 #include "strata.h"
 
 #include <stdbool.h>
@@ -33,7 +34,7 @@ void sti_json_fields(sti_buf_t *b, const strata_field_desc_t *fields, uint32_t c
 typedef struct sti_member_t {
     char key[64];
     enum { STI_JSON_STRING, STI_JSON_NUMBER, STI_JSON_BOOL, STI_JSON_NULL } type;
-    char text[256]; /* the string (unescaped) or the number's characters */
+    char text[256]; /* the string (unescaped, UTF-8) or the number's characters */
     bool boolean;
 } sti_member_t;
 
@@ -53,9 +54,10 @@ const sti_member_t *sti_json_member(const sti_member_t *m, int count, const char
 bool sti_field_find(const strata_field_desc_t *fields, uint32_t count, unsigned char *base, const char *path,
                     const strata_field_desc_t **field, unsigned char **at);
 
-/* Set the element at `at` of `field` from a parsed value, checking its range
- * (an integer out of its type, a string too long, an unknown enum member).
- * False, and nothing written, if the value does not fit. */
-bool sti_field_set(const strata_field_desc_t *field, unsigned char *at, const sti_member_t *value);
+/* Set the element at `at` of `field` from a parsed value by the save
+ * layer's codec (save/value.h: what a JSON load takes, the loader's rules
+ * and messages). False, nothing written and the reason in
+ * why[0..STI_VALUE_WHY), if the value does not fit. */
+bool sti_field_set(const strata_field_desc_t *field, unsigned char *at, const sti_member_t *value, char *why);
 
 #endif /* STI_INSPECT_JSON_H */

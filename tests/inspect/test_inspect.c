@@ -4,6 +4,7 @@
  * game stepping throughout; and the cost of a poll with no client. */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -532,6 +533,193 @@ static void test_inspect_link_writes_follow_relation_rules(void **state) {
     assert_int_equal(insp_aim_get(f->w, c)->who.id, b.id);
     assert_int_equal(post_field(f, c, "Aim", "who", 0), 200);
     assert_int_equal(insp_aim_get(f->w, c)->who.id, 0);
+}
+
+/* --- One codec: the page's writes and a JSON load --------------------------------- */
+
+/* One value for one field of Every, as JSON text. */
+typedef struct codec_case_t {
+    const char *field;
+    const char *json;
+} codec_case_t;
+
+static const codec_case_t codec_cases[] = {
+    {"flag", "true"},
+    {"flag", "false"},
+    {"flag", "1"},
+    {"flag", "\"true\""},
+    {"flag", "null"},
+    {"small", "-128"},
+    {"small", "127"},
+    {"small", "-129"},
+    {"small", "128"},
+    {"small", "-0"},
+    {"small", "1.0"},
+    {"small", "1e2"},
+    {"small", "\"5\""},
+    {"medium", "-32768"},
+    {"medium", "32767"},
+    {"medium", "32768"},
+    {"large", "-2147483648"},
+    {"large", "2147483647"},
+    {"large", "2147483648"},
+    {"huge", "-9223372036854775808"},
+    {"huge", "9223372036854775807"},
+    {"huge", "9223372036854775808"},
+    {"huge", "-9223372036854775809"},
+    {"huge", "99999999999999999999999"},
+    {"ubyte", "0"},
+    {"ubyte", "255"},
+    {"ubyte", "256"},
+    {"ubyte", "-1"},
+    {"ubyte", "-0"},
+    {"ushort", "65535"},
+    {"ushort", "65536"},
+    {"uint", "4294967295"},
+    {"uint", "4294967296"},
+    {"ulong", "18446744073709551615"},
+    {"ulong", "\"18446744073709551615\""},
+    {"ulong", "\"9223372036854775808\""},
+    {"ulong", "18446744073709551616"},
+    {"ulong", "-1"},
+    {"ulong", "1.5"},
+    {"single", "3.4028234663852886e38"},
+    {"single", "-3.4028234663852886e38"},
+    {"single", "3.4028236e38"},
+    {"single", "1.401298464324817e-45"},
+    {"single", "1e-46"},
+    {"single", "1.1754943508222875e-38"},
+    {"single", "-0.0"},
+    {"single", "0.1"},
+    {"single", "16777217"},
+    {"single", "\"nan\""},
+    {"single", "\"inf\""},
+    {"single", "\"-inf\""},
+    {"single", "\"infinity\""},
+    {"single", "null"},
+    {"dbl", "1.7976931348623157e308"},
+    {"dbl", "-1.7976931348623157e308"},
+    {"dbl", "1e309"},
+    {"dbl", "4.9406564584124654e-324"},
+    {"dbl", "2.2250738585072014e-308"},
+    {"dbl", "1e-400"},
+    {"dbl", "-0.0"},
+    {"dbl", "0.30000000000000004"},
+    {"dbl", "9007199254740993"},
+    {"dbl", "\"nan\""},
+    {"dbl", "\"-inf\""},
+    {"dbl", "true"},
+    {"who", "0"},
+    {"who", "-1"},
+    {"who", "1.5"},
+    {"kind", "\"plain\""},
+    {"kind", "\"bold\""},
+    {"kind", "\"italic\""},
+    {"kind", "1"},
+    {"text", "\"\""},
+    {"text", "\"1234567\""},
+    {"text", "\"123456789\""},
+    {"text", "\"\\u00e9t\\u00e9\""},
+    {"text", "\"\\ud83d\\ude00\""},
+    {"text", "\"\\uf7ff\\uf780\""},
+    {"text", "\"a\\u0000b\""},
+    {"text", "\"tab\\t\\\"q\\\\\""},
+    {"text", "5"},
+};
+#define CODEC_CASES (sizeof codec_cases / sizeof codec_cases[0])
+
+/* Where field `name` of Every is, and its size. */
+static size_t every_field(const char *name, size_t *size) {
+    insp_world *w = insp_world_create(NULL);
+    const strata_type_desc_t *t = &strata_world_schema(insp_world_core(w))->component_types[INSP_EVERY];
+    insp_world_destroy(w);
+    for (uint32_t i = 0; i < t->count; i++) {
+        if (strcmp(t->fields[i].name, name) == 0) {
+            *size = t->fields[i].size * t->fields[i].count;
+            return t->fields[i].offset;
+        }
+    }
+    fail_msg("Every has no field %s", name);
+    return 0;
+}
+
+/* Load `json` as field `field` of Every through a JSON load of a world
+ * whose one entity holds Every at its defaults: true and the value in *out
+ * if the load took it. */
+static bool codec_load(const char *field, const char *json, insp_every *out) {
+    insp_world *w = insp_world_create(NULL);
+    insp_entity e = insp_entity_create(w);
+    assert_int_equal(insp_every_add(w, e, INSP_EVERY_DEFAULT), STRATA_OK);
+    size_t size = 0;
+    assert_int_equal(strata_world_write_json_mem(insp_world_core(w), NULL, 0, &size), STRATA_ERR_LIMIT);
+    char *text = malloc(size + 1), *edited = malloc(size + strlen(json) + 1);
+    assert_int_equal(strata_world_write_json_mem(insp_world_core(w), text, size + 1, &size), STRATA_OK);
+    text[size] = '\0';
+    char key[32];
+    snprintf(key, sizeof key, "\"%s\": ", field);
+    const char *at = strstr(text, key);
+    assert_non_null(at);
+    at += strlen(key);
+    const char *end = at + strcspn(at, ",}");
+    snprintf(edited, size + strlen(json) + 1, "%.*s%s%s", (int)(at - text), text, json, end);
+    insp_world *loaded = insp_world_create(NULL);
+    strata_load_report_t report;
+    bool ok = strata_world_load_json_mem(insp_world_core(loaded), edited, strlen(edited), &report) == STRATA_OK;
+    if (ok) {
+        *out = *insp_every_get(loaded, e);
+    }
+    free(edited);
+    free(text);
+    insp_world_destroy(loaded);
+    insp_world_destroy(w);
+    return ok;
+}
+
+/* Every scalar type's extremes (minimum, maximum, past them, -0.0,
+ * denormals, NaN and the infinities, the longest string and past it, odd
+ * spellings) give the same answer through the page's write and a JSON
+ * load: both take it and store the same bytes, or both refuse it. */
+static void test_inspect_writes_and_loads_read_values_alike(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    insp_entity e = f->e[1];
+    assert_int_equal(insp_every_add(f->w, e, INSP_EVERY_DEFAULT), STRATA_OK);
+    char path[64];
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
+    size_t taken = 0;
+    for (size_t i = 0; i < CODEC_CASES; i++) {
+        const codec_case_t *c = &codec_cases[i];
+        size_t size = 0, offset = every_field(c->field, &size);
+        assert_int_equal(insp_every_set(f->w, e, INSP_EVERY_DEFAULT), STRATA_OK);
+        char json[256];
+        snprintf(json, sizeof json, "{\"component\":\"Every\",\"field\":\"%s\",\"value\":%s}", c->field, c->json);
+        int status = post(f, path, json);
+        insp_every loaded;
+        bool load = codec_load(c->field, c->json, &loaded);
+        if ((status == 200) != load) {
+            fail_msg("%s = %s: the page's write answered %d, the load %s it", c->field, c->json, status,
+                     load ? "took" : "refused");
+        }
+        assert_true(status == 200 || status == 400);
+        if (load) {
+            const unsigned char *page = (const unsigned char *)insp_every_get(f->w, e) + offset;
+            if (memcmp(page, (const unsigned char *)&loaded + offset, size) != 0) {
+                fail_msg("%s = %s: the page's write and the load stored different bytes", c->field, c->json);
+            }
+            taken++;
+        }
+    }
+    print_message("%zu values, %zu taken by both, %zu refused by both\n", CODEC_CASES, taken, CODEC_CASES - taken);
+    /* The rule for floats: NaN and the infinities are the strings; a number past the type is refused. */
+    assert_int_equal(post(f, path, "{\"component\":\"Every\",\"field\":\"dbl\",\"value\":\"-inf\"}"), 200);
+    assert_true(isinf(insp_every_get(f->w, e)->dbl) && insp_every_get(f->w, e)->dbl < 0);
+    assert_int_equal(post(f, path, "{\"component\":\"Every\",\"field\":\"single\",\"value\":\"nan\"}"), 200);
+    assert_true(isnan(insp_every_get(f->w, e)->single));
+    /* And the page reads back what it wrote, spelled as a save spells it. */
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
+    assert_int_equal(get(f, path), 200);
+    assert_non_null(strstr(body(), "\"single\": \"nan\""));
+    assert_non_null(strstr(body(), "\"dbl\": \"-inf\""));
 }
 
 /* --- Writes from elsewhere ---------------------------------------------------------- */
@@ -1076,6 +1264,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_pause_and_step, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_writes_off_by_default, setup_read_only, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_link_writes_follow_relation_rules, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_writes_and_loads_read_values_alike, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_cross_site_writes_refused, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_page_holds_the_secret, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_hostile_requests, setup_writes, teardown),

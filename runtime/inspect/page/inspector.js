@@ -23,7 +23,8 @@ const token = document.querySelector('meta[name="strata-token"]').content;
 
 async function api(path, body) {
   const options = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json", "X-Strata-Token": token }, body: JSON.stringify(body),
+    method: "POST", headers: { "Content-Type": "application/json", "X-Strata-Token": token },
+    body: typeof body === "string" ? body : JSON.stringify(body),
   };
   const response = await fetch(path, options);
   const type = response.headers.get("Content-Type") || "";
@@ -31,6 +32,8 @@ async function api(path, body) {
   if (!response.ok) throw new Error((data && data.error) || response.statusText);
   return data;
 }
+
+const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
 function status(text) { $("status").textContent = text; }
 
@@ -146,9 +149,14 @@ function fieldRows(prefix, value, path, onSet) {
     input.addEventListener("focus", () => { state.editing = true; });
     input.addEventListener("blur", () => { state.editing = false; });
     input.addEventListener("change", () => {
-      let v = input.value;
-      if (typeof value === "number") v = Number(v);
-      else if (typeof value === "boolean") v = v === "true";
+      // The value as JSON text: a number as typed (so a 64-bit integer keeps
+      // every digit), a boolean, else a string ("nan", "inf", a u64 past
+      // 2^63 as digits, a name, a text); the server's codec checks it.
+      const text = input.value.trim();
+      const numeric = typeof value === "number" || ["nan", "inf", "-inf"].includes(value);
+      let v = JSON.stringify(input.value);
+      if (numeric && JSON_NUMBER.test(text)) v = text;
+      else if (typeof value === "boolean") v = text === "true" ? "true" : text === "false" ? "false" : v;
       onSet(path, v).then(() => { input.style.background = ""; status(`${prefix}.${path} set to ${input.value}`); refresh(); },
         (err) => { input.style.background = "#fbd"; fail(err); });
     });
@@ -171,7 +179,8 @@ async function drawEntity() {
   }
   const parts = [];
   for (const [name, value] of Object.entries(e.components)) {
-    const set = (field, v) => api(`/api/entity/${state.picked}`, { component: name, field, value: v });
+    const set = (field, v) => api(`/api/entity/${state.picked}`,
+      `{"component":${JSON.stringify(name)},"field":${JSON.stringify(field)},"value":${v}}`);
     const marked = more.marked.includes(name);
     const title = el("h3", {}, name, marked ? el("span", { class: "marked", title: "written since the systems watching it last ran" }, "changed") : "");
     parts.push(el("div", { class: "component", "data-component": name }, title, ...fieldRows(name, value || {}, "", set)));
@@ -189,7 +198,8 @@ async function drawResources() {
   const res = await api("/api/resources");
   const parts = [];
   for (const [name, value] of Object.entries(res)) {
-    const set = (field, v) => api("/api/resource", { resource: name, field, value: v });
+    const set = (field, v) => api("/api/resource",
+      `{"resource":${JSON.stringify(name)},"field":${JSON.stringify(field)},"value":${v}}`);
     parts.push(el("div", { class: "component", "data-resource": name }, el("h3", {}, name), ...fieldRows(name, value, "", set)));
   }
   $("resources").replaceChildren(...parts);
