@@ -30,8 +30,8 @@ static bool value_string(const strata_field_desc_t *f, const char *s, size_t len
     for (size_t i = 0; i < len; n++) {
         i += i + 2 < len && text[i] == 0xef && (text[i + 1] == 0x9e || text[i + 1] == 0x9f) ? 3 : 1;
     }
-    if (n >= f->size) {
-        snprintf(why, STI_VALUE_WHY, "%zu bytes and the NUL do not fit in char[%u]", n, f->size);
+    if (n > f->size) {
+        snprintf(why, STI_VALUE_WHY, "%zu bytes do not fit in char[%u]", n, f->size);
         return false;
     }
     n = 0;

@@ -14,8 +14,9 @@
  *   the strings "nan", "inf" and "-inf", read and written. -0.0 is written
  *   "-0.0" (not "-0", which is the integer 0).
  * - enum: its member's name, as a string.
- * - char[N]: a string of at most N - 1 bytes (and the NUL), no \u0000;
- *   U+F780..U+F7FF stand for the single bytes
+ * - char[N]: a string of at most N bytes, no \u0000: the field holds its
+ *   bytes and zeros after them, and N bytes fill it with no NUL (as C lets
+ *   a game fill a char[N]); U+F780..U+F7FF stand for the single bytes
  *   0x80..0xff that were not UTF-8 when written (so any bytes survive).
  */
 #ifndef STRATA_SAVE_VALUE_H

@@ -405,9 +405,12 @@ static void test_inspect_set_component_field(void **state) {
     assert_string_equal(insp_label_get(f->w, f->e[0])->text, "crate");
     /* Out of range: refused, nothing written. */
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"max\",\"value\":256}"), 400);
-    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"eight ch\"}"), 400);
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"nine char\"}"), 400);
     assert_int_equal(insp_health_get(f->w, f->e[0])->max, 100);
     assert_string_equal(insp_label_get(f->w, f->e[0])->text, "crate");
+    /* Eight bytes fill a char[8], as a load takes them. */
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"eight ch\"}"), 200);
+    assert_memory_equal(insp_label_get(f->w, f->e[0])->text, "eight ch", 8);
 }
 
 static void test_inspect_set_resource_field(void **state) {
@@ -618,7 +621,9 @@ static const codec_case_t codec_cases[] = {
     {"kind", "1"},
     {"text", "\"\""},
     {"text", "\"1234567\""},
+    {"text", "\"12345678\""},
     {"text", "\"123456789\""},
+    {"text", "\"\\uf780\\uf781\\uf782\\uf783\\uf784\\uf785\\uf786\\uf7ff\""},
     {"text", "\"\\u00e9t\\u00e9\""},
     {"text", "\"\\ud83d\\ude00\""},
     {"text", "\"\\uf7ff\\uf780\""},
