@@ -116,6 +116,28 @@ static void api_names(sti_buf_t *b, const strata_world_t *w, const strata_mask_t
 
 /* --- The answers ------------------------------------------------------------------ */
 
+/* A JSON list of n names: name(i) for i < n. */
+static void api_name_list(sti_buf_t *b, uint32_t n, const char *(*name)(const void *, uint32_t), const void *ctx) {
+    sti_buf_put(b, "[", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        sti_buf_text(b, i ? "," : "");
+        sti_buf_str(b, name(ctx, i), SIZE_MAX);
+    }
+    sti_buf_put(b, "]", 1);
+}
+
+static const char *api_component_name(const void *s, uint32_t i) {
+    return ((const strata_schema_t *)s)->components[i].name;
+}
+
+static const char *api_query_name(const void *s, uint32_t i) {
+    return ((const strata_schema_t *)s)->queries[i].name;
+}
+
+static const char *api_system_name(const void *api, uint32_t i) {
+    return ((const sti_api_t *)api)->desc.systems[i].name;
+}
+
 static void api_world(sti_api_t *api, sti_request_t *r) {
     strata_world_stats_t st;
     strata_world_stats(api->world, &st);
@@ -123,17 +145,17 @@ static void api_world(sti_api_t *api, sti_request_t *r) {
     sti_buf_t *b = &r->out;
     sti_buf_text(b, "{\"world\":");
     sti_buf_str(b, s->name, SIZE_MAX);
-    sti_buf_fmt(b, ",\"version\":%u,\"entities\":%u,\"tables\":%u,\"bytes\":%zu,\"pending\":%u", (unsigned)s->version,
-                (unsigned)st.entities, (unsigned)st.tables, st.bytes, (unsigned)st.pending);
-    sti_buf_fmt(b, ",\"components\":%u,\"systems\":%u,\"step\":%llu,\"last_step_ms\":%.6f,\"average_step_ms\":%.6f",
-                (unsigned)s->component_count, (unsigned)api->desc.system_count, (unsigned long long)api->steps,
+    sti_buf_fmt(b, ",\"version\":%u,\"entities\":%u,\"archetypes\":%u,\"bytes\":%zu,\"pending\":%u",
+                (unsigned)s->version, (unsigned)st.entities, (unsigned)st.tables, st.bytes, (unsigned)st.pending);
+    sti_buf_fmt(b, ",\"step\":%llu,\"last_step_ms\":%.6f,\"average_step_ms\":%.6f", (unsigned long long)api->steps,
                 api->last_step * 1e3, api->average_step * 1e3);
-    sti_buf_text(b, ",\"queries\":[");
-    for (uint32_t q = 0; q < s->query_count; q++) {
-        sti_buf_text(b, q ? "," : "");
-        sti_buf_str(b, s->queries[q].name, SIZE_MAX);
-    }
-    sti_buf_fmt(b, "],\"paused\":%s,\"writes\":%s}", api->paused ? "true" : "false",
+    sti_buf_text(b, ",\"components\":");
+    api_name_list(b, s->component_count, api_component_name, s);
+    sti_buf_text(b, ",\"systems\":");
+    api_name_list(b, api->desc.system_count, api_system_name, api);
+    sti_buf_text(b, ",\"queries\":");
+    api_name_list(b, s->query_count, api_query_name, s);
+    sti_buf_fmt(b, ",\"paused\":%s,\"writes\":%s}", api->paused ? "true" : "false",
                 api->desc.writes ? "true" : "false");
 }
 
@@ -221,8 +243,9 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
         uint64_t first = offset > total ? offset - total : 0;
         for (uint64_t row = first; row < t->count && listed < limit; row++) {
             strata_entity_t e = t->entities[row];
-            sti_buf_fmt(b, "%s{\"id\":%llu,\"index\":%u,\"generation\":%u,\"archetype\":%u}", listed ? "," : "",
-                        (unsigned long long)e, (unsigned)(e & 0xffffffffu), (unsigned)(e >> 32), (unsigned)t->id);
+            sti_buf_text(b, listed ? ",{\"id\":" : "{\"id\":");
+            sti_buf_entity(b, e);
+            sti_buf_fmt(b, ",\"archetype\":%u}", (unsigned)t->id);
             listed++;
         }
         total += t->count;
@@ -231,30 +254,72 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
                 (unsigned long long)offset, (unsigned long long)limit);
 }
 
-/* The entity a path names after its prefix, or STRATA_ENTITY_NULL (answered 404). */
+/* The entity a path names after its prefix ("4v1"), or STRATA_ENTITY_NULL (answered 404). */
 static strata_entity_t api_entity_of(sti_api_t *api, sti_request_t *r, const char *id) {
-    uint64_t e;
-    if (!api_number(id, UINT64_MAX, &e) || !strata_entity_alive(api->world, e)) {
-        sti_api_error(r, 404, "no such entity (stale, never made, or not a number)");
+    strata_entity_t e;
+    if (!sti_entity_parse(id, &e)) {
+        sti_api_error(r, 404, "no such entity: an entity is spelled 4v1 (its index, v, its generation)");
+        return STRATA_ENTITY_NULL;
+    }
+    if (!strata_entity_alive(api->world, e)) {
+        sti_api_error(r, 404, "no such entity (stale or never made)");
         return STRATA_ENTITY_NULL;
     }
     return e;
 }
 
+/* The non-exclusive relation whose tag component c is, or UINT32_MAX. */
+static uint32_t api_tag_relation(const strata_world_t *w, uint32_t c) {
+    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
+        if (w->schema->relations[r].component == c && !w->schema->relations[r].exclusive) {
+            return r;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* GET /api/entity/ID: {"id": "4v1", "archetype": A, "components": {...}},
+ * each component an object of its fields (a tag {}, a non-exclusive
+ * relation's tag {"targets": [...]}), every entity spelled "4v1". */
 static void api_entity(sti_api_t *api, sti_request_t *r, const char *id) {
     strata_entity_t e = api_entity_of(api, r, id);
     if (e == STRATA_ENTITY_NULL) {
         return;
     }
-    size_t n = strata_entity_json(api->world, e, NULL, 0, 0);
-    char *text = malloc(n + 1);
-    if (text == NULL) {
-        sti_api_error(r, 500, "out of memory");
-        return;
+    const strata_world_t *w = api->world;
+    const sti_table_t *t = w->tables[sti_record_lookup(w, e)->table];
+    const strata_type_desc_t *types = w->schema->component_types;
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"id\":");
+    sti_buf_entity(b, e);
+    sti_buf_fmt(b, ",\"archetype\":%u,\"components\":{", (unsigned)t->id);
+    bool first = true;
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        if (!strata_mask_test(&t->mask, c)) {
+            continue;
+        }
+        sti_buf_text(b, first ? "" : ",");
+        sti_buf_str(b, w->schema->components[c].name, SIZE_MAX);
+        sti_buf_put(b, ":", 1);
+        first = false;
+        uint32_t relation = api_tag_relation(w, c);
+        const void *value = strata_get(w, e, c);
+        if (relation != UINT32_MAX) {
+            uint32_t n = 0;
+            const strata_entity_t *targets = strata_relation_targets(w, relation, e, &n);
+            sti_buf_text(b, "{\"targets\":[");
+            for (uint32_t i = 0; i < n; i++) {
+                sti_buf_text(b, i ? "," : "");
+                sti_buf_entity(b, targets[i]);
+            }
+            sti_buf_text(b, "]}");
+        } else if (types != NULL && value != NULL) {
+            sti_json_fields(b, types[c].fields, types[c].count, value);
+        } else {
+            sti_buf_text(b, "{}");
+        }
     }
-    strata_entity_json(api->world, e, text, n + 1, 0);
-    sti_buf_put(&r->out, text, n);
-    free(text);
+    sti_buf_text(b, "}}");
 }
 
 /* GET /api/entity-state/ID: what the printer does not show: which of the
@@ -277,7 +342,9 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
         }
     }
     sti_buf_t *b = &r->out;
-    sti_buf_fmt(b, "{\"id\":%llu,\"archetype\":%u,\"marked\":", (unsigned long long)e, (unsigned)t->id);
+    sti_buf_text(b, "{\"id\":");
+    sti_buf_entity(b, e);
+    sti_buf_fmt(b, ",\"archetype\":%u,\"marked\":", (unsigned)t->id);
     api_names(b, w, &marked);
     sti_buf_text(b, ",\"aspects\":[");
     bool first = true;

@@ -81,10 +81,50 @@ static void json_put(void *ctx, const char *s, size_t n) {
     sti_buf_put(ctx, s, n);
 }
 
-/* One element: a struct's fields, or the save layer's spelling of the value. */
+void sti_buf_entity(sti_buf_t *b, strata_entity_t e) {
+    if (e == STRATA_ENTITY_NULL) {
+        sti_buf_text(b, "null");
+    } else {
+        sti_buf_fmt(b, "\"%uv%u\"", (unsigned)(e & 0xffffffffu), (unsigned)(e >> 32));
+    }
+}
+
+/* A whole decimal number within 32 bits, s[0..n): no sign, no leading zero. */
+static bool json_u32(const char *s, size_t n, uint32_t *out) {
+    uint64_t v = 0;
+    if (n == 0 || n > 10 || (s[0] == '0' && n > 1)) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return false;
+        }
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = (uint32_t)v;
+    return v <= UINT32_MAX;
+}
+
+bool sti_entity_parse(const char *s, strata_entity_t *out) {
+    const char *v = strchr(s, 'v');
+    uint32_t index, generation;
+    if (v == NULL || !json_u32(s, (size_t)(v - s), &index) || !json_u32(v + 1, strlen(v + 1), &generation) ||
+        generation == 0) {
+        return false;
+    }
+    *out = (uint64_t)generation << 32 | index;
+    return true;
+}
+
+/* One element: a struct's fields, an entity as the inspector spells it, or
+ * the save layer's spelling of the value. */
 static void json_element(sti_buf_t *b, const strata_field_desc_t *f, const unsigned char *p) {
     if (f->kind == STRATA_KIND_STRUCT) {
         sti_json_fields(b, f->type->fields, f->type->count, p);
+    } else if (f->kind == STRATA_KIND_ENTITY) {
+        strata_entity_t e;
+        memcpy(&e, p, sizeof e);
+        sti_buf_entity(b, e);
     } else {
         sti_value_encode(f, p, json_put, b);
     }
@@ -394,6 +434,15 @@ bool sti_field_set(const strata_field_desc_t *f, unsigned char *at, const sti_me
     if (f->kind == STRATA_KIND_STRUCT) {
         snprintf(why, STI_VALUE_WHY, "a struct is set a field at a time");
         return false;
+    }
+    if (f->kind == STRATA_KIND_ENTITY) {
+        strata_entity_t e = STRATA_ENTITY_NULL;
+        if (t != STI_TOKEN_NULL && (t != STI_TOKEN_STRING || !sti_entity_parse(v->text, &e))) {
+            snprintf(why, STI_VALUE_WHY, "an entity is spelled \"4v1\" (its index, v, its generation), or null");
+            return false;
+        }
+        memcpy(at, &e, sizeof e);
+        return true;
     }
     const struct lconv *locale = localeconv();
     char point = locale != NULL && locale->decimal_point != NULL ? locale->decimal_point[0] : '.';

@@ -27,7 +27,17 @@ void sti_buf_fmt(sti_buf_t *b, const char *fmt, ...) __attribute__((format(print
 void sti_buf_str(sti_buf_t *b, const char *s, size_t n);
 void sti_buf_free(sti_buf_t *b);
 
-/* Write count fields of the struct at base as a JSON object. */
+/* An entity as the inspector spells it everywhere: "4v1" (its index, "v",
+ * its generation), quoted; the null handle as null. */
+void sti_buf_entity(sti_buf_t *b, strata_entity_t e);
+
+/* Read the spelling "4v1" (whole decimal numbers, each within 32 bits, no
+ * sign, no leading zero, a generation of at least 1) into *out; false if
+ * s is anything else. */
+bool sti_entity_parse(const char *s, strata_entity_t *out);
+
+/* Write count fields of the struct at base as a JSON object (entity
+ * fields as sti_buf_entity spells them, every other value as a save does). */
 void sti_json_fields(sti_buf_t *b, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base);
 
 /* One member of a flat request body; `text` points into the body. */
@@ -56,8 +66,9 @@ bool sti_field_find(const strata_field_desc_t *fields, uint32_t count, unsigned 
 
 /* Set the element at `at` of `field` from a parsed value by the save
  * layer's codec (save/value.h: what a JSON load takes, the loader's rules
- * and messages). False, nothing written and the reason in
- * why[0..STI_VALUE_WHY), if the value does not fit. */
+ * and messages); an entity field takes the inspector's spelling ("4v1", or
+ * null). False, nothing written and the reason in why[0..STI_VALUE_WHY),
+ * if the value does not fit. */
 bool sti_field_set(const strata_field_desc_t *field, unsigned char *at, const sti_member_t *value, char *why);
 
 #endif /* STI_INSPECT_JSON_H */

@@ -143,10 +143,13 @@ try {
   const world = await api("/api/world");
   check(world.entities === BOIDS, `the world has ${world.entities} entities`);
   check(await page.textContent("#entities-count") === String(world.entities), "the page shows the entity count");
-  check(await page.textContent("#tables-count") === String(world.tables), "the page shows the archetype count");
+  check(await page.textContent("#archetypes-count") === String(world.archetypes), "the page shows the archetype count");
+  const archetypeRows = await page.$$eval("#archetypes tbody tr", (r) => r.length);
+  check(archetypeRows === world.archetypes,
+    `the header counts the archetypes the table shows (${world.archetypes} and ${archetypeRows} rows, the empty one among them)`);
   const rows = await page.$$eval("#archetypes tbody tr .count", (cells) => cells.map((c) => Number(c.textContent)));
   check(rows.reduce((a, b) => a + b, 0) === BOIDS, `the archetype rows sum to the entities (${rows.join(" + ")})`);
-  check(await page.$$eval("#systems tbody tr", (r) => r.length) === world.systems, "every system has a row");
+  check(await page.$$eval("#systems tbody tr", (r) => r.length) === world.systems.length, "every system has a row");
 
   // Timing without game code: the generated step reports each system once the page asks.
   await page.waitForFunction(() => Number(document.querySelector('#systems tr[data-system="Integrate"]').dataset.runs) > 0,
@@ -176,6 +179,12 @@ try {
   await page.locator(`#entity-list li[data-entity="${id}"]`).click();
   await page.waitForSelector('#entity [data-component="Fast"]', { timeout: 10000 });
   check(true, `entity ${id}: its components are shown, Fast among them`);
+  // One spelling: the list, the title, the API's path and answer all say 4v1.
+  const label = await page.locator(`#entity-list li[data-entity="${id}"]`).textContent();
+  const title = await page.textContent("#entity-id");
+  const answer = await api(`/api/entity/${id}`);
+  check(/^[0-9]+v[0-9]+$/.test(id) && label === id && title === id && answer.id === id,
+    `the entity is spelled ${id} in the list (${label}), the title (${title}) and the API (${answer.id})`);
 
   // Disable Integrate: positions stop changing, its run count stops.
   const integrate = '#systems tr[data-system="Integrate"]';

@@ -228,6 +228,9 @@ static unsigned long long member(const char *key) {
     return strtoull(at + strlen(pattern), NULL, 10);
 }
 
+/* An entity id as the inspector spells it: "4v1" (index, v, generation). */
+#define SPELL(id) (unsigned)((id)&0xffffffffu), (unsigned)((id) >> 32)
+
 /* --- Reads ------------------------------------------------------------------------ */
 
 static void test_inspect_world_counts(void **state) {
@@ -236,7 +239,9 @@ static void test_inspect_world_counts(void **state) {
     assert_int_equal(get(f, "/api/world"), 200);
     insp_world_stats(f->w, &st);
     assert_int_equal(member("entities"), st.entities);
-    assert_int_equal(member("tables"), st.tables);
+    assert_int_equal(member("archetypes"), st.tables);
+    assert_non_null(strstr(body(), "\"systems\":[\"Move\",\"Tally\",\"Watch\",\"Hurt\"]"));
+    assert_non_null(strstr(body(), "\"components\":[\"Position\",\"Velocity\",\"Health\",\"Label\",\"Frozen\""));
     assert_true(member("bytes") > 0);
     assert_non_null(strstr(body(), "\"world\":\"insp\""));
     assert_non_null(strstr(body(), "\"writes\":true"));
@@ -269,17 +274,55 @@ static void test_inspect_entities_paged_and_filtered(void **state) {
     assert_null(strstr(strstr(last + 1, "\"id\":") + 1, "\"id\":")); /* two of them: 38 and 39 */
 }
 
-static void test_inspect_entity_as_json(void **state) {
+/* One spelling of an entity everywhere in the API: "4v1" (index, v,
+ * generation) in the list, in the entity's answer, in its links and entity
+ * fields, and in the paths, which take nothing else (once the list said
+ * 4v1 and the entity's answer 4294967300). */
+static void test_inspect_entity_spelled_one_way(void **state) {
     fixture_t *f = *state;
-    char path[64], printed[512];
-    insp_move_enable(f->w, false); /* nothing changes the entity while the answer travels */
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[10].id);
+    f->still = true;
+    insp_entity e = f->e[10], parent = f->e[3];
+    assert_int_equal(insp_child_of_set(f->w, e, parent), STRATA_OK);
+    assert_int_equal(insp_aim_add(f->w, e, (insp_aim){.who = parent}), STRATA_OK);
+    char path[64], spelled[32], parent_spelled[32];
+    snprintf(spelled, sizeof spelled, "\"%uv%u\"", SPELL(e.id));
+    snprintf(parent_spelled, sizeof parent_spelled, "\"%uv%u\"", SPELL(parent.id));
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
     assert_int_equal(get(f, path), 200);
-    size_t n = strata_entity_json(insp_world_core(f->w), f->e[10].id, printed, sizeof printed, 0);
-    assert_true(n > 0 && n < sizeof printed);
-    /* The printer's own text. */
-    assert_string_equal(body(), printed);
-    assert_non_null(strstr(body(), "\"Label\": {\"text\": \"box\", \"kind\": \"plain\""));
+    char expect[256];
+    snprintf(expect, sizeof expect, "{\"id\":%s,\"archetype\":", spelled);
+    assert_memory_equal(body(), expect, strlen(expect));
+    assert_non_null(strstr(body(), "\"Label\":{\"text\":\"box\",\"kind\":\"plain\",\"slots\":[0,0,0]}"));
+    snprintf(expect, sizeof expect, "\"ChildOf\":{\"target\":%s}", parent_spelled);
+    assert_non_null(strstr(body(), expect));
+    snprintf(expect, sizeof expect, "\"Aim\":{\"who\":%s}", parent_spelled);
+    assert_non_null(strstr(body(), expect));
+    assert_null(strstr(body(), "4294967")); /* no 64-bit handle anywhere */
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(e.id));
+    assert_int_equal(get(f, path), 200);
+    snprintf(expect, sizeof expect, "{\"id\":%s,", spelled);
+    assert_memory_equal(body(), expect, strlen(expect));
+    assert_int_equal(get(f, "/api/entities?limit=1000"), 200);
+    assert_non_null(strstr(body(), spelled));
+    assert_null(strstr(body(), "4294967"));
+    /* The 64-bit number, leading zeros, a generation 0: not a spelling. */
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
+    assert_int_equal(get(f, path), 404);
+    snprintf(path, sizeof path, "/api/entity/0%uv%u", SPELL(e.id));
+    assert_int_equal(get(f, path), 404);
+    snprintf(path, sizeof path, "/api/entity/%uv0", (unsigned)(e.id & 0xffffffffu));
+    assert_int_equal(get(f, path), 404);
+    /* An entity field is written as it is shown; a number is refused. */
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
+    assert_int_equal(post(f, path, "{\"component\":\"Aim\",\"field\":\"who\",\"value\":null}"), 200);
+    assert_int_equal(insp_aim_get(f->w, e)->who.id, 0);
+    char json[160];
+    snprintf(json, sizeof json, "{\"component\":\"Aim\",\"field\":\"who\",\"value\":%llu}",
+             (unsigned long long)parent.id);
+    assert_int_equal(post(f, path, json), 400);
+    snprintf(json, sizeof json, "{\"component\":\"Aim\",\"field\":\"who\",\"value\":%s}", parent_spelled);
+    assert_int_equal(post(f, path, json), 200);
+    assert_int_equal(insp_aim_get(f->w, e)->who.id, parent.id);
 }
 
 static void test_inspect_systems_resources_schedule(void **state) {
@@ -359,20 +402,20 @@ static void test_inspect_changes_and_aspects(void **state) {
     assert_string_equal(body(), expect);
     /* One entity's view: its marked components and its aspects. */
     char path[64];
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[4].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[4].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[\"Health\"],\"aspects\":[{\"system\":\"Watch\",\"bytes\":\""));
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[2].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[2].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[],\"aspects\":[{\"system\":\"Watch\""));
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[1].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[1].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[],\"aspects\":[]}"));
     /* A write from the API marks the entity too. */
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[2].id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(f->e[2].id));
     insp_watch_enable(f->w, false);
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":3}"), 200);
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[2].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[2].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[\"Health\"]"));
     assert_int_equal(get(f, "/api/changes"), 200);
@@ -394,7 +437,7 @@ static void test_inspect_page_is_served(void **state) {
 static void test_inspect_set_component_field(void **state) {
     fixture_t *f = *state;
     char path[64];
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(f->e[0].id));
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":-77}"), 200);
     assert_int_equal(insp_health_get(f->w, f->e[0])->value, -77);
     assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"slots.2\",\"value\":65535}"), 200);
@@ -452,7 +495,7 @@ static void test_inspect_pause_and_step(void **state) {
 static void test_inspect_writes_off_by_default(void **state) {
     fixture_t *f = *state;
     char path[64];
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(f->e[0].id));
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}"), 403);
     assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":false}"), 403);
     assert_int_equal(post(f, "/api/pause", "{\"paused\":true}"), 403);
@@ -476,11 +519,12 @@ static bool child_of_source(fixture_t *f, insp_entity target, insp_entity source
     return false;
 }
 
-/* POST a value to one field of an entity's component. */
-static int post_field(fixture_t *f, insp_entity e, const char *component, const char *field, unsigned long long v) {
-    char path[64], json[160];
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
-    snprintf(json, sizeof json, "{\"component\":\"%s\",\"field\":\"%s\",\"value\":%llu}", component, field, v);
+/* POST an entity (spelled "4v1"; 0: null) to one field of an entity's component. */
+static int post_field(fixture_t *f, insp_entity e, const char *component, const char *field, uint64_t v) {
+    char path[64], json[160], value[32];
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
+    snprintf(value, sizeof value, v != 0 ? "\"%uv%u\"" : "null", SPELL(v));
+    snprintf(json, sizeof json, "{\"component\":\"%s\",\"field\":\"%s\",\"value\":%s}", component, field, value);
     return post(f, path, json);
 }
 
@@ -499,7 +543,7 @@ static void test_inspect_link_writes_follow_relation_rules(void **state) {
     assert_int_equal(insp_aim_add(f->w, c, (insp_aim){.who = a}), STRATA_OK);
     uint64_t next_generation = f->gone.id + ((uint64_t)1 << 32); /* the gone entity's index, a generation ahead */
     uint64_t live_wrong_generation = a.id + ((uint64_t)1 << 32);
-    uint64_t never_made = 999999;
+    uint64_t never_made = (uint64_t)1 << 32 | 999999u; /* 999999v1 */
     snapshot_t before = snapshot(f);
     assert_int_equal(post_field(f, b, "ChildOf", "target", b.id), 409);       /* itself */
     assert_int_equal(post_field(f, a, "ChildOf", "target", b.id), 409);       /* its child: a <-> b */
@@ -525,7 +569,9 @@ static void test_inspect_link_writes_follow_relation_rules(void **state) {
     assert_true(child_of_source(f, d, c) && !child_of_source(f, b, c));
     assert_int_equal(insp_child_of_depth(f->w, c), 1);
     /* A link's data is the game's: set in place, the link kept. */
-    assert_int_equal(post_field(f, c, "Docked", "slot", 9), 200);
+    char path[64];
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(c.id));
+    assert_int_equal(post(f, path, "{\"component\":\"Docked\",\"field\":\"slot\",\"value\":9}"), 200);
     assert_int_equal(insp_docked_get(f->w, c)->slot, 9);
     assert_int_equal(insp_docked_target(f->w, c).id, d.id);
     assert_int_equal(post_field(f, c, "Docked", "target", a.id), 200);
@@ -612,9 +658,6 @@ static const codec_case_t codec_cases[] = {
     {"dbl", "\"nan\""},
     {"dbl", "\"-inf\""},
     {"dbl", "true"},
-    {"who", "0"},
-    {"who", "-1"},
-    {"who", "1.5"},
     {"kind", "\"plain\""},
     {"kind", "\"bold\""},
     {"kind", "\"italic\""},
@@ -690,7 +733,7 @@ static void test_inspect_writes_and_loads_read_values_alike(void **state) {
     insp_entity e = f->e[1];
     assert_int_equal(insp_every_add(f->w, e, INSP_EVERY_DEFAULT), STRATA_OK);
     char path[64];
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
     size_t taken = 0;
     for (size_t i = 0; i < CODEC_CASES; i++) {
         const codec_case_t *c = &codec_cases[i];
@@ -721,10 +764,10 @@ static void test_inspect_writes_and_loads_read_values_alike(void **state) {
     assert_int_equal(post(f, path, "{\"component\":\"Every\",\"field\":\"single\",\"value\":\"nan\"}"), 200);
     assert_true(isnan(insp_every_get(f->w, e)->single));
     /* And the page reads back what it wrote, spelled as a save spells it. */
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
     assert_int_equal(get(f, path), 200);
-    assert_non_null(strstr(body(), "\"single\": \"nan\""));
-    assert_non_null(strstr(body(), "\"dbl\": \"-inf\""));
+    assert_non_null(strstr(body(), "\"single\":\"nan\""));
+    assert_non_null(strstr(body(), "\"dbl\":\"-inf\""));
 }
 
 /* --- Writes from elsewhere ---------------------------------------------------------- */
@@ -737,7 +780,7 @@ typedef struct write_t {
 
 static size_t write_paths(fixture_t *f, write_t *out) {
     size_t n = 0;
-    snprintf(out[n].path, sizeof out[n].path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    snprintf(out[n].path, sizeof out[n].path, "/api/entity/%uv%u", SPELL(f->e[0].id));
     out[n++].body = "{\"component\":\"Health\",\"field\":\"value\",\"value\":3}";
     snprintf(out[n].path, sizeof out[n].path, "/api/resource");
     out[n++].body = "{\"resource\":\"Score\",\"field\":\"value\",\"value\":77}";
@@ -949,13 +992,16 @@ static void test_inspect_hostile_requests(void **state) {
              hostile_token);
     snprintf(elsewhere[5], sizeof elsewhere[5], "Content-Type: text/plain\r\nX-Strata-Token: %s\r\n", hostile_token);
     /* Entity ids that name no live entity, and links that break the relation's rules. */
-    char forged[6][64];
-    snprintf(forged[0], sizeof forged[0], "%llu", (unsigned long long)f->gone.id);
-    snprintf(forged[1], sizeof forged[1], "%llu", (unsigned long long)(f->e[5].id + ((uint64_t)1 << 32)));
-    snprintf(forged[2], sizeof forged[2], "%llu", (unsigned long long)(f->e[5].id - ((uint64_t)1 << 32)));
-    snprintf(forged[3], sizeof forged[3], "%llu", (unsigned long long)(f->gone.id + ((uint64_t)1 << 32)));
-    snprintf(forged[4], sizeof forged[4], "999999");
-    snprintf(forged[5], sizeof forged[5], "%llu", (unsigned long long)((uint64_t)7 << 32 | 39u));
+    char forged[8][64];
+    snprintf(forged[0], sizeof forged[0], "%uv%u", SPELL(f->gone.id));
+    snprintf(forged[1], sizeof forged[1], "%uv%u", SPELL(f->e[5].id + ((uint64_t)1 << 32)));
+    snprintf(forged[2], sizeof forged[2], "%uv0", (unsigned)(f->e[5].id & 0xffffffffu));
+    snprintf(forged[3], sizeof forged[3], "%uv%u", SPELL(f->gone.id + ((uint64_t)1 << 32)));
+    snprintf(forged[4], sizeof forged[4], "999999v1");
+    snprintf(forged[5], sizeof forged[5], "39v7");
+    snprintf(forged[6], sizeof forged[6], "%llu",
+             (unsigned long long)f->e[5].id); /* the 64-bit number: not a spelling */
+    snprintf(forged[7], sizeof forged[7], "0%uv%u", SPELL(f->e[5].id));
     uint32_t seed = 0x9e3779b9u;
     static const char *const methods[] = {"PUT",     "DELETE", "PATCH", "OPTIONS", "TRACE",
                                           "CONNECT", "FOO",    "get",   "HEAD"};
@@ -1002,8 +1048,8 @@ static void test_inspect_hostile_requests(void **state) {
         "{\"x\":\"\x7f\xff\"}",
     };
     char entity[64], stale[64];
-    snprintf(entity, sizeof entity, "/api/entity/%llu", (unsigned long long)f->e[0].id);
-    snprintf(stale, sizeof stale, "/api/entity/%llu", (unsigned long long)f->gone.id);
+    snprintf(entity, sizeof entity, "/api/entity/%uv%u", SPELL(f->e[0].id));
+    snprintf(stale, sizeof stale, "/api/entity/%uv%u", SPELL(f->gone.id));
     static const char *const out_of_range[] = {
         "{\"component\":\"Health\",\"field\":\"value\",\"value\":32768}",
         "{\"component\":\"Health\",\"field\":\"value\",\"value\":-32769}",
@@ -1152,7 +1198,7 @@ static void test_inspect_hostile_requests(void **state) {
             }
             break;
         case 11: { /* forged and stale ids on every entity path; links to them, to itself, in a cycle */
-            const char *id = forged[(r >> 3) % 6];
+            const char *id = forged[(r >> 3) % 8];
             char json[160];
             switch (r % 6) {
             case 0: hostile_fmt(h, "GET /api/entity/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", id, port); break;
@@ -1164,13 +1210,13 @@ static void test_inspect_hostile_requests(void **state) {
                 break;
             }
             case 3: /* e0's link to a forged target, or to null */
-                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":%s}",
-                         r & 64 ? "0" : id);
+                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":%s%s%s}",
+                         r & 64 ? "" : "\"", r & 64 ? (r & 128 ? "0" : "null") : id, r & 64 ? "" : "\"");
                 hostile_post(h, port, entity, json);
                 break;
             default: /* e0's link to itself or to its child e1: a cycle */
-                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":%llu}",
-                         (unsigned long long)(r % 6 == 4 ? f->e[0].id : f->e[1].id));
+                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":\"%uv%u\"}",
+                         SPELL(r % 6 == 4 ? f->e[0].id : f->e[1].id));
                 hostile_post(h, port, entity, json);
                 break;
             }
@@ -1257,7 +1303,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_world_counts, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_archetypes, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_entities_paged_and_filtered, setup_writes, teardown),
-        cmocka_unit_test_setup_teardown(test_inspect_entity_as_json, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_entity_spelled_one_way, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_systems_resources_schedule, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_step_times_each_system, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_changes_and_aspects, setup_writes, teardown),

@@ -33,6 +33,7 @@ async function api(path, body) {
   return data;
 }
 
+const ENTITY = /^[0-9]+v[0-9]+$/;
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
 function status(text) { $("status").textContent = text; }
@@ -45,7 +46,7 @@ function drawWorld(w) {
   s.replaceChildren();
   const item = (label, value, id) => s.append(el("span", {}, `${label} `, el("b", { id }, value)));
   item("entities", w.entities, "entities-count");
-  item("archetypes", w.tables, "tables-count");
+  item("archetypes", w.archetypes, "archetypes-count"); // every one the world made: the table's rows
   item("bytes", w.bytes.toLocaleString("en"), "bytes-count");
   item("step", w.step, "step-count");
   item("last step", `${w.last_step_ms.toFixed(3)} ms`, "step-time");
@@ -97,7 +98,6 @@ function drawArchetypes(list) {
   const body = $("archetypes").tBodies[0];
   body.replaceChildren();
   for (const a of list) {
-    if (a.count === 0 && a.components.length === 0) continue;
     body.append(el("tr", { "data-archetype": a.id }, el("td", { class: "num" }, a.id),
       el("td", { class: "num count" }, a.count), el("td", { class: "num" }, a.row_bytes),
       el("td", {}, a.components.join(", ") || "(none)")));
@@ -115,21 +115,22 @@ function entityQuery() {
 async function drawEntities() {
   const text = state.search.trim();
   const list = $("entity-list");
-  if (/^\d+$/.test(text)) {
-    list.replaceChildren(entityItem(Number(text)));
+  if (ENTITY.test(text)) {
+    list.replaceChildren(entityItem(text));
     $("entity-range").textContent = "by id";
     return;
   }
   const page = await api(`/api/entities?${entityQuery()}`);
-  list.replaceChildren(...page.entities.map((e) => entityItem(e.id, e)));
+  list.replaceChildren(...page.entities.map((e) => entityItem(e.id)));
   const last = Math.min(page.total, page.offset + page.entities.length);
   $("entity-range").textContent = `${page.total ? page.offset + 1 : 0}-${last} of ${page.total}`;
   $("entity-range").dataset.total = page.total;
 }
 
-function entityItem(id, e) {
-  const label = e ? `${e.index}v${e.generation}` : String(id);
-  const item = el("li", { "data-entity": id, title: `handle ${id}` }, label);
+// An entity is spelled "4v1" (its index, v, its generation) everywhere: the
+// list, the picked entity's title, the API's paths and answers.
+function entityItem(id) {
+  const item = el("li", { "data-entity": id, title: `entity ${id}: index ${id.split("v")[0]}, generation ${id.split("v")[1]}` }, id);
   if (String(id) === String(state.picked)) item.classList.add("picked");
   item.addEventListener("click", () => { state.picked = String(id); drawEntity().catch(fail); });
   return item;
@@ -156,6 +157,7 @@ function fieldRows(prefix, value, path, onSet) {
       const numeric = typeof value === "number" || ["nan", "inf", "-inf"].includes(value);
       let v = JSON.stringify(input.value);
       if (numeric && JSON_NUMBER.test(text)) v = text;
+      else if ((value === null || ENTITY.test(value)) && text === "null") v = "null"; // an entity field emptied
       else if (typeof value === "boolean") v = text === "true" ? "true" : text === "false" ? "false" : v;
       onSet(path, v).then(() => { input.style.background = ""; status(`${prefix}.${path} set to ${input.value}`); refresh(); },
         (err) => { input.style.background = "#fbd"; fail(err); });
