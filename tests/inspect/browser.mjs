@@ -45,6 +45,14 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+// Wait until fn() (async) is true, asking every 50 ms, at most `limit` ms: a bound, not a pause.
+async function until(fn, limit = 10000) {
+  for (const end = Date.now() + limit; Date.now() < end;) {
+    if (await fn()) return true;
+    await sleep(50);
+  }
+  return false;
+}
 
 // A game with the inspector on a free port: its first line names the URL.
 const games = [];
@@ -192,7 +200,8 @@ try {
   await page.waitForSelector(`${integrate}.off`, { timeout: 10000 });
   const runs0 = (await api("/api/systems")).systems.find((s) => s.name === "Integrate").runs;
   const before = (await api(`/api/entity/${id}`)).components.Position;
-  await sleep(700);
+  const step0 = (await api("/api/world")).step;
+  await until(async () => (await api("/api/world")).step >= step0 + 10); // ten steps with Integrate off
   const after = (await api(`/api/entity/${id}`)).components.Position;
   const runs1 = (await api("/api/systems")).systems.find((s) => s.name === "Integrate").runs;
   const stepped = (await api("/api/world")).step > world.step;
@@ -204,18 +213,14 @@ try {
   await x.fill("123.5");
   await x.press("Enter");
   await x.blur();
-  let moved = false;
-  for (let i = 0; i < 50 && !moved; i++) {
-    moved = (await api(`/api/entity/${id}`)).components.Position.x === 123.5;
-    if (!moved) await sleep(100);
-  }
+  const moved = await until(async () => (await api(`/api/entity/${id}`)).components.Position.x === 123.5);
   check(moved, "editing Position.x to 123.5 on the page sets it in the world");
 
   // Integrate on again: the boid moves off 123.5.
   await page.click(`${integrate} input.enable`);
   await page.waitForSelector(`${integrate}.on`, { timeout: 10000 });
-  await sleep(700);
-  check((await api(`/api/entity/${id}`)).components.Position.x !== 123.5, "with Integrate on again, the boid moves");
+  check(await until(async () => (await api(`/api/entity/${id}`)).components.Position.x !== 123.5),
+    "with Integrate on again, the boid moves");
 
   await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: 10000 });
   check(true, "the schedule is drawn");
