@@ -28,13 +28,13 @@ static void out_indent(sti_writer_t *o, bool pretty, uint32_t depth) {
 }
 
 /* sti_value_put_t into the writer. */
-static void out_put(void *ctx, const char *s, size_t n) {
+static void json_out_put(void *ctx, const char *s, size_t n) {
     sti_writer_put(ctx, s, n);
 }
 
 /* A JSON string of n bytes (value.h's rule for char[N]: any bytes survive). */
 static void out_string(sti_writer_t *o, const char *s, size_t n) {
-    sti_value_string(s, n, out_put, o);
+    sti_value_string(s, n, json_out_put, o);
 }
 
 /* An entity id as value.h spells an entity field. */
@@ -43,7 +43,7 @@ static void json_out_u64(sti_writer_t *o, uint64_t v) {
                                            .size = sizeof(uint64_t),
                                            .count = 1,
                                            .kind = STRATA_KIND_ENTITY};
-    sti_value_encode(&id, (const unsigned char *)&v, out_put, o);
+    sti_value_encode(&id, (const unsigned char *)&v, json_out_put, o);
 }
 
 static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count,
@@ -55,7 +55,7 @@ static void out_element(sti_writer_t *o, const strata_field_desc_t *f, const uns
     if (f->kind == STRATA_KIND_STRUCT) {
         json_out_fields(o, f->type->fields, f->type->count, p, pretty, depth);
     } else {
-        sti_value_encode(f, p, out_put, o);
+        sti_value_encode(f, p, json_out_put, o);
     }
 }
 
