@@ -181,6 +181,20 @@ static size_t value_utf8(const unsigned char *s, size_t n) {
  * every one of them back into its byte. */
 void sti_value_string(const char *s, size_t n, sti_value_put_t put, void *ctx) {
     const unsigned char *p = (const unsigned char *)s;
+    /* Most strings (names, members, short texts) are plain ASCII: one put, quotes and all. */
+    char quoted[64];
+    size_t plain = 0;
+    while (plain < n && plain + 2 < sizeof quoted && p[plain] >= 0x20 && p[plain] < 0x7f && p[plain] != '"' &&
+           p[plain] != '\\') {
+        plain++;
+    }
+    if (plain == n && n + 2 <= sizeof quoted) {
+        quoted[0] = '"';
+        memcpy(quoted + 1, s, n);
+        quoted[n + 1] = '"';
+        put(ctx, quoted, n + 2);
+        return;
+    }
     put(ctx, "\"", 1);
     size_t run = 0; /* bytes at p[i - run, i) to copy as they are */
     for (size_t i = 0; i < n;) {
@@ -249,22 +263,23 @@ static void value_float_text(double v, bool single, sti_value_put_t put, void *c
 void sti_value_encode(const strata_field_desc_t *f, const unsigned char *p, sti_value_put_t put, void *ctx) {
     sti_scalar_t v = sti_scalar_read(f->kind, f->size, p);
     char text[32];
+    int n;
     switch (f->kind) {
-    case STRATA_KIND_BOOL: value_text(put, ctx, v.u ? "true" : "false"); break;
+    case STRATA_KIND_BOOL: put(ctx, v.u ? "true" : "false", v.u ? 4 : 5); break;
     case STRATA_KIND_I8:
     case STRATA_KIND_I16:
     case STRATA_KIND_I32:
     case STRATA_KIND_I64:
-        snprintf(text, sizeof text, "%" PRId64, v.i);
-        value_text(put, ctx, text);
+        n = snprintf(text, sizeof text, "%" PRId64, v.i);
+        put(ctx, text, (size_t)n);
         break;
     case STRATA_KIND_U8:
     case STRATA_KIND_U16:
     case STRATA_KIND_U32:
     case STRATA_KIND_U64:
     case STRATA_KIND_ENTITY:
-        snprintf(text, sizeof text, v.u > INT64_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, v.u);
-        value_text(put, ctx, text);
+        n = snprintf(text, sizeof text, v.u > INT64_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, v.u);
+        put(ctx, text, (size_t)n);
         break;
     case STRATA_KIND_F32:
     case STRATA_KIND_F64: value_float_text(v.f, f->kind == STRATA_KIND_F32, put, ctx); break;
