@@ -353,8 +353,9 @@ def inspector(b, generated):
         n.build(lib, "ar", inputs=[b.compile(v, s, extra="-Iruntime/inspect") for s in INSPECT_SOURCES + [page]])
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
     for v in TEST_VARIANTS:
+        # With the JSON loader: the page's writes and a load read values by one codec.
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
-                       libs=INSPECT_LIBS, archives=[libs[v]])
+                       libs=f"{INSPECT_LIBS} {JSON_LIBS}", archives=[libs[v], b.json_libs[v]])
     # The test world as a running game (for the browser test) and its cost a step (for the bench).
     game = b.program("release", "inspect-game", ["tests/inspect/game.c", c], headers=[h], libs=INSPECT_LIBS,
                      archives=[libs["release"]])
@@ -369,7 +370,12 @@ def inspector(b, generated):
     n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],
             variables={"libs": f"{INSPECT_LIBS} -lpng -lm"})
     b.all.append(exe)
-    b.run("inspect", f"{exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe)
+    # Through tools/console-run.py: a SIGTERM to ninja stops the server too.
+    b.run("inspect", f"$python tools/console-run.py {exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe,
+          implicit="tools/console-run.py")
+    # The programs stop on a signal, on their parent's death, and with ninja.
+    b.test("build/inspect-stop.ok", f"$python tests/inspect/test_stop.py {exe} {game}", inputs=[exe, game],
+           implicit=["tests/inspect/test_stop.py", "tools/console-run.py"])
     # The page in a real browser: chromium driven by playwright-core. The
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
     browser = sources("tests/inspect/*.mjs")
