@@ -6,24 +6,28 @@ lives here or in the model, never in a template.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 import jinja2
 
 from . import __version__, model, numbers
+from .limits import MASK_WORDS
 from . import schedule as threaded_schedule
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2", "saves.h.j2",
              "reflect.c.j2", "assemblages.c.j2")
-MASK_WORDS = 4  # STRATA_MAX_COMPONENTS / 64
 
 
+@functools.lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
+    """The one environment, made once a process: it keeps each template
+    compiled, so rendering many worlds parses the templates once."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,
@@ -232,6 +236,36 @@ class Literals:
             return "{0}"
         return "{ " + ", ".join(parts) + " }"
 
+    def compound(self, fields) -> str:
+        """The braces of a compound literal `(T){...}` holding the defaults
+        of `fields`. All zero, it names the first scalar inside the first
+        field (`{ .pos.x = 0 }`, `{ .rgb[0] = 0 }`) instead of `{0}`: gcc
+        takes `{0}` for any struct in a declaration, but inside another
+        initializer (`&(rect_bundle){ .color = &RECT_COLOR_DEFAULT }`) it
+        warns of missing braces when the first field is an array or a struct."""
+        text = self.fields(fields)
+        if text != "{0}" or not fields:
+            return text
+        designator, value = self._first_scalar(fields[0])
+        return f"{{ {designator} = {value} }}"
+
+    def _first_scalar(self, f) -> Tuple[str, str]:
+        """The designator of the first scalar of field f, and its zero."""
+        path, t = f".{f.name}", f.type
+        while t.kind in ("array", "struct"):
+            if t.kind == "array":
+                path, t = path + "[0]", t.element
+            else:
+                first = self._fields[t.name][0]
+                path, t = f"{path}.{first.name}", first.type
+        if t.kind == "string":
+            return path + "[0]", "0"
+        if t.kind == "entity":
+            return path, "{0}"
+        if t.kind == "enum":
+            return path, self.names.enum_member(t.name, self.schema.enum(t.name).members[0])
+        return path, ("false" if t.name == "bool" else "0")
+
 
 # C11 requires compilers to take string literals of 4095 characters; past
 # that -Wpedantic warns, so a longer string is written as a list of chars.
@@ -302,20 +336,7 @@ class Reflection:
     def used(self, type_name: str) -> bool:
         """True if a component or resource contains the type (directly or
         through other types): only those get reflection data."""
-        if not hasattr(self, "_used"):
-            used = set()
-            pending = [f.type for c in self.schema.components for f in c.fields]
-            pending += [f.type for r in self.schema.resources for f in r.fields]
-            while pending:
-                t = pending.pop()
-                if t.kind == "array":
-                    pending.append(t.element)
-                elif t.kind in ("struct", "enum") and t.name not in used:
-                    used.add(t.name)
-                    if t.kind == "struct":
-                        pending += [f.type for f in self.schema.struct(t.name).fields]
-            self._used = used
-        return type_name in self._used
+        return type_name in self.schema.saved_types
 
     def resource(self, r: model.Resource, block_ctype: str) -> List[Tuple[str, str]]:
         """The resource block's field for resource r (a struct of r's type), as (member, value) pairs."""
@@ -360,7 +381,7 @@ def aspect_ids(schema: model.Schema) -> Dict[str, int]:
 class ScheduleRow:
     """One system as the schedule listing shows it (texts joined here, not in the template)."""
 
-    def __init__(self, y: model.System):
+    def __init__(self, y: model.System, sent_by_game: Set[str]):
         self.system = y
         self.reads = ", ".join(list(y.terms.read) + [f"{c}?" for c in y.terms.optional] +
                                [f"res {r}" for r in y.resources_read]) or "-"
@@ -372,7 +393,9 @@ class ScheduleRow:
         tracks += [h for h in ("on_add", "on_remove") if getattr(y, h)]
         self.tracks = ", ".join(tracks)
         self.emits = ", ".join(y.emit)
-        self.receives = ", ".join(list(y.receive) + [f"{e} (late)" for e in y.receive_late])
+        marks = {e: " (late)" for e in y.receive_late}
+        self.receives = ", ".join(e + marks.get(e, "") + (" (sent by the game)" if e in sent_by_game else "")
+                                  for e in y.receives)
 
 
 class StepRun:
@@ -390,7 +413,7 @@ class StepTables:
     batch; the phases in step order, each a run of the batches (a phase
     with no system has none)."""
 
-    def __init__(self, schema: model.Schema, threaded: threaded_schedule.Schedule):
+    def __init__(self, schema: model.Schema, threaded: model.Schedule):
         self.batches: List[StepRun] = []
         at = 0
         per_phase: Dict[str, int] = {}
@@ -404,7 +427,7 @@ class StepTables:
             self.phases.append(StepRun(phase, at, per_phase.get(phase, 0)))
             at += per_phase.get(phase, 0)
 
-    def order(self, threaded: threaded_schedule.Schedule, names: Names):
+    def order(self, threaded: model.Schedule, names: Names):
         """The rows of the batches' system ids, batch after batch: (code, comment)."""
         return [(f"{names.system_id(y.name)},", f"batch {b.index} ({b.phase})") for b in threaded.batches
                 for y in b.systems]
@@ -437,13 +460,12 @@ def render(schema: model.Schema) -> Dict[str, str]:
     """The generated files of one world: {file name: text}."""
     env = _environment()
     names = Names(schema)
-    threaded = threaded_schedule.compute(schema)
     context = {
         "queries": query_table(schema),
         "aspect_ids": aspect_ids(schema),
-        "schedule": [ScheduleRow(y) for y in schema.systems],
-        "threaded": threaded,
-        "steps": StepTables(schema, threaded),
+        "schedule": [ScheduleRow(y, {e.name for e in schema.events if e.sent_by_game}) for y in schema.systems],
+        "threaded": schema.schedule,
+        "steps": StepTables(schema, schema.schedule),
         "spawns": SpawnTables(schema, names),
         # An event's first receiver, by name (systems come in schedule order); 0 when none receives it.
         "first_receiver": lambda event: next((names.system_id(y.name) for y in schema.systems

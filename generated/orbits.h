@@ -79,21 +79,21 @@ typedef struct orbits_orbit {
     float angle;
 } orbits_orbit;
 /* Orbit with every field at its schema default. */
-#define ORBITS_ORBIT_DEFAULT ((orbits_orbit){0})
+#define ORBITS_ORBIT_DEFAULT ((orbits_orbit){ .radius = 0 })
 
 typedef struct orbits_local {
     float x;
     float y;
 } orbits_local;
 /* Local with every field at its schema default. */
-#define ORBITS_LOCAL_DEFAULT ((orbits_local){0})
+#define ORBITS_LOCAL_DEFAULT ((orbits_local){ .x = 0 })
 
 typedef struct orbits_global {
     float x;
     float y;
 } orbits_global;
 /* Global with every field at its schema default. */
-#define ORBITS_GLOBAL_DEFAULT ((orbits_global){0})
+#define ORBITS_GLOBAL_DEFAULT ((orbits_global){ .x = 0 })
 
 typedef struct orbits_body {
     float size;
@@ -109,7 +109,7 @@ typedef struct orbits_child_of {
 uint32_t depth_; /* links up to the root, kept by the runtime */
 } orbits_child_of;
 /* ChildOf with every field at its schema default. */
-#define ORBITS_CHILD_OF_DEFAULT ((orbits_child_of){0})
+#define ORBITS_CHILD_OF_DEFAULT ((orbits_child_of){ .target = {0} })
 
 /* --- The world ----------------------------------------------------------- */
 
@@ -188,7 +188,9 @@ static inline bool orbits_entity_alive(const orbits_world *w, orbits_entity e) {
 }
 
 /* Several components at once: a NULL pointer (false for a tag) leaves that
- * component out. Used to create or add with one archetype move. */
+ * component out. Used to create or add with one archetype move. An exclusive
+ * relation's value holds its target; a relation with many targets a source
+ * is not here: link with its _add, one target at a time. */
 typedef struct orbits_bundle {
     const orbits_orbit *orbit;
     const orbits_local *local;

@@ -77,14 +77,14 @@ typedef struct pfx_position {
     float y;
 } pfx_position;
 /* Position with every field at its schema default. */
-#define PFX_POSITION_DEFAULT ((pfx_position){0})
+#define PFX_POSITION_DEFAULT ((pfx_position){ .x = 0 })
 
 typedef struct pfx_velocity {
     float x;
     float y;
 } pfx_velocity;
 /* Velocity with every field at its schema default. */
-#define PFX_VELOCITY_DEFAULT ((pfx_velocity){0})
+#define PFX_VELOCITY_DEFAULT ((pfx_velocity){ .x = 0 })
 
 typedef struct pfx_lifetime {
     float seconds;

@@ -77,14 +77,14 @@ typedef struct swarm_position {
     float y;
 } swarm_position;
 /* Position with every field at its schema default. */
-#define SWARM_POSITION_DEFAULT ((swarm_position){0})
+#define SWARM_POSITION_DEFAULT ((swarm_position){ .x = 0 })
 
 typedef struct swarm_velocity {
     float x;
     float y;
 } swarm_velocity;
 /* Velocity with every field at its schema default. */
-#define SWARM_VELOCITY_DEFAULT ((swarm_velocity){0})
+#define SWARM_VELOCITY_DEFAULT ((swarm_velocity){ .x = 0 })
 
 typedef struct swarm_tint {
     uint8_t r;

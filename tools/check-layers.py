@@ -23,8 +23,13 @@ that a header declares `extern`; any other module that names one uses it.
 That one must sit in the same layer or a higher one. Including a lower
 header is not enough: the public header declares functions of every layer,
 so a call through it (pool.c calling strata_entity_destroy of entity.c) is
-only seen here. A call through a function pointer (the world's hooks,
-which a higher module installs) names no function and is not a use.
+only seen here. A call through a function pointer names no function and
+is not a use: a lower layer calls a higher one only through the world's
+hooks struct (sti_hooks_t in RUNTIME_DIR/base.h, when there is one), whose
+members it names (`w->hooks.x(...)`: a member, whatever its name, is no
+function). The world holds no other function pointer, and a member of the
+struct is set (`hooks.x = f`) only by a module of a higher layer than each
+module that calls it.
 
 Each problem is printed compiler style (file:line: error: ...); the exit
 status is 1 if there is any. Without a LAYERS file the check says so and
@@ -44,6 +49,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 # Comments, string and character literals (blanked, keeping line breaks), identifiers and single characters.
 NOISE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 TOKEN = re.compile(r"[A-Za-z_]\w*|\S")
+# base.h's struct of up-calls: the world holds no other function pointer, and
+# each member is set only by a module above every module that calls it.
+HOOKS = "sti_hooks_t"
+FUNC_PTR = re.compile(r"\(\s*\*\s*(\w+)\s*\)\s*\(")
 
 
 def module_of(rel):
@@ -229,6 +238,21 @@ def definitions(parsed, modules):
     return defined, own
 
 
+EXPRESSION_WORDS = {"return", "sizeof", "case", "else", "do"}
+
+
+def not_a_use(toks, k):
+    """Whether the identifier toks[k] names no function or variable of file
+    scope: a member (`w->hooks.destroyed(w)`, `(*w).x`), or the name a
+    function pointer's declarator gives (`void (*destroyed)(...)`)."""
+    before = [w for w, _ in toks[max(0, k - 3):k]]
+    if before[-1:] == ["."] or before[-2:] == ["-", ">"]:
+        return True
+    after = [w for w, _ in toks[k + 1:k + 3]]
+    return before[-2:] == ["(", "*"] and after == [")", "("] and len(before) == 3 and \
+        (before[0] == "*" or (re.fullmatch(r"[A-Za-z_]\w*", before[0]) and before[0] not in EXPRESSION_WORDS))
+
+
 def upward_calls(root, files, layers, shown):
     """Errors for each module's first use of each symbol defined in a higher layer."""
     modules = {rel: module_of(rel) for rel in files}
@@ -242,11 +266,46 @@ def upward_calls(root, files, layers, shown):
         for k, (word, lineno) in enumerate(toks):
             dst = defined.get(word)
             if dst is None or dst == src or layers[dst] <= layers[src] or (src, word) in seen or k in declared or \
-                    word in own[rel]:
+                    word in own[rel] or not_a_use(toks, k):
                 continue
             seen.add((src, word))
             errors.append(f"{shown[rel]}:{lineno}: error: '{src}' (layer {layers[src] + 1}) calls {word} of "
                           f"'{dst}', a higher layer ({layers[dst] + 1})")
+    return errors
+
+
+def check_hooks(root, layers, files):
+    """Problems with the up-calls of RUNTIME_DIR/base.h (none without it): a
+    function pointer in struct strata_world_t outside the hooks struct, or a
+    member of the hooks struct set by a module not above one that calls it."""
+    base = os.path.join(root, "base.h")
+    if not os.path.isfile(base):
+        return []
+    with open(base, encoding="utf-8") as f:
+        text = f.read()
+    errors = []
+    world = re.search(r"struct strata_world_t \{(.*?)\n\};", text, re.S)
+    for m in FUNC_PTR.finditer(world.group(1) if world else ""):
+        line = text.count("\n", 0, world.start(1) + m.start()) + 1
+        errors.append(f"{base}:{line}: error: the world holds the function pointer '{m.group(1)}' outside {HOOKS}: "
+                      "a lower layer calls up only through world->hooks")
+    hooks = re.search(r"typedef struct " + HOOKS + r" \{(.*?)\n\} " + HOOKS + ";", text, re.S)
+    sets, calls = [], {}  # (member, module, site); member -> modules that call it
+    comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+    for rel in files:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            code = comment.sub(lambda m: "\n" * m.group(0).count("\n"), f.read())
+            for lineno, line in enumerate(code.split("\n"), 1):
+                for name in FUNC_PTR.findall(hooks.group(1)) if hooks else []:
+                    if re.search(r"hooks\." + name + r"\s*=(?!=)", line):
+                        sets.append((name, module_of(rel), f"{os.path.join(root, rel)}:{lineno}"))
+                    elif re.search(r"hooks\." + name + r"\b", line):
+                        calls.setdefault(name, set()).add(module_of(rel))
+    for name, setter, site in sets:
+        for caller in sorted(calls.get(name, ())):
+            if setter in layers and caller in layers and layers[setter] <= layers[caller]:
+                errors.append(f"{site}: error: hooks.{name} is set by '{setter}' (layer {layers[setter] + 1}), "
+                              f"which is not above '{caller}' (layer {layers[caller] + 1}) that calls it")
     return errors
 
 
@@ -298,6 +357,7 @@ def check(root):
             if rel.endswith(".c") and rel not in unit and rel not in OUTSIDE_UNITY:
                 errors.append(f"{unity}:1: error: {rel} is not in the unit: add #include \"{rel}\"")
     errors += upward_calls(root, files, layers, shown)
+    errors += check_hooks(root, layers, files)
     cycle = find_cycle(graph)
     if cycle:
         errors.append(f"error: include cycle: {' -> '.join(cycle)}")

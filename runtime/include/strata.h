@@ -57,7 +57,7 @@ strata_assert_handler_t strata_assert_handler(void **user);
 
 /* What a failed STRATA_ASSERT calls: the handler, then abort(). */
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((noreturn))
+__attribute__((__noreturn__))
 #endif
 void strata_assert_fail(const char *condition, const char *file, int line);
 
@@ -427,7 +427,7 @@ strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void 
 /* What generated emits put on their growth path: out of line, so the fast
  * path keeps the event in registers (its address never escapes). */
 #if defined(__GNUC__) || defined(__clang__)
-#define STRATA_EVENT_SLOW static __attribute__((noinline, cold, unused))
+#define STRATA_EVENT_SLOW static __attribute__((__noinline__, __cold__, __unused__))
 #else
 #define STRATA_EVENT_SLOW static inline
 #endif

@@ -14,7 +14,6 @@ import unittest
 from pathlib import Path
 
 from codegen import render
-from codegen import schedule as threaded_schedule
 from codegen.validate import validate_source
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,7 +95,7 @@ class ManySystemsTest(unittest.TestCase):
         schema, diagnostics = validate_source("many.yaml", text.encode("utf-8"))
         self.assertIsNotNone(schema, [str(d) for d in diagnostics if d.is_error][:3])
         self.assertEqual(len(schema.systems), SYSTEMS)
-        batches = threaded_schedule.compute(schema).batches
+        batches = schema.schedule.batches
         self.assertLess(len(batches), SYSTEMS // 2)  # systems share batches: the table has runs to walk
         ids = {y.name: i for i, y in enumerate(schema.systems)}
         order = [ids[y.name] for b in batches for y in b.systems if ids[y.name] not in (10, 500)]

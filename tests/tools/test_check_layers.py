@@ -168,6 +168,59 @@ class CheckLayersTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("'mem' (layer 1) calls world_limit of 'world', a higher layer (3)", result.stderr)
 
+    # A base.h with the hooks struct: world.c sets the hook table.c calls.
+    HOOKED = {
+        **CLEAN,
+        "base.h": textwrap.dedent("""\
+            typedef struct sti_hooks_t {
+                void (*destroyed)(struct strata_world_t *w);
+            } sti_hooks_t;
+            struct strata_world_t {
+                int count;
+                sti_hooks_t hooks;
+            };
+            """),
+        "table.c": '#include "table.h"\nvoid f(struct strata_world_t *w) { w->hooks.destroyed(w); }\n',
+        "world.c": '#include "table.h"\n/* hooks.destroyed = here */\nvoid g(struct strata_world_t *w) {\n'
+                   '    w->hooks.destroyed = 0;\n}\n',
+    }
+
+    def test_check_layers_passes_hooks_set_above_their_callers(self):
+        result = self.check(self.plant(self.HOOKED, "base\n" + LAYERS))
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_check_layers_passes_a_hook_named_like_a_higher_function(self):
+        # The call checker reads `w->hooks.destroyed(w)` as a member, not as
+        # the function world.c defines under the same name.
+        world = self.HOOKED["world.c"] + "void destroyed(struct strata_world_t *w) {\n    (void)w;\n}\n"
+        world = world.replace("hooks.destroyed = 0;", "hooks.destroyed = destroyed;")
+        mem = '#include "mem.h"\nvoid m(struct strata_world_t *w) {\n    (*w).hooks.destroyed(w);\n}\n'
+        root = self.plant({**self.HOOKED, "world.c": world, "mem.c": mem}, "base\n" + LAYERS)
+        result = self.check(root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # Named as a function, it is a call up.
+        table = '#include "table.h"\nvoid f(struct strata_world_t *w) {\n    destroyed(w);\n}\n'
+        result = self.check(self.plant({**self.HOOKED, "world.c": world, "table.c": table}, "base\n" + LAYERS))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("'table' (layer 3) calls destroyed of 'world', a higher layer (4)", result.stderr)
+
+    def test_check_layers_fails_on_an_up_call_outside_the_hooks_struct(self):
+        base = self.HOOKED["base.h"].replace("    int count;\n", "    int count;\n    void (*on_grow)(int n);\n")
+        root = self.plant({**self.HOOKED, "base.h": base}, "base\n" + LAYERS)
+        result = self.check(root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(f"{root / 'base.h'}:6: error: the world holds the function pointer 'on_grow' outside "
+                      "sti_hooks_t", result.stderr)
+
+    def test_check_layers_fails_on_a_hook_set_below_its_caller(self):
+        root = self.plant({**self.HOOKED, "mem.c": '#include "mem.h"\nvoid h(struct strata_world_t *w) '
+                                                   '{ w->hooks.destroyed = 0; }\n'}, "base\n" + LAYERS)
+        result = self.check(root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(f"{root / 'mem.c'}:2: error: hooks.destroyed is set by 'mem' (layer 2), which is not above "
+                      "'table' (layer 3) that calls it", result.stderr)
+        self.assertNotIn("world.c", result.stderr)
+
     def test_check_layers_skips_only_without_a_layers_file(self):
         result = self.check(self.plant({**CLEAN, "table.c": '#include "world.c"\n'}, layers=None))
         self.assertEqual(result.returncode, 0)

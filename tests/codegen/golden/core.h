@@ -86,7 +86,7 @@ typedef struct core_position {
     float y;
 } core_position;
 /* Position with every field at its schema default. */
-#define CORE_POSITION_DEFAULT ((core_position){0})
+#define CORE_POSITION_DEFAULT ((core_position){ .x = 0 })
 
 typedef struct core_velocity {
     float x;
@@ -106,7 +106,7 @@ typedef struct core_link {
     core_entity to;
 } core_link;
 /* Link with every field at its schema default. */
-#define CORE_LINK_DEFAULT ((core_link){0})
+#define CORE_LINK_DEFAULT ((core_link){ .to = {0} })
 
 /* --- Resources: one value each, stored in the world ---------------------- */
 
