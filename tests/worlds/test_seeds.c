@@ -122,7 +122,8 @@ static void test_seeds_aspects_number_squarer(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_seeds_typescript_ecs_locator_and_removal_after_the_update, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seeds_typescript_ecs_locator_and_removal_after_the_update, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_seeds_aspects_number_squarer, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
