@@ -49,6 +49,8 @@ WORLD_FILE_NOUNS = (
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
     "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
     "world_clear", "entity_each", "entity_fn", "entity_index", "entity_generation", "assert_handler_set",
+    # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
+    "world_free_empty_tables", "reserve_bundle", "reserve_entities",
     # the runtime's types a game meets, under the world's prefix (typedefs; the strata_ names work too)
     "result_t", "world_desc_t", "world_stats_t", "load_report_t", "assert_handler_t",
     # systems by number, and the live inspector's typed start (docs/inspector.md)
@@ -314,6 +316,7 @@ class Names:
         return self._spelled("assemblage", name, loc, lambda s: dict({
             "spawn": (self._p(f"spawn_{s}"), FILE),
             "spawn_many": (self._p(f"spawn_{s}_many"), FILE),
+            "reserve": (self._p(f"reserve_{s}"), FILE),
             "ids_": (self._p(f"spawn_{s}_ids_"), FILE),
             "values_": (self._p(f"spawn_{s}_values_"), FILE),
         }, **{f"value {c}": (self._p(f"spawn_{s}_{snake(c)}_value_"), FILE) for c, _ in components}))
