@@ -133,6 +133,7 @@ static void archetype_idle_remove(strata_world_t *w, sti_table_t *t) {
 }
 
 void sti_table_filled(strata_world_t *w, sti_table_t *t) {
+    t->room = t->capacity;
     sti_query_filled(w, t);
     if (t->id != 0) {
         archetype_idle_remove(w, t);
@@ -140,6 +141,7 @@ void sti_table_filled(strata_world_t *w, sti_table_t *t) {
 }
 
 void sti_table_emptied(strata_world_t *w, sti_table_t *t) {
+    t->room = 0;
     sti_query_emptied(w, t);
     if (t->id != 0) {
         archetype_idle_add(w, t);

@@ -93,14 +93,6 @@ strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_plan_t *, 
     [STI_PLAN_COPIER(STI_PLAN_ANY, 0)] = move_copy_mixed,
 };
 
-strata_result_t sti_plan_copy_turned(strata_world_t *w, sti_table_t *src, const sti_edge_t *edge, size_t row) {
-    sti_table_t *dst = edge->table;
-    uint32_t to = dst->count - 1;
-    sti_plan_copiers[edge->plan->copier](edge->plan, row, src->count, to);
-    sti_table_turned(w, src, dst, to);
-    return STRATA_OK;
-}
-
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan) {
     uint32_t n = src->count, to = dst->count;
     for (uint32_t i = 0; i < plan->total; i++) {

@@ -96,13 +96,6 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
  * line, so the callers stay small. */
 extern strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_plan_t *p, size_t row, size_t last,
                                                                    size_t to);
-/* The copy of a leaf path's move along `edge` (after sti_row_book: the
- * moved row `row` of src is the last row of the edge's table) that emptied
- * src or filled the other (sti_row_turns), then those tables' moves in the
- * queries' lists: out of line, so the leaf paths end in a tail call either
- * way. */
-STI_COLD strata_result_t sti_plan_copy_turned(strata_world_t *w, sti_table_t *src, const sti_edge_t *edge, size_t row);
-
 /* Move an entity's row from src to the end of dst (room reserved) along
  * an edge, copying the columns its plan lists, and return the new row. */
 STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
@@ -143,10 +136,13 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
 
 /* True if adding c to the entity of rec takes the leaf path. */
 STI_HOT bool sti_move_add_is_plain(const strata_world_t *w, const sti_record_t *rec, uint32_t c) {
-    const sti_edge_t *edge = &w->tables[rec->table]->edges[c];
+    const sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[c];
     const sti_table_t *dst = edge->table;
-    /* A NULL edge also covers "already present": add edges of present components are never filled. */
-    return dst != NULL && edge->plain && dst->count < dst->capacity;
+    /* A NULL edge also covers "already present": add edges of present
+     * components are never filled. An empty dst has no room (table.h),
+     * and src keeps a row: the move empties and fills no table. */
+    return dst != NULL && edge->plain && dst->count < dst->room && src->count > 1;
 }
 
 /* Add c (sti_move_add_is_plain): the value (NULL: defaults), then the row. STRATA_OK. */
@@ -163,18 +159,18 @@ STI_HOT strata_result_t sti_move_add_plain(strata_world_t *w, sti_record_t *rec,
     }
     uint32_t row = rec->row;
     uint32_t to = sti_row_book(w, rec, src, dst);
-    if (sti_row_turns(src, to)) {
-        return sti_plan_copy_turned(w, src, edge, row);
-    }
     return sti_plan_copiers[edge->plan->copier](edge->plan, row, src->count, to);
 }
 
 /* True if removing c from the entity of rec takes the leaf path. */
 STI_HOT bool sti_move_remove_is_plain(const strata_world_t *w, const sti_record_t *rec, uint32_t c) {
-    const sti_edge_t *edge = &w->tables[rec->table]->edges[w->component_count + c];
+    const sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[w->component_count + c];
     const sti_table_t *dst = edge->table;
-    /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
-    return dst != NULL && edge->plain && dst->count < dst->capacity;
+    /* A NULL edge also covers "absent": remove edges of absent components
+     * are never filled. An empty dst has no room (table.h), and src keeps
+     * a row: the move empties and fills no table. */
+    return dst != NULL && edge->plain && dst->count < dst->room && src->count > 1;
 }
 
 /* Remove c (sti_move_remove_is_plain). STRATA_OK. */
@@ -183,9 +179,6 @@ STI_HOT strata_result_t sti_move_remove_plain(strata_world_t *w, sti_record_t *r
     const sti_edge_t *edge = &src->edges[w->component_count + c];
     uint32_t row = rec->row;
     uint32_t to = sti_row_book(w, rec, src, edge->table);
-    if (sti_row_turns(src, to)) {
-        return sti_plan_copy_turned(w, src, edge, row);
-    }
     return sti_plan_copiers[edge->plan->copier](edge->plan, row, src->count, to);
 }
 

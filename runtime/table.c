@@ -216,6 +216,7 @@ strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t ex
         return r;
     }
     t->capacity = (uint32_t)cap;
+    t->room = t->count > 0 ? t->capacity : 0;
     return STRATA_OK;
 }
 

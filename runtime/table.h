@@ -86,6 +86,8 @@ struct sti_table_t {
     uint32_t count;        /* rows in use */
     uint32_t moved;        /* bumped when a row leaves or rows reorder (appends only raise count) */
     uint32_t capacity;     /* rows every column holds */
+    uint32_t room;         /* capacity while it has rows, 0 without: the leaf paths' one test of room keeps
+                            * them off an empty table too (its first row moves it in its queries' lists) */
     uint32_t column_count; /* entries of dense */
     uint32_t max_size;     /* of its columns' elements: above STI_SMALL_SIZE, moves call memcpy */
     strata_entity_t *entities;
