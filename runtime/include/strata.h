@@ -235,7 +235,7 @@ typedef struct strata_world_desc_t {
 /* What a world holds, for tools and tests. */
 typedef struct strata_world_stats_t {
     uint32_t entities; /* alive */
-    uint32_t tables;   /* archetypes created, including the empty one */
+    uint32_t tables;   /* archetypes held (made and not freed), including the empty one */
     uint32_t pending;  /* deferred commands not yet applied */
     size_t bytes;      /* memory held through the allocator */
 } strata_world_stats_t;
