@@ -39,6 +39,7 @@ class _FieldSpec:
     short: bool  # the default came from `TYPE = VALUE`
     renamed_from: Tuple[str, ...] = ()  # the long form's `renamed_from`, checked
     policy: str = FIELD_POLICY  # the long form's `on_target_destroy`, checked
+    label: bool = False  # the long form's `label`, checked
 
 
 class Types(Section):
@@ -167,7 +168,13 @@ class Types(Section):
                 self.error(keys["on_target_destroy"][0].loc,
                            f"{where}: 'on_target_destroy' needs an entity field, not {type_name(type_ref)}",
                            "only a component's 'entity' field names a target")
-        return _FieldSpec(key.text, key.loc, where, type_ref, default, False, renamed_from, policy)
+        label = False
+        if "label" in keys:
+            label = self.flag(keys["label"], f"{where}: 'label'")
+            if label and type_ref is not None and type_ref.kind != "string":
+                self.error(keys["label"][0].loc, f"{where}: 'label' needs a char[N] field, not {type_name(type_ref)}",
+                           "an entity is labelled by text, e.g. name: {type: char[24], label: true}")
+        return _FieldSpec(key.text, key.loc, where, type_ref, default, False, renamed_from, policy, label)
 
     def fields_from_specs(self, specs: Iterable[_FieldSpec], element: str = "",
                           policies: bool = False) -> Tuple[Field, ...]:
@@ -183,6 +190,13 @@ class Types(Section):
             if spec.policy != FIELD_POLICY and not policies:
                 self.error(spec.loc, f"{spec.where}: 'on_target_destroy' is for a component's entity fields",
                            "a link elsewhere is not followed when its target dies")
+            if spec.label and not policies:
+                self.error(spec.loc, f"{spec.where}: 'label' is for a component's char[N] field",
+                           "the inspector labels entities by one of their components' fields")
+        labels = [spec for spec in specs if spec.label]
+        for spec in labels[1:]:
+            self.error(spec.loc, f"{spec.where}: a second 'label' field in one component",
+                       f"'{labels[0].name}' already labels the entity")
         return tuple(f for f in (self.field(spec) for spec in specs) if f is not None)
 
     def check_body(self, owner: str, loc: Loc, specs: SequenceType[_FieldSpec],
@@ -208,7 +222,7 @@ class Types(Section):
         else:
             value = self.value(spec.type, spec.default, spec.where)
         return Field(spec.name, spec.type, value, spec.loc, explicit_default=spec.default is not None,
-                     renamed_from=spec.renamed_from, on_target_destroy=spec.policy)
+                     renamed_from=spec.renamed_from, on_target_destroy=spec.policy, label=spec.label)
 
     def parse_type(self, text: str, loc: Loc, where: str) -> Optional[TypeRef]:
         """The TypeRef `text` spells (`f32`, `Color`, `u8[4]`, `char[16]`), or

@@ -80,6 +80,7 @@ class Field:
     explicit_default: bool = False  # the schema gave `= x` or `default:`
     renamed_from: Tuple[str, ...] = ()  # the field's former names (long form `renamed_from:`), for old saves
     on_target_destroy: str = FIELD_POLICY  # an entity field of a component: what its target's destroy does
+    label: bool = False  # a component's char[N] field that labels its entity in the inspector
 
 
 @dataclass(frozen=True)
@@ -287,11 +288,13 @@ class Schema:
 
     @functools.cached_property
     def saved_types(self) -> frozenset:
-        """The types a component or resource contains (directly or through
-        other types): those the reflection data, and so saves, describe."""
+        """The types a component, resource or event contains (directly or
+        through other types): those the reflection data, and so saves and
+        the inspector, describe."""
         used = set()
         pending = [f.type for c in self.components for f in c.fields]
         pending += [f.type for r in self.resources for f in r.fields]
+        pending += [f.type for e in self.events for f in e.fields]
         while pending:
             t = pending.pop()
             if t.kind == "array":
@@ -301,6 +304,11 @@ class Schema:
                 if t.kind == "struct":
                     pending += [f.type for f in self.struct(t.name).fields]
         return frozenset(used)
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        """The fields that label an entity in the inspector, "Component.field", in component order."""
+        return tuple(f"{c.name}.{f.name}" for c in self.components for f in c.fields if f.label)
 
     @property
     def bundle_components(self) -> Tuple[Component, ...]:

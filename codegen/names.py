@@ -60,7 +60,7 @@ WORLD_FUNCTIONS = (
     # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
     "world_free_empty_tables", "reserve_bundle", "reserve_entities",
     # statics of the world's .c
-    "bundle_gather_", "entity_visit_call_", "world_of_",
+    "bundle_gather_", "entity_visit_call_", "world_of_", "inspect_spawn_",
 )
 WORLD_FILE_NOUNS = (
     "world", "entity", "bundle", ("component_id_type", "component_id"), "entity_fn",
@@ -325,6 +325,8 @@ class Names:
             "events_member": (f"{s}_events", "member"),
             "count_member": (f"{s}_count", "member"),
             "out_member": (f"{s}_out_", "member"),
+            "fields_": (self._p(f"{s}_fields_"), FILE),
+            "type_": (self._p(f"{s}_type_"), FILE),
         })
 
     def query(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:

@@ -267,6 +267,11 @@ LONG_FIELD = (
         "leaves the stale handle, `clear` sets the field to the null entity, `remove` removes the "
         "component, `destroy` destroys the entity holding it.",
         "clear", default="keep"),
+    Key("label", "flag",
+        "A `char[N]` field of a component: `true` makes it the entity's label in the inspector's page "
+        "(lists, the hierarchy, links), in place of its number. At most one a component; an entity with "
+        "several labelled components is labelled by the first in schema order.",
+        True, default=False),
 )
 
 # The body of a relation.

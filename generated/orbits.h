@@ -572,27 +572,6 @@ bool orbits_system_is_enabled(const strata_world_t *core, uint32_t id);
  * Returns as orbits_world_step. */
 orbits_result_t orbits_system_run(orbits_world *w, uint32_t id, float dt);
 
-/* The live inspector (docs/inspector.md). With strata_inspect.h included
- * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, batches, switches) filled in; desc's
- * other fields as strata_inspect_start takes them (NULL: every default).
- * orbits_world_step then reports each system's time to it. */
-#ifdef STRATA_INSPECT_H
-static inline strata_result_t orbits_inspect_start(orbits_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
-    static const strata_inspect_system_t systems[2 + 1] = {
-        {"Spin", "update", ORBITS_QUERY_SPIN, 0u},
-        {"Place", "update", ORBITS_QUERY_PLACE, 0u},
-        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
-    };
-    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 2u;
-    full.systems = systems;
-    full.set_enabled = orbits_system_set_enabled;
-    full.enabled = orbits_system_is_enabled;
-    return strata_inspect_start(orbits_world_core(w), &full, out);
-}
-#endif
 
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 
@@ -657,6 +636,28 @@ static inline orbits_result_t orbits_world_load_json(orbits_world *w, const char
 static inline orbits_result_t orbits_world_load_json_mem(orbits_world *w, const char *text, size_t size, orbits_load_report_t *report) {
     return strata_world_load_json_mem(orbits_world_core(w), text, size, report);
 }
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * orbits_world_step then reports each system's time to it. */
+#ifdef STRATA_INSPECT_H
+static inline strata_result_t orbits_inspect_start(orbits_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[2 + 1] = {
+        {"Spin", "update", ORBITS_QUERY_SPIN, 0u},
+        {"Place", "update", ORBITS_QUERY_PLACE, 0u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 2u;
+    full.systems = systems;
+    full.set_enabled = orbits_system_set_enabled;
+    full.enabled = orbits_system_is_enabled;
+    return strata_inspect_start(orbits_world_core(w), &full, out);
+}
+#endif
 
 #ifdef __cplusplus
 }

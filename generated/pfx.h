@@ -690,30 +690,6 @@ bool pfx_system_is_enabled(const strata_world_t *core, uint32_t id);
  * Returns as pfx_world_step. */
 pfx_result_t pfx_system_run(pfx_world *w, uint32_t id, float dt);
 
-/* The live inspector (docs/inspector.md). With strata_inspect.h included
- * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, batches, switches) filled in; desc's
- * other fields as strata_inspect_start takes them (NULL: every default).
- * pfx_world_step then reports each system's time to it. */
-#ifdef STRATA_INSPECT_H
-static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
-    static const strata_inspect_system_t systems[5 + 1] = {
-        {"Emit", "update", STRATA_NO_QUERY, 0u},
-        {"Gravity", "update", PFX_QUERY_GRAVITY, 0u},
-        {"Move", "update", PFX_QUERY_MOVE, 0u},
-        {"Age", "update", PFX_QUERY_AGE, 0u},
-        {"Report", "report", PFX_QUERY_REPORT, 0u},
-        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
-    };
-    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 5u;
-    full.systems = systems;
-    full.set_enabled = pfx_system_set_enabled;
-    full.enabled = pfx_system_is_enabled;
-    return strata_inspect_start(pfx_world_core(w), &full, out);
-}
-#endif
 
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 
@@ -778,6 +754,31 @@ static inline pfx_result_t pfx_world_load_json(pfx_world *w, const char *path, p
 static inline pfx_result_t pfx_world_load_json_mem(pfx_world *w, const char *text, size_t size, pfx_load_report_t *report) {
     return strata_world_load_json_mem(pfx_world_core(w), text, size, report);
 }
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * pfx_world_step then reports each system's time to it. */
+#ifdef STRATA_INSPECT_H
+static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[5 + 1] = {
+        {"Emit", "update", STRATA_NO_QUERY, 0u},
+        {"Gravity", "update", PFX_QUERY_GRAVITY, 0u},
+        {"Move", "update", PFX_QUERY_MOVE, 0u},
+        {"Age", "update", PFX_QUERY_AGE, 0u},
+        {"Report", "report", PFX_QUERY_REPORT, 0u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 5u;
+    full.systems = systems;
+    full.set_enabled = pfx_system_set_enabled;
+    full.enabled = pfx_system_is_enabled;
+    return strata_inspect_start(pfx_world_core(w), &full, out);
+}
+#endif
 
 #ifdef __cplusplus
 }

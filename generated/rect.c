@@ -187,15 +187,6 @@ static const strata_query_desc_t rect_queries_[7] = {
         .on_remove = rect_render_on_remove_,
     },
 };
-
-static const strata_event_desc_t rect_events_[RECT_EVENT_COUNT] = {
-    {
-        .name = "Eaten",
-        .size = sizeof(rect_eaten),
-        .align = alignof(rect_eaten),
-        .first_receiver = RECT_SYSTEM_SCORE,
-    },
-};
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */
 
 static const strata_field_desc_t rect_color_fields_[] = {
@@ -740,6 +731,45 @@ static const strata_type_desc_t rect_effects_type_ = {
     .fields = rect_effects_fields_,
 };
 
+static const strata_field_desc_t rect_eaten_fields_[] = {
+    {
+        .name = "who",
+        .renamed_from = NULL,
+        .type = NULL,
+        .offset = offsetof(rect_eaten, who),
+        .size = sizeof(rect_entity),
+        .count = 1u,
+        .kind = STRATA_KIND_ENTITY,
+        .array = false,
+    },
+    {
+        .name = "by",
+        .renamed_from = NULL,
+        .type = NULL,
+        .offset = offsetof(rect_eaten, by),
+        .size = sizeof(rect_entity),
+        .count = 1u,
+        .kind = STRATA_KIND_ENTITY,
+        .array = false,
+    },
+    {
+        .name = "size",
+        .renamed_from = NULL,
+        .type = NULL,
+        .offset = offsetof(rect_eaten, size),
+        .size = sizeof(float),
+        .count = 1u,
+        .kind = STRATA_KIND_F32,
+        .array = false,
+    },
+};
+static const strata_type_desc_t rect_eaten_type_ = {
+    .name = "Eaten",
+    .size = sizeof(rect_eaten),
+    .count = 3u,
+    .fields = rect_eaten_fields_,
+};
+
 /* Each component's fields, by component id (a tag has none). */
 static const strata_type_desc_t rect_component_types_[RECT_COMPONENT_COUNT + 1] = {
     {
@@ -836,6 +866,16 @@ static const strata_type_desc_t rect_resource_type_ = {
     .size = sizeof(rect_resources_),
     .count = 5u,
     .fields = rect_resource_fields_,
+};
+
+static const strata_event_desc_t rect_events_[RECT_EVENT_COUNT] = {
+    {
+        .name = "Eaten",
+        .size = sizeof(rect_eaten),
+        .align = alignof(rect_eaten),
+        .first_receiver = RECT_SYSTEM_SCORE,
+        .type = &rect_eaten_type_,
+    },
 };
 
 /* --- The schedule: the tables strata_world_step walks (rect_schedule.txt draws them) */

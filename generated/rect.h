@@ -1089,34 +1089,6 @@ bool rect_system_is_enabled(const strata_world_t *core, uint32_t id);
  * Returns as rect_world_step. */
 rect_result_t rect_system_run(rect_world *w, uint32_t id, float dt);
 
-/* The live inspector (docs/inspector.md). With strata_inspect.h included
- * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, batches, switches) filled in; desc's
- * other fields as strata_inspect_start takes them (NULL: every default).
- * rect_world_step then reports each system's time to it. */
-#ifdef STRATA_INSPECT_H
-static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
-    static const strata_inspect_system_t systems[9 + 1] = {
-        {"Autopilot", "input", STRATA_NO_QUERY, 0u},
-        {"UserInput", "input", RECT_QUERY_USER_INPUT, 0u},
-        {"Collide", "update", RECT_QUERY_COLLIDE, 0u},
-        {"Score", "update", STRATA_NO_QUERY, 0u},
-        {"Decay", "update", RECT_QUERY_DECAY, 0u},
-        {"Spawn", "update", STRATA_NO_QUERY, 0u},
-        {"Referee", "update", RECT_QUERY_REFEREE, 0u},
-        {"Render", "render", RECT_QUERY_RENDER, 0u},
-        {"Hud", "render", STRATA_NO_QUERY, 0u},
-        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
-    };
-    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 9u;
-    full.systems = systems;
-    full.set_enabled = rect_system_set_enabled;
-    full.enabled = rect_system_is_enabled;
-    return strata_inspect_start(rect_world_core(w), &full, out);
-}
-#endif
 
 /* --- Assemblages: entities from the schema's templates ------------------- */
 
@@ -1228,6 +1200,49 @@ static inline rect_result_t rect_world_load_json(rect_world *w, const char *path
 static inline rect_result_t rect_world_load_json_mem(rect_world *w, const char *text, size_t size, rect_load_report_t *report) {
     return strata_world_load_json_mem(rect_world_core(w), text, size, report);
 }
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * rect_world_step then reports each system's time to it. */
+#ifdef STRATA_INSPECT_H
+/* The inspector's spawn: assemblage i of the schema's, in order. */
+static inline strata_result_t rect_inspect_spawn_(strata_world_t *core, uint32_t assemblage, strata_entity_t *out) {
+    switch (assemblage) {
+    case 0u: return rect_spawn_rect_many((rect_world *)(void *)core, 1, (rect_entity *)(void *)out);
+    case 1u: return rect_spawn_food_many((rect_world *)(void *)core, 1, (rect_entity *)(void *)out);
+    case 2u: return rect_spawn_player_many((rect_world *)(void *)core, 1, (rect_entity *)(void *)out);
+    default: return STRATA_ERR_MISSING;
+    }
+}
+
+static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[9 + 1] = {
+        {"Autopilot", "input", STRATA_NO_QUERY, 0u},
+        {"UserInput", "input", RECT_QUERY_USER_INPUT, 0u},
+        {"Collide", "update", RECT_QUERY_COLLIDE, 0u},
+        {"Score", "update", STRATA_NO_QUERY, 0u},
+        {"Decay", "update", RECT_QUERY_DECAY, 0u},
+        {"Spawn", "update", STRATA_NO_QUERY, 0u},
+        {"Referee", "update", RECT_QUERY_REFEREE, 0u},
+        {"Render", "render", RECT_QUERY_RENDER, 0u},
+        {"Hud", "render", STRATA_NO_QUERY, 0u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 9u;
+    full.systems = systems;
+    full.set_enabled = rect_system_set_enabled;
+    full.enabled = rect_system_is_enabled;
+    static const char *const assemblages[3] = {"Rect", "Food", "Player"};
+    full.assemblage_count = 3u;
+    full.assemblages = assemblages;
+    full.spawn = rect_inspect_spawn_;
+    return strata_inspect_start(rect_world_core(w), &full, out);
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -820,32 +820,6 @@ bool swarm_system_is_enabled(const strata_world_t *core, uint32_t id);
  * Returns as swarm_world_step. */
 swarm_result_t swarm_system_run(swarm_world *w, uint32_t id, float dt);
 
-/* The live inspector (docs/inspector.md). With strata_inspect.h included
- * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, batches, switches) filled in; desc's
- * other fields as strata_inspect_start takes them (NULL: every default).
- * swarm_world_step then reports each system's time to it. */
-#ifdef STRATA_INSPECT_H
-static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
-    static const strata_inspect_system_t systems[7 + 1] = {
-        {"Bin", "sense", SWARM_QUERY_BIN, 1u},
-        {"Colour", "sense", SWARM_QUERY_COLOUR, 1u},
-        {"Steer", "sense", SWARM_QUERY_STEER, 2u},
-        {"Integrate", "move", SWARM_QUERY_INTEGRATE, 3u},
-        {"Wrap", "move", SWARM_QUERY_WRAP, 4u},
-        {"Tick", "look", STRATA_NO_QUERY, 5u},
-        {"Splat", "look", SWARM_QUERY_SPLAT, 5u},
-        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
-    };
-    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 7u;
-    full.systems = systems;
-    full.set_enabled = swarm_system_set_enabled;
-    full.enabled = swarm_system_is_enabled;
-    return strata_inspect_start(swarm_world_core(w), &full, out);
-}
-#endif
 
 /* --- Assemblages: entities from the schema's templates ------------------- */
 
@@ -942,6 +916,46 @@ static inline swarm_result_t swarm_world_load_json(swarm_world *w, const char *p
 static inline swarm_result_t swarm_world_load_json_mem(swarm_world *w, const char *text, size_t size, swarm_load_report_t *report) {
     return strata_world_load_json_mem(swarm_world_core(w), text, size, report);
 }
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * swarm_world_step then reports each system's time to it. */
+#ifdef STRATA_INSPECT_H
+/* The inspector's spawn: assemblage i of the schema's, in order. */
+static inline strata_result_t swarm_inspect_spawn_(strata_world_t *core, uint32_t assemblage, strata_entity_t *out) {
+    switch (assemblage) {
+    case 0u: return swarm_spawn_boid_many((swarm_world *)(void *)core, 1, (swarm_entity *)(void *)out);
+    case 1u: return swarm_spawn_fast_boid_many((swarm_world *)(void *)core, 1, (swarm_entity *)(void *)out);
+    default: return STRATA_ERR_MISSING;
+    }
+}
+
+static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[7 + 1] = {
+        {"Bin", "sense", SWARM_QUERY_BIN, 1u},
+        {"Colour", "sense", SWARM_QUERY_COLOUR, 1u},
+        {"Steer", "sense", SWARM_QUERY_STEER, 2u},
+        {"Integrate", "move", SWARM_QUERY_INTEGRATE, 3u},
+        {"Wrap", "move", SWARM_QUERY_WRAP, 4u},
+        {"Tick", "look", STRATA_NO_QUERY, 5u},
+        {"Splat", "look", SWARM_QUERY_SPLAT, 5u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 7u;
+    full.systems = systems;
+    full.set_enabled = swarm_system_set_enabled;
+    full.enabled = swarm_system_is_enabled;
+    static const char *const assemblages[2] = {"Boid", "FastBoid"};
+    full.assemblage_count = 2u;
+    full.assemblages = assemblages;
+    full.spawn = swarm_inspect_spawn_;
+    return strata_inspect_start(swarm_world_core(w), &full, out);
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -156,6 +156,7 @@ typedef struct strata_event_desc_t {
     uint32_t size;
     uint32_t align;
     uint32_t first_receiver; /* the schedule position of its first receiver (0: keep all of the last step) */
+    const struct strata_type_desc_t *type; /* its fields, for tools (the inspector); NULL: none described */
 } strata_event_desc_t;
 
 /* What happens when the target of a link (or of an entity field) is destroyed. */

@@ -49,6 +49,16 @@ typedef struct strata_inspect_desc_t {
      * is enabled. NULL: the inspector cannot switch systems. */
     void (*set_enabled)(strata_world_t *w, uint32_t system, bool enabled);
     bool (*enabled)(const strata_world_t *w, uint32_t system);
+    /* The fields that label an entity in the page, each "Component.field" (a
+     * char[N] field), the first the entity has winning; <world>_inspect_start
+     * passes the schema's `label: true` fields. None: entities are numbers. */
+    uint32_t label_count;
+    const char *const *labels;
+    /* The assemblages the page may spawn (names), and how: spawn(w, i, &e)
+     * makes one from assemblage i, as <world>_spawn_<name> does. NULL: none. */
+    uint32_t assemblage_count;
+    const char *const *assemblages;
+    strata_result_t (*spawn)(strata_world_t *w, uint32_t assemblage, strata_entity_t *out);
 } strata_inspect_desc_t;
 
 /* Start serving world `w` (which must outlive the inspector). Returns

@@ -870,30 +870,6 @@ bool core_system_is_enabled(const strata_world_t *core, uint32_t id);
  * Returns as core_world_step. */
 core_result_t core_system_run(core_world *w, uint32_t id, float dt);
 
-/* The live inspector (docs/inspector.md). With strata_inspect.h included
- * before this header, and libstrata_inspect linked: start it on w with the
- * schedule's systems (names, phases, batches, switches) filled in; desc's
- * other fields as strata_inspect_start takes them (NULL: every default).
- * core_world_step then reports each system's time to it. */
-#ifdef STRATA_INSPECT_H
-static inline strata_result_t core_inspect_start(core_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
-    static const strata_inspect_system_t systems[5 + 1] = {
-        {"Record", "first", STRATA_NO_QUERY, 0u},
-        {"Damage", "first", CORE_QUERY_DAMAGE, 0u},
-        {"Late", "first", CORE_QUERY_LATE, 0u},
-        {"Move", "first", CORE_QUERY_MOVE, 0u},
-        {"Cleanup", "second", CORE_QUERY_CLEANUP, 0u},
-        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
-    };
-    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 5u;
-    full.systems = systems;
-    full.set_enabled = core_system_set_enabled;
-    full.enabled = core_system_is_enabled;
-    return strata_inspect_start(core_world_core(w), &full, out);
-}
-#endif
 
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 
@@ -958,6 +934,31 @@ static inline core_result_t core_world_load_json(core_world *w, const char *path
 static inline core_result_t core_world_load_json_mem(core_world *w, const char *text, size_t size, core_load_report_t *report) {
     return strata_world_load_json_mem(core_world_core(w), text, size, report);
 }
+
+/* The live inspector (docs/inspector.md). With strata_inspect.h included
+ * before this header, and libstrata_inspect linked: start it on w with the
+ * schedule's systems (names, phases, batches, switches) filled in; desc's
+ * other fields as strata_inspect_start takes them (NULL: every default).
+ * core_world_step then reports each system's time to it. */
+#ifdef STRATA_INSPECT_H
+static inline strata_result_t core_inspect_start(core_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    static const strata_inspect_system_t systems[5 + 1] = {
+        {"Record", "first", STRATA_NO_QUERY, 0u},
+        {"Damage", "first", CORE_QUERY_DAMAGE, 0u},
+        {"Late", "first", CORE_QUERY_LATE, 0u},
+        {"Move", "first", CORE_QUERY_MOVE, 0u},
+        {"Cleanup", "second", CORE_QUERY_CLEANUP, 0u},
+        {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
+    };
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    full.system_count = 5u;
+    full.systems = systems;
+    full.set_enabled = core_system_set_enabled;
+    full.enabled = core_system_is_enabled;
+    return strata_inspect_start(core_world_core(w), &full, out);
+}
+#endif
 
 #ifdef __cplusplus
 }
