@@ -1,6 +1,8 @@
 /* api.c: the inspector's JSON API (api.h), answered on the game's thread:
  * the only code of the inspector that reads or writes the world. */
 #include "api.h"
+#include "edit.h"
+#include "view.h"
 
 #include "strata_internal.h"
 
@@ -8,88 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define API_PAGE_MAX 1000u /* entities a page of /api/entities lists at most */
-
-void sti_api_error(sti_request_t *r, int status, const char *message) {
-    sti_buf_free(&r->out);
-    r->status = status;
-    r->type = "application/json";
-    sti_buf_text(&r->out, "{\"error\":");
-    sti_buf_str(&r->out, message, SIZE_MAX);
-    sti_buf_text(&r->out, "}");
-}
 
 /* --- Reading a request -------------------------------------------------------- */
-
-/* The value of `key` in the query string, percent-decoded into out[0..cap).
- * 0: absent; 1: found; -1: malformed or too long. */
-static int api_param(const char *query, const char *key, char *out, size_t cap) {
-    size_t klen = strlen(key);
-    for (const char *p = query; *p != '\0';) {
-        size_t n = strcspn(p, "&");
-        if (n > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-            size_t o = 0;
-            for (size_t i = klen + 1; i < n; i++) {
-                char c = p[i];
-                if (c == '%') {
-                    char hex[3] = {0};
-                    if (i + 2 >= n) {
-                        return -1;
-                    }
-                    hex[0] = p[i + 1];
-                    hex[1] = p[i + 2];
-                    char *end = NULL;
-                    unsigned long v = strtoul(hex, &end, 16);
-                    if (end != hex + 2 || v == 0) {
-                        return -1;
-                    }
-                    c = (char)v;
-                    i += 2;
-                } else if (c == '+') {
-                    c = ' ';
-                }
-                if (o + 1 >= cap) {
-                    return -1;
-                }
-                out[o++] = c;
-            }
-            out[o] = '\0';
-            return 1;
-        }
-        p += n + (p[n] == '&');
-    }
-    return 0;
-}
-
-/* A whole unsigned decimal number in [0, max]; false otherwise. */
-static bool api_number(const char *s, uint64_t max, uint64_t *out) {
-    if (*s < '0' || *s > '9' || strlen(s) > 20) {
-        return false;
-    }
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v > max) {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-/* The component named `name`, or UINT32_MAX. */
-static uint32_t api_component(const strata_world_t *w, const char *name) {
-    for (uint32_t c = 0; c < w->component_count; c++) {
-        if (strcmp(w->schema->components[c].name, name) == 0) {
-            return c;
-        }
-    }
-    return UINT32_MAX;
-}
 
 /* The system named `name` (or numbered), or UINT32_MAX. */
 static uint32_t api_system(const sti_api_t *api, const char *name) {
     uint64_t n;
-    if (api_number(name, UINT32_MAX, &n) && n < api->desc.system_count) {
+    if (sti_api_number(name, UINT32_MAX, &n) && n < api->desc.system_count) {
         return (uint32_t)n;
     }
     for (uint32_t i = 0; i < api->desc.system_count; i++) {
@@ -98,20 +25,6 @@ static uint32_t api_system(const sti_api_t *api, const char *name) {
         }
     }
     return UINT32_MAX;
-}
-
-/* The names of the components of `mask` as a JSON list (aspects left out). */
-static void api_names(sti_buf_t *b, const strata_world_t *w, const strata_mask_t *mask) {
-    sti_buf_put(b, "[", 1);
-    bool first = true;
-    for (uint32_t c = 0; c < w->component_count; c++) {
-        if (strata_mask_test(mask, c)) {
-            sti_buf_text(b, first ? "" : ",");
-            sti_buf_str(b, w->schema->components[c].name, SIZE_MAX);
-            first = false;
-        }
-    }
-    sti_buf_put(b, "]", 1);
 }
 
 /* --- The answers ------------------------------------------------------------------ */
@@ -132,6 +45,18 @@ static const char *api_component_name(const void *s, uint32_t i) {
 
 static const char *api_query_name(const void *s, uint32_t i) {
     return ((const strata_schema_t *)s)->queries[i].name;
+}
+
+static const char *api_event_name(const void *s, uint32_t i) {
+    return ((const strata_schema_t *)s)->events[i].name;
+}
+
+static const char *api_assemblage_name(const void *api, uint32_t i) {
+    return ((const sti_api_t *)api)->desc.assemblages[i];
+}
+
+static const char *api_label_name(const void *api, uint32_t i) {
+    return ((const sti_api_t *)api)->desc.labels[i];
 }
 
 static const char *api_system_name(const void *api, uint32_t i) {
@@ -155,6 +80,18 @@ static void api_world(sti_api_t *api, sti_request_t *r) {
     api_name_list(b, api->desc.system_count, api_system_name, api);
     sti_buf_text(b, ",\"queries\":");
     api_name_list(b, s->query_count, api_query_name, s);
+    sti_buf_text(b, ",\"relations\":[");
+    for (uint32_t i = 0; i < s->relation_count; i++) {
+        sti_buf_text(b, i ? ",{\"name\":" : "{\"name\":");
+        sti_buf_str(b, s->relations[i].name, SIZE_MAX);
+        sti_buf_fmt(b, ",\"exclusive\":%s}", s->relations[i].exclusive ? "true" : "false");
+    }
+    sti_buf_text(b, "],\"events\":");
+    api_name_list(b, s->event_count, api_event_name, s);
+    sti_buf_text(b, ",\"assemblages\":");
+    api_name_list(b, api->desc.spawn != NULL ? api->desc.assemblage_count : 0, api_assemblage_name, api);
+    sti_buf_text(b, ",\"labels\":");
+    api_name_list(b, api->desc.label_count, api_label_name, api);
     sti_buf_fmt(b, ",\"paused\":%s,\"writes\":%s}", api->paused ? "true" : "false",
                 api->desc.writes ? "true" : "false");
 }
@@ -171,7 +108,7 @@ static void api_archetypes(sti_api_t *api, sti_request_t *r) {
         }
         sti_buf_fmt(b, "%s{\"id\":%u,\"count\":%u,\"capacity\":%u,\"row_bytes\":%zu,\"components\":", i ? "," : "",
                     (unsigned)t->id, (unsigned)t->count, (unsigned)t->capacity, row_bytes);
-        api_names(b, w, &t->mask);
+        sti_api_names(b, w, &t->mask);
         sti_buf_text(b, "}");
     }
     sti_buf_text(b, "]}");
@@ -182,20 +119,13 @@ static void api_archetypes(sti_api_t *api, sti_request_t *r) {
 static void api_entities(sti_api_t *api, sti_request_t *r) {
     const strata_world_t *w = api->world;
     char text[256];
-    uint64_t offset = 0, limit = 100;
+    uint64_t offset, limit;
     uint32_t query = UINT32_MAX;
     strata_mask_t with = {0};
-    int got = api_param(r->query, "offset", text, sizeof text);
-    if (got < 0 || (got == 1 && !api_number(text, UINT32_MAX, &offset))) {
-        sti_api_error(r, 400, "offset: a whole number");
+    if (!sti_api_page(r, &offset, &limit, 100)) {
         return;
     }
-    got = api_param(r->query, "limit", text, sizeof text);
-    if (got < 0 || (got == 1 && (!api_number(text, API_PAGE_MAX, &limit)))) {
-        sti_api_error(r, 400, "limit: a whole number up to 1000");
-        return;
-    }
-    got = api_param(r->query, "query", text, sizeof text);
+    int got = sti_api_param(r->query, "query", text, sizeof text);
     if (got < 0) {
         sti_api_error(r, 400, "query: malformed");
         return;
@@ -211,22 +141,8 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
             return;
         }
     }
-    got = api_param(r->query, "with", text, sizeof text);
-    if (got < 0) {
-        sti_api_error(r, 400, "with: malformed");
+    if (!sti_api_components(api, r, "with", &with)) {
         return;
-    }
-    for (char *name = text, *next; got == 1 && *name != '\0'; name = next) {
-        next = name + strcspn(name, ",");
-        if (*next == ',') {
-            *next++ = '\0';
-        }
-        uint32_t c = api_component(w, name);
-        if (c == UINT32_MAX) {
-            sti_api_error(r, 404, "no such component");
-            return;
-        }
-        strata_mask_set(&with, c);
     }
     sti_buf_t *b = &r->out;
     sti_buf_text(b, "{\"entities\":[");
@@ -245,6 +161,7 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
             strata_entity_t e = t->entities[row];
             sti_buf_text(b, listed ? ",{\"id\":" : "{\"id\":");
             sti_buf_entity(b, e);
+            sti_api_label_member(api, b, e);
             sti_buf_fmt(b, ",\"archetype\":%u}", (unsigned)t->id);
             listed++;
         }
@@ -254,44 +171,20 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
                 (unsigned long long)offset, (unsigned long long)limit);
 }
 
-/* The entity a path names after its prefix ("4v1"), or STRATA_ENTITY_NULL (answered 404). */
-static strata_entity_t api_entity_of(sti_api_t *api, sti_request_t *r, const char *id) {
-    strata_entity_t e;
-    if (!sti_entity_parse(id, &e)) {
-        sti_api_error(r, 404, "no such entity: an entity is spelled 4v1 (its index, v, its generation)");
-        return STRATA_ENTITY_NULL;
-    }
-    if (!strata_entity_alive(api->world, e)) {
-        sti_api_error(r, 404, "no such entity (stale or never made)");
-        return STRATA_ENTITY_NULL;
-    }
-    return e;
-}
-
-/* The non-exclusive relation whose tag component c is, or UINT32_MAX. */
-static uint32_t api_tag_relation(const strata_world_t *w, uint32_t c) {
-    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
-        if (w->schema->relations[r].component == c && !w->schema->relations[r].exclusive) {
-            return r;
-        }
-    }
-    return UINT32_MAX;
-}
-
 /* GET /api/entity/ID: {"id": "4v1", "archetype": A, "components": {...}},
  * each component an object of its fields (a tag {}, a non-exclusive
  * relation's tag {"targets": [...]}), every entity spelled "4v1". */
 static void api_entity(sti_api_t *api, sti_request_t *r, const char *id) {
-    strata_entity_t e = api_entity_of(api, r, id);
+    strata_entity_t e = sti_api_entity(api, r, id);
     if (e == STRATA_ENTITY_NULL) {
         return;
     }
     const strata_world_t *w = api->world;
     const sti_table_t *t = w->tables[sti_record_lookup(w, e)->table];
-    const strata_type_desc_t *types = w->schema->component_types;
     sti_buf_t *b = &r->out;
     sti_buf_text(b, "{\"id\":");
     sti_buf_entity(b, e);
+    sti_api_label_member(api, b, e);
     sti_buf_fmt(b, ",\"archetype\":%u,\"components\":{", (unsigned)t->id);
     bool first = true;
     for (uint32_t c = 0; c < w->component_count; c++) {
@@ -302,22 +195,7 @@ static void api_entity(sti_api_t *api, sti_request_t *r, const char *id) {
         sti_buf_str(b, w->schema->components[c].name, SIZE_MAX);
         sti_buf_put(b, ":", 1);
         first = false;
-        uint32_t relation = api_tag_relation(w, c);
-        const void *value = strata_get(w, e, c);
-        if (relation != UINT32_MAX) {
-            uint32_t n = 0;
-            const strata_entity_t *targets = strata_relation_targets(w, relation, e, &n);
-            sti_buf_text(b, "{\"targets\":[");
-            for (uint32_t i = 0; i < n; i++) {
-                sti_buf_text(b, i ? "," : "");
-                sti_buf_entity(b, targets[i]);
-            }
-            sti_buf_text(b, "]}");
-        } else if (types != NULL && value != NULL) {
-            sti_json_fields(b, types[c].fields, types[c].count, value);
-        } else {
-            sti_buf_text(b, "{}");
-        }
+        sti_api_value(api, b, e, c);
     }
     sti_buf_text(b, "}}");
 }
@@ -326,7 +204,7 @@ static void api_entity(sti_api_t *api, sti_request_t *r, const char *id) {
  * entity's components are marked changed (waiting in a set tracking them)
  * and its aspects (the systems holding per-entity state for it, as bytes). */
 static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
-    strata_entity_t e = api_entity_of(api, r, id);
+    strata_entity_t e = sti_api_entity(api, r, id);
     if (e == STRATA_ENTITY_NULL) {
         return;
     }
@@ -345,7 +223,7 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
     sti_buf_text(b, "{\"id\":");
     sti_buf_entity(b, e);
     sti_buf_fmt(b, ",\"archetype\":%u,\"marked\":", (unsigned)t->id);
-    api_names(b, w, &marked);
+    sti_api_names(b, w, &marked);
     sti_buf_text(b, ",\"aspects\":[");
     bool first = true;
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
@@ -388,11 +266,11 @@ static void api_systems(sti_api_t *api, sti_request_t *r) {
         strata_mask_t none = {0};
         const strata_query_desc_t *q = terms ? &w->schema->queries[s->query] : NULL;
         strata_mask_t reads = q != NULL ? sti_mask_minus(&q->all, &q->write, &q->all) : none;
-        api_names(b, w, &reads);
+        sti_api_names(b, w, &reads);
         sti_buf_text(b, ",\"writes\":");
-        api_names(b, w, q != NULL ? &q->write : &none);
+        sti_api_names(b, w, q != NULL ? &q->write : &none);
         sti_buf_text(b, ",\"without\":");
-        api_names(b, w, q != NULL ? &q->none : &none);
+        sti_api_names(b, w, q != NULL ? &q->none : &none);
         sti_buf_text(b, "}");
     }
     sti_buf_text(b, "]}");
@@ -437,7 +315,7 @@ static void api_changes(sti_api_t *api, sti_request_t *r) {
         sti_buf_str(b, q->name, SIZE_MAX);
         sti_buf_fmt(b, ",\"marked\":%u,\"entries\":%u,\"components\":", (unsigned)sti_dirty_count(w, (uint64_t)1 << k),
                     (unsigned)sti_dirty_count(w, (uint64_t)1 << k));
-        api_names(b, w, &q->changed);
+        sti_api_names(b, w, &q->changed);
         sti_buf_text(b, "}");
     }
     sti_buf_text(b, "]}");
@@ -539,35 +417,6 @@ static void api_schedule(sti_api_t *api, sti_request_t *r) {
 
 /* --- Writes ------------------------------------------------------------------------ */
 
-/* The request's body as flat JSON into m; -1 (answered 400) if broken. */
-static int api_body(sti_request_t *r, sti_member_t *m) {
-    int n = sti_json_parse_flat(r->body != NULL ? r->body : "", r->body_len, m, STI_MAX_MEMBERS);
-    if (n < 0) {
-        sti_api_error(r, 400, "the body is not a flat JSON object");
-    }
-    return n;
-}
-
-/* A string member, or NULL (answered 400). */
-static const char *api_text(sti_request_t *r, const sti_member_t *m, int n, const char *key) {
-    const sti_member_t *v = sti_json_member(m, n, key);
-    if (v == NULL || v->type != STI_JSON_STRING) {
-        sti_api_error(r, 400, "a string member is missing");
-        return NULL;
-    }
-    return v->text;
-}
-
-/* The exclusive relation whose links component c holds, or UINT32_MAX. */
-static uint32_t api_link_relation(const strata_world_t *w, uint32_t c) {
-    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
-        if (w->schema->relations[r].component == c && w->schema->relations[r].exclusive) {
-            return r;
-        }
-    }
-    return UINT32_MAX;
-}
-
 /* A copy of the n bytes at p on libc's heap (NULL: answered 500), or NULL for none. */
 static unsigned char *api_copy(sti_request_t *r, const void *p, size_t n, bool *failed) {
     unsigned char *copy = n > 0 && p != NULL ? malloc(n) : NULL;
@@ -631,15 +480,15 @@ static void api_link_set(sti_api_t *api, sti_request_t *r, uint32_t relation, st
  * place and the component marked changed. */
 static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
     sti_member_t m[STI_MAX_MEMBERS];
-    int n = api_body(r, m);
-    strata_entity_t e = n < 0 ? STRATA_ENTITY_NULL : api_entity_of(api, r, id);
-    const char *component = e ? api_text(r, m, n, "component") : NULL;
-    const char *field = component ? api_text(r, m, n, "field") : NULL;
+    int n = sti_api_body(r, m);
+    strata_entity_t e = n < 0 ? STRATA_ENTITY_NULL : sti_api_entity(api, r, id);
+    const char *component = e ? sti_api_text(r, m, n, "component") : NULL;
+    const char *field = component ? sti_api_text(r, m, n, "field") : NULL;
     if (field == NULL) {
         return;
     }
     strata_world_t *w = api->world;
-    uint32_t c = api_component(w, component);
+    uint32_t c = sti_api_component(w, component);
     if (c == UINT32_MAX || !strata_has(w, e, c)) {
         sti_api_error(r, 404, "the entity has no such component");
         return;
@@ -650,7 +499,7 @@ static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
     const strata_field_desc_t *f = NULL;
     unsigned char *at = NULL;
     if (!failed && api_decode_field(api, r, t, copy, field, sti_json_member(m, n, "value"), &f, &at)) {
-        uint32_t relation = api_link_relation(w, c);
+        uint32_t relation = sti_api_link_relation(w, c);
         if (relation != UINT32_MAX && at == copy && f->kind == STRATA_KIND_ENTITY) {
             api_link_set(api, r, relation, e, copy);
         } else {
@@ -664,9 +513,9 @@ static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
 /* POST /api/resource {"resource": R, "field": "x", "value": V} */
 static void api_resource_set(sti_api_t *api, sti_request_t *r) {
     sti_member_t m[STI_MAX_MEMBERS];
-    int n = api_body(r, m);
-    const char *resource = n < 0 ? NULL : api_text(r, m, n, "resource");
-    const char *field = resource ? api_text(r, m, n, "field") : NULL;
+    int n = sti_api_body(r, m);
+    const char *resource = n < 0 ? NULL : sti_api_text(r, m, n, "resource");
+    const char *field = resource ? sti_api_text(r, m, n, "field") : NULL;
     if (field == NULL) {
         return;
     }
@@ -691,7 +540,7 @@ static void api_resource_set(sti_api_t *api, sti_request_t *r) {
 /* A boolean member, or -1 (answered 400). */
 static int api_flag(sti_request_t *r, const char *key) {
     sti_member_t m[STI_MAX_MEMBERS];
-    int n = api_body(r, m);
+    int n = sti_api_body(r, m);
     if (n < 0) {
         return -1;
     }
@@ -723,26 +572,71 @@ static void api_system_set(sti_api_t *api, sti_request_t *r, const char *name) {
 
 /* --- Routing ------------------------------------------------------------------------ */
 
+/* The paths that name an entity after a prefix, and what answers them. */
+typedef struct api_entity_path_t {
+    const char *prefix;
+    bool post;
+    void (*answer)(sti_api_t *api, sti_request_t *r, const char *id);
+} api_entity_path_t;
+
+static const api_entity_path_t api_entity_paths[] = {
+    {"/api/links/", false, sti_view_links},
+    {"/api/destroy/", true, sti_edit_destroy},
+    {"/api/add/", true, sti_edit_add},
+    {"/api/remove/", true, sti_edit_remove},
+};
+
+/* The paths without an id, and what answers them. */
+typedef struct api_path_t {
+    const char *path;
+    bool post;
+    void (*answer)(sti_api_t *api, sti_request_t *r);
+} api_path_t;
+
+static void api_history(sti_api_t *api, sti_request_t *r) {
+    sti_view_history(api, r, api->now);
+}
+
+static const api_path_t api_paths[] = {
+    {"/api/tree", false, sti_view_tree},     {"/api/query", false, sti_view_query},
+    {"/api/events", false, sti_view_events}, {"/api/history", false, api_history},
+    {"/api/create", true, sti_edit_create},
+};
+
 void sti_api_answer(sti_api_t *api, sti_request_t *r) {
     static const char entity[] = "/api/entity/", system[] = "/api/system/", state[] = "/api/entity-state/";
     const char *p = r->path;
     r->status = 200;
     r->type = "application/json";
+    const api_entity_path_t *by_id = NULL;
+    const api_path_t *plain = NULL;
+    for (size_t i = 0; i < sizeof api_entity_paths / sizeof *api_entity_paths; i++) {
+        by_id = strncmp(p, api_entity_paths[i].prefix, strlen(api_entity_paths[i].prefix)) == 0 ? &api_entity_paths[i]
+                                                                                                : by_id;
+    }
+    for (size_t i = 0; i < sizeof api_paths / sizeof *api_paths; i++) {
+        plain = strcmp(p, api_paths[i].path) == 0 ? &api_paths[i] : plain;
+    }
     bool is_entity = strncmp(p, entity, sizeof entity - 1) == 0;
     bool is_system = strncmp(p, system, sizeof system - 1) == 0;
     bool is_state = strncmp(p, state, sizeof state - 1) == 0;
     bool writes_here = is_entity || is_system || strcmp(p, "/api/resource") == 0 || strcmp(p, "/api/pause") == 0 ||
-                       strcmp(p, "/api/step") == 0;
+                       strcmp(p, "/api/step") == 0 || (by_id != NULL && by_id->post) || (plain != NULL && plain->post);
     bool reads_here = is_entity || is_state || strcmp(p, "/api/world") == 0 || strcmp(p, "/api/archetypes") == 0 ||
                       strcmp(p, "/api/entities") == 0 || strcmp(p, "/api/systems") == 0 ||
                       strcmp(p, "/api/resources") == 0 || strcmp(p, "/api/schedule.svg") == 0 ||
-                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0;
+                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0 ||
+                      (by_id != NULL && !by_id->post) || (plain != NULL && !plain->post);
     if (!writes_here && !reads_here) {
         sti_api_error(r, 404, "no such path");
     } else if (r->post ? !writes_here : !reads_here) {
         sti_api_error(r, 405, r->post ? "this path takes GET" : "this path takes POST");
     } else if (r->post && !api->desc.writes) {
         sti_api_error(r, 403, "writes are off: the game starts the inspector with .writes = true to allow them");
+    } else if (by_id != NULL) {
+        by_id->answer(api, r, p + strlen(by_id->prefix));
+    } else if (plain != NULL) {
+        plain->answer(api, r);
     } else if (is_entity) {
         (r->post ? api_entity_set : api_entity)(api, r, p + sizeof entity - 1);
     } else if (is_state) {
@@ -776,7 +670,7 @@ void sti_api_answer(sti_api_t *api, sti_request_t *r) {
         }
     } else { /* /api/step: pause, and let one step through */
         sti_member_t m[STI_MAX_MEMBERS];
-        if (api_body(r, m) >= 0) {
+        if (sti_api_body(r, m) >= 0) {
             api->paused = true;
             api->single_steps += api->single_steps < 1000;
             sti_buf_text(&r->out, "{\"ok\":true}");

@@ -6,6 +6,7 @@
 #include "strata_inspect.h"
 
 #include "api.h"
+#include "record.h"
 #include "page.h"
 
 #include <arpa/inet.h>
@@ -371,6 +372,9 @@ static void inspect_timing(strata_inspect_t *in, bool on) {
     } else if (!on && now == &in->observer) {
         strata_world_set_step_observer(in->api.world, NULL);
     }
+    if (!on) {
+        sti_record_free(&in->api); /* nothing is held without a client */
+    }
     in->api.timing = on;
 }
 
@@ -461,7 +465,7 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
         strata_inspect_stop(in);
         return STRATA_ERR_IO;
     }
-    if (!inspect_make_index(in)) {
+    if (!inspect_make_index(in) || !sti_api_labels_init(&in->api)) {
         strata_inspect_stop(in);
         return STRATA_ERR_NOMEM;
     }
@@ -608,6 +612,7 @@ void strata_inspect_stop(strata_inspect_t *in) {
     pthread_cond_destroy(&in->answered);
     pthread_mutex_destroy(&in->lock);
     free(in->index);
+    sti_api_labels_free(&in->api);
     free(in->api.systems);
     free(in);
 }
@@ -651,11 +656,14 @@ static void inspect_answer(strata_inspect_t *in) {
 bool strata_inspect_poll(strata_inspect_t *in) {
     sti_api_t *api = &in->api;
     if (in->stepping) {
-        double t = inspect_now() - in->step_start;
+        api->now = inspect_now();
+        double t = api->now - in->step_start;
         api->last_step = t;
         api->average_step = api->timed_steps++ == 0 ? t : api->average_step + (t - api->average_step) / 16.0;
+        sti_record_step(api, api->now);
     }
     if (atomic_load_explicit(&in->pending, memory_order_acquire) != 0) {
+        api->now = inspect_now();
         inspect_answer(in);
         in->timing_until = inspect_coarse() + INSPECT_TIMING;
         inspect_timing(in, true);

@@ -41,8 +41,9 @@ static int by_value(const void *a, const void *b) {
 }
 
 /* One system as the generated step runs it, minus the observer calls. */
-#define BY_HAND(name)                                                                                                  \
+#define BY_HAND(name, position)                                                                                        \
     if (insp_##name##_enabled(w)) {                                                                                    \
+        strata_event_at(core, position);                                                                               \
         strata_defer_begin(core);                                                                                      \
         insp_##name##_ctx ctx = insp_##name##_begin(w, dt);                                                            \
         insp_##name##_run(&ctx);                                                                                       \
@@ -54,10 +55,12 @@ static bool step_by_hand(insp_world *w, float dt) {
     strata_world_t *core = insp_world_core(w);
     bool ok = true;
     strata_step_begin(core);
-    BY_HAND(move)
-    BY_HAND(tally)
-    BY_HAND(watch)
-    BY_HAND(hurt)
+    strata_event_step(core);
+    BY_HAND(move, 0)
+    BY_HAND(watch, 1)
+    BY_HAND(hurt, 2)
+    BY_HAND(tally, 3)
+    strata_event_at(core, 3);
     return ok && strata_step_end(core) == STRATA_OK;
 }
 

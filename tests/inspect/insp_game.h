@@ -35,6 +35,7 @@ INSP_SYSTEM void insp_hurt_run(insp_hurt_ctx *ctx) {
     while (insp_hurt_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
             ctx->health[i].max = (uint8_t)(ctx->health[i].max + 1u);
+            insp_hit_emit(ctx, &(insp_hit){.who = ctx->entities[i], .amount = 1});
         }
     }
 }

@@ -240,7 +240,7 @@ static void test_inspect_world_counts(void **state) {
     insp_world_stats(f->w, &st);
     assert_int_equal(member("entities"), st.entities);
     assert_int_equal(member("archetypes"), st.tables);
-    assert_non_null(strstr(body(), "\"systems\":[\"Move\",\"Tally\",\"Watch\",\"Hurt\"]"));
+    assert_non_null(strstr(body(), "\"systems\":[\"Move\",\"Watch\",\"Hurt\",\"Tally\"]"));
     assert_non_null(strstr(body(), "\"components\":[\"Position\",\"Velocity\",\"Health\",\"Label\",\"Frozen\""));
     assert_true(member("bytes") > 0);
     assert_non_null(strstr(body(), "\"world\":\"insp\""));
@@ -290,7 +290,7 @@ static void test_inspect_entity_spelled_one_way(void **state) {
     snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
     assert_int_equal(get(f, path), 200);
     char expect[256];
-    snprintf(expect, sizeof expect, "{\"id\":%s,\"archetype\":", spelled);
+    snprintf(expect, sizeof expect, "{\"id\":%s,\"label\":\"box\",\"archetype\":", spelled);
     assert_memory_equal(body(), expect, strlen(expect));
     assert_non_null(strstr(body(), "\"Label\":{\"text\":\"box\",\"kind\":\"plain\",\"slots\":[0,0,0]}"));
     snprintf(expect, sizeof expect, "\"ChildOf\":{\"target\":%s}", parent_spelled);
@@ -336,7 +336,7 @@ static void test_inspect_systems_resources_schedule(void **state) {
     assert_int_equal(get(f, "/api/schedule.svg"), 200);
     assert_non_null(strstr(reply, "Content-Type: image/svg+xml"));
     assert_non_null(strstr(body(), "0. Move</text>"));
-    assert_non_null(strstr(body(), "1. Tally</text>"));
+    assert_non_null(strstr(body(), "3. Tally</text>"));
 }
 
 /* The generated step times every system for the inspector: no game code. */
@@ -423,6 +423,352 @@ static void test_inspect_changes_and_aspects(void **state) {
     assert_int_equal(insp_watch_changed_count(f->w), POISONED + 1);
 }
 
+/* The entity an answer spells "4v1" at s (up to its closing quote). */
+static bool parse_id(const char *s, insp_entity *out) {
+    unsigned index = 0, generation = 0;
+    if (sscanf(s, "%uv%u\"", &index, &generation) != 2) {
+        return false;
+    }
+    out->id = (uint64_t)index | (uint64_t)generation << 32;
+    return true;
+}
+
+/* --- Labels, the hierarchy, links ----------------------------------------------------- */
+
+/* The schema's `label: true` field (Label.text) labels an entity wherever
+ * the API names one: the list, the entity, the tree and links. */
+static void test_inspect_labels_from_schema(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_non_null(strstr(body(), "\"labels\":[\"Label.text\"]"));
+    assert_int_equal(get(f, "/api/entities?with=Label&limit=1000"), 200);
+    assert_int_equal(member("total"), ENTITIES / 5);
+    size_t boxes = 0;
+    for (const char *at = body(); (at = strstr(at, "\"label\":\"box\"")) != NULL; at++) {
+        boxes++;
+    }
+    assert_int_equal(boxes, ENTITIES / 5);
+    assert_int_equal(get(f, "/api/entities?with=Velocity&limit=1000"), 200);
+    boxes = 0;
+    for (const char *at = body(); (at = strstr(at, "\"label\":null")) != NULL; at++) {
+        boxes++;
+    }
+    assert_int_equal(boxes, ENTITIES - ENTITIES / 5);
+    /* A label follows its field: renamed, it is the new text; emptied, none. */
+    insp_label *l = insp_label_mut(f->w, f->e[5]);
+    memcpy(l->text, "ship", 5);
+    char path[64], expect[96];
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(f->e[5].id));
+    assert_int_equal(get(f, path), 200);
+    snprintf(expect, sizeof expect, "{\"id\":\"%uv%u\",\"label\":\"ship\",", SPELL(f->e[5].id));
+    assert_memory_equal(body(), expect, strlen(expect));
+    l = insp_label_mut(f->w, f->e[5]);
+    l->text[0] = '\0';
+    assert_int_equal(get(f, path), 200);
+    assert_non_null(strstr(body(), "\"label\":null"));
+    /* In links and the tree too. */
+    assert_int_equal(insp_child_of_set(f->w, f->e[1], f->e[10]), STRATA_OK);
+    snprintf(path, sizeof path, "/api/links/%uv%u", SPELL(f->e[1].id));
+    assert_int_equal(get(f, path), 200);
+    snprintf(expect, sizeof expect, "\"targets\":[{\"id\":\"%uv%u\",\"label\":\"box\"}]", SPELL(f->e[10].id));
+    assert_non_null(strstr(body(), expect));
+    assert_int_equal(get(f, "/api/tree?relation=ChildOf"), 200);
+    snprintf(expect, sizeof expect, "{\"id\":\"%uv%u\",\"label\":\"box\",\"children\":1", SPELL(f->e[10].id));
+    assert_non_null(strstr(body(), expect));
+}
+
+/* The number after "key": that follows `after` in the last answer's body. */
+static unsigned long long member_after(const char *after, const char *key) {
+    const char *at = strstr(body(), after);
+    assert_non_null(at);
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    at = strstr(at, pattern);
+    assert_non_null(at);
+    return strtoull(at + strlen(pattern), NULL, 10);
+}
+
+/* A tree three deep (e0 <- e1 <- e2, e0 <- e3; e20 <- e21): its roots,
+ * each level's nodes with their counts of sources as the world counts
+ * them, in index order; a non-exclusive relation has no tree. */
+static void test_inspect_tree_of_exclusive_relation(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    assert_int_equal(insp_child_of_set(f->w, f->e[1], f->e[0]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[2], f->e[1]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[3], f->e[0]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[21], f->e[20]), STRATA_OK);
+    assert_int_equal(get(f, "/api/tree?relation=ChildOf"), 200);
+    assert_int_equal(member("total"), 2);
+    char id[32];
+    snprintf(id, sizeof id, "\"id\":\"%uv%u\"", SPELL(f->e[0].id));
+    uint32_t n = 0;
+    (void)insp_child_of_sources(f->w, f->e[0], &n);
+    assert_int_equal(member_after(id, "children"), n);
+    assert_int_equal(n, 2);
+    assert_true(strstr(body(), id) < strstr(body(), "\"id\":\"20v1\"")); /* by index */
+    char path[96];
+    snprintf(path, sizeof path, "/api/tree?relation=ChildOf&parent=%uv%u", SPELL(f->e[0].id));
+    assert_int_equal(get(f, path), 200);
+    assert_int_equal(member("total"), 2);
+    snprintf(id, sizeof id, "\"id\":\"%uv%u\"", SPELL(f->e[1].id));
+    assert_int_equal(member_after(id, "children"), 1);
+    assert_int_equal(member_after(id, "depth"), 1);
+    snprintf(id, sizeof id, "\"id\":\"%uv%u\"", SPELL(f->e[3].id));
+    assert_int_equal(member_after(id, "children"), 0);
+    snprintf(path, sizeof path, "/api/tree?relation=ChildOf&parent=%uv%u", SPELL(f->e[1].id));
+    assert_int_equal(get(f, path), 200);
+    snprintf(id, sizeof id, "\"id\":\"%uv%u\"", SPELL(f->e[2].id));
+    assert_int_equal(member_after(id, "depth"), 2);
+    assert_int_equal(member("total"), 1);
+    /* Paged. */
+    snprintf(path, sizeof path, "/api/tree?relation=ChildOf&parent=%uv%u&offset=1&limit=1", SPELL(f->e[0].id));
+    assert_int_equal(get(f, path), 200);
+    snprintf(id, sizeof id, "\"id\":\"%uv%u\"", SPELL(f->e[3].id));
+    assert_non_null(strstr(body(), id));
+    snprintf(id, sizeof id, "\"id\":\"%uv%u\"", SPELL(f->e[1].id));
+    assert_null(strstr(body(), id));
+    /* No tree for a non-exclusive relation, none without a relation. */
+    assert_int_equal(get(f, "/api/tree?relation=Likes"), 400);
+    assert_int_equal(get(f, "/api/tree"), 400);
+    assert_int_equal(get(f, "/api/tree?relation=Nope"), 404);
+}
+
+/* An entity's links in every relation, both ways: its target, its
+ * sources (counted, listed by index), a non-exclusive relation's targets. */
+static void test_inspect_links_both_ways(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    assert_int_equal(insp_child_of_set(f->w, f->e[1], f->e[0]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[2], f->e[1]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[3], f->e[1]), STRATA_OK);
+    assert_int_equal(insp_likes_add(f->w, f->e[1], f->e[7]), STRATA_OK);
+    assert_int_equal(insp_likes_add(f->w, f->e[1], f->e[8]), STRATA_OK);
+    char path[64], expect[256];
+    snprintf(path, sizeof path, "/api/links/%uv%u", SPELL(f->e[1].id));
+    assert_int_equal(get(f, path), 200);
+    snprintf(expect, sizeof expect,
+             "{\"relation\":\"ChildOf\",\"exclusive\":true,\"targets\":[{\"id\":\"%uv%u\",\"label\":\"box\"}],"
+             "\"source_count\":2,\"sources\":[{\"id\":\"%uv%u\",\"label\":null},{\"id\":\"%uv%u\",\"label\":null}]}",
+             SPELL(f->e[0].id), SPELL(f->e[2].id), SPELL(f->e[3].id));
+    assert_non_null(strstr(body(), expect));
+    assert_non_null(strstr(body(), "{\"relation\":\"Docked\",\"exclusive\":true,\"targets\":[],\"source_count\":0"));
+    snprintf(expect, sizeof expect, "\"targets\":[{\"id\":\"%uv%u\",\"label\":null},{\"id\":\"%uv%u\",\"label\":null}]",
+             SPELL(f->e[7].id), SPELL(f->e[8].id));
+    assert_non_null(strstr(strstr(body(), "\"Likes\""), expect));
+    snprintf(path, sizeof path, "/api/links/%uv%u", SPELL(f->gone.id));
+    assert_int_equal(get(f, path), 404);
+}
+
+/* --- Ad-hoc queries -------------------------------------------------------------------- */
+
+/* Entities with Health (read, or as the query asks) and without Poisoned, as the world counts them. */
+static unsigned count_health_not_poisoned(fixture_t *f) {
+    unsigned n = 0;
+    for (uint32_t i = 0; i < ENTITIES; i++) {
+        n += insp_health_has(f->w, f->e[i]) && !insp_poisoned_has(f->w, f->e[i]);
+    }
+    return n;
+}
+
+/* A query typed in the page: with, without, optional, a relation and its
+ * target; counted as the world counts, paged, values as columns. */
+static void test_inspect_query_typed(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    assert_int_equal(get(f, "/api/query?with=Health"), 200);
+    assert_int_equal(member("total"), ENTITIES / 2);
+    assert_int_equal(get(f, "/api/query?with=Health&without=Poisoned"), 200);
+    assert_int_equal(member("total"), count_health_not_poisoned(f));
+    assert_non_null(strstr(body(), "\"columns\":[\"Health\"]"));
+    assert_int_equal(get(f, "/api/query?with=Health&optional=Label&limit=1000"), 200);
+    assert_non_null(strstr(body(), "\"Label\":null"));
+    assert_non_null(strstr(body(), "\"Label\":{\"text\":\"box\""));
+    assert_int_equal(get(f, "/api/query?with=Health&optional=Label&limit=3"), 200);
+    assert_non_null(strstr(body(), "\"columns\":[\"Health\",\"Label\"]"));
+    assert_non_null(strstr(body(), "\"values\":{\"Health\":{\"value\":10,\"max\":"));
+    assert_int_equal(member("limit"), 3);
+    size_t rows = 0;
+    for (const char *at = body(); (at = strstr(at, "\"values\":")) != NULL; at++) {
+        rows++;
+    }
+    assert_int_equal(rows, 3);
+    /* A relation, and a relation with its target. */
+    assert_int_equal(insp_child_of_set(f->w, f->e[1], f->e[0]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[2], f->e[0]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[3], f->e[2]), STRATA_OK);
+    assert_int_equal(get(f, "/api/query?relation=ChildOf"), 200);
+    assert_int_equal(member("total"), 3);
+    char path[128];
+    snprintf(path, sizeof path, "/api/query?relation=ChildOf&target=%uv%u&with=Health", SPELL(f->e[0].id));
+    assert_int_equal(get(f, path), 200);
+    assert_int_equal(member("total"), 1); /* e2: e1 has no Health */
+    assert_int_equal(insp_likes_add(f->w, f->e[4], f->e[9]), STRATA_OK);
+    snprintf(path, sizeof path, "/api/query?relation=Likes&target=%uv%u", SPELL(f->e[9].id));
+    assert_int_equal(get(f, path), 200);
+    assert_int_equal(member("total"), 1);
+    /* Paged past the end. */
+    assert_int_equal(get(f, "/api/query?with=Position&offset=35&limit=10"), 200);
+    assert_int_equal(member("total"), ENTITIES);
+    rows = 0;
+    for (const char *at = body(); (at = strstr(at, "\"values\":")) != NULL; at++) {
+        rows++;
+    }
+    assert_int_equal(rows, 5);
+    /* What is not a query. */
+    assert_int_equal(get(f, "/api/query"), 400);
+    assert_int_equal(get(f, "/api/query?with=Health&without=Health"), 400);
+    assert_int_equal(get(f, "/api/query?with=Nope"), 404);
+    snprintf(path, sizeof path, "/api/query?with=Health&target=%uv%u", SPELL(f->e[0].id));
+    assert_int_equal(get(f, path), 400);
+}
+
+/* --- Events and history --------------------------------------------------------------- */
+
+/* The events of the last step, recorded while a client is attached: Hurt
+ * emits a Hit for each poisoned entity a step. */
+static void test_inspect_events_recorded(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/api/events"), 200); /* the first request: nothing recorded yet */
+    assert_non_null(strstr(body(), "\"recording\":false"));
+    assert_non_null(strstr(body(), "{\"name\":\"Hit\",\"last_step\":0,\"total\":0,"));
+    unsigned long before = f->steps;
+    while (f->steps < before + 3) { /* attached now: steps are recorded */
+        assert_int_equal(get(f, "/api/world"), 200);
+    }
+    assert_int_equal(get(f, "/api/events"), 200);
+    assert_non_null(strstr(body(), "\"recording\":true"));
+    assert_int_equal(member_after("\"name\":\"Hit\"", "last_step"), POISONED);
+    assert_true(member_after("\"name\":\"Hit\"", "total") >= 2 * POISONED);
+    unsigned long long step = member("step");
+    char expect[128];
+    snprintf(expect, sizeof expect,
+             "\"recent\":[{\"step\":%llu,\"system\":\"Hurt\",\"value\":{\"who\":\"%uv%u\",\"amount\":1}}", step,
+             SPELL(f->e[34].id)); /* newest first: the last poisoned of the last step */
+    assert_non_null(strstr(body(), expect));
+}
+
+/* The history: a sample a step while attached, the step and each system's
+ * time and the world's counts, the last 10 s; `since` sends only newer. */
+static void test_inspect_history_recorded(void **state) {
+    fixture_t *f = *state;
+    f->still = true;                              /* this test steps the world itself */
+    assert_int_equal(get(f, "/api/events"), 200); /* a client: recording from now */
+    unsigned long long step0 = member("step");
+    for (int i = 0; i < 7; i++) {
+        if (i == 5) {
+            insp_entity made = insp_entity_create(f->w);
+            assert_int_equal(insp_position_add(f->w, made, (insp_position){0, 0}), STRATA_OK);
+        }
+        assert_true(strata_inspect_poll(f->in));
+        assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/api/history?since=%llu", step0);
+    assert_int_equal(get(f, path), 200); /* its poll records the seventh step */
+    assert_non_null(
+        strstr(body(), "\"systems\":[\"Move\",\"Watch\",\"Hurt\",\"Tally\"],\"seconds\":10,\"recording\":true"));
+    char expect[160];
+    snprintf(expect, sizeof expect, "\"step\":[%llu,%llu,%llu,%llu,%llu,%llu,%llu]", step0 + 1, step0 + 2, step0 + 3,
+             step0 + 4, step0 + 5, step0 + 6, step0 + 7);
+    assert_non_null(strstr(body(), expect));
+    assert_non_null(strstr(body(), "\"entities\":[40,40,40,40,41,41,41]"));
+    const char *system_ms = strstr(body(), "\"system_ms\":[[");
+    assert_non_null(system_ms);
+    assert_true(strtod(system_ms + 14, NULL) > 0.0); /* Move's time in the first sample */
+    const char *step_ms = strstr(body(), "\"step_ms\":[");
+    assert_true(strtod(step_ms + 11, NULL) > 0.0);
+    snprintf(path, sizeof path, "/api/history?since=%llu", step0 + 6);
+    assert_int_equal(get(f, path), 200);
+    snprintf(expect, sizeof expect, "\"step\":[%llu]", step0 + 7);
+    assert_non_null(strstr(body(), expect));
+    assert_int_equal(get(f, "/api/history?since=x"), 400);
+}
+
+/* Nothing is recorded before a client asks: the step has no observer and the
+ * inspector holds no history or events. */
+static void test_inspect_nothing_recorded_without_client(void **state) {
+    fixture_t *f = *state;
+    for (int i = 0; i < 100; i++) {
+        assert_true(strata_inspect_poll(f->in));
+        assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
+    }
+    assert_null(strata_world_step_observer(insp_world_core(f->w)));
+    assert_int_equal(get(f, "/api/history"), 200);
+    assert_non_null(strstr(body(), "\"recording\":false,\"step\":[],"));
+}
+
+/* --- Structural edits ------------------------------------------------------------------- */
+
+/* Create, spawn, add, remove, link and destroy from the page, through the
+ * typed rules: hooks and policies run, and every refusal leaves the world. */
+static void test_inspect_structural_edits(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    strata_world_stats_t st;
+    insp_world_stats(f->w, &st);
+    uint32_t alive = st.entities;
+    assert_int_equal(post(f, "/api/create", "{}"), 200);
+    insp_entity made = {0};
+    const char *id = strstr(body(), "\"id\":\"");
+    assert_non_null(id);
+    assert_true(parse_id(id + 6, &made));
+    assert_true(insp_entity_alive(f->w, made));
+    insp_world_stats(f->w, &st);
+    assert_int_equal(st.entities, alive + 1);
+    /* From an assemblage: its values, its label. */
+    assert_int_equal(post(f, "/api/create", "{\"assemblage\":\"Crate\"}"), 200);
+    insp_entity crate = {0};
+    assert_true(parse_id(strstr(body(), "\"id\":\"") + 6, &crate));
+    assert_true(insp_position_get(f->w, crate)->x == 5.0f);
+    assert_string_equal(insp_label_get(f->w, crate)->text, "crate");
+    assert_int_equal(post(f, "/api/create", "{\"assemblage\":\"Nope\"}"), 404);
+    assert_int_equal(post(f, "/api/create", "{\"assemblage\":3}"), 400);
+    /* Add and remove a component; twice is refused. */
+    char path[64], json[128];
+    snprintf(path, sizeof path, "/api/add/%uv%u", SPELL(made.id));
+    assert_int_equal(post(f, path, "{\"component\":\"Health\"}"), 200);
+    assert_int_equal(insp_health_get(f->w, made)->value, 10); /* the schema's default */
+    assert_int_equal(post(f, path, "{\"component\":\"Health\"}"), 409);
+    assert_int_equal(post(f, path, "{\"component\":\"Frozen\"}"), 200);
+    assert_true(insp_frozen_has(f->w, made));
+    assert_int_equal(post(f, path, "{\"component\":\"Nope\"}"), 404);
+    assert_int_equal(post(f, path, "{\"component\":\"Health\",\"target\":\"1v1\"}"), 400);
+    snprintf(path, sizeof path, "/api/remove/%uv%u", SPELL(made.id));
+    assert_int_equal(post(f, path, "{\"component\":\"Frozen\"}"), 200);
+    assert_false(insp_frozen_has(f->w, made));
+    assert_int_equal(post(f, path, "{\"component\":\"Frozen\"}"), 404);
+    /* A link: set through the relation's rules (cycles refused), removed. */
+    snprintf(path, sizeof path, "/api/add/%uv%u", SPELL(made.id));
+    snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"target\":\"%uv%u\"}", SPELL(crate.id));
+    assert_int_equal(post(f, path, json), 200);
+    assert_int_equal(insp_child_of_target(f->w, made).id, crate.id);
+    snprintf(path, sizeof path, "/api/add/%uv%u", SPELL(crate.id));
+    snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"target\":\"%uv%u\"}", SPELL(made.id));
+    snapshot_t before = snapshot(f);
+    assert_int_equal(post(f, path, json), 409);
+    snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"target\":\"%uv%u\"}", SPELL(f->gone.id));
+    assert_int_equal(post(f, path, json), 404);
+    assert_int_equal(post(f, path, "{\"component\":\"ChildOf\"}"), 400);
+    assert_unchanged(f, &before);
+    snprintf(path, sizeof path, "/api/add/%uv%u", SPELL(f->e[1].id));
+    snprintf(json, sizeof json, "{\"component\":\"Likes\",\"target\":\"%uv%u\"}", SPELL(crate.id));
+    assert_int_equal(post(f, path, json), 200);
+    assert_true(insp_likes_has(f->w, f->e[1], crate));
+    snprintf(path, sizeof path, "/api/remove/%uv%u", SPELL(f->e[1].id));
+    assert_int_equal(post(f, path, "{\"component\":\"Likes\"}"), 200);
+    assert_false(insp_likes_has(f->w, f->e[1], crate));
+    /* Destroy the crate: ChildOf's policy destroys its source too. */
+    snprintf(path, sizeof path, "/api/destroy/%uv%u", SPELL(crate.id));
+    assert_int_equal(post(f, path, "{}"), 200);
+    assert_false(insp_entity_alive(f->w, crate));
+    assert_false(insp_entity_alive(f->w, made));
+    assert_int_equal(post(f, path, "{}"), 404);
+    insp_world_stats(f->w, &st);
+    assert_int_equal(st.entities, alive);
+}
+
 static void test_inspect_page_is_served(void **state) {
     fixture_t *f = *state;
     assert_int_equal(get(f, "/"), 200);
@@ -473,7 +819,7 @@ static void test_inspect_disable_system_stops_it(void **state) {
     assert_int_equal(get(f, "/api/world"), 200);
     assert_true(f->steps > before);
     assert_true(insp_position_get(f->w, f->e[3])->x == x);
-    assert_int_equal(post(f, "/api/system/1", "{\"enabled\":true}"), 200); /* by number: Tally */
+    assert_int_equal(post(f, "/api/system/3", "{\"enabled\":true}"), 200); /* by number: Tally */
     assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":true}"), 200);
     assert_true(insp_move_enabled(f->w));
 }
@@ -499,6 +845,15 @@ static void test_inspect_writes_off_by_default(void **state) {
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}"), 403);
     assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":false}"), 403);
     assert_int_equal(post(f, "/api/pause", "{\"paused\":true}"), 403);
+    assert_int_equal(post(f, "/api/create", "{}"), 403);
+    snprintf(path, sizeof path, "/api/destroy/%uv%u", SPELL(f->e[0].id));
+    assert_int_equal(post(f, path, "{}"), 403);
+    snprintf(path, sizeof path, "/api/add/%uv%u", SPELL(f->e[0].id));
+    assert_int_equal(post(f, path, "{\"component\":\"Frozen\"}"), 403);
+    snprintf(path, sizeof path, "/api/remove/%uv%u", SPELL(f->e[0].id));
+    assert_int_equal(post(f, path, "{\"component\":\"Position\"}"), 403);
+    assert_true(insp_entity_alive(f->w, f->e[0]) && !insp_frozen_has(f->w, f->e[0]));
+    assert_true(insp_position_has(f->w, f->e[0]));
     assert_int_equal(insp_health_get(f->w, f->e[0])->value, 10);
     assert_true(insp_move_enabled(f->w));
     assert_int_equal(get(f, "/api/world"), 200);
@@ -790,6 +1145,14 @@ static size_t write_paths(fixture_t *f, write_t *out) {
     out[n++].body = "{\"paused\":true}";
     snprintf(out[n].path, sizeof out[n].path, "/api/step");
     out[n++].body = "{}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/create");
+    out[n++].body = "{\"assemblage\":\"Crate\"}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/add/%uv%u", SPELL(f->e[0].id));
+    out[n++].body = "{\"component\":\"Frozen\"}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/remove/%uv%u", SPELL(f->e[1].id));
+    out[n++].body = "{\"component\":\"Velocity\"}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/destroy/%uv%u", SPELL(f->e[7].id));
+    out[n++].body = "{}";
     return n;
 }
 
@@ -847,12 +1210,12 @@ static void test_inspect_cross_site_writes_refused(void **state) {
     BAD(421, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port + 1, json, token);
     BAD(421, "%sX-Strata-Token: %s\r\n", json, token);
 #undef BAD
-    write_t writes[8];
+    write_t writes[12];
     size_t nwrites = write_paths(f, writes);
     snapshot_t before = snapshot(f);
     for (size_t w = 0; w < nwrites; w++) {
         /* The preflight a page elsewhere sends first: refused, and nothing granted. */
-        char raw[1024];
+        char raw[1280];
         snprintf(raw, sizeof raw,
                  "OPTIONS %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n"
                  "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type,x-strata-token"
@@ -884,6 +1247,8 @@ static void test_inspect_cross_site_writes_refused(void **state) {
     assert_int_equal(insp_health_get(f->w, f->e[0])->value, 3);
     assert_int_equal(insp_score_res(f->w)->value, 77);
     assert_false(insp_move_enabled(f->w));
+    assert_true(insp_frozen_has(f->w, f->e[0]) && !insp_velocity_has(f->w, f->e[1]));
+    assert_false(insp_entity_alive(f->w, f->e[7]));
     /* A charset is allowed, in any case, as is a script's POST that sends no Origin. */
     char headers[512];
     snprintf(headers, sizeof headers,
@@ -972,7 +1337,7 @@ static void test_inspect_hostile_requests(void **state) {
     insp_watch_enable(f->w, false);
     insp_hurt_enable(f->w, false);
     snapshot_t before_world = snapshot(f);
-    write_t writes[8];
+    write_t writes[12];
     size_t nwrites = write_paths(f, writes);
     static const char *const reads[] = {"/api/world", "/api/entities", "/api/systems", "/api/changes", "/"};
     /* Headers of requests the page would not send (a page elsewhere, or no secret). */
@@ -1102,7 +1467,60 @@ static void test_inspect_hostile_requests(void **state) {
         "/api/changes/Health",
         "/api/aspects/Watch",
         "/api/entity-states",
+        "/api/tree",
+        "/api/tree?relation=Likes",
+        "/api/tree?relation=Nope",
+        "/api/tree?relation=ChildOf&parent=0v2",
+        "/api/tree?relation=ChildOf&parent=999999v1",
+        "/api/tree?relation=ChildOf&limit=1001",
+        "/api/tree?relation=%zz",
+        "/api/query",
+        "/api/query?with=Nope",
+        "/api/query?with=Health&without=Health",
+        "/api/query?with=Health&target=1v1",
+        "/api/query?relation=ChildOf&target=abc",
+        "/api/query?relation=ChildOf&target=999999v1",
+        "/api/query?with=Position&offset=-1",
+        "/api/query?with=Position&limit=5000",
+        "/api/query?optional=Nope",
+        "/api/history?since=abc",
+        "/api/history?since=-1",
+        "/api/history/x",
+        "/api/events/Hit",
+        "/api/links/",
+        "/api/links/abc",
+        "/api/links/0",
+        "/api/create",
+        "/api/add/1v1",
+        "/api/destroy/1v1",
     };
+    /* Structural edits the typed rules refuse: each 4xx, nothing changed
+     * (e0 has a ChildOf link to e3 and is e1's target). */
+    char edits[12][2][128];
+    snprintf(edits[0][0], 128, "/api/add/%uv%u", SPELL(f->e[0].id));
+    snprintf(edits[0][1], 128, "{\"component\":\"Position\"}"); /* has it: 409 */
+    snprintf(edits[1][0], 128, "/api/add/%uv%u", SPELL(f->e[0].id));
+    snprintf(edits[1][1], 128, "{\"component\":\"ChildOf\",\"target\":\"%uv%u\"}", SPELL(f->e[1].id)); /* cycle */
+    snprintf(edits[2][0], 128, "/api/add/%uv%u", SPELL(f->e[0].id));
+    snprintf(edits[2][1], 128, "{\"component\":\"ChildOf\",\"target\":\"%uv%u\"}", SPELL(f->e[0].id)); /* itself */
+    snprintf(edits[3][0], 128, "/api/add/%uv%u", SPELL(f->e[2].id));
+    snprintf(edits[3][1], 128, "{\"component\":\"ChildOf\",\"target\":\"%uv%u\"}", SPELL(f->gone.id)); /* stale */
+    snprintf(edits[4][0], 128, "/api/add/%uv%u", SPELL(f->e[2].id));
+    snprintf(edits[4][1], 128, "{\"component\":\"Likes\",\"target\":%llu}", (unsigned long long)f->e[3].id);
+    snprintf(edits[5][0], 128, "/api/remove/%uv%u", SPELL(f->e[0].id));
+    snprintf(edits[5][1], 128, "{\"component\":\"Frozen\"}"); /* has it not: 404 */
+    snprintf(edits[6][0], 128, "/api/add/%uv%u", SPELL(f->e[2].id));
+    snprintf(edits[6][1], 128, "{\"component\":\"Nope\"}");
+    snprintf(edits[7][0], 128, "/api/add/%uv%u", SPELL(f->e[2].id));
+    snprintf(edits[7][1], 128, "{\"component\":\"Frozen\",\"target\":\"%uv%u\"}", SPELL(f->e[3].id));
+    snprintf(edits[8][0], 128, "/api/create");
+    snprintf(edits[8][1], 128, "{\"assemblage\":\"Nope\"}");
+    snprintf(edits[9][0], 128, "/api/create");
+    snprintf(edits[9][1], 128, "{\"assemblage\":null}");
+    snprintf(edits[10][0], 128, "/api/destroy/%uv%u", SPELL(f->gone.id));
+    snprintf(edits[10][1], 128, "{}");
+    snprintf(edits[11][0], 128, "/api/add/%uv%u", SPELL(f->e[2].id));
+    snprintf(edits[11][1], 128, "{\"component\":\"ChildOf\"}"); /* a link needs a target */
     for (uint32_t round = 0; h->count + 40 < HOSTILE; round++) {
         uint32_t r = xorshift(&seed);
         switch (round % 12) {
@@ -1132,7 +1550,10 @@ static void test_inspect_hostile_requests(void **state) {
             break;
         }
         case 2: /* broken JSON */
-            hostile_post(h, port, r & 1 ? entity : "/api/system/Move",
+            hostile_post(h, port,
+                         r & 1   ? entity
+                         : r & 2 ? "/api/create"
+                                 : "/api/system/Move",
                          broken_json[r % (sizeof broken_json / sizeof *broken_json)]);
             break;
         case 3: /* unknown ids and stale handles */
@@ -1202,10 +1623,14 @@ static void test_inspect_hostile_requests(void **state) {
             char json[160];
             switch (r % 6) {
             case 0: hostile_fmt(h, "GET /api/entity/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", id, port); break;
-            case 1: hostile_fmt(h, "GET /api/entity-state/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", id, port); break;
+            case 1:
+                hostile_fmt(h, "GET /api/%s/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                            r & 64 ? "links" : "entity-state", id, port);
+                break;
             case 2: {
+                static const char *const paths[] = {"entity", "destroy", "add", "remove"};
                 char path[64];
-                snprintf(path, sizeof path, "/api/entity/%s", id);
+                snprintf(path, sizeof path, "/api/%s/%s", paths[(r >> 6) % 4], id);
                 hostile_post(h, port, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}");
                 break;
             }
@@ -1214,6 +1639,12 @@ static void test_inspect_hostile_requests(void **state) {
                          r & 64 ? "" : "\"", r & 64 ? (r & 128 ? "0" : "null") : id, r & 64 ? "" : "\"");
                 hostile_post(h, port, entity, json);
                 break;
+            case 5:
+                if (r & 8) { /* the refused structural edits */
+                    hostile_post(h, port, edits[(r >> 4) % 12][0], edits[(r >> 4) % 12][1]);
+                    break;
+                }
+                /* fall through */
             default: /* e0's link to itself or to its child e1: a cycle */
                 snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":\"%uv%u\"}",
                          SPELL(r % 6 == 4 ? f->e[0].id : f->e[1].id));
@@ -1308,6 +1739,14 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_step_times_each_system, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_changes_and_aspects, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_load_keeps_step_observer, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_labels_from_schema, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_tree_of_exclusive_relation, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_links_both_ways, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_query_typed, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_events_recorded, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_history_recorded, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_nothing_recorded_without_client, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_structural_edits, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_page_is_served, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_component_field, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_resource_field, setup_writes, teardown),

@@ -1,0 +1,179 @@
+/* record.c: what the inspector records while a client is attached (record.h):
+ * after each step, the events the step held (a ring of the last values of
+ * each type) and a history sample (the step's and each system's time, the
+ * world's counts). Nothing is recorded, and nothing held, without a client:
+ * the poll calls sti_record_step only while it times the step. */
+#include "record.h"
+
+#include "event.h"
+#include "strata_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The event rings, made at the first recorded step; false: out of memory. */
+static bool record_events_init(sti_api_t *api) {
+    const strata_schema_t *s = api->world->schema;
+    if (api->events != NULL || s->event_count == 0) {
+        return true;
+    }
+    api->events = calloc(s->event_count, sizeof *api->events);
+    for (uint32_t e = 0; api->events != NULL && e < s->event_count; e++) {
+        sti_event_ring_t *ring = &api->events[e];
+        ring->steps = malloc(STI_EVENT_RING * sizeof *ring->steps);
+        ring->systems = malloc(STI_EVENT_RING * sizeof *ring->systems);
+        ring->values = malloc((size_t)STI_EVENT_RING * s->events[e].size);
+        if (ring->steps == NULL || ring->systems == NULL || ring->values == NULL) {
+            sti_record_free(api);
+            return false;
+        }
+    }
+    return api->events != NULL;
+}
+
+/* Record the events of type e that the world's last step emitted (stamped
+ * in [step * N, (step + 1) * N)): count them all, keep the last of them. */
+static void record_events_of(sti_api_t *api, uint32_t e) {
+    const strata_world_t *w = api->world;
+    const sti_event_buf_t *b = &w->events[e];
+    sti_event_ring_t *ring = &api->events[e];
+    uint64_t n = w->schema->system_count > 0 ? w->schema->system_count : 1;
+    uint64_t from = w->event_step * n, to = from + n;
+    uint32_t size = b->size, count = 0;
+    /* The marks of the step, newest first: each a run of events from one system. */
+    for (uint32_t m = b->mark_tail; m > b->mark_head; m--) {
+        const sti_event_mark_t *mark = &b->marks[m - 1];
+        if (mark->stamp < from) {
+            break;
+        }
+        if (mark->stamp >= to) {
+            continue;
+        }
+        uint32_t end = m < b->mark_tail ? b->marks[m].start : b->q.tail;
+        count += end - mark->start;
+        ring->total += end - mark->start;
+    }
+    ring->last_step = count;
+    /* The last STI_EVENT_RING of them, oldest first, into the ring. */
+    uint32_t keep = count < STI_EVENT_RING ? count : STI_EVENT_RING, skip = count - keep, seen = 0;
+    for (uint32_t m = b->mark_head; m < b->mark_tail && keep > 0; m++) {
+        const sti_event_mark_t *mark = &b->marks[m];
+        if (mark->stamp < from || mark->stamp >= to) {
+            continue;
+        }
+        uint32_t end = m + 1 < b->mark_tail ? b->marks[m + 1].start : b->q.tail;
+        for (uint32_t i = mark->start; i < end; i++, seen++) {
+            if (seen < skip) {
+                continue;
+            }
+            uint32_t at = (ring->head + ring->count) % STI_EVENT_RING;
+            if (ring->count == STI_EVENT_RING) {
+                ring->head = (ring->head + 1) % STI_EVENT_RING;
+            } else {
+                ring->count++;
+            }
+            ring->steps[at] = w->event_step;
+            ring->systems[at] = (uint32_t)(mark->stamp % n);
+            memcpy(ring->values + (size_t)at * size, b->q.data + (size_t)i * size, size);
+        }
+    }
+}
+
+/* Room for one more sample: grow the ring while its oldest sample is
+ * younger than the history's span (up to STI_HISTORY_MAX), else reuse the
+ * oldest. False: out of memory (the sample is dropped). */
+static bool record_history_room(sti_api_t *api, double now) {
+    sti_history_t *h = &api->history;
+    uint32_t systems = api->desc.system_count;
+    if (h->count < h->cap) {
+        return true;
+    }
+    if (h->cap > 0 && (h->cap >= STI_HISTORY_MAX || now - h->t[h->head] > STI_HISTORY_SECONDS)) {
+        h->head = (h->head + 1) % h->cap; /* the oldest goes */
+        h->count--;
+        return true;
+    }
+    uint32_t cap = h->cap ? h->cap * 2 : 1024;
+    sti_history_t g = {.cap = cap, .head = 0, .count = h->count, .last_runs = h->last_runs};
+    g.step = malloc(cap * sizeof *g.step);
+    g.t = malloc(cap * sizeof *g.t);
+    g.step_ms = malloc(cap * sizeof *g.step_ms);
+    g.system_ms = malloc((size_t)cap * (systems ? systems : 1) * sizeof *g.system_ms);
+    g.entities = malloc(cap * sizeof *g.entities);
+    g.tables = malloc(cap * sizeof *g.tables);
+    g.bytes = malloc(cap * sizeof *g.bytes);
+    if (g.last_runs == NULL) {
+        g.last_runs = calloc(systems ? systems : 1, sizeof *g.last_runs);
+    }
+    if (!g.step || !g.t || !g.step_ms || !g.system_ms || !g.entities || !g.tables || !g.bytes || !g.last_runs) {
+        free(g.step), free(g.t), free(g.step_ms), free(g.system_ms), free(g.entities), free(g.tables), free(g.bytes);
+        if (g.last_runs != h->last_runs) {
+            free(g.last_runs);
+        }
+        return false;
+    }
+    for (uint32_t i = 0; i < h->count; i++) { /* oldest first, to the front */
+        uint32_t at = (h->head + i) % h->cap;
+        g.step[i] = h->step[at];
+        g.t[i] = h->t[at];
+        g.step_ms[i] = h->step_ms[at];
+        memcpy(g.system_ms + (size_t)i * systems, h->system_ms + (size_t)at * systems, systems * sizeof *g.system_ms);
+        g.entities[i] = h->entities[at];
+        g.tables[i] = h->tables[at];
+        g.bytes[i] = h->bytes[at];
+    }
+    h->last_runs = NULL; /* kept by g */
+    sti_history_t old = *h;
+    *h = g;
+    free(old.step), free(old.t), free(old.step_ms), free(old.system_ms), free(old.entities), free(old.tables),
+        free(old.bytes);
+    return true;
+}
+
+void sti_record_step(sti_api_t *api, double now) {
+    const strata_world_t *w = api->world;
+    if (api->recorded && api->recorded_step == w->event_step) {
+        return; /* the game polled without stepping: nothing new */
+    }
+    api->recorded = true;
+    api->recorded_step = w->event_step;
+    if (record_events_init(api)) {
+        for (uint32_t e = 0; api->events != NULL && e < w->schema->event_count; e++) {
+            record_events_of(api, e);
+        }
+    }
+    if (!record_history_room(api, now)) {
+        return;
+    }
+    sti_history_t *h = &api->history;
+    uint32_t at = (h->head + h->count++) % h->cap, systems = api->desc.system_count;
+    strata_world_stats_t st;
+    strata_world_stats(w, &st);
+    h->step[at] = w->event_step;
+    h->t[at] = now;
+    h->step_ms[at] = (float)(api->last_step * 1e3);
+    h->entities[at] = st.entities;
+    h->tables[at] = st.tables;
+    h->bytes[at] = st.bytes;
+    for (uint32_t i = 0; i < systems; i++) { /* a system that did not run this step took no time */
+        bool ran = api->systems[i].runs != h->last_runs[i];
+        h->system_ms[(size_t)at * systems + i] = ran ? (float)(api->systems[i].last * 1e3) : 0.0f;
+        h->last_runs[i] = api->systems[i].runs;
+    }
+}
+
+void sti_record_free(sti_api_t *api) {
+    const strata_schema_t *s = api->world->schema;
+    for (uint32_t e = 0; api->events != NULL && e < s->event_count; e++) {
+        free(api->events[e].steps);
+        free(api->events[e].systems);
+        free(api->events[e].values);
+    }
+    free(api->events);
+    api->events = NULL;
+    sti_history_t *h = &api->history;
+    free(h->step), free(h->t), free(h->step_ms), free(h->system_ms), free(h->entities), free(h->tables), free(h->bytes),
+        free(h->last_runs);
+    *h = (sti_history_t){0};
+    api->recorded = false;
+}
