@@ -133,6 +133,113 @@ async function crossSiteWrites(context, target) {
   }
 }
 
+// The test world's second-round panels (tests/inspect/game.c links each
+// run of 50: 0 <- 10 <- 20 <- 30, 0 <- 40; 10 likes 5 and 15): the tree,
+// links followed, the events, the graphs moving, a typed query, and
+// structural edits, each checked against the world through the API.
+async function secondRound(page, poisoned, healthy) {
+  const text = async (sel) => (await page.locator(sel).first().textContent()).trim();
+  // The hierarchy: 2000 / 50 roots; expand 0v1, then 10v1, then 20v1: three deep.
+  const roots = await api("/api/tree?relation=ChildOf");
+  await page.waitForSelector('#trees [data-relation="ChildOf"] li[data-node="0v1"]', { timeout: 10000 });
+  check(roots.total === GAME / 50 && (await text('#trees [data-relation="ChildOf"] h3 .count')) === `${roots.total} roots`,
+    `the ChildOf tree shows its ${roots.total} roots`);
+  const tree = '#trees [data-relation="ChildOf"]';
+  for (const [node, child] of [["0v1", "10v1"], ["10v1", "20v1"], ["20v1", "30v1"]]) {
+    await page.click(`${tree} [data-toggle="${node}"]`);
+    await page.waitForSelector(`${tree} li[data-node="${node}"] li[data-node="${child}"]`, { timeout: 10000 });
+  }
+  const below0 = (await api("/api/tree?relation=ChildOf&parent=0v1")).total;
+  const shown0 = await page.$$eval(`${tree} li[data-node="0v1"] > ul > li[data-node]`, (l) => l.length);
+  check(below0 === 2 && shown0 === below0 && (await text(`${tree} li[data-node="0v1"] > .children`)) === "(2)",
+    `expanded: 0v1 shows its ${shown0} children (the world: ${below0}), 10v1 > 20v1 > 30v1 three deep`);
+  // Follow links: 30v1 from the tree, then its target, then a Likes link.
+  await page.click(`${tree} li[data-node="30v1"] > .ref`);
+  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("30v1"), null, { timeout: 10000 });
+  await page.waitForSelector('#entity-links [data-relation="ChildOf"] .ref[data-ref="20v1"]', { timeout: 10000 });
+  await page.click('#entity-links [data-relation="ChildOf"] .ref[data-ref="20v1"]');
+  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("20v1"), null, { timeout: 10000 });
+  check(true, "a link followed from the tree (30v1) to its target (20v1)");
+  await page.click(`${tree} li[data-node="10v1"] > .ref`);
+  await page.waitForSelector('#entity-links [data-relation="Likes"] .ref[data-ref="15v1"]', { timeout: 10000 });
+  const likes = (await api("/api/links/10v1")).relations.find((r) => r.relation === "Likes").targets.map((t) => t.id).sort();
+  check(likes.join() === "15v1,5v1", `10v1's Likes links are listed (${likes.join(", ")}) and clickable`);
+  check((await text("#entity-id .label")) === "box", "10v1's label (Label.text) is in its title");
+
+  // Events: Hurt sends a Hit for each poisoned entity a step.
+  await page.waitForFunction((n) => document.querySelector('#events tr[data-event="Hit"] .last-step')?.textContent === String(n),
+    poisoned, { timeout: 10000 });
+  check(true, `the events panel: ${poisoned} Hit last step (one a poisoned entity)`);
+  await page.waitForSelector("#event-values .event-value", { timeout: 10000 });
+  const value = await text("#event-values .event-value");
+  const who = await page.locator('#event-values .event-value [data-field="who"] .ref').first().getAttribute("data-ref");
+  const whom = await api(`/api/entity/${who}`);
+  check(/Hurt/.test(value) && /amount 1/.test(value) && "Poisoned" in whom.components,
+    `an event's value is read: "${value.slice(0, 60)}", ${who} is poisoned`);
+
+  // History: the graphs move.
+  const samples0 = Number(await page.getAttribute("#history-section", "data-last"));
+  const moved = await until(async () => Number(await page.getAttribute("#history-section", "data-last")) > samples0 + 20);
+  const points = Number(await page.getAttribute("#graph-step", "data-points"));
+  const systems = await page.$$eval("#graph-legend span", (l) => l.map((x) => x.textContent));
+  check(moved && points > 20 && systems.join() === "Move,Watch,Hurt,Tally",
+    `the history graphs move (${points} samples drawn, step ${samples0} and on), a line a system`);
+  check(Number(await text("#graph-entities-value")) === (await api("/api/world")).entities, "the entities graph ends at the world's count");
+
+  // A typed query, with autocompletion of names, counted as the world counts.
+  await page.fill("#q-with", "Posi");
+  await page.dispatchEvent("#q-with", "input");
+  const names = await page.$$eval("#q-names option", (o) => o.map((x) => x.value));
+  check(names.includes("Position") && names.includes("Health"), "the query box completes component names");
+  await page.fill("#q-with", "Health");
+  await page.fill("#q-without", "Poisoned");
+  await page.click("#query-form button");
+  await page.waitForFunction(() => document.querySelector("#q-range").dataset.total !== undefined && document.querySelector("#q-range").dataset.total !== "", null, { timeout: 10000 });
+  const withHealth = (await api("/api/entities?with=Health&limit=1")).total, both = (await api("/api/entities?with=Health,Poisoned&limit=1")).total;
+  const total = Number(await page.getAttribute("#q-range", "data-total"));
+  const rows = await page.$$eval("#q-results tbody tr", (r) => r.length);
+  check(total === withHealth - both && total === healthy - poisoned && rows === 25,
+    `Health without Poisoned: ${total} in the page, ${withHealth} - ${both} in the world, ${rows} rows a page`);
+  await page.fill("#q-with", "");
+  await page.fill("#q-without", "");
+  await page.selectOption("#q-relation", "ChildOf");
+  await page.fill("#q-target", "0v1");
+  await page.click("#query-form button");
+  await page.waitForFunction(() => document.querySelector("#q-range").dataset.total === "2", null, { timeout: 10000 });
+  check(true, "ChildOf with target 0v1: its 2 sources");
+
+  // Structural edits: create, add and remove a component, destroy.
+  const count0 = (await api("/api/world")).entities;
+  await page.selectOption("#spawn-what", "");
+  await page.click("#create");
+  await page.waitForFunction(() => /^created /.test(document.querySelector("#status").textContent), null, { timeout: 10000 });
+  const made = (await text("#status")).split(" ")[1];
+  check((await api("/api/world")).entities === count0 + 1 && (await api(`/api/entity/${made}`)).id === made,
+    `Create makes ${made}: the world has ${count0 + 1} entities`);
+  await page.waitForFunction((id) => document.querySelector("#entity-id").textContent.startsWith(id), made, { timeout: 10000 });
+  await page.selectOption("#add-what", "Frozen");
+  await page.click("#add");
+  check(await until(async () => "Frozen" in (await api(`/api/entity/${made}`)).components), `Frozen added to ${made}`);
+  await page.waitForSelector('#entity [data-component="Frozen"] .remove', { timeout: 10000 });
+  await page.click('#entity [data-component="Frozen"] .remove');
+  check(await until(async () => !("Frozen" in (await api(`/api/entity/${made}`)).components)), `Frozen removed from ${made}`);
+  await page.click("#destroy");
+  check(await until(async () => (await fetch(`${url}api/entity/${made}`)).status === 404 && (await api("/api/world")).entities === count0),
+    `${made} destroyed: the world is back to ${count0} entities`);
+  // Spawn an assemblage: its label shows in the list.
+  await page.selectOption("#spawn-what", "Crate");
+  await page.click("#create");
+  await page.waitForFunction(() => /^created /.test(document.querySelector("#status").textContent), null, { timeout: 10000 });
+  const crate = (await text("#status")).split(" ")[1];
+  const spawned = await api(`/api/entity/${crate}`);
+  check(spawned.label === "crate" && spawned.components.Position.x >= 5 && "Velocity" in spawned.components,
+    `Crate spawned as ${crate} (from x = 5, moving), labelled "crate"`);
+  await page.waitForFunction(() => document.querySelector("#entity-id .label")?.textContent === "crate", null, { timeout: 10000 });
+  // Leave the tree expanded and 30v1 picked for the screenshot.
+  await page.click(`${tree} li[data-node="30v1"] > .ref`);
+  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("30v1"), null, { timeout: 10000 });
+}
+
 const profile = mkdtempSync(path.join(tmpdir(), "strata-chromium-"));
 let context;
 try {
@@ -188,7 +295,7 @@ try {
   await page.waitForSelector('#entity [data-component="Fast"]', { timeout: 10000 });
   check(true, `entity ${id}: its components are shown, Fast among them`);
   // One spelling: the list, the title, the API's path and answer all say 4v1.
-  const label = await page.locator(`#entity-list li[data-entity="${id}"]`).textContent();
+  const label = await page.locator(`#entity-list li[data-entity="${id}"] .eid`).textContent();
   const title = await page.textContent("#entity-id");
   const answer = await api(`/api/entity/${id}`);
   check(/^[0-9]+v[0-9]+$/.test(id) && label === id && title === id && answer.id === id,
@@ -259,6 +366,7 @@ try {
   await page.waitForSelector('#entity [data-component="Health"] .marked', { timeout: 10000 });
   check(await page.isVisible('#entity [data-aspect="Watch"]'), "a poisoned entity: Health shown changed, Watch's aspect shown");
   check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
+  await secondRound(page, poisoned, healthy);
   check(requests.every((r) => r.startsWith(swarmUrl) || r.startsWith(url)), "the page fetched nothing from elsewhere");
   check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
 
@@ -267,7 +375,10 @@ try {
 
   mkdirSync(path.dirname(shot), { recursive: true });
   await page.screenshot({ path: shot, fullPage: true });
-  console.log(`screenshot: ${shot}`);
+  for (const panel of ["history", "hierarchy", "events", "query", "entity"]) {
+    await page.locator(`#${panel}-section`).screenshot({ path: shot.replace(/\.png$/, `-${panel}.png`) });
+  }
+  console.log(`screenshots: ${shot} and one a panel beside it`);
 } catch (err) {
   console.log(`FAIL ${err.stack || err}`);
   failures++;

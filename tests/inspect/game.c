@@ -1,6 +1,7 @@
 /* inspect-game: the inspector's test world (tests/inspect/inspect.yaml)
  * running at 30 steps a second with the inspector on and writes allowed,
- * for the browser test's checks of the changed sets and the aspects.
+ * for the browser test's checks of the changed sets and the aspects, the
+ * hierarchy and links, the events, the history, queries and structural edits.
  *
  *     inspect-game COUNT PORT     (PORT 0: any free port; the URL is printed)
  *
@@ -43,13 +44,29 @@ int main(int argc, char **argv) {
     }
     insp_world *w = insp_world_create(NULL);
     strata_inspect_t *in = NULL;
-    for (long i = 0; w != NULL && i < count; i++) {
-        insp_entity e;
-        if (!insp_game_spawn(w, (uint32_t)i, &e)) {
+    insp_entity *all = calloc((size_t)count, sizeof *all);
+    for (long i = 0; w != NULL && all != NULL && i < count; i++) {
+        if (!insp_game_spawn(w, (uint32_t)i, &all[i])) {
             fprintf(stderr, "inspect-game: out of memory\n");
             return 1;
         }
     }
+    /* A hierarchy three deep in each run of 50: i % 50 == 10 below the
+     * run's first, 20 below 10, 30 below 20, 40 below the first too; and 10
+     * likes 5 and 15 (a non-exclusive relation). */
+    for (long i = 10; w != NULL && all != NULL && i < count; i++) {
+        long up = i % 50 == 40 ? i - 40 : i - 10;
+        bool ok = i % 50 < 10 || i % 10 != 0 || insp_child_of_set(w, all[i], all[up]) == STRATA_OK;
+        if (ok && i % 50 == 10 && i + 5 < count) {
+            ok = insp_likes_add(w, all[i], all[i - 5]) == STRATA_OK &&
+                 insp_likes_add(w, all[i], all[i + 5]) == STRATA_OK;
+        }
+        if (!ok) {
+            fprintf(stderr, "inspect-game: out of memory\n");
+            return 1;
+        }
+    }
+    free(all);
     strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
     if (w == NULL || insp_inspect_start(w, &desc, &in) != STRATA_OK) {
         fprintf(stderr, "inspect-game: cannot start the world or its inspector\n");

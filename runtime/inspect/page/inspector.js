@@ -1,10 +1,17 @@
 // The Strata inspector's page: polls the JSON API once a second and draws
-// the world, its systems, changed sets, aspects, archetypes, entities,
-// resources and schedule.
+// the world, its systems, history graphs, hierarchy, events, changed sets,
+// aspects, archetypes, entities (with their links and structural edits),
+// ad-hoc queries, resources and schedule.
 // Plain JavaScript, nothing fetched from anywhere but this server.
 "use strict";
 
-const state = { world: null, picked: null, search: "", offset: 0, limit: 60, editing: false };
+const state = {
+  world: null, picked: null, search: "", offset: 0, limit: 60, editing: false,
+  open: new Set(), // tree nodes expanded: "Relation/4v1"
+  shownEvent: null, // the event type whose values are listed
+  history: [], historyStep: 0, // samples, oldest first, each with `at` (seconds on this page's clock)
+  query: null, queryOffset: 0, queryLimit: 25,
+};
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs, ...children) {
@@ -54,6 +61,28 @@ function drawWorld(w) {
   $("pause").textContent = w.paused ? "Resume" : "Pause";
   $("pause").disabled = $("step").disabled = !w.writes;
   $("mode").textContent = w.paused ? "paused" : (w.writes ? "running; writes on" : "running; read only");
+  if (!state.filled) fillChoices(w);
+}
+
+// The choices the page offers, from the schema: what to create, add, query.
+function fillChoices(w) {
+  state.filled = true;
+  $("spawn-what").append(...w.assemblages.map((a) => el("option", { value: a }, `assemblage ${a}`)));
+  $("add-what").append(...w.components.map((c) => el("option", { value: c }, c)));
+  $("q-relation").append(...w.relations.map((r) => el("option", { value: r.name }, r.name)));
+  $("create-box").hidden = !w.writes;
+  $("graph-system-pick").append(...w.systems.map((name, i) => el("option", { value: String(i) }, name)));
+  completeNames();
+}
+
+// Autocompletion of component names in the query's lists: each suggestion
+// is what is typed so far with one more name in place of the last one.
+function completeNames() {
+  const active = document.activeElement && document.activeElement.list ? document.activeElement : $("q-with");
+  const typed = active.value;
+  const head = typed.includes(",") ? typed.slice(0, typed.lastIndexOf(",") + 1) : "";
+  const names = (state.world ? state.world.components : []).concat(state.world ? state.world.relations.map((r) => r.name) : []);
+  $("q-names").replaceChildren(...[...new Set(names)].map((n) => el("option", { value: head + n })));
 }
 
 function drawSystems(list) {
@@ -121,7 +150,7 @@ async function drawEntities() {
     return;
   }
   const page = await api(`/api/entities?${entityQuery()}`);
-  list.replaceChildren(...page.entities.map((e) => entityItem(e.id)));
+  list.replaceChildren(...page.entities.map((e) => entityItem(e.id, e.label)));
   const last = Math.min(page.total, page.offset + page.entities.length);
   $("entity-range").textContent = `${page.total ? page.offset + 1 : 0}-${last} of ${page.total}`;
   $("entity-range").dataset.total = page.total;
@@ -129,11 +158,26 @@ async function drawEntities() {
 
 // An entity is spelled "4v1" (its index, v, its generation) everywhere: the
 // list, the picked entity's title, the API's paths and answers.
-function entityItem(id) {
-  const item = el("li", { "data-entity": id, title: `entity ${id}: index ${id.split("v")[0]}, generation ${id.split("v")[1]}` }, id);
+function entityItem(id, label) {
+  const item = el("li", { "data-entity": id, title: `entity ${id}: index ${id.split("v")[0]}, generation ${id.split("v")[1]}` },
+    el("span", { class: "eid" }, id), label ? el("span", { class: "label" }, label) : "");
   if (String(id) === String(state.picked)) item.classList.add("picked");
-  item.addEventListener("click", () => { state.picked = String(id); drawEntity().catch(fail); });
+  item.addEventListener("click", () => pick(id));
   return item;
+}
+
+// Show entity id in the entity view (from the list, the tree, a link, a query row).
+function pick(id) {
+  state.picked = String(id);
+  drawEntity().catch(fail);
+}
+
+// A clickable entity: "4v1" and its label, if it has one; a click picks it.
+function entityRef(ref) {
+  const node = el("span", { class: "ref", "data-ref": ref.id, title: `pick ${ref.id}` }, ref.id,
+    ref.label ? el("span", { class: "label" }, ref.label) : "");
+  node.addEventListener("click", (ev) => { ev.stopPropagation(); pick(ref.id); });
+  return node;
 }
 
 // One field input (or text) for every scalar inside a component's value.
@@ -177,22 +221,56 @@ async function drawEntity() {
     more = await api(`/api/entity-state/${state.picked}`);
   } catch (err) {
     box.replaceChildren(el("p", { class: "hint" }, `${err.message}`));
+    $("entity-links").replaceChildren();
+    $("entity-actions").hidden = true;
     return;
   }
+  $("entity-id").textContent = state.picked;
+  $("entity-id").title = e.label || "";
   const parts = [];
+  const writes = state.world && state.world.writes;
   for (const [name, value] of Object.entries(e.components)) {
     const set = (field, v) => api(`/api/entity/${state.picked}`,
       `{"component":${JSON.stringify(name)},"field":${JSON.stringify(field)},"value":${v}}`);
     const marked = more.marked.includes(name);
-    const title = el("h3", {}, name, marked ? el("span", { class: "marked", title: "written since the systems watching it last ran" }, "changed") : "");
-    parts.push(el("div", { class: "component", "data-component": name }, title, ...fieldRows(name, value || {}, "", set)));
+    const remove = writes ? el("button", { type: "button", class: "remove", title: `remove ${name}` }, "remove") : "";
+    if (remove) remove.addEventListener("click", () => edit(`/api/remove/${state.picked}`, { component: name }, `${name} removed`));
+    const title = el("h3", {}, name, marked ? el("span", { class: "marked", title: "written since the systems watching it last ran" }, "changed") : "", remove);
+    const fields = value && Array.isArray(value.targets)
+      ? [el("div", { class: "field" }, el("label", {}, "targets"), ...value.targets.map((t) => entityRef({ id: t })))]
+      : fieldRows(name, value || {}, "", set);
+    parts.push(el("div", { class: "component", "data-component": name }, title, ...fields));
   }
   for (const a of more.aspects) {
     parts.push(el("div", { class: "component aspect", "data-aspect": a.system }, el("h3", {}, `aspect of ${a.system}`),
       el("div", { class: "field" }, el("label", {}, "bytes"), el("code", {}, a.bytes || "(empty)"))));
   }
   box.replaceChildren(...parts);
+  if (e.label) $("entity-id").append(el("span", { class: "label" }, e.label));
   for (const li of $("entity-list").children) li.classList.toggle("picked", li.dataset.entity === state.picked);
+  $("entity-actions").hidden = !writes;
+  drawLinks(await api(`/api/links/${state.picked}`));
+}
+
+// The picked entity's links in every relation, each entity clickable.
+function drawLinks(links) {
+  const parts = [];
+  for (const r of links.relations) {
+    if (r.targets.length === 0 && r.source_count === 0) continue;
+    const row = el("div", { class: "links", "data-relation": r.relation }, el("h3", {}, r.relation));
+    if (r.targets.length) row.append(el("div", { class: "field" }, el("label", {}, r.exclusive ? "target" : "targets"), ...r.targets.map(entityRef)));
+    if (r.source_count) {
+      row.append(el("div", { class: "field sources" }, el("label", {}, `sources (${r.source_count})`), ...r.sources.map(entityRef),
+        r.source_count > r.sources.length ? el("span", { class: "count" }, `and ${r.source_count - r.sources.length} more`) : ""));
+    }
+    parts.push(row);
+  }
+  $("entity-links").replaceChildren(...parts);
+}
+
+// A structural edit: POST it, say what happened, and redraw.
+function edit(path, body, done) {
+  return api(path, body).then((answer) => { status(typeof done === "function" ? done(answer) : done); return refresh(); }, fail);
 }
 
 async function drawResources() {
@@ -212,6 +290,162 @@ async function drawSchedule() {
   $("schedule").innerHTML = svg; // our own server's SVG of schema names
 }
 
+// --- The hierarchy: a tree per exclusive relation ---------------------------------
+
+async function drawTrees() {
+  const relations = state.world.relations.filter((r) => r.exclusive);
+  $("trees-none").hidden = relations.length !== 0;
+  const parts = [];
+  for (const r of relations) {
+    const roots = await api(`/api/tree?relation=${r.name}&limit=200`);
+    parts.push(el("div", { class: "tree-box", "data-relation": r.name }, el("h3", {}, `${r.name} `, el("span", { class: "count" }, `${roots.total} roots`)),
+      await treeLevel(r.name, roots)));
+  }
+  $("trees").replaceChildren(...parts);
+}
+
+// One level of a tree: each node with its count of sources, expandable.
+async function treeLevel(relation, level) {
+  const list = el("ul", { class: "tree" });
+  for (const node of level.nodes) {
+    const key = `${relation}/${node.id}`;
+    const open = state.open.has(key) && node.children > 0;
+    const toggle = el("span", { class: "toggle", "data-toggle": node.id }, node.children ? (open ? "\u25be" : "\u25b8") : "\u00b7");
+    toggle.addEventListener("click", () => {
+      if (state.open.has(key)) state.open.delete(key); else state.open.add(key);
+      drawTrees().catch(fail);
+    });
+    const item = el("li", { "data-node": node.id }, toggle, entityRef(node), el("span", { class: "count children" }, node.children ? `(${node.children})` : ""));
+    if (open) item.append(await treeLevel(relation, await api(`/api/tree?relation=${relation}&parent=${node.id}&limit=200`)));
+    list.append(item);
+  }
+  if (level.total > level.offset + level.nodes.length) list.append(el("li", { class: "count" }, `${level.total - level.nodes.length} more`));
+  return list;
+}
+
+// --- Events ------------------------------------------------------------------------
+
+function drawEvents(events) {
+  drawRows("events", "events-none", events.events.map((e) => {
+    const row = el("tr", { "data-event": e.name, class: "pickable" }, el("td", { class: "ref" }, e.name),
+      el("td", { class: "num last-step" }, e.last_step), el("td", { class: "num" }, e.total), el("td", { class: "num" }, e.held));
+    row.addEventListener("click", () => { state.shownEvent = e.name; drawEvents(events); });
+    return row;
+  }));
+  const shown = events.events.find((e) => e.name === state.shownEvent) || events.events[0];
+  const box = $("event-values");
+  if (!shown) { box.replaceChildren(); return; }
+  box.replaceChildren(el("h3", {}, `${shown.name}: the last ${shown.recent.length}, newest first`),
+    ...shown.recent.map((v) => el("div", { class: "event-value", "data-step": v.step }, `step ${v.step}, ${v.system}: `, eventValue(v.value))));
+}
+
+// An event's value: its fields, entities clickable.
+function eventValue(value) {
+  const parts = [];
+  for (const [k, v] of Object.entries(value)) {
+    parts.push(el("span", { "data-field": k }, `${k} `, typeof v === "string" && ENTITY.test(v) ? entityRef({ id: v }) : JSON.stringify(v), " "));
+  }
+  return el("span", {}, ...parts);
+}
+
+// --- History: graphs of the last 10 s ----------------------------------------------
+
+const COLOURS = ["#3a6fd8", "#d8843a", "#2f8a5b", "#b04f7a", "#7a4fb0", "#8a8a2f", "#2f7f8a", "#c0392b"];
+
+async function drawHistory() {
+  const h = await api(`/api/history?since=${state.historyStep}`);
+  const now = performance.now() / 1000;
+  for (let i = 0; i < h.step.length; i++) {
+    state.history.push({ at: now - h.ago[i], step: h.step[i], step_ms: h.step_ms[i], entities: h.entities[i],
+      tables: h.tables[i], bytes: h.bytes[i], systems: h.system_ms[i] });
+  }
+  if (h.step.length) state.historyStep = h.step[h.step.length - 1];
+  state.history = state.history.filter((s) => now - s.at <= h.seconds);
+  const samples = state.history;
+  $("history-section").dataset.samples = samples.length;
+  $("history-section").dataset.last = state.historyStep;
+  const last = samples[samples.length - 1];
+  $("graph-step-value").textContent = last ? `${last.step_ms.toFixed(3)}` : "";
+  $("graph-entities-value").textContent = last ? last.entities : "";
+  $("graph-tables-value").textContent = last ? last.tables : "";
+  $("graph-bytes-value").textContent = last ? last.bytes.toLocaleString("en") : "";
+  plot("graph-step", samples, now, h.seconds, [(s) => s.step_ms]);
+  plot("graph-entities", samples, now, h.seconds, [(s) => s.entities]);
+  plot("graph-tables", samples, now, h.seconds, [(s) => s.tables]);
+  plot("graph-bytes", samples, now, h.seconds, [(s) => s.bytes]);
+  const pickSystem = $("graph-system-pick").value;
+  const which = pickSystem === "" ? h.systems.map((_, i) => i) : [Number(pickSystem)];
+  // Stacked: line k is the sum of the systems up to k.
+  plot("graph-systems", samples, now, h.seconds,
+    which.map((_, k) => (s) => which.slice(0, k + 1).reduce((sum, i) => sum + (s.systems[i] || 0), 0)), which.length > 1);
+  $("graph-legend").replaceChildren(...which.map((i, k) => el("span", {}, el("i", { class: `c${k % COLOURS.length}` }), h.systems[i])));
+  for (const [k, node] of [...$("graph-legend").querySelectorAll("i")].entries()) node.style.background = COLOURS[k % COLOURS.length];
+}
+
+// Lines of samples against time (the last `span` seconds, now at the right
+// edge), scaled to the largest value; `fill`: stacked areas.
+function plot(id, samples, now, span, lines, fill = false) {
+  const canvas = $(id);
+  const g = canvas.getContext("2d");
+  const w = canvas.width, h = canvas.height;
+  g.clearRect(0, 0, w, h);
+  let top = 0;
+  for (const s of samples) for (const f of lines) top = Math.max(top, f(s));
+  top = top > 0 ? top * 1.1 : 1;
+  const x = (s) => w - ((now - s.at) / span) * w;
+  const y = (v) => h - 2 - (v / top) * (h - 14);
+  g.font = "10px sans-serif";
+  g.fillStyle = "#5b6478";
+  g.fillText(top >= 100 ? Math.round(top).toLocaleString("en") : top.toPrecision(3), 2, 10);
+  for (let k = lines.length - 1; k >= 0; k--) {
+    g.beginPath();
+    samples.forEach((s, i) => (i ? g.lineTo(x(s), y(lines[k](s))) : g.moveTo(x(s), y(lines[k](s)))));
+    g.strokeStyle = COLOURS[k % COLOURS.length];
+    g.stroke();
+    if (fill && samples.length) {
+      g.lineTo(x(samples[samples.length - 1]), h);
+      g.lineTo(x(samples[0]), h);
+      g.fillStyle = COLOURS[k % COLOURS.length] + "55";
+      g.fill();
+    }
+  }
+  canvas.dataset.points = samples.length;
+}
+
+// --- Ad-hoc queries ------------------------------------------------------------------
+
+function readQuery() {
+  const list = (id) => $(id).value.replace(/\s+/g, "");
+  const q = new URLSearchParams();
+  for (const [key, id] of [["with", "q-with"], ["without", "q-without"], ["optional", "q-optional"]]) if (list(id)) q.set(key, list(id));
+  if ($("q-relation").value) q.set("relation", $("q-relation").value);
+  if ($("q-target").value.trim()) q.set("target", $("q-target").value.trim());
+  return q;
+}
+
+async function drawQuery() {
+  if (state.query === null) return;
+  const q = new URLSearchParams(state.query);
+  q.set("offset", state.queryOffset);
+  q.set("limit", state.queryLimit);
+  let result;
+  try {
+    result = await api(`/api/query?${q}`);
+  } catch (err) {
+    $("q-range").textContent = err.message;
+    $("q-range").dataset.total = "";
+    $("q-results").tHead.replaceChildren();
+    $("q-results").tBodies[0].replaceChildren();
+    return;
+  }
+  const last = result.offset + result.entities.length;
+  $("q-range").textContent = `${result.total ? result.offset + 1 : 0}-${last} of ${result.total}`;
+  $("q-range").dataset.total = result.total;
+  $("q-results").tHead.replaceChildren(el("tr", {}, el("th", {}, "entity"), ...result.columns.map((c) => el("th", {}, c))));
+  $("q-results").tBodies[0].replaceChildren(...result.entities.map((e) => el("tr", { "data-entity": e.id }, el("td", {}, entityRef(e)),
+    ...result.columns.map((c) => el("td", {}, e.values[c] === null ? "-" : JSON.stringify(e.values[c]))))));
+}
+
 function fail(err) { status(`error: ${err.message}`); }
 
 let busy = false;
@@ -225,6 +459,10 @@ async function refresh() {
     drawChanges(await api("/api/changes"));
     drawAspects((await api("/api/aspects")).aspects);
     drawArchetypes((await api("/api/archetypes")).archetypes);
+    await drawHistory();
+    await drawTrees();
+    drawEvents(await api("/api/events"));
+    await drawQuery();
     await drawEntities();
     await drawEntity();
     await drawResources();
@@ -249,6 +487,35 @@ $("next").addEventListener("click", () => {
   const total = Number($("entity-range").dataset.total || 0);
   if (state.offset + state.limit < total) state.offset += state.limit;
   refresh();
+});
+$("query-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  state.query = readQuery().toString();
+  state.queryOffset = 0;
+  drawQuery().catch(fail);
+});
+for (const id of ["q-with", "q-without", "q-optional"]) $(id).addEventListener("input", completeNames);
+$("q-prev").addEventListener("click", () => { state.queryOffset = Math.max(0, state.queryOffset - state.queryLimit); drawQuery().catch(fail); });
+$("q-next").addEventListener("click", () => {
+  if (state.queryOffset + state.queryLimit < Number($("q-range").dataset.total || 0)) state.queryOffset += state.queryLimit;
+  drawQuery().catch(fail);
+});
+$("create").addEventListener("click", () => {
+  const what = $("spawn-what").value;
+  edit("/api/create", what ? { assemblage: what } : {}, (a) => { state.picked = a.id; return `created ${a.id}`; });
+});
+$("destroy").addEventListener("click", () => {
+  const id = state.picked;
+  edit(`/api/destroy/${id}`, {}, () => { state.picked = null; $("entity").replaceChildren(); $("entity-links").replaceChildren(); return `destroyed ${id}`; });
+});
+$("add-what").addEventListener("change", () => {
+  const relation = state.world.relations.some((r) => r.name === $("add-what").value);
+  $("add-target").hidden = !relation;
+});
+$("add").addEventListener("click", () => {
+  const body = { component: $("add-what").value };
+  if (!$("add-target").hidden) body.target = $("add-target").value.trim();
+  edit(`/api/add/${state.picked}`, body, () => `${body.component} added to ${state.picked}`);
 });
 $("pause").addEventListener("click", () => api("/api/pause", { paused: !state.world.paused }).then(refresh, fail));
 $("step").addEventListener("click", () => api("/api/step", {}).then(refresh, fail));
