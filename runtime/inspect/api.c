@@ -74,6 +74,8 @@ static void api_world(sti_api_t *api, sti_request_t *r) {
                 (unsigned)s->version, (unsigned)st.entities, (unsigned)st.tables, st.bytes, (unsigned)st.pending);
     sti_buf_fmt(b, ",\"step\":%llu,\"last_step_ms\":%.6f,\"average_step_ms\":%.6f", (unsigned long long)api->steps,
                 api->last_step * 1e3, api->average_step * 1e3);
+    sti_buf_fmt(b, ",\"inspector_ms\":%.6f",
+                api->timed_steps > 0 ? api->poll_seconds * 1e3 / (double)api->timed_steps : 0.0);
     sti_buf_text(b, ",\"components\":");
     api_name_list(b, s->component_count, api_component_name, s);
     sti_buf_text(b, ",\"systems\":");

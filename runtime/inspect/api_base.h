@@ -50,7 +50,7 @@ typedef struct sti_event_ring_t {
  * system_count). Freed when the client goes. */
 typedef struct sti_history_t {
     uint32_t cap, head, count;
-    uint64_t *step;      /* the world's step number */
+    uint64_t *step;      /* the step's number (sti_api_t.steps) */
     double *t;           /* seconds on the inspector's clock */
     float *step_ms;      /* the step's time */
     float *system_ms;    /* each system's time this step (0: it did not run) */
@@ -70,7 +70,8 @@ typedef struct sti_api_t {
     uint64_t steps;                 /* polls that let the game step */
     uint64_t timed_steps;           /* of those, the steps timed */
     double last_step, average_step; /* seconds */
-    bool timing;                    /* a client asked lately: the step and its systems are timed */
+    double poll_seconds; /* the game thread's CPU time in the polls after timed steps: answering, recording */
+    bool timing;         /* a client asked lately: the step and its systems are timed */
     /* Labels: the desc's "Component.field", resolved at start. */
     uint32_t label_count;
     uint32_t *label_components;               /* component id of each */
@@ -78,9 +79,9 @@ typedef struct sti_api_t {
     /* Recorded while a client is attached (record.c); empty otherwise. */
     sti_event_ring_t *events; /* one a schema event type, NULL until recording */
     sti_history_t history;
-    bool recorded;          /* a step was recorded since recording began... */
-    uint64_t recorded_step; /* ...this one (the world's step number) */
-    double now;             /* the inspector's clock at the poll answering */
+    uint64_t observed;          /* systems the step observer saw end: a step ran when it moves */
+    uint64_t recorded_observed; /* `observed` at the last sample (or when the recording began) */
+    double now;                 /* the inspector's clock at the poll answering */
 } sti_api_t;
 
 /* A short JSON error answer. */

@@ -360,6 +360,7 @@ static void inspect_system_end(void *user, strata_world_t *w, uint32_t system) {
     s->average = s->runs == 0 ? seconds : s->average + (seconds - s->average) / 16.0;
     s->visited = s->given;
     s->runs++;
+    in->api.observed++;
 }
 
 /* Time the step and its systems, or stop: the inspector is the world's step
@@ -655,7 +656,10 @@ static void inspect_answer(strata_inspect_t *in) {
 
 bool strata_inspect_poll(strata_inspect_t *in) {
     sti_api_t *api = &in->api;
-    if (in->stepping) {
+    bool watched = in->stepping; /* the game stepped, timed: this poll's own time is counted too */
+    double cpu = 0.0;
+    if (watched) {
+        cpu = inspect_clock(CLOCK_THREAD_CPUTIME_ID);
         api->now = inspect_now();
         double t = api->now - in->step_start;
         api->last_step = t;
@@ -678,6 +682,7 @@ bool strata_inspect_poll(strata_inspect_t *in) {
     in->stepping = go && api->timing;
     if (in->stepping) {
         in->step_start = inspect_now();
+        api->poll_seconds += watched ? inspect_clock(CLOCK_THREAD_CPUTIME_ID) - cpu : 0.0;
     }
     api->steps += go;
     return go;

@@ -34,6 +34,7 @@ static bool record_events_init(sti_api_t *api) {
 /* Record the events of type e that the world's last step emitted (stamped
  * in [step * N, (step + 1) * N)): count them all, keep the last of them. */
 static void record_events_of(sti_api_t *api, uint32_t e) {
+    /* The events' own clock counts the world's steps: the step just taken is w->event_step. */
     const strata_world_t *w = api->world;
     const sti_event_buf_t *b = &w->events[e];
     sti_event_ring_t *ring = &api->events[e];
@@ -62,17 +63,17 @@ static void record_events_of(sti_api_t *api, uint32_t e) {
             continue;
         }
         uint32_t end = m + 1 < b->mark_tail ? b->marks[m + 1].start : b->q.tail;
-        for (uint32_t i = mark->start; i < end; i++, seen++) {
-            if (seen < skip) {
-                continue;
-            }
+        uint32_t first = mark->start +
+                         (skip > seen ? (skip - seen < end - mark->start ? skip - seen : end - mark->start) : 0);
+        seen += first - mark->start;
+        for (uint32_t i = first; i < end; i++, seen++) {
             uint32_t at = (ring->head + ring->count) % STI_EVENT_RING;
             if (ring->count == STI_EVENT_RING) {
                 ring->head = (ring->head + 1) % STI_EVENT_RING;
             } else {
                 ring->count++;
             }
-            ring->steps[at] = w->event_step;
+            ring->steps[at] = api->steps;
             ring->systems[at] = (uint32_t)(mark->stamp % n);
             memcpy(ring->values + (size_t)at * size, b->q.data + (size_t)i * size, size);
         }
@@ -132,11 +133,10 @@ static bool record_history_room(sti_api_t *api, double now) {
 
 void sti_record_step(sti_api_t *api, double now) {
     const strata_world_t *w = api->world;
-    if (api->recorded && api->recorded_step == w->event_step) {
-        return; /* the game polled without stepping: nothing new */
+    if (api->desc.system_count > 0 && api->observed == api->recorded_observed) {
+        return; /* no system ran since the last sample: the game polled without stepping */
     }
-    api->recorded = true;
-    api->recorded_step = w->event_step;
+    api->recorded_observed = api->observed;
     if (record_events_init(api)) {
         for (uint32_t e = 0; api->events != NULL && e < w->schema->event_count; e++) {
             record_events_of(api, e);
@@ -149,7 +149,7 @@ void sti_record_step(sti_api_t *api, double now) {
     uint32_t at = (h->head + h->count++) % h->cap, systems = api->desc.system_count;
     strata_world_stats_t st;
     strata_world_stats(w, &st);
-    h->step[at] = w->event_step;
+    h->step[at] = api->steps;
     h->t[at] = now;
     h->step_ms[at] = (float)(api->last_step * 1e3);
     h->entities[at] = st.entities;
@@ -175,5 +175,5 @@ void sti_record_free(sti_api_t *api) {
     free(h->step), free(h->t), free(h->step_ms), free(h->system_ms), free(h->entities), free(h->tables), free(h->bytes),
         free(h->last_runs);
     *h = (sti_history_t){0};
-    api->recorded = false;
+    api->recorded_observed = api->observed; /* the next sample is of a step taken after this */
 }

@@ -302,7 +302,7 @@ void sti_view_events(sti_api_t *api, sti_request_t *r) {
     const strata_world_t *w = api->world;
     const strata_schema_t *s = w->schema;
     sti_buf_t *b = &r->out;
-    sti_buf_fmt(b, "{\"step\":%llu,\"recording\":%s,\"events\":[", (unsigned long long)w->event_step,
+    sti_buf_fmt(b, "{\"step\":%llu,\"recording\":%s,\"events\":[", (unsigned long long)api->steps,
                 api->events != NULL ? "true" : "false");
     for (uint32_t e = 0; e < s->event_count; e++) {
         const sti_event_ring_t *ring = api->events != NULL ? &api->events[e] : NULL;

@@ -10,7 +10,14 @@
  *   - the same just after a client asked (one GET before each run): the
  *     step and each system timed, their entities counted.
  * The first three take turns, run after run, then the last runs; each
- * figure is the median of the runs, in ns a step. */
+ * figure is the median of the runs, in ns a step.
+ *
+ *     inspect-bench [COUNT [STEPS RUNS]]
+ *
+ * Under callgrind, each mode's steps are one function's (sample_hand,
+ * sample_step, sample_inspected, sample_watched): its inclusive count over
+ * RUNS * STEPS is the instructions a step, recording included:
+ *     valgrind --tool=callgrind build/release/inspect-bench 1000 2000 1 */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -27,7 +34,9 @@
 #include "insp_game.h"
 
 #define STEPS 100000
-#define RUNS 11
+#define RUNS_MAX 11
+
+static int steps = STEPS, runs = RUNS_MAX;
 
 static double now_ns(void) {
     struct timespec ts;
@@ -102,11 +111,11 @@ static void ask(insp_world *w, strata_inspect_t *in) {
     pthread_join(t, NULL);
 }
 
-/* ns a step over STEPS steps in `mode`. */
+/* ns a step over `steps` steps in `mode`. */
 static double sample(insp_world *w, strata_inspect_t *in, int mode) {
     bool ok = true;
     double t0 = now_ns();
-    for (int s = 0; s < STEPS; s++) {
+    for (int s = 0; s < steps; s++) {
         if (mode == HAND) {
             ok &= step_by_hand(w, 1.0f / 60.0f);
         } else if (mode == STEP || strata_inspect_poll(in)) {
@@ -117,11 +126,33 @@ static double sample(insp_world *w, strata_inspect_t *in, int mode) {
         fprintf(stderr, "inspect-bench: a step failed\n");
         exit(1);
     }
-    return (now_ns() - t0) / STEPS;
+    return (now_ns() - t0) / steps;
+}
+
+/* One function a mode, so that callgrind counts each mode's instructions apart. */
+__attribute__((noinline)) static double sample_hand(insp_world *w, strata_inspect_t *in) {
+    return sample(w, in, HAND);
+}
+__attribute__((noinline)) static double sample_step(insp_world *w, strata_inspect_t *in) {
+    return sample(w, in, STEP);
+}
+__attribute__((noinline)) static double sample_inspected(insp_world *w, strata_inspect_t *in) {
+    return sample(w, in, INSPECTED);
+}
+__attribute__((noinline)) static double sample_watched(insp_world *w, strata_inspect_t *in) {
+    return sample(w, in, WATCHED); /* polls as INSPECTED does */
 }
 
 int main(int argc, char **argv) {
     uint32_t entities = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 0;
+    if (argc > 3) {
+        steps = (int)strtol(argv[2], NULL, 10);
+        runs = (int)strtol(argv[3], NULL, 10);
+    }
+    if (steps < 1 || runs < 1 || runs > RUNS_MAX) {
+        fprintf(stderr, "usage: inspect-bench [COUNT [STEPS RUNS (1..%d)]]\n", RUNS_MAX);
+        return 2;
+    }
     insp_world *w = insp_world_create(NULL);
     for (uint32_t i = 0; w != NULL && i < entities; i++) {
         insp_entity e;
@@ -140,25 +171,25 @@ int main(int argc, char **argv) {
         return 1;
     }
     /* The modes take turns, so a busy machine slows them alike. */
-    double samples[MODES][RUNS], median[MODES];
+    double samples[MODES][RUNS_MAX], median[MODES];
     (void)sample(w, NULL, STEP); /* warm up */
-    for (int r = 0; r < RUNS; r++) {
-        for (int mode = 0; mode < WATCHED; mode++) {
-            samples[mode][r] = sample(w, in, mode);
-        }
+    for (int r = 0; r < runs; r++) {
+        samples[HAND][r] = sample_hand(w, in);
+        samples[STEP][r] = sample_step(w, in);
+        samples[INSPECTED][r] = sample_inspected(w, in);
     }
-    /* Then with a client: its request keeps the step observed for seconds after. */
-    for (int r = 0; r < RUNS; r++) {
+    /* Then with a client: its request keeps the step observed (and recorded) for seconds after. */
+    for (int r = 0; r < runs; r++) {
         ask(w, in);
-        samples[WATCHED][r] = sample(w, in, INSPECTED);
+        samples[WATCHED][r] = sample_watched(w, in);
     }
     strata_inspect_stop(in);
     for (int mode = 0; mode < MODES; mode++) {
-        qsort(samples[mode], RUNS, sizeof(double), by_value);
-        median[mode] = samples[mode][RUNS / 2];
+        qsort(samples[mode], (size_t)runs, sizeof(double), by_value);
+        median[mode] = samples[mode][runs / 2];
     }
     printf("\ninspector, cost a step (%u entities, %u systems; medians of %d x %d steps):\n", (unsigned)entities,
-           (unsigned)INSP_SYSTEM_COUNT, RUNS, STEPS);
+           (unsigned)INSP_SYSTEM_COUNT, runs, steps);
     printf("  %-50s %9.1f ns\n", "the systems by hand, no observer calls", median[HAND]);
     printf("  %-50s %9.1f ns  (%+.1f)\n", "insp_world_step, no step observer", median[STEP],
            median[STEP] - median[HAND]);

@@ -331,6 +331,9 @@ try {
 
   await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: 10000 });
   check(true, "the schedule is drawn");
+  // The history of a world without events (its events' clock does not move): a sample a step all the same.
+  check(await until(async () => Number(await page.getAttribute("#graph-step", "data-points")) > 10),
+    `the swarm's history is drawn (${await page.getAttribute("#graph-step", "data-points")} samples)`);
   check(!(await page.isVisible("#changes")) && (await page.isVisible("#changes-none")), "the swarm tracks no changes: said so");
   check(requests.every((r) => r.startsWith(url)), "the page fetched nothing from elsewhere");
 

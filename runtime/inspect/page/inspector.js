@@ -58,6 +58,7 @@ function drawWorld(w) {
   item("step", w.step, "step-count");
   item("last step", `${w.last_step_ms.toFixed(3)} ms`, "step-time");
   item("average", `${w.average_step_ms.toFixed(3)} ms`, "step-average");
+  item("inspector", `${w.inspector_ms.toFixed(3)} ms`, "inspector-time"); // a step's poll: answering this page, recording
   $("pause").textContent = w.paused ? "Resume" : "Pause";
   $("pause").disabled = $("step").disabled = !w.writes;
   $("mode").textContent = w.paused ? "paused" : (w.writes ? "running; writes on" : "running; read only");
