@@ -656,21 +656,22 @@ static void inspect_answer(strata_inspect_t *in) {
 
 bool strata_inspect_poll(strata_inspect_t *in) {
     sti_api_t *api = &in->api;
-    bool watched = in->stepping; /* the game stepped, timed: this poll's own time is counted too */
-    double cpu = 0.0;
-    if (watched) {
-        cpu = inspect_clock(CLOCK_THREAD_CPUTIME_ID);
+    if (in->stepping) {
+        double cpu = inspect_clock(CLOCK_THREAD_CPUTIME_ID); /* what recording costs the game */
         api->now = inspect_now();
         double t = api->now - in->step_start;
         api->last_step = t;
         api->average_step = api->timed_steps++ == 0 ? t : api->average_step + (t - api->average_step) / 16.0;
         sti_record_step(api, api->now);
+        api->poll_seconds += inspect_clock(CLOCK_THREAD_CPUTIME_ID) - cpu;
     }
     if (atomic_load_explicit(&in->pending, memory_order_acquire) != 0) {
+        double cpu = inspect_clock(CLOCK_THREAD_CPUTIME_ID); /* what answering costs the game */
         api->now = inspect_now();
         inspect_answer(in);
         in->timing_until = inspect_coarse() + INSPECT_TIMING;
         inspect_timing(in, true);
+        api->poll_seconds += inspect_clock(CLOCK_THREAD_CPUTIME_ID) - cpu;
     } else if (api->timing && inspect_coarse() >= in->timing_until) {
         inspect_timing(in, false); /* no client lately */
     }
@@ -682,7 +683,6 @@ bool strata_inspect_poll(strata_inspect_t *in) {
     in->stepping = go && api->timing;
     if (in->stepping) {
         in->step_start = inspect_now();
-        api->poll_seconds += watched ? inspect_clock(CLOCK_THREAD_CPUTIME_ID) - cpu : 0.0;
     }
     api->steps += go;
     return go;
