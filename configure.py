@@ -363,15 +363,20 @@ def inspector(b, generated):
                      archives=[libs["release"]])
     cost = b.program("release", "inspect-bench", ["tests/inspect/bench_inspect.c", c], headers=[h],
                      libs=INSPECT_LIBS, archives=[libs["release"]])
-    # The swarm with the inspector on (built with -DSWARM_INSPECT).
-    h, c = generated["swarm"]
-    flags = "-Ibuild/gen -Iexamples/common -DSWARM_INSPECT"
-    srcs = sources("examples/swarm/*.c") + COMMON + PNG + [c]
-    objs = [b.compile("gcc", s, headers=[h], extra=flags, objdir="gcc/inspect") for s in srcs]
-    exe = "build/gcc/swarm-inspect"
-    n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],
-            variables={"libs": f"{INSPECT_LIBS} -lpng -lm"})
-    b.all.append(exe)
+    def with_inspector(example):
+        """build/gcc/<example>-inspect: the example built with -D<EXAMPLE>_INSPECT (its --inspect PORT)."""
+        h, c = generated[example]
+        flags = f"-Ibuild/gen -Iexamples/common -D{example.upper()}_INSPECT"
+        srcs = sources(f"examples/{example}/*.c") + COMMON + PNG + [c]
+        objs = [b.compile("gcc", s, headers=[h], extra=flags, objdir="gcc/inspect") for s in srcs]
+        exe = f"build/gcc/{example}-inspect"
+        n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],
+                variables={"libs": f"{INSPECT_LIBS} -lpng -lm"})
+        b.all.append(exe)
+        return exe
+
+    exe = with_inspector("swarm")
+    orbits = with_inspector("orbits")  # a labelled hierarchy four deep
     # Through tools/console-run.py: a SIGTERM to ninja stops the server too.
     b.run("inspect", f"$python tools/console-run.py {exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe,
           implicit="tools/console-run.py")
@@ -381,10 +386,11 @@ def inspector(b, generated):
     # The page in a real browser: chromium driven by playwright-core. The
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
     browser = sources("tests/inspect/*.mjs")
-    b.test("build/inspect-browser.ok", f"node tests/inspect/browser.mjs {exe} {game} build/inspect/inspector.png",
-           inputs=[exe, game], implicit=browser, order_only=b.deps)
-    b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png",
-          inputs=[exe, game], implicit=browser, order_only=b.deps)
+    b.test("build/inspect-browser.ok",
+           f"node tests/inspect/browser.mjs {exe} {game} build/inspect/inspector.png {orbits}",
+           inputs=[exe, game, orbits], implicit=browser, order_only=b.deps)
+    b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png {orbits}",
+          inputs=[exe, game, orbits], implicit=browser, order_only=b.deps)
     return libs, cost
 
 

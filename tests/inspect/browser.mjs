@@ -23,9 +23,9 @@ const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", 
 const BOIDS = 3000;
 const GAME = 2000; // entities of the test world: Health on the even, Poisoned where i % 10 == 4
 
-const [exe, gameExe, shot] = process.argv.slice(2);
+const [exe, gameExe, shot, orbitsExe] = process.argv.slice(2);
 if (!exe || !gameExe || !shot) {
-  console.error("usage: node tests/inspect/browser.mjs SWARM_INSPECT INSPECT_GAME SCREENSHOT.png");
+  console.error("usage: node tests/inspect/browser.mjs SWARM_INSPECT INSPECT_GAME SCREENSHOT.png [ORBITS_INSPECT]");
   process.exit(2);
 }
 if (!existsSync(CHROMIUM)) {
@@ -131,6 +131,54 @@ async function crossSiteWrites(context, target) {
     await page.close();
     evil.close();
   }
+}
+
+// The orbits example (a sun, planets, moons, moonlets: ChildOf four levels,
+// each body labelled by its Name): expand the tree to a moonlet, check each
+// level's count and label against the world's own index of sources, and
+// query the sun's children.
+async function orbitsTree(page) {
+  url = await start(orbitsExe, ["--inspect", "0"]);
+  console.log(`orbits inspector at ${url}`);
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+  const tree = '#trees [data-relation="ChildOf"]';
+  const roots = await api("/api/tree?relation=ChildOf");
+  const sun = roots.nodes[0];
+  const sunLinks = (await api(`/api/links/${sun.id}`)).relations.find((r) => r.relation === "ChildOf");
+  check(roots.total === 1 && sun.label === "Sun" && sun.children === sunLinks.source_count && sun.children === 7,
+    `orbits: one root, labelled ${sun.label}, its ${sun.children} planets as the world counts them (${sunLinks.source_count})`);
+  // A planet with a moon that has a moonlet: three levels below the sun.
+  let path = null;
+  for (const planet of (await api(`/api/tree?relation=ChildOf&parent=${sun.id}`)).nodes) {
+    for (const moon of (await api(`/api/tree?relation=ChildOf&parent=${planet.id}`)).nodes) {
+      if (!path && moon.children > 0) path = [sun, planet, moon];
+    }
+  }
+  for (const node of path) {
+    await page.waitForSelector(`${tree} [data-toggle="${node.id}"]`, { timeout: 10000 });
+    await page.click(`${tree} [data-toggle="${node.id}"]`);
+  }
+  const moonlet = (await api(`/api/tree?relation=ChildOf&parent=${path[2].id}`)).nodes[0];
+  const item = `${tree} li[data-node="${path[2].id}"] li[data-node="${moonlet.id}"]`;
+  await page.waitForSelector(item, { timeout: 10000 });
+  const labels = [];
+  for (const node of [...path, moonlet]) labels.push(await page.locator(`${tree} li[data-node="${node.id}"] > .ref .label`).first().textContent());
+  check(moonlet.depth === 3 && /^moonlet /.test(labels[3]) && labels[0] === "Sun" && /^planet /.test(labels[1]),
+    `orbits: the tree expanded four levels, labelled ${labels.join(" > ")}`);
+  const shownPlanets = await page.$$eval(`${tree} li[data-node="${sun.id}"] > ul > li[data-node]`, (l) => l.length);
+  check(shownPlanets === sunLinks.source_count, `orbits: the sun's ${shownPlanets} planets are listed`);
+  await page.click(`${item} > .ref`);
+  await page.waitForSelector(`#entity-links [data-relation="ChildOf"] .ref[data-ref="${path[2].id}"]`, { timeout: 10000 });
+  await page.click(`#entity-links [data-relation="ChildOf"] .ref[data-ref="${path[2].id}"]`);
+  await page.waitForFunction((id) => document.querySelector("#entity-id").textContent.startsWith(id), path[2].id, { timeout: 10000 });
+  check(true, `orbits: from ${moonlet.id} to its moon ${path[2].id} by its link`);
+  await page.selectOption("#q-relation", "ChildOf");
+  await page.fill("#q-target", sun.id);
+  await page.click("#query-form button");
+  await page.waitForFunction((n) => document.querySelector("#q-range").dataset.total === String(n), sunLinks.source_count,
+    { timeout: 10000 });
+  check(true, `orbits: the query ChildOf ${sun.id} finds the ${sunLinks.source_count} planets`);
 }
 
 // The test world's second-round panels (tests/inspect/game.c links each
@@ -382,6 +430,10 @@ try {
     await page.locator(`#${panel}-section`).screenshot({ path: shot.replace(/\.png$/, `-${panel}.png`) });
   }
   console.log(`screenshots: ${shot} and one a panel beside it`);
+  if (orbitsExe) {
+    await orbitsTree(page);
+    check(errors.length === 0, `no script errors on the orbits page${errors.length ? ": " + errors.join("; ") : ""}`);
+  }
 } catch (err) {
   console.log(`FAIL ${err.stack || err}`);
   failures++;

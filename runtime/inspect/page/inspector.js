@@ -352,6 +352,8 @@ function eventValue(value) {
 // --- History: graphs of the last 10 s ----------------------------------------------
 
 const COLOURS = ["#3a6fd8", "#d8843a", "#2f8a5b", "#b04f7a", "#7a4fb0", "#8a8a2f", "#2f7f8a", "#c0392b"];
+// The same, lighter: a stacked graph's areas (opaque, so each hides the one below it).
+const TINTS = ["#b3c8f1", "#f1d0b3", "#acd5bf", "#e2b8cb", "#cbb8e2", "#d5d5ac", "#acd0d5", "#ebb3ad"];
 
 async function drawHistory() {
   const h = await api(`/api/history?since=${state.historyStep}`);
@@ -401,14 +403,16 @@ function plot(id, samples, now, span, lines, fill = false) {
   for (let k = lines.length - 1; k >= 0; k--) {
     g.beginPath();
     samples.forEach((s, i) => (i ? g.lineTo(x(s), y(lines[k](s))) : g.moveTo(x(s), y(lines[k](s)))));
-    g.strokeStyle = COLOURS[k % COLOURS.length];
-    g.stroke();
-    if (fill && samples.length) {
+    if (fill && samples.length) { // the area under line k: the systems up to k; the next one paints over it
       g.lineTo(x(samples[samples.length - 1]), h);
       g.lineTo(x(samples[0]), h);
-      g.fillStyle = COLOURS[k % COLOURS.length] + "55";
+      g.fillStyle = TINTS[k % TINTS.length];
       g.fill();
+      g.beginPath();
+      samples.forEach((s, i) => (i ? g.lineTo(x(s), y(lines[k](s))) : g.moveTo(x(s), y(lines[k](s)))));
     }
+    g.strokeStyle = COLOURS[k % COLOURS.length];
+    g.stroke();
   }
   canvas.dataset.points = samples.length;
 }
