@@ -363,11 +363,11 @@ def inspector(b, generated):
                      archives=[libs["release"]])
     cost = b.program("release", "inspect-bench", ["tests/inspect/bench_inspect.c", c], headers=[h],
                      libs=INSPECT_LIBS, archives=[libs["release"]])
-    def with_inspector(example):
+    def with_inspector(example, files):
         """build/gcc/<example>-inspect: the example built with -D<EXAMPLE>_INSPECT (its --inspect PORT)."""
         h, c = generated[example]
         flags = f"-Ibuild/gen -Iexamples/common -D{example.upper()}_INSPECT"
-        srcs = sources(f"examples/{example}/*.c") + COMMON + PNG + [c]
+        srcs = files + PNG + [c]
         objs = [b.compile("gcc", s, headers=[h], extra=flags, objdir="gcc/inspect") for s in srcs]
         exe = f"build/gcc/{example}-inspect"
         n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],
@@ -375,8 +375,9 @@ def inspector(b, generated):
         b.all.append(exe)
         return exe
 
-    exe = with_inspector("swarm")
-    orbits = with_inspector("orbits")  # a labelled hierarchy four deep
+    exe = with_inspector("swarm", sources("examples/swarm/*.c") + COMMON)
+    orbits = with_inspector("orbits", sources("examples/orbits/*.c") + COMMON)  # a labelled hierarchy
+    rect = with_inspector("rectangle_eater", GAME + ["examples/rectangle_eater/demo.c"])  # events
     # Through tools/console-run.py: a SIGTERM to ninja stops the server too.
     b.run("inspect", f"$python tools/console-run.py {exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe,
           implicit="tools/console-run.py")
@@ -387,10 +388,10 @@ def inspector(b, generated):
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
     browser = sources("tests/inspect/*.mjs")
     b.test("build/inspect-browser.ok",
-           f"node tests/inspect/browser.mjs {exe} {game} build/inspect/inspector.png {orbits}",
-           inputs=[exe, game, orbits], implicit=browser, order_only=b.deps)
-    b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png {orbits}",
-          inputs=[exe, game, orbits], implicit=browser, order_only=b.deps)
+           f"node tests/inspect/browser.mjs {exe} {game} build/inspect/inspector.png {orbits} {rect}",
+           inputs=[exe, game, orbits, rect], implicit=browser, order_only=b.deps)
+    b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png {orbits} {rect}",
+          inputs=[exe, game, orbits, rect], implicit=browser, order_only=b.deps)
     return libs, cost
 
 

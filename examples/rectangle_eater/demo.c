@@ -3,8 +3,20 @@
  * limit); the last frame goes to a PNG, and a few along the way. As a
  * player's F5 would, it saves the game at one frame; at the end it loads
  * that save (F9) and plays on from it again, which must end in the very
- * same state. */
+ * same state. Built with -DRECTANGLE_EATER_INSPECT (rectangle_eater-inspect),
+ * `--inspect PORT` plays on at 60 steps a second with the live inspector
+ * instead (PORT 0: any free one; the URL is printed), until a signal or the
+ * parent's death. */
+#ifdef RECTANGLE_EATER_INSPECT
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "strata_inspect.h" /* before the world's header: it adds rect_inspect_start */
+#else
 #define _POSIX_C_SOURCE 199309L
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +41,50 @@ static void usage(void) {
                     "  build/rectangle_eater.save), then loads it and replays to check the same end\n");
 }
 
+#ifdef RECTANGLE_EATER_INSPECT
+static volatile sig_atomic_t stop_asked;
+
+static void ask_stop(int signal) {
+    (void)signal;
+    stop_asked = 1;
+}
+
+/* The autopilot plays at 60 steps a second with the inspector on `port`
+ * (after a game over the world steps on, still), until SIGTERM, SIGINT,
+ * SIGHUP or the parent's death; 0 when it stopped cleanly. */
+static int inspect_run(rect_world *w, long port) {
+    struct sigaction action = {.sa_handler = ask_stop};
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGHUP, &action, NULL);
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    stop_asked = getppid() != parent;
+    strata_inspect_t *in = NULL;
+    strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
+    if (rect_inspect_start(w, &desc, &in) != STRATA_OK) {
+        fprintf(stderr, "rectangle_eater: the inspector cannot listen on port %ld\n", port);
+        return 1;
+    }
+    printf("rectangle_eater: inspector at http://127.0.0.1:%u/ (writes on, X-Strata-Token: %s)\n",
+           (unsigned)strata_inspect_port(in), strata_inspect_token(in));
+    fflush(stdout);
+    strata_result_t r = STRATA_OK;
+    while (r == STRATA_OK && !stop_asked) {
+        if (strata_inspect_poll(in)) {
+            r = rect_world_step(w, RECT_DT);
+        }
+        nanosleep(&(struct timespec){0, 1000000000L / 60}, NULL);
+    }
+    strata_inspect_stop(in);
+    return r == STRATA_OK ? 0 : 1;
+}
+#endif
+
 int main(int argc, char **argv) {
     unsigned long long seed = 1;
+    long inspect_port = -1;
     unsigned long frames = 7200, every = 600;
     const char *out = "build/rectangle_eater.png";
     const char *prefix = "build/rectangle_eater";
@@ -52,6 +106,8 @@ int main(int argc, char **argv) {
             save_at = strtoul(val, NULL, 0);
         } else if (val && strcmp(arg, "--save") == 0) {
             save_path = val;
+        } else if (val && strcmp(arg, "--inspect") == 0) {
+            inspect_port = strtol(val, NULL, 0);
         } else {
             usage();
             return 2;
@@ -69,6 +125,17 @@ int main(int argc, char **argv) {
     snprintf(shown.footer, sizeof shown.footer, "AUTOPILOT  SEED %llu", seed);
     rect_render_to(w, &shown);
     rect_autopilot_enable(w, true);
+#ifdef RECTANGLE_EATER_INSPECT
+    if (inspect_port >= 0 && inspect_port < 65536) {
+        rect_render_to(w, NULL);
+        int code = inspect_run(w, inspect_port);
+        rect_world_destroy(w);
+        canvas_free(&screen);
+        return code;
+    }
+#else
+    (void)inspect_port;
+#endif
 
     const rect_game *game = rect_game_res(w);
     double stepping = 0.0;

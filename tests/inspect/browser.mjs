@@ -23,9 +23,9 @@ const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", 
 const BOIDS = 3000;
 const GAME = 2000; // entities of the test world: Health on the even, Poisoned where i % 10 == 4
 
-const [exe, gameExe, shot, orbitsExe] = process.argv.slice(2);
+const [exe, gameExe, shot, orbitsExe, rectExe] = process.argv.slice(2);
 if (!exe || !gameExe || !shot) {
-  console.error("usage: node tests/inspect/browser.mjs SWARM_INSPECT INSPECT_GAME SCREENSHOT.png [ORBITS_INSPECT]");
+  console.error("usage: node tests/inspect/browser.mjs SWARM_INSPECT INSPECT_GAME SCREENSHOT.png [ORBITS_INSPECT [RECT_INSPECT]]");
   process.exit(2);
 }
 if (!existsSync(CHROMIUM)) {
@@ -179,6 +179,39 @@ async function orbitsTree(page) {
   await page.waitForFunction((n) => document.querySelector("#q-range").dataset.total === String(n), sunLinks.source_count,
     { timeout: 10000 });
   check(true, `orbits: the query ChildOf ${sun.id} finds the ${sunLinks.source_count} planets`);
+}
+
+// Rectangle Eater played by its autopilot: the player eats, Collide emits
+// Eaten; the events panel shows them with their values (eaten by the
+// player), and a query counts the food as the world does.
+async function rectangleEater(page) {
+  url = await start(rectExe, ["--inspect", "0"]);
+  console.log(`rectangle eater inspector at ${url}`);
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+  const eaten = '#events tr[data-event="Eaten"]';
+  await page.waitForSelector(eaten, { timeout: 10000 });
+  const ate = await until(async () => Number(await page.textContent(`${eaten} td:nth-child(3)`)) > 0, 30000);
+  await page.click(`${eaten} .ref`);
+  await page.waitForSelector('#event-values .event-value [data-field="by"] .ref', { timeout: 10000 });
+  const by = await page.locator('#event-values .event-value [data-field="by"] .ref').first().getAttribute("data-ref");
+  const system = await page.locator("#event-values .event-value").first().textContent();
+  const player = (await api("/api/resources")).Game.player;
+  check(ate && by === player && / Collide: /.test(system),
+    `rectangle eater: Eaten events seen, the last eaten by ${by} (the player, ${player}), emitted by Collide`);
+  // Paused from the page, so that the page's count and the world's are of one moment.
+  await page.click("#pause");
+  await page.waitForFunction(() => document.querySelector("#mode").textContent === "paused", null, { timeout: 10000 });
+  await page.fill("#q-with", "Health,Collision");
+  await page.fill("#q-without", "PlayerControlled");
+  await page.click("#query-form button");
+  await page.waitForFunction(() => (document.querySelector("#q-range").dataset.total || "") !== "", null, { timeout: 10000 });
+  const shown = Number(await page.getAttribute("#q-range", "data-total"));
+  const all = (await api("/api/entities?with=Health,Collision&limit=1")).total;
+  const players = (await api("/api/entities?with=Health,Collision,PlayerControlled&limit=1")).total;
+  check(shown === all - players && shown > 0,
+    `rectangle eater, paused: the decaying food by a typed query, ${shown}; the world's, ${all} - ${players} (the player)`);
+  await page.click("#pause");
 }
 
 // The test world's second-round panels (tests/inspect/game.c links each
@@ -433,6 +466,10 @@ try {
   if (orbitsExe) {
     await orbitsTree(page);
     check(errors.length === 0, `no script errors on the orbits page${errors.length ? ": " + errors.join("; ") : ""}`);
+  }
+  if (rectExe) {
+    await rectangleEater(page);
+    check(errors.length === 0, `no script errors on Rectangle Eater's page${errors.length ? ": " + errors.join("; ") : ""}`);
   }
 } catch (err) {
   console.log(`FAIL ${err.stack || err}`);
