@@ -382,7 +382,8 @@ def inspector(b, generated):
     b.run("inspect", f"$python tools/console-run.py {exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe,
           implicit="tools/console-run.py")
     # The programs stop on a signal, on their parent's death, and with ninja.
-    b.test("build/inspect-stop.ok", f"$python tests/inspect/test_stop.py {exe} {game}", inputs=[exe, game],
+    b.test("build/inspect-stop.ok", f"$python tests/inspect/test_stop.py {exe} {game} {orbits} {rect}",
+           inputs=[exe, game, orbits, rect],
            implicit=["tests/inspect/test_stop.py", "tools/console-run.py"])
     # The page in a real browser: chromium driven by playwright-core. The
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The inspector's programs stop when they are asked to: `swarm-inspect`
-(what `ninja inspect` runs) and `inspect-game` (the browser test's world)
-exit 0, their port closed, on SIGTERM, SIGINT and SIGHUP and when their
-parent dies; and `ninja inspect`'s way of running a server (a console
-edge through tools/console-run.py) stops it when ninja is sent SIGTERM,
-which ninja does not pass on to a console edge.
+(what `ninja inspect` runs), `inspect-game` (the browser test's world) and
+the other examples built with the inspector (`orbits-inspect`,
+`rectangle_eater-inspect`) exit 0, their port closed, on SIGTERM, SIGINT
+and SIGHUP and when their parent dies; and `ninja inspect`'s way of running
+a server (a console edge through tools/console-run.py) stops it when ninja
+is sent SIGTERM, which ninja does not pass on to a console edge.
 
-    python3 tests/inspect/test_stop.py SWARM_INSPECT INSPECT_GAME
+    python3 tests/inspect/test_stop.py SWARM_INSPECT INSPECT_GAME [EXAMPLE-inspect ...]
 """
 import os
 import re
@@ -128,4 +129,8 @@ if __name__ == "__main__":
         sys.exit(2)
     PROGRAMS["swarm-inspect"] = [os.path.abspath(sys.argv[1]), "--count", "2000", "--inspect", "0"]
     PROGRAMS["inspect-game"] = [os.path.abspath(sys.argv[2]), "200", "0"]
-    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)
+    rest = sys.argv[3:]
+    while rest and rest[0].endswith("-inspect"):  # an example with `--inspect PORT`
+        example = rest.pop(0)
+        PROGRAMS[os.path.basename(example)] = [os.path.abspath(example), "--inspect", "0"]
+    unittest.main(argv=sys.argv[:1] + rest, verbosity=2)
