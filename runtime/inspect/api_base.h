@@ -33,15 +33,24 @@ typedef struct sti_system_stat_t {
 #define STI_HISTORY_SECONDS 10.0   /* how far back the history reaches */
 #define STI_HISTORY_MAX (1u << 17) /* samples the history holds at most (10 s at 13,000 steps a second) */
 
+/* A run of events one system emitted (the observer saw them appended). */
+typedef struct sti_emit_run_t {
+    uint32_t system;
+    uint32_t count;
+} sti_emit_run_t;
+
 /* One event type as recorded while a client is attached: a ring of its
  * last values, each with the step and the system that emitted it. */
 typedef struct sti_event_ring_t {
-    uint64_t total;        /* events seen while recording */
-    uint32_t last_step;    /* events the last recorded step held */
-    uint32_t head, count;  /* the ring: oldest at head */
-    uint64_t *steps;       /* STI_EVENT_RING of each */
-    uint32_t *systems;     /* the emitter's schedule position */
-    unsigned char *values; /* STI_EVENT_RING values of the event's size */
+    uint64_t total;         /* events seen while recording */
+    uint32_t last_step;     /* events the last recorded step held */
+    uint32_t head, count;   /* the ring: oldest at head */
+    uint64_t *steps;        /* STI_EVENT_RING of each */
+    uint32_t *systems;      /* the emitter's system id (UINT32_MAX: the game) */
+    unsigned char *values;  /* STI_EVENT_RING values of the event's size */
+    uint32_t live_at_begin; /* events held when the running system began */
+    sti_emit_run_t *runs;   /* this step's emitters, in order (the observer's) */
+    uint32_t run_count, run_cap;
 } sti_event_ring_t;
 
 /* The history: one sample a step while a client is attached, in a ring
@@ -78,6 +87,7 @@ typedef struct sti_api_t {
     const strata_field_desc_t **label_fields; /* its char[N] field */
     /* Recorded while a client is attached (record.c); empty otherwise. */
     sti_event_ring_t *events; /* one a schema event type, NULL until recording */
+    uint32_t event_rings;     /* how many (the world may be gone when they are freed) */
     sti_history_t history;
     uint64_t observed;          /* systems the step observer saw end: a step ran when it moves */
     uint64_t recorded_observed; /* `observed` at the last sample (or when the recording began) */

@@ -344,6 +344,7 @@ static void inspect_system_begin(void *user, strata_world_t *w, uint32_t system)
     s->given = q >= strata_world_schema(w)->query_count ? 0
                : s->changed                             ? strata_query_changed_count(w, q)
                                                         : strata_query_count(w, q);
+    sti_record_system_begin(&in->api);
     s->began = inspect_now();
 }
 
@@ -361,6 +362,7 @@ static void inspect_system_end(void *user, strata_world_t *w, uint32_t system) {
     s->visited = s->given;
     s->runs++;
     in->api.observed++;
+    sti_record_system_end(&in->api, system);
 }
 
 /* Time the step and its systems, or stop: the inspector is the world's step

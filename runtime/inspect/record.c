@@ -18,6 +18,7 @@ static bool record_events_init(sti_api_t *api) {
         return true;
     }
     api->events = calloc(s->event_count, sizeof *api->events);
+    api->event_rings = api->events != NULL ? s->event_count : 0;
     for (uint32_t e = 0; api->events != NULL && e < s->event_count; e++) {
         sti_event_ring_t *ring = &api->events[e];
         ring->steps = malloc(STI_EVENT_RING * sizeof *ring->steps);
@@ -29,6 +30,59 @@ static bool record_events_init(sti_api_t *api) {
         }
     }
     return api->events != NULL;
+}
+
+void sti_record_system_begin(sti_api_t *api) {
+    const strata_world_t *w = api->world;
+    if (!record_events_init(api)) {
+        return;
+    }
+    for (uint32_t e = 0; api->events != NULL && e < api->event_rings; e++) {
+        api->events[e].live_at_begin = w->events[e].q.tail - w->events[e].head;
+    }
+}
+
+void sti_record_system_end(sti_api_t *api, uint32_t system) {
+    const strata_world_t *w = api->world;
+    for (uint32_t e = 0; api->events != NULL && e < api->event_rings; e++) {
+        sti_event_ring_t *ring = &api->events[e];
+        /* No event is dropped while a step runs, and a buffer that moves
+         * its events to its front keeps their count: the difference is
+         * what the system appended (in a batch, the first system's end
+         * takes the batch's). */
+        uint32_t live = w->events[e].q.tail - w->events[e].head;
+        uint32_t appended = live > ring->live_at_begin ? live - ring->live_at_begin : 0;
+        ring->live_at_begin = live;
+        if (appended == 0) {
+            continue;
+        }
+        if (ring->run_count > 0 && ring->runs[ring->run_count - 1].system == system) {
+            ring->runs[ring->run_count - 1].count += appended; /* a fixed phase's runs */
+            continue;
+        }
+        if (ring->run_count == ring->run_cap) {
+            uint32_t cap = ring->run_cap ? ring->run_cap * 2 : 16;
+            sti_emit_run_t *grown = realloc(ring->runs, cap * sizeof *grown);
+            if (grown == NULL) {
+                continue; /* out of memory: these are the game's, as far as the page says */
+            }
+            ring->runs = grown;
+            ring->run_cap = cap;
+        }
+        ring->runs[ring->run_count++] = (sti_emit_run_t){system, appended};
+    }
+}
+
+/* The system that emitted the k-th event of the step (its runs in order;
+ * past them, events the game sent after the step: UINT32_MAX). */
+static uint32_t record_emitter(const sti_event_ring_t *ring, uint32_t k) {
+    for (uint32_t r = 0; r < ring->run_count; r++) {
+        if (k < ring->runs[r].count) {
+            return ring->runs[r].system;
+        }
+        k -= ring->runs[r].count;
+    }
+    return UINT32_MAX;
 }
 
 /* Record the events of type e that the world's last step emitted (stamped
@@ -55,7 +109,8 @@ static void record_events_of(sti_api_t *api, uint32_t e) {
         ring->total += end - mark->start;
     }
     ring->last_step = count;
-    /* The last STI_EVENT_RING of them, oldest first, into the ring. */
+    /* The last STI_EVENT_RING of them, oldest first, into the ring, each
+     * with its emitter: the observer's runs, from the step's first event. */
     uint32_t keep = count < STI_EVENT_RING ? count : STI_EVENT_RING, skip = count - keep, seen = 0;
     for (uint32_t m = b->mark_head; m < b->mark_tail && keep > 0; m++) {
         const sti_event_mark_t *mark = &b->marks[m];
@@ -74,10 +129,11 @@ static void record_events_of(sti_api_t *api, uint32_t e) {
                 ring->count++;
             }
             ring->steps[at] = api->steps;
-            ring->systems[at] = (uint32_t)(mark->stamp % n);
+            ring->systems[at] = record_emitter(ring, seen);
             memcpy(ring->values + (size_t)at * size, b->q.data + (size_t)i * size, size);
         }
     }
+    ring->run_count = 0; /* the next step's runs start afresh */
 }
 
 /* Room for one more sample: grow the ring while its oldest sample is
@@ -163,14 +219,15 @@ void sti_record_step(sti_api_t *api, double now) {
 }
 
 void sti_record_free(sti_api_t *api) {
-    const strata_schema_t *s = api->world->schema;
-    for (uint32_t e = 0; api->events != NULL && e < s->event_count; e++) {
+    for (uint32_t e = 0; api->events != NULL && e < api->event_rings; e++) {
         free(api->events[e].steps);
         free(api->events[e].systems);
         free(api->events[e].values);
+        free(api->events[e].runs);
     }
     free(api->events);
     api->events = NULL;
+    api->event_rings = 0;
     sti_history_t *h = &api->history;
     free(h->step), free(h->t), free(h->step_ms), free(h->system_ms), free(h->entities), free(h->tables), free(h->bytes),
         free(h->last_runs);
