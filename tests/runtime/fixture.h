@@ -1,8 +1,9 @@
 /* fixture.h: what every runtime test file shares: desc macros, a checking
  * allocator over cmocka's, and the fixture that holds it. Include it after
- * strata_unity.h (the runtime, with STRATA_ASSERT routed to cmocka so tests
- * can expect assert failures); world_open(state) makes a world of the
- * file's `schema`. */
+ * strata_internal.h (the runtime's private headers: the tests link
+ * libstrata); the fixture routes the runtime's asserts to cmocka, so tests
+ * can expect assert failures; world_open(state) makes a world of the file's
+ * `schema`. */
 #ifndef STRATA_TEST_FIXTURE_H
 #define STRATA_TEST_FIXTURE_H
 
@@ -88,6 +89,18 @@ typedef struct fixture_t {
     heap_t heap;
     strata_world_t *w;
 } fixture_t;
+
+/* A failed STRATA_ASSERT in the runtime, as cmocka's mock_assert: a test
+ * expecting it (expect_assert_failure) goes on, any other fails. */
+static void fixture_assert_to_cmocka(const char *condition, const char *file, int line, void *user) {
+    (void)user;
+    mock_assert(0, condition, file, line);
+}
+
+/* Before main: every test of the file, with or without the fixture. */
+__attribute__((constructor)) static void fixture_route_asserts(void) {
+    strata_assert_handler_set(fixture_assert_to_cmocka, NULL);
+}
 
 static int setup(void **state) {
     *state = test_calloc(1, sizeof(fixture_t));
