@@ -239,6 +239,11 @@ def rules(n):
     n.rule("link_sdl", "gcc -O2 -g -o $out $in $libs `pkg-config --libs sdl2`", "LINK[sdl] $out")
     n.rule("ar", "rm -f $out && ar crs $out $in", "AR $out")
     n.rule("test", "sh tools/run-test.sh $out.log $out $cmd", "TEST $cmd")
+    # The Python test modules take at most two of ninja's jobs, so that the
+    # C builds (and the tests waiting on them) go on beside them.
+    n.line("pool python_tests")
+    n.variable("depth", "2", 1)
+    n.line()
     n.rule("summary", "sh tools/test-summary.sh $in", "SUMMARY", pool="console")
     n.rule("run", "$cmd", "RUN $cmd", pool="console")
     n.rule("fuzz", "sh tools/fuzz.sh $seconds $target $in", "FUZZ $target for $seconds s")
@@ -301,11 +306,11 @@ class Build:
             self.all.append(exe)
         return exe
 
-    def test(self, stamp, cmd, variant=None, inputs=(), implicit=(), needs=()):
+    def test(self, stamp, cmd, variant=None, inputs=(), implicit=(), needs=(), pool=""):
         """Run cmd once the groups it needs are checked; stamp (and stamp.log) when it passes."""
         self.tests[stamp] = variant
         self.n.build(stamp, "test", inputs=inputs, implicit=implicit, order_only=stamps("core", *needs),
-                     implicit_outputs=f"{stamp}.log", variables={"cmd": cmd})
+                     implicit_outputs=f"{stamp}.log", variables={"cmd": cmd, "pool": pool})
 
     def test_program(self, v, name, srcs, headers=(), libs="", archives=(), extra="", args=""):
         """A cmocka program of variant v, run with args by `ninja test`."""
@@ -439,11 +444,15 @@ def deps_groups():
 
 
 def python_tests(b, directory, implicit, needs):
-    """One edge a test module of tests/<directory>/, so that they run beside each other and the C builds."""
+    """One edge a test module of tests/<directory>/, so that they run beside each
+    other and the C builds; each reruns when any of `implicit` (named once, by
+    the phony <directory>-test-inputs) changes."""
+    inputs = f"{directory}-test-inputs"
+    b.n.build(inputs, "phony", inputs=implicit)
     for module in sources(f"tests/{directory}/test_*.py"):
         name = stem(module)
         b.test(f"build/tests/{directory}/{name}.ok", f"$python -m unittest tests.{directory}.{name}",
-               implicit=[module] + implicit, needs=needs)
+               implicit=inputs, needs=needs, pool="python_tests")
 
 
 def main(argv):
