@@ -209,7 +209,6 @@ if [ -n "$missing" ]; then
         done
     else
         echo "strata: missing dependencies for$names; run: sudo apt-get install$missing" >&2
-        echo "strata: (sh tools/deps.sh --dry-run test names everything ninja test needs at once)" >&2
         exit 1
     fi
 fi
