@@ -113,6 +113,27 @@ class InstallTest(unittest.TestCase):
         for lib, built in zip(("libstrata.a", "libstrata_debug.a", "libstrata_json.a"), LIBRARIES):
             self.assertEqual((ROOT / "lib" / lib).read_bytes(), Path(built).read_bytes(), lib)
 
+    def test_using_md_s_install_table_names_every_file_installed(self):
+        """Each file is in the table's first column: by its path, by its
+        directory's (`$PREFIX/lib/cmake/Strata/`), or by its name in a row
+        of its directory's files."""
+        text = (REPO / "docs" / "using.md").read_text(encoding="utf-8")
+        cells = [row.split("|")[1] for row in re.findall(r"(?m)^\| `\$PREFIX.*$", text)]
+        for path, kind in tree(ROOT).items():
+            if kind != "file":
+                continue
+            with self.subTest(path=path):
+                folder, name = os.path.split(path)
+                self.assertTrue(any(f"$PREFIX/{path}`" in cell or f"`{name}`" in cell and f"$PREFIX/{folder}/" in cell
+                                    or any(f"$PREFIX/{d}/`" in cell for d in Path(path).parents if str(d) != ".")
+                                    for cell in cells), f"docs/using.md's install table does not name {path}")
+
+    def test_the_readme_names_every_public_header(self):
+        readme = (REPO / "README.md").read_text(encoding="utf-8")
+        self.assertFalse("only public header" in readme, "README.md calls one header the only public one")
+        for header in (REPO / "runtime/include").glob("*.h"):
+            self.assertTrue(f"`{header.name}`" in readme, f"README.md does not name {header.name}")
+
     def test_release_library_has_no_asserts_and_the_debug_one_has(self):
         """NDEBUG took STRATA_ASSERT out of libstrata.a; libstrata_debug.a keeps
         it, each failure going to the assert handler (strata_assert_fail)."""
