@@ -6,9 +6,10 @@
 # builds: `ninja demo` a C compiler, Python 3 with Jinja2 and PyYAML, and
 # libpng; nothing of the tests' toolchain.
 #
-# Usage: tools/deps.sh [--dry-run] [--stamp FILE] NAME...
+# Usage: tools/deps.sh [--dry-run] [--stamp FILE] [NAME...]
 #   NAME      a target (demo, test, install, ...) or a group (png, clang, ...);
-#             `tools/deps.sh --list` prints both with their packages
+#             `tools/deps.sh --list` prints the targets with their groups;
+#             none: test
 #   --dry-run print what would be installed (apt-get and npm), change nothing
 #   --stamp   touch FILE when everything is present
 # STRATA_DEPS_ROOT (default /) is where headers and /usr/bin/chromium are
@@ -152,17 +153,15 @@ while [ $# -gt 0 ]; do
         exit 0
         ;;
     -*)
-        echo "usage: tools/deps.sh [--dry-run] [--stamp FILE] TARGET|GROUP... (--list names them)" >&2
+        echo "usage: tools/deps.sh [--dry-run] [--stamp FILE] [TARGET|GROUP...] (--list names them)" >&2
         exit 2
         ;;
     *) names="$names $1" ;;
     esac
     shift
 done
-if [ -z "$names" ]; then
-    echo "usage: tools/deps.sh [--dry-run] [--stamp FILE] TARGET|GROUP... (--list names them)" >&2
-    exit 2
-fi
+# No name: what `ninja test` needs, which is all but SDL2 and clang-format.
+[ -n "$names" ] || names=" test"
 
 checked=""
 for name in $names; do
