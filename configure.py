@@ -62,6 +62,11 @@ VARIANTS = {
     "bench-o3": ("gcc", "-O3 -g -DNDEBUG"),
 }
 BENCH_VARIANTS = ("bench", "bench-o3")
+# The order their edges are written in, and so started in: Ninja starts the
+# ready edges in the order they appear, so those on the longest chains of
+# `ninja test` come first (the install's runtimes for tests/outside, then the
+# sanitizers', whose tests run longest).
+BUILD_ORDER = ["fuzz", "release", "debug", "tsan", "san", "san-clang", "gcc", "clang", "bench", "bench-o3"]
 LIBRARY_VARIANTS = [v for v in VARIANTS if v not in BENCH_VARIANTS]
 TEST_VARIANTS = ("gcc", "clang", "san", "san-clang")
 THREAD_TEST_VARIANTS = TEST_VARIANTS + ("tsan",)  # tests/threads/ runs under ThreadSanitizer too
@@ -246,7 +251,13 @@ def rules(n):
     n.line()
     n.rule("summary", "sh tools/test-summary.sh $in", "SUMMARY", pool="console")
     n.rule("run", "$cmd", "RUN $cmd", pool="console")
-    n.rule("fuzz", "sh tools/fuzz.sh $seconds $target $in", "FUZZ $target for $seconds s")
+    # The fuzzers run for a time, not an amount of work: one at a time, so
+    # that beside the tests (CI's `ninja test fuzz`) they take one job, not all.
+    n.line("pool fuzz")
+    n.variable("depth", "1", 1)
+    n.line()
+    n.rule("fuzz", "sh tools/fuzz.sh $seconds $target $in", "FUZZ $target for $seconds s", pool="fuzz")
+    n.rule("embed", "$python runtime/inspect/embed.py $out $in", "EMBED $out", restat="1")
     n.rule("install_files", "sh tools/install.sh $in", "INSTALL Strata", pool="console")
     n.rule("uninstall_files", "sh tools/uninstall.sh", "UNINSTALL Strata", pool="console")
     n.line()
@@ -289,9 +300,9 @@ class Build:
                          variables={"extra": extra} if extra else None)
         return o
 
-    def library(self, v, name, srcs):
+    def library(self, v, name, srcs, extra=""):
         lib = f"build/{v}/{name}"
-        self.n.build(lib, "ar", inputs=[self.compile(v, s) for s in srcs])
+        self.n.build(lib, "ar", inputs=[self.compile(v, s, extra=extra) for s in srcs])
         return lib
 
     def program(self, v, name, srcs, headers=(), libs="", archives=(), default=True, extra=""):
@@ -396,16 +407,19 @@ INSPECT_VARIANTS = TEST_VARIANTS + ("release",)
 INSPECT_PORT = 27750  # `ninja inspect`
 
 
-def inspector(b, generated):
-    """libstrata_inspect in each variant, its tests, swarm-inspect and `ninja inspect`;
-    returns the libraries and the program `ninja bench` runs for its cost a step."""
-    n = b.n
-    n.rule("embed", "$python runtime/inspect/embed.py $out $in", "EMBED $out", restat="1")
+def inspector_lib(b, v):
+    """libstrata_inspect of variant v (its page compiled in, embedded once)."""
     page = "build/gen/inspect_page.c"
-    n.build(page, "embed", inputs=INSPECT_PAGE, implicit="runtime/inspect/embed.py")
-    libs = {v: f"build/{v}/libstrata_inspect.a" for v in INSPECT_VARIANTS}
-    for v, lib in libs.items():
-        n.build(lib, "ar", inputs=[b.compile(v, s, extra="-Iruntime/inspect") for s in INSPECT_SOURCES + [page]])
+    if page not in b.objects:
+        b.objects.add(page)
+        b.n.build(page, "embed", inputs=INSPECT_PAGE, implicit="runtime/inspect/embed.py")
+    return b.library(v, "libstrata_inspect.a", INSPECT_SOURCES + [page], extra="-Iruntime/inspect")
+
+
+def inspector(b, generated, libs):
+    """The inspector's tests, swarm-inspect and `ninja inspect`; returns the
+    program `ninja bench` runs for its cost a step."""
+    n = b.n
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
     for v in TEST_VARIANTS:
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
@@ -432,7 +446,7 @@ def inspector(b, generated):
            inputs=[exe, game], implicit=browser, needs=["browser"])
     b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png",
           inputs=[exe, game], implicit=browser, needs=["browser"])
-    return libs, cost
+    return cost
 
 
 # --- The edges ----------------------------------------------------------------------
@@ -492,10 +506,14 @@ def main(argv):
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     n.line()
 
-    # The runtime: libstrata and libstrata_json, in every variant.
-    for v in LIBRARY_VARIANTS:
+    # The runtime: libstrata and libstrata_json, in every variant (first
+    # those the longest tests wait for), and libstrata_inspect.
+    inspect_libs = {}
+    for v in sorted(LIBRARY_VARIANTS, key=BUILD_ORDER.index):
         b.libs[v] = b.library(v, "libstrata.a", RUNTIME_SOURCES)
         b.json_libs[v] = b.library(v, "libstrata_json.a", JSON_SOURCES)
+        if v in INSPECT_VARIANTS:
+            inspect_libs[v] = inspector_lib(b, v)
     n.build("libs", "phony", inputs=[b.libs["debug"], b.libs["release"], b.json_libs["release"]])
     n.line()
 
@@ -518,11 +536,36 @@ def main(argv):
     n.build("fuzz", "phony", inputs=[f"build/fuzz/{t}.run" for t in fuzzers])
     n.line()
 
+    # A game outside the tree, built with CMake (with the installed package
+    # and without), Meson, Make and Ninja against an install.
+    b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
+           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md",
+                     "README.md"] + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/**/*"), needs=["outside"])
+    inspect_bench = inspector(b, generated, inspect_libs)
+    # The threaded step: its own world, and the examples' at several thread counts;
+    # the differential test of split systems at 1, 2, 3, 4 and 8 threads, each
+    # variant with seeds of its own (--shard K/N).
+    thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
+    tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
+    for k, v in sorted(enumerate(THREAD_TEST_VARIANTS), key=lambda kv: BUILD_ORDER.index(kv[1])):
+        h, c = test_worlds["fuzz_par"]
+        b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h],
+                       args=f"--shard {k}/{len(THREAD_TEST_VARIANTS)}")
+        b.test_program(v, "test_threads", ["tests/threads/test_threads.c", thr_c], headers=[thr_h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]])
+        # Events and tracked writes from split systems and shared batches.
+        b.test_program(v, "test_thread_events", ["tests/threads/test_thread_events.c", tev_c], headers=[tev_h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]])
+        worlds = [generated["rectangle_eater"], generated["swarm"]]
+        b.test_program(v, "test_threads_examples",
+                       ["tests/threads/test_threads_examples.c", "examples/swarm/systems.c"] + GAME
+                       + [c for _, c in worlds], headers=[h for h, _ in worlds], libs="-lm",
+                       extra="-Iexamples/rectangle_eater -Iexamples/swarm")
     # The tests: each file a program, in each compiler variant. A stream of
     # random operations is cut in one shard a variant (--shard K/N), so the
     # variants together cover it once each instead of four times the same.
     shards = {v: f"--shard {k}/{len(TEST_VARIANTS)}" for k, v in enumerate(TEST_VARIANTS)}
-    for v in TEST_VARIANTS:
+    for v in sorted(TEST_VARIANTS, key=BUILD_ORDER.index):
         # The differential test against the reference model, and its allocation-failure sweep.
         h, c = test_worlds["fuzz"]
         b.test_program(v, "test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], headers=[h],
@@ -541,29 +584,6 @@ def main(argv):
             h, c = generated[example]
             b.test_program(v, stem(src), [src, c] + EXAMPLE_TEST_SOURCES.get(example, []), headers=[h],
                            libs="-lm", extra=f"-Iexamples/{example}")
-    # The threaded step: its own world, and the examples' at several thread counts;
-    # the differential test of split systems at 1, 2, 3, 4 and 8 threads.
-    thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
-    tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
-    for v in THREAD_TEST_VARIANTS:
-        h, c = test_worlds["fuzz_par"]
-        b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h])
-        b.test_program(v, "test_threads", ["tests/threads/test_threads.c", thr_c], headers=[thr_h],
-                       libs=JSON_LIBS, archives=[b.json_libs[v]])
-        # Events and tracked writes from split systems and shared batches.
-        b.test_program(v, "test_thread_events", ["tests/threads/test_thread_events.c", tev_c], headers=[tev_h],
-                       libs=JSON_LIBS, archives=[b.json_libs[v]])
-        worlds = [generated["rectangle_eater"], generated["swarm"]]
-        b.test_program(v, "test_threads_examples",
-                       ["tests/threads/test_threads_examples.c", "examples/swarm/systems.c"] + GAME
-                       + [c for _, c in worlds], headers=[h for h, _ in worlds], libs="-lm",
-                       extra="-Iexamples/rectangle_eater -Iexamples/swarm")
-    inspect_libs, inspect_bench = inspector(b, generated)
-    # A game outside the tree, built with Make, CMake (by hand and with the
-    # installed package), Meson and Ninja against an install.
-    b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
-           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md"]
-           + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/**/*"), needs=["outside"])
     bench_smoke(b)
     b.summary("test", list(b.tests))
     b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
