@@ -422,8 +422,9 @@ def inspector(b, generated, libs):
     n = b.n
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
     for v in TEST_VARIANTS:
+        # With the JSON loader: the page's writes and a load read values by one codec.
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
-                       libs=INSPECT_LIBS, archives=[libs[v]])
+                       libs=f"{INSPECT_LIBS} {JSON_LIBS}", archives=[libs[v], b.json_libs[v]])
     # The test world as a running game (for the browser test) and its cost a step (for the bench).
     game = b.program("release", "inspect-game", ["tests/inspect/game.c", c], headers=[h], libs=INSPECT_LIBS,
                      archives=[libs["release"]])
@@ -438,7 +439,12 @@ def inspector(b, generated, libs):
     n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],
             variables={"libs": f"{INSPECT_LIBS} -lpng -lm"})
     b.all.append(exe)
-    b.run("inspect", f"{exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe)
+    # Through tools/console-run.py: a SIGTERM to ninja stops the server too.
+    b.run("inspect", f"$python tools/console-run.py {exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe,
+          implicit="tools/console-run.py")
+    # The programs stop on a signal, on their parent's death, and with ninja.
+    b.test("build/inspect-stop.ok", f"$python tests/inspect/test_stop.py {exe} {game}", inputs=[exe, game],
+           implicit=["tests/inspect/test_stop.py", "tools/console-run.py"])
     # The page in a real browser: chromium driven by playwright-core. The
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
     browser = sources("tests/inspect/*.mjs")
@@ -447,6 +453,57 @@ def inspector(b, generated, libs):
     b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png",
           inputs=[exe, game], implicit=browser, needs=["browser"])
     return cost
+
+
+# --- The tutorial and the docs' examples ----------------------------------------------
+
+# docs/tutorial.md's steps, examples/tutorial/<N>-<name>/: each a program that
+# checks itself. A step is its own *.c files and the files of the steps before
+# it but their main.c, over its own pond.yaml or the latest earlier one.
+TUTORIAL_VARIANTS = ("gcc", "clang", "san")
+TUTORIAL_ARGS = {"6-save": "build/{v}/tutorial/pond.sav"}  # where step 6 writes its save
+
+
+def uses(path, text):
+    """True if the file at path (relative to the top) contains text."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return text in f.read()
+
+
+def tutorial_and_docs(b, inspect_libs):
+    """The tutorial's steps, built and run as tests, and the test that every
+    example of README.md and docs/ compiles (tests/docs/)."""
+    steps = sorted((os.path.basename(os.path.dirname(p)) for p in sources("examples/tutorial/*/main.c")),
+                   key=lambda step: int(step.split("-")[0]))
+    schema, shared, shown = None, [], []
+    for i, step in enumerate(steps):
+        here = f"examples/tutorial/{step}"
+        if os.path.exists(os.path.join(ROOT, here, "pond.yaml")):
+            schema = (step,) + b.generate(f"{here}/pond.yaml", f"build/gen/tutorial/{step}")
+        world_step, h, c = schema
+        own = sources(f"{here}/*.c")
+        dirs = [os.path.dirname(h)] + [f"examples/tutorial/{d}" for d in reversed(steps[:i + 1])]
+        includes = " ".join(f"-I{d}" for d in dirs)  # the world's header, then this step's files first
+        inspect = any(uses(f, "strata_inspect.h") for f in own)  # the step with the live inspector
+        for v in TUTORIAL_VARIANTS:
+            objs = [b.compile(v, s, headers=[h], extra=includes, objdir=f"{v}/tutorial-obj/{step}")
+                    for s in own + shared]
+            objs.append(b.compile(v, c, headers=[h], extra=includes, objdir=f"{v}/tutorial-obj/{world_step}"))
+            exe = f"build/{v}/tutorial/{step}"
+            archives = [inspect_libs[v]] if inspect else []
+            # The inspector's step links civetweb.
+            b.n.build(exe, f"link_{v}", inputs=objs + archives + [b.libs[v]],
+                      order_only=stamps("civetweb") if inspect else (),
+                      variables={"libs": INSPECT_LIBS if inspect else ""})
+            b.test(f"{exe}.ok", f"{exe} {TUTORIAL_ARGS.get(step, '').format(v=v)}".strip(), variant=v, inputs=exe)
+            if v == QUICK_VARIANT:
+                b.all.append(exe)
+                shown.append(f"{exe}.ok")  # docs/tutorial.md shows what it printed
+        shared += [s for s in own if not s.endswith("/main.c")]
+    # The docs' C examples are compiled with gcc and clang.
+    python_tests(b, "docs", b.codegen + sources("tests/docs/*", "README.md", "docs/*.md", "schema/*.yaml",
+                                                "examples/tutorial/**/*", "tests/outside/*.yaml",
+                                                "runtime/include/*.h") + shown, needs=["clang"])
 
 
 # --- The edges ----------------------------------------------------------------------
@@ -542,6 +599,7 @@ def main(argv):
            implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md",
                      "README.md"] + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/**/*"), needs=["outside"])
     inspect_bench = inspector(b, generated, inspect_libs)
+    tutorial_and_docs(b, inspect_libs)
     # The threaded step: its own world, and the examples' at several thread counts;
     # the differential test of split systems at 1, 2, 3, 4 and 8 threads, each
     # variant with seeds of its own (--shard K/N).

@@ -33,9 +33,52 @@ typedef struct sti_table_t sti_table_t;             /* table.h */
 typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
 typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
 typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
-typedef struct sti_relations_t sti_relations_t;     /* relation.c */
+typedef struct sti_relations_t sti_relations_t;     /* link.h */
+typedef struct sti_cascades_t sti_cascades_t;       /* cascade.h */
 typedef struct sti_pool_t sti_pool_t;               /* pool.h */
 typedef struct sti_slot_t sti_slot_t;               /* pool.h */
+
+/* The up-calls of the layers below into the relations' modules above
+ * them, set by those modules when the world is made: the one way a lower
+ * layer calls a higher one (tools/check-layers.py finds no other function
+ * pointer in the world, and no member set by a module that is not above
+ * every module calling it). A member is NULL when the schema gives it
+ * nothing to do, so that a caller tests one pointer. */
+typedef struct sti_hooks_t {
+    /* relation.c (NULL without relations or field policies): e is being
+     * destroyed, still alive, inside a deferral scope (from move.c): the
+     * policies of the relations and entity fields naming it, which record
+     * what they change for the caller's settle. */
+    void (*destroyed)(strata_world_t *w, strata_entity_t e);
+    /* relation.c (NULL as destroyed): room for all that e's destroy makes
+     * the policies record, made by every caller of a destroy before it
+     * (entity.c, command.c); STRATA_ERR_NOMEM: the destroy waits, nothing
+     * changed. */
+    strata_result_t (*destroy_room)(strata_world_t *w, strata_entity_t e);
+    /* link.c (NULL without exclusive relations): room in the index for the
+     * links an add of ids (k; `values`, NULL: defaults) to n entities
+     * (`entities`, or NULL: n about to be made) files, so that its hooks
+     * cannot run out of it; the callers of every add and create that runs
+     * hooks make it first (move.c, command.c, entity.c; NOMEM: nothing
+     * changed). */
+    strata_result_t (*add_room)(strata_world_t *w, uint32_t n, const strata_entity_t *entities, uint32_t k,
+                                const uint32_t *ids, const void *const *values);
+    /* link.c (NULL without exclusive relations): an add overwrites those of
+     * ids (k) that table `had` has (the entity's table before the add); for
+     * the exclusive relations among them, take the old link held in row
+     * `row` of t out of the index (`added` false, before the write) or file
+     * the new one (true, after it). From move.c. */
+    void (*relink)(strata_world_t *w, const sti_table_t *had, const sti_table_t *t, uint32_t row, uint32_t k,
+                   const uint32_t *ids, bool added);
+    /* link.c (NULL without exclusive relations): the ids (k) of an add of
+     * `values` to e (STRATA_ENTITY_NULL: entities about to be made) into
+     * kept_ids / kept_values without the links that cannot be filed (a
+     * dead target, a cycle); returns how many. Every add calls it before
+     * it moves anything (move.c, entity.c), so a dropped link leaves e as
+     * it was. */
+    uint32_t (*links_keep)(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
+                           const void *const *values, uint32_t *kept_ids, const void **kept_values);
+} sti_hooks_t;
 
 /* The state of a world. Each group of fields is kept by the module named
  * above it (world.c sets the starting values, the save layer rebuilds them
@@ -121,29 +164,12 @@ struct strata_world_t {
     uint32_t doomed_count;
     size_t doomed_capacity;
 
-    /* relation.c: the index of links (NULL without relations), and what a
-     * destroy owes relations and entity fields with a policy (NULL: nothing;
-     * move.c calls it inside a scope, before the entity goes); before that,
-     * the destroy's callers make room for what it will record (NOMEM: the
-     * destroy waits, nothing changed). on_add_room (NULL without exclusive
-     * relations): room in the index for the links an add of ids (`values`,
-     * NULL: defaults) to n entities (`entities`, or NULL: n about to be
-     * made) files, so that its hooks cannot run out of it; the callers of
-     * every add and create that runs hooks make it first (NOMEM: nothing
-     * changed). */
+    /* link.c, cascade.c, relation.c: the index of links (NULL without
+     * relations or field policies), the cascade passes (NULL without
+     * relations), and their up-calls. */
     sti_relations_t *relations;
-    void (*on_destroy)(strata_world_t *w, strata_entity_t e);
-    strata_result_t (*on_destroy_room)(strata_world_t *w, strata_entity_t e);
-    strata_result_t (*on_add_room)(strata_world_t *w, uint32_t n, const strata_entity_t *entities, uint32_t k,
-                                   const uint32_t *ids, const void *const *values);
-    /* on_relink (NULL without exclusive relations): an add overwrites those
-     * of ids (k) that table `had` has (the entity's table before the add);
-     * for the exclusive relations among them, take the old link held in row
-     * `row` of t out of the index (`added` false, before the write) or file
-     * the new one (true, after it, by the add hook's rules: a link that
-     * would close a cycle is dropped). */
-    void (*on_relink)(strata_world_t *w, const sti_table_t *had, const sti_table_t *t, uint32_t row, uint32_t k,
-                      const uint32_t *ids, bool added);
+    sti_cascades_t *cascades;
+    sti_hooks_t hooks;
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

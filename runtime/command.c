@@ -136,12 +136,16 @@ strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const s
         return sti_command_run(w, kind == STI_CMD_ADD ? STI_CMD_ADD_RUN : STI_CMD_REMOVE_RUN, *e, ids[0],
                                values != NULL ? values[0] : NULL);
     }
-    size_t bytes = sti_command_bytes(w, kind, 1, k, ids);
-    strata_result_t r = sti_command_reserve(w, bytes);
-    if (r == STRATA_OK) {
-        sti_command_write(w, bytes, kind, 1, e, k, ids, values);
+    size_t bytes = kind == STI_CMD_DESTROY ? STI_CMD_DESTROY_BYTES : sti_command_bytes(w, kind, 1, k, ids);
+    /* The reserve only when the room is not there already (a policy's destroys have theirs). */
+    if (bytes == 0 || w->cmd_size + bytes > w->cmd_capacity || (w->has_hooks && bytes > w->scratch_capacity)) {
+        strata_result_t r = sti_command_reserve(w, bytes);
+        if (r != STRATA_OK) {
+            return r;
+        }
     }
-    return r;
+    sti_command_write(w, bytes, kind, 1, e, k, ids, values);
+    return STRATA_OK;
 }
 
 /* Apply an ADD to its entities still alive, resuming after those a failed
@@ -157,8 +161,8 @@ static strata_result_t command_apply_add(strata_world_t *w, sti_cmd_t *cmd) {
     }
     const strata_entity_t *entities = command_entities(cmd);
     /* Room for the links of every entity left, before the first moves. */
-    if (w->on_add_room != NULL) {
-        strata_result_t r = w->on_add_room(w, cmd->n - cmd->done, entities + cmd->done, cmd->k, ids, values);
+    if (w->hooks.add_room != NULL) {
+        strata_result_t r = w->hooks.add_room(w, cmd->n - cmd->done, entities + cmd->done, cmd->k, ids, values);
         if (r != STRATA_OK) {
             return r;
         }
@@ -319,8 +323,8 @@ static strata_result_t command_apply(strata_world_t *w, sti_cmd_t *cmd) {
         strata_result_t r = sti_move_remove(w, rec, cmd->k, command_ids(cmd));
         return r == STRATA_ERR_MISSING || r == STI_OK_HOOKED ? STRATA_OK : r;
     }
-    if (w->on_destroy_room != NULL) {
-        strata_result_t r = w->on_destroy_room(w, command_entities(cmd)[0]);
+    if (w->hooks.destroy_room != NULL) {
+        strata_result_t r = w->hooks.destroy_room(w, command_entities(cmd)[0]);
         if (r != STRATA_OK) {
             return r; /* NOMEM: the command waits for the next settle */
         }
@@ -373,14 +377,14 @@ static strata_result_t command_apply_all(strata_world_t *w) {
  * table without hooks (command_covered_table: a system that destroys each
  * entity it visits) free its rows at once, no row moved: the same end as
  * destroying them one by one (the indices freed in the same order), unless
- * the world has relations or field policies, whose on_destroy must see
+ * the world has relations or field policies, whose policies must see
  * each entity. */
 static strata_result_t command_destroy_doomed(strata_world_t *w) {
     strata_mask_t tried = {{0}};
     for (uint32_t i = 0; i < w->doomed_count; i++) {
         const unsigned char *at = (const unsigned char *)(w->doomed + i);
         sti_table_t *t = command_covered_table(w, at, sizeof(strata_entity_t), w->doomed_count - i, &tried);
-        if (t != NULL && !t->hooked && w->on_destroy == NULL) { /* (relations' policies look at each) */
+        if (t != NULL && !t->hooked && w->hooks.destroyed == NULL) { /* (relations' policies look at each) */
             for (uint32_t j = 0; j < t->count; j++) {
                 sti_index_release(w, &w->records[(uint32_t)w->doomed[i + j]]);
             }
@@ -391,7 +395,7 @@ static strata_result_t command_destroy_doomed(strata_world_t *w) {
             continue;
         }
         sti_record_t *rec = sti_record_lookup(w, w->doomed[i]);
-        if (rec != NULL && w->on_destroy_room != NULL && w->on_destroy_room(w, w->doomed[i]) != STRATA_OK) {
+        if (rec != NULL && w->hooks.destroy_room != NULL && w->hooks.destroy_room(w, w->doomed[i]) != STRATA_OK) {
             /* The rest wait for the next settle, after what these recorded. */
             w->doomed_count -= i;
             memmove(w->doomed, w->doomed + i, sizeof(strata_entity_t) * w->doomed_count);

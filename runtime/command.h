@@ -19,6 +19,11 @@ typedef enum sti_cmd_kind_t {
     STI_CMD_REMOVE_RUN = 5, /* remove one component from n entities */
 } sti_cmd_kind_t;
 
+/* record.flags, beside STI_FLAG_DOOMED: the destroy is a recorded command
+ * (not one scheduled for the step's end), so it applies before anything
+ * recorded after it. */
+#define STI_FLAG_RECORDED 2u
+
 /* A deferred command's header in the command buffer. Then come the n
  * entity handles, the k component ids and (ADD) each non-tag value's bytes
  * in id order; the record is padded to a multiple of 8 bytes.
@@ -39,6 +44,13 @@ typedef struct sti_cmd_t {
     uint32_t k;    /* component ids */
 } sti_cmd_t;
 
+/* Commands are padded to this, so every header is aligned. */
+#define STI_CMD_ALIGN ((size_t)8)
+
+/* Bytes of a DESTROY command (its header and one handle, padded): what
+ * sti_command_bytes says for it, known at compile time. */
+#define STI_CMD_DESTROY_BYTES ((sizeof(sti_cmd_t) + sizeof(strata_entity_t) + STI_CMD_ALIGN - 1) & ~(STI_CMD_ALIGN - 1))
+
 /* Bytes a command needs in the buffer; 0 if that does not fit in size_t. */
 size_t sti_command_bytes(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t n, uint32_t k, const uint32_t *ids);
 /* Make room for `bytes` more bytes of commands. STRATA_ERR_NOMEM changes nothing. */
@@ -55,9 +67,6 @@ strata_result_t sti_command_push(strata_world_t *w, sti_cmd_kind_t kind, const s
  * nothing. */
 strata_result_t sti_command_run(strata_world_t *w, sti_cmd_kind_t kind, strata_entity_t e, uint32_t c,
                                 const void *value);
-/* Commands are padded to this, so every header is aligned. */
-#define STI_CMD_ALIGN ((size_t)8)
-
 /* Bytes of one entity's entry in a run of component c: its handle, then
  * (ADD_RUN) its value padded to STI_CMD_ALIGN. */
 STI_HOT size_t sti_command_run_stride(const strata_world_t *w, sti_cmd_kind_t kind, uint32_t c) {

@@ -67,7 +67,8 @@ static bool entity_create_one(strata_world_t *w, const strata_mask_t *mask, uint
         return false;
     }
     /* Room for the links its hooks file; out of it, the bulk path meets the error again. */
-    if (STI_UNLIKELY(t->hooked) && w->on_add_room != NULL && w->on_add_room(w, 1, NULL, k, ids, values) != STRATA_OK) {
+    if (STI_UNLIKELY(t->hooked) && w->hooks.add_room != NULL &&
+        w->hooks.add_room(w, 1, NULL, k, ids, values) != STRATA_OK) {
         return false;
     }
     uint32_t row = t->count;
@@ -123,6 +124,21 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (STI_UNLIKELY(w->slot != NULL)) {
         return sti_pool_spawn(w, n, k, ids, values, out); /* inside a batch: made at its end */
     }
+    uint32_t kept_ids[STRATA_MAX_COMPONENTS];
+    const void *kept_values[STRATA_MAX_COMPONENTS];
+    if (k > 0 && !sti_deferred(w) && w->hooks.links_keep != NULL) {
+        /* A link to a dead target is left out (made now, they close no cycle). */
+        uint32_t kept = w->hooks.links_keep(w, STRATA_ENTITY_NULL, k, ids, values, kept_ids, kept_values);
+        if (kept < k) {
+            mask = (strata_mask_t){{0}};
+            for (uint32_t i = 0; i < kept; i++) {
+                strata_mask_set(&mask, kept_ids[i]);
+            }
+        }
+        k = kept;
+        ids = kept_ids;
+        values = kept_values;
+    }
     if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }
@@ -138,8 +154,8 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (k > 0 && !deferred) {
         r = sti_table_ensure(w, &mask, &t);
     }
-    if (r == STRATA_OK && t->hooked && !deferred && w->on_add_room != NULL) {
-        r = w->on_add_room(w, n, NULL, k, ids, values); /* the links its hooks file (deferred: its add's) */
+    if (r == STRATA_OK && t->hooked && !deferred && w->hooks.add_room != NULL) {
+        r = w->hooks.add_room(w, n, NULL, k, ids, values); /* the links its hooks file (deferred: its add's) */
     }
     if (r == STRATA_OK) {
         r = sti_records_reserve(w, fresh);
@@ -195,12 +211,12 @@ strata_result_t strata_entity_destroy(strata_world_t *w, strata_entity_t e) {
     if (sti_deferred(w)) {
         strata_result_t r = sti_command_push(w, STI_CMD_DESTROY, &e, 0, NULL, NULL);
         if (r == STRATA_OK) {
-            rec->flags |= STI_FLAG_DOOMED;
+            rec->flags |= STI_FLAG_DOOMED | STI_FLAG_RECORDED;
         }
         return r;
     }
-    if (w->on_destroy_room != NULL) {
-        strata_result_t r = w->on_destroy_room(w, e);
+    if (w->hooks.destroy_room != NULL) {
+        strata_result_t r = w->hooks.destroy_room(w, e);
         if (r != STRATA_OK) {
             return r;
         }

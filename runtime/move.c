@@ -114,10 +114,7 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
     return to;
 }
 
-/* Move an entity's row from src to any dst (room reserved), copying the
- * columns both have; columns only dst has are left for the caller to fill.
- * Returns the new row. */
-static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
+uint32_t sti_move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
     uint32_t row = rec->row;
     uint32_t to = dst->count;
     for (uint32_t i = 0; i < dst->column_count; i++) {
@@ -148,25 +145,65 @@ static uint32_t move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *
  * with nothing changed. */
 static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst, uint32_t k,
                                    const uint32_t *ids, const void *const *values) {
-    if (k > 0 && w->on_add_room != NULL) {
-        strata_result_t r = w->on_add_room(w, 1, &src->entities[rec->row], k, ids, values);
+    if (k > 0 && w->hooks.add_room != NULL) {
+        strata_result_t r = w->hooks.add_room(w, 1, &src->entities[rec->row], k, ids, values);
         if (r != STRATA_OK) {
             return r;
         }
     }
-    if (k > 0 && w->on_relink != NULL) {
-        w->on_relink(w, src, src, rec->row, k, ids, false); /* links it had, overwritten below */
+    if (k > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, src, rec->row, k, ids, false); /* links it had, overwritten below */
     }
     uint32_t index = (uint32_t)(rec - w->records);
     sti_observe_leave(w, src, rec->row, dst);
     /* A hook may create entities (never deferred), which can move the records. */
     rec = &w->records[index];
-    uint32_t row = move_row_any(w, rec, src, dst);
+    uint32_t row = sti_move_row_any(w, rec, src, dst);
     sti_table_write(w, dst, row, k, ids, values);
-    if (k > 0 && w->on_relink != NULL) {
-        w->on_relink(w, src, dst, row, k, ids, true);
+    if (k > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, dst, row, k, ids, true);
     }
     sti_observe_enter(w, src, dst, row);
+    return STI_OK_HOOKED;
+}
+
+/* An add along a hooked edge on which no monitor starts or stops matching
+ * (src and dst match the same monitored queries): the only hook on the way
+ * is c's own on_add, called directly instead of through the observers
+ * (which would find nothing else to run). The room for the link it may
+ * file first: NOMEM with nothing changed. */
+static strata_result_t move_add_hooked_one(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
+                                           uint32_t c, const void *value) {
+    if (w->hooks.add_room != NULL) {
+        strata_result_t r = w->hooks.add_room(w, 1, &src->entities[rec->row], 1, &c, &value);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    uint32_t row = sti_move_row_any(w, rec, src, dst);
+    sti_table_write(w, dst, row, 1, &c, &value);
+    strata_component_hook_t hook = w->components[c].on_add;
+    if (hook != NULL) {
+        sti_scope_open(w);
+        hook(w, dst->entities[row], sti_table_cell(w, dst, c, row));
+        sti_scope_close(w);
+    }
+    return STI_OK_HOOKED;
+}
+
+/* A remove along a hooked edge on which no monitor starts or stops
+ * matching: c's own on_remove, directly, then the move. */
+static strata_result_t move_remove_hooked_one(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
+                                              uint32_t c) {
+    strata_component_hook_t hook = w->components[c].on_remove;
+    if (hook != NULL) {
+        uint32_t index = (uint32_t)(rec - w->records);
+        sti_scope_open(w);
+        hook(w, src->entities[rec->row], sti_table_cell(w, src, c, rec->row));
+        sti_scope_close(w);
+        rec = &w->records[index]; /* a hook may create entities, which can move the records */
+    }
+    sti_move_row_any(w, rec, src, dst);
     return STI_OK_HOOKED;
 }
 
@@ -175,17 +212,17 @@ static strata_result_t move_hooked(strata_world_t *w, sti_record_t *rec, sti_tab
  * (NOMEM: nothing changed). */
 static strata_result_t move_overwrite(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
                                       const void *const *values) {
-    if (w->on_relink == NULL) {
+    if (w->hooks.relink == NULL) {
         sti_table_write(w, t, row, k, ids, values);
         return STRATA_OK;
     }
-    strata_result_t r = w->on_add_room(w, 1, &t->entities[row], k, ids, values);
+    strata_result_t r = w->hooks.add_room(w, 1, &t->entities[row], k, ids, values);
     if (r != STRATA_OK) {
         return r;
     }
-    w->on_relink(w, t, t, row, k, ids, false);
+    w->hooks.relink(w, t, t, row, k, ids, false);
     sti_table_write(w, t, row, k, ids, values);
-    w->on_relink(w, t, t, row, k, ids, true);
+    w->hooks.relink(w, t, t, row, k, ids, true);
     return STRATA_OK;
 }
 
@@ -194,10 +231,10 @@ static strata_result_t move_to(strata_world_t *w, sti_record_t *rec, sti_table_t
                                const uint32_t *ids, const void *const *values) {
     /* An add may overwrite a link src holds (a relation's table is hooked):
      * the hooked path files it again. */
-    if (sti_move_is_hooked(w, src, dst) || (k > 0 && src->hooked && w->on_relink != NULL)) {
+    if (sti_move_is_hooked(w, src, dst) || (k > 0 && src->hooked && w->hooks.relink != NULL)) {
         return move_hooked(w, rec, src, dst, k, ids, values);
     }
-    uint32_t row = move_row_any(w, rec, src, dst);
+    uint32_t row = sti_move_row_any(w, rec, src, dst);
     sti_table_write(w, dst, row, k, ids, values);
     return STRATA_OK;
 }
@@ -218,6 +255,12 @@ static strata_result_t move_edge(strata_world_t *w, sti_table_t *src, uint32_t c
 
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
     sti_table_t *src = w->tables[rec->table];
+    uint32_t kept_id;
+    const void *kept_value;
+    if (w->hooks.links_keep != NULL &&
+        w->hooks.links_keep(w, src->entities[rec->row], 1, &c, &value, &kept_id, &kept_value) == 0) {
+        return STRATA_OK; /* a link that cannot be filed: the entity stays as it is */
+    }
     if (strata_mask_test(&src->mask, c)) {
         return move_overwrite(w, src, rec->row, 1, &c, &value);
     }
@@ -229,7 +272,8 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
     sti_table_t *dst = edge->table;
     uint32_t hole = edge->hole;
     if (edge->hooked) {
-        return move_hooked(w, rec, src, dst, 1, &c, &value);
+        return src->monitors == dst->monitors ? move_add_hooked_one(w, rec, src, dst, c, value)
+                                              : move_hooked(w, rec, src, dst, 1, &c, &value);
     }
     /* The value first, in the row the entity is about to take. */
     if (hole != STI_NO_HOLE) {
@@ -251,7 +295,8 @@ STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *r
         return r;
     }
     if (edge->hooked) {
-        return move_hooked(w, rec, src, edge->table, 0, NULL, NULL);
+        return src->monitors == edge->table->monitors ? move_remove_hooked_one(w, rec, src, edge->table, c)
+                                                      : move_hooked(w, rec, src, edge->table, 0, NULL, NULL);
     }
     sti_row_move_edge(w, rec, src, edge->table, edge->plan);
     return STRATA_OK;
@@ -262,6 +307,16 @@ STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *r
 static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                                     const void *const *values, bool add) {
     sti_table_t *src = w->tables[rec->table];
+    uint32_t kept_ids[STRATA_MAX_COMPONENTS];
+    const void *kept_values[STRATA_MAX_COMPONENTS];
+    if (add && w->hooks.links_keep != NULL) { /* the links that cannot be filed are left out */
+        k = w->hooks.links_keep(w, src->entities[rec->row], k, ids, values, kept_ids, kept_values);
+        ids = kept_ids;
+        values = kept_values;
+        if (k == 0) {
+            return STRATA_OK;
+        }
+    }
     strata_mask_t mask = src->mask;
     for (uint32_t i = 0; i < k; i++) {
         if (add) {
@@ -300,21 +355,43 @@ strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k
     return move_by_mask(w, rec, k, ids, NULL, false);
 }
 
+/* The on_remove hooks of the entity at `row` of t as it goes: with no
+ * monitored query matching t, only its hooked components' own, called
+ * directly in id order (as sti_observe_leave would, in a scope); else
+ * sti_observe_leave. */
+static void move_leave(strata_world_t *w, const sti_table_t *t, uint32_t row) {
+    if (t->monitors != 0) {
+        sti_observe_leave(w, t, row, NULL);
+        return;
+    }
+    sti_scope_open(w);
+    for (uint32_t i = 0; i < w->mask_words; i++) {
+        for (uint64_t bits = t->mask.bits[i] & w->hooked.bits[i]; bits != 0; bits &= bits - 1) {
+            uint32_t c = i * 64 + (uint32_t)__builtin_ctzll(bits);
+            strata_component_hook_t hook = w->components[c].on_remove;
+            if (hook != NULL) {
+                hook(w, t->entities[row], sti_table_cell(w, t, c, row));
+            }
+        }
+    }
+    sti_scope_close(w);
+}
+
 /* Hooks first (they cannot move it: their structural changes are deferred),
  * then the row, then the index. */
 void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
-    if (w->on_destroy != NULL) {
+    if (w->hooks.destroyed != NULL) {
         /* Its relations' policies; what they change waits for the caller's settle. */
         uint32_t index = (uint32_t)(rec - w->records);
         sti_scope_open(w);
-        w->on_destroy(w, w->tables[rec->table]->entities[rec->row]);
+        w->hooks.destroyed(w, w->tables[rec->table]->entities[rec->row]);
         sti_scope_close(w);
         rec = &w->records[index];
     }
     if (w->tables[rec->table]->hooked) {
         /* A hook that creates an entity can move the records array. */
         uint32_t index = (uint32_t)(rec - w->records);
-        sti_observe_leave(w, w->tables[rec->table], rec->row, NULL);
+        move_leave(w, w->tables[rec->table], rec->row);
         rec = &w->records[index];
     }
     sti_row_remove(w, w->tables[rec->table], rec->row);

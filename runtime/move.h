@@ -94,6 +94,12 @@ STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_tab
     return to;
 }
 
+/* Move an entity's row from src to any dst (room reserved), copying the
+ * columns both have (the changed-set bits too), running no hook: columns
+ * only dst has, and the hooks of what the move adds or removes, are the
+ * caller's. Returns the new row. */
+uint32_t sti_move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst);
+
 /* Move every row of src (room for them reserved in dst) along an edge
  * whose plan is `plan`: one copy a column, the entities in their order at
  * the end of dst, src left empty; the same end state as moving its rows one
@@ -157,7 +163,8 @@ STI_HOT strata_result_t sti_move_remove_plain(strata_world_t *w, sti_record_t *r
 
 /* Add one component to a live entity, every case (overwrite if present,
  * new edge, growth, large columns, hooks): OK, STI_OK_HOOKED, NOMEM or
- * LIMIT (the world then as it was). */
+ * LIMIT (the world then as it was). A link of an exclusive relation that
+ * cannot be filed (world->hooks.links_keep) is not added: OK, nothing changed. */
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value);
 /* Remove one component from a live entity, every case: OK, STI_OK_HOOKED,
  * MISSING, NOMEM or LIMIT. */
@@ -208,7 +215,8 @@ STI_HOT bool sti_move_remove_fast(strata_world_t *w, sti_record_t *rec, uint32_t
 
 /* Add or overwrite k components (ids distinct) of a live entity with one
  * move: OK, STI_OK_HOOKED, NOMEM or LIMIT (the world then as it was, but
- * for an empty new table). */
+ * for an empty new table). The links of exclusive relations that cannot be
+ * filed are left out (the entity keeps the link it has, or gets none). */
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                              const void *const *values);
 /* Remove the components a live entity has among ids with one move: OK,

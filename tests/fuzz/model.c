@@ -223,9 +223,42 @@ static void m_move(model *m, m_entity *e, uint16_t to, uint16_t write, const voi
     m->depth--;
 }
 
-/* Add (or overwrite) the components of mask now, and mark them. */
+static bool m_reaches(const model *m, int c, uint64_t from, uint64_t h);
+
+/* True if the link of exclusive relation c in `value` can be filed for e:
+ * "a deferred link whose target has died, or which would close a cycle,
+ * by the time it is applied is dropped" (a null target is a link too). */
+static bool m_link_fits(const model *m, const m_entity *e, int c, const void *value) {
+    uint64_t t = 0;
+    memcpy(&t, (value != NULL ? (const unsigned char *)value : m_default[c]) + M_LINK_TARGET, sizeof t);
+    return t == 0 || (m_find(m, t) != NULL && !m_reaches(m, c, t, e->h));
+}
+
+/* Add (or overwrite) the components of mask now, and mark them. "The
+ * source ends as if the link had never been recorded": a link that cannot
+ * be filed leaves the add, and the entity keeps the link it has, or gets
+ * none; an add over a link re-files it. */
 static void m_apply_add(model *m, m_entity *e, uint16_t mask, const void *const vals[M_NC]) {
+    static const int links[2] = {M_CHILD, M_DOCK};
+    uint16_t over = 0;
+    for (int i = 0; i < 2; i++) {
+        int c = links[i];
+        if ((mask & M_BIT(c)) && !m_link_fits(m, e, c, vals != NULL ? vals[c] : NULL)) {
+            mask &= (uint16_t)~M_BIT(c);
+        } else if (mask & e->mask & M_BIT(c)) {
+            over |= M_BIT(c);
+            m_link_hook(m, e, c, false); /* the old link leaves the index */
+        }
+    }
+    if (mask == 0) {
+        return;
+    }
     m_move(m, e, e->mask | mask, mask, vals);
+    for (int i = 0; i < 2; i++) {
+        if (over & M_BIT(links[i])) {
+            m_link_hook(m, e, links[i], true);
+        }
+    }
     for (int c = 0; c < M_NC; c++) {
         if (mask & M_BIT(c)) {
             m_mark(m, e, c);
@@ -289,6 +322,7 @@ int m_destroy(model *m, uint64_t h) {
         }
         m->doomed[m->doomed_count++] = h;
     } else if (m->depth > 0) {
+        e->recorded = true;
         m_push(m, M_CMD_DESTROY, &h, 1, 0, NULL);
     } else {
         m_destroy_now(m, e);
@@ -485,9 +519,8 @@ static bool m_reaches(const model *m, int c, uint64_t from, uint64_t h) {
     return false;
 }
 
-/* The hook of an exclusive link: "a deferred link whose target has died,
- * or which would close a cycle, by the time it is applied is dropped: the
- * source ends with no link" (the component stays, its target null). */
+/* The hook of an exclusive link: filed under its target (m_apply_add has
+ * left out a link that cannot be). */
 static void m_link_hook(model *m, m_entity *e, int c, bool added) {
     if (!added) {
         if (m_link_target(e, c) != 0) {
@@ -526,8 +559,7 @@ int m_link_set(model *m, int c, uint64_t h, uint64_t target, uint8_t slot) {
     }
     const void *vals[M_NC] = {[M_CHILD] = value, [M_DOCK] = value};
     if (m->depth > 0) {
-        /* "replacing a link is recorded the same way (a remove, then an add)" */
-        m_push(m, M_CMD_REMOVE, &h, 1, M_BIT(c), NULL);
+        /* "replacing a link is recorded the same way (an add, which re-files it)" */
         m_push(m, M_CMD_ADD, &h, 1, M_BIT(c), vals);
     } else if (e->mask & M_BIT(c)) {
         /* "Replacing a link in place, when the source has one already, is no move at all." */
@@ -580,6 +612,9 @@ int m_targets_add(model *m, uint64_t h, uint64_t target) {
     }
     if (m_targets_has(e, target)) {
         return M_OK;
+    }
+    if (m->depth > 0 && m_find(m, target)->recorded) {
+        return M_OK; /* "a link to a target whose destroy is recorded before it is dropped at once" */
     }
     /* The links themselves change at once; the tag is an add (deferred while iterating). */
     if (m->depth > 0 || (e->mask & M_BIT(M_TGTS)) == 0) {

@@ -69,6 +69,7 @@ typedef struct m_entity {
     uint16_t mask;  /* M_BIT(c) per component */
     uint8_t dirty;  /* bit per `changed` set */
     bool doomed;    /* destroy recorded (deferred) or scheduled (step) */
+    bool recorded;  /* ... recorded: it applies before anything recorded after it */
     uint32_t steps; /* Move's aspect, while it matches Move */
     bool dying;     /* its destroy is being applied: its sources lists are gone */
     uint8_t ntgts;  /* its Targets links (the tag may lag behind, deferred) */

@@ -47,6 +47,13 @@ def strata_version() -> str:
     return re.search(r'#define STRATA_VERSION_STRING "([^"]+)"', header).group(1)
 
 
+def incompatible_versions() -> list:
+    """Requests find_package(Strata VERSION) must refuse while the version is
+    0.x: the minor before, the minor after, the next major."""
+    major, minor = (int(part) for part in strata_version().split(".")[:2])
+    return [f"{major}.{minor - 1}", f"{major}.{minor + 1}", f"{major + 1}.0"]
+
+
 def script_env(**extra: str) -> dict:
     """The environment for tools/install.sh and uninstall.sh: only what is given."""
     env = {k: v for k, v in os.environ.items() if k not in ("PREFIX", "DESTDIR")}
@@ -446,7 +453,7 @@ get_target_property(debug Strata::strata IMPORTED_LOCATION_DEBUG)
 message(STATUS "debug: ${{debug}}")
 get_target_property(links Strata::inspect INTERFACE_LINK_LIBRARIES)
 message(STATUS "inspect links: ${{links}}")
-foreach(v 0.2 0.4 1.0)
+foreach(v {" ".join(incompatible_versions())})
   find_package(Strata ${{v}} QUIET)
   message(STATUS "asked ${{v}}: found ${{Strata_FOUND}}")
 endforeach()
@@ -461,7 +468,7 @@ message(STATUS "bogus: found ${{Strata_FOUND}}")
         self.assertIn(f"-- target Strata::inspect: {ROOT}/lib/libstrata_inspect.a\n", out)
         self.assertIn(f"-- target Strata::gen: {ROOT}/bin/strata-gen\n", out)
         self.assertRegex(out, r"-- inspect links: Strata::strata;\S*civetweb\S*;Threads::Threads;m\n")
-        for v in ("0.2", "0.4", "1.0"):
+        for v in incompatible_versions():
             self.assertIn(f"-- asked {v}: found 0\n", out)
         self.assertIn("-- bogus: found 0\n", out)
 

@@ -2,7 +2,7 @@
 # `ninja install` into $PREFIX/lib/cmake/Strata/ beside StrataTargets.cmake,
 # StrataWorld.cmake and StrataConfigVersion.cmake.
 #
-#   find_package(Strata 0.3 REQUIRED)              # or COMPONENTS json inspect
+#   find_package(Strata 0.4 REQUIRED)              # or COMPONENTS json inspect
 #   add_executable(game main.c systems.c)
 #   strata_add_world(game game.yaml)               # runs strata-gen, adds game.c and game.h
 #   target_link_libraries(game PRIVATE Strata::strata)
