@@ -146,8 +146,10 @@ INSTALLED = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc
 # and an edge waits for the stamps of the groups it needs. So a target checks
 # only what it builds: `ninja demo` a C compiler, Python with Jinja2 and PyYAML,
 # and libpng. Every edge needs "core"; a clang variant "clang"; a C file
-# whatever its #includes name (SOURCE_NEEDS); the other edges say theirs.
+# whatever its #includes name (SOURCE_NEEDS); a Python test module whatever
+# program it runs besides the compilers (COMMAND_NEEDS); the other edges say theirs.
 SOURCE_NEEDS = {"png.h": "png", "SDL.h": "sdl2", "yajl/": "yajl", "civetweb.h": "civetweb", "cmocka.h": "cmocka"}
+COMMAND_NEEDS = {"clang-format": "format"}
 
 
 def source_needs(src):
@@ -158,6 +160,13 @@ def source_needs(src):
     with open(path, encoding="utf-8") as f:
         included = re.findall(r"(?m)^#\s*include\s*<([^>]+)>", f.read())
     return sorted({g for header, g in SOURCE_NEEDS.items() for i in included if i.startswith(header)})
+
+
+def command_needs(module):
+    """The groups of the programs a Python test module runs (a command's first word, `["clang-format", ...`)."""
+    with open(os.path.join(ROOT, module), encoding="utf-8") as f:
+        text = f.read()
+    return sorted({g for command, g in COMMAND_NEEDS.items() if re.search(rf'\[\s*"{re.escape(command)}"', text)})
 
 
 def stamps(*groups):
@@ -523,7 +532,7 @@ def python_tests(b, directory, implicit, needs):
     for module in sources(f"tests/{directory}/test_*.py"):
         name = stem(module)
         b.test(f"build/tests/{directory}/{name}.ok", f"$python -m unittest tests.{directory}.{name}",
-               implicit=inputs, needs=needs, pool="python_tests")
+               implicit=inputs, needs=list(needs) + command_needs(module), pool="python_tests")
 
 
 def main(argv):

@@ -31,7 +31,7 @@ BARE = {
     "format-check": ["apt-get install clang-format"],
     "fuzz": [f"apt-get install {CORE} libyajl-dev clang libclang-rt-dev libcmocka-dev"],
     "test": [f"apt-get install {CORE} libpng-dev libyajl-dev libcivetweb-dev clang libclang-rt-dev libcmocka-dev "
-             "make cmake meson pkg-config nodejs npm python3-jsonschema chromium", NPM],
+             "make cmake meson pkg-config nodejs npm python3-jsonschema chromium clang-format", NPM],
     "uninstall": ["nothing to install for uninstall"],
 }
 
