@@ -7,7 +7,8 @@ PyYAML, ninja and libpng, and nothing of the tests' toolchain (no clang,
 Node.js, npm or chromium, no npm install). The groups a target checks are
 those its edges in build.ninja wait for, so `ninja demo` runs no other check.
 Without apt-get (or root) it names every missing package in one line and
-fails; with everything present it touches its stamp."""
+fails; with everything present it touches its stamp. The README's
+requirements name each target with exactly the packages it checks."""
 import os
 import re
 import shutil
@@ -96,6 +97,34 @@ class DepsTest(unittest.TestCase):
                 self.assertEqual(sorted(waited), sorted(groups.split()))
                 if target == "demo":
                     self.assertNotRegex(commands, r"\b(clang|node|npm|chromium)\b")
+
+    def test_the_readme_names_each_target_with_exactly_what_it_checks(self):
+        """Every target of `deps.sh --list` in one row of the README's requirements,
+        and the row's packages are those the dry run lists for each of its targets."""
+        readme = (REPO / "README.md").read_text(encoding="utf-8")
+        section = readme[readme.index("## Requirements\n"):readme.index("## Layout\n")]
+        core = re.search(r"the \*core\*: (.*?)\.\n", section, re.S).group(1)
+        rows = {}
+        for line in section.splitlines():
+            cells = line.split(" | ")
+            if len(cells) != 2 or not line.startswith("| `ninja"):
+                continue
+            targets = ["all" if t == "ninja" else t.removeprefix("ninja ") for t in re.findall(r"`([^`]*)`", cells[0])]
+            named = set(re.findall(r"`([^`]+)`", cells[1].replace("the core", core)))
+            named = {p.replace("<version>-", "") for p in named}
+            for target in targets:
+                self.assertNotIn(target, rows, f"{target} has two rows")
+                rows[target] = named
+        listing = self.deps("--list", path=os.environ["PATH"]).stdout.splitlines()
+        self.assertEqual(sorted(rows), sorted(line.split(":")[0] for line in listing))
+        for target, named in rows.items():
+            with self.subTest(target=target):
+                lines = self.deps("--dry-run", target).stdout.splitlines()
+                apt = [line.split()[2:] for line in lines if line.startswith("apt-get install")]
+                npm = [line.split()[4:] for line in lines if line.startswith("npm install")]
+                needed = {p for ps in apt for p in ps if p != "ninja-build"}
+                needed |= {p.rsplit("@", 1)[0] for ps in npm for p in ps}
+                self.assertEqual(named, needed)
 
     def test_unknown_names_are_refused(self):
         result = self.deps("--dry-run", "tset")
