@@ -570,8 +570,7 @@ def main(argv):
     python_tests(b, "editor", b.codegen + sources("tests/editor/*.py", "tests/editor/broken/*", "schema/*.yaml")
                  + INSTALL_SCRIPTS + INSTALLED, needs=["editor"])
     python_tests(b, "tools", sources("tests/tools/*.py", "tools/*.py", "tools/*.sh", "configure.py", "bench/report.py",
-                                        "README.md"),
-                 needs=[])
+                                     "README.md"), needs=[])
     b.test("build/layers.ok", "$python tools/check-layers.py runtime",
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     n.line()
