@@ -95,6 +95,15 @@ def tree(root: Path) -> dict:
     return out
 
 
+def ninja_log_inode():
+    """The inode of the top's .ninja_log (None if there is none): ninja
+    rewrites it only through a new file."""
+    try:
+        return (REPO / ".ninja_log").stat().st_ino
+    except FileNotFoundError:
+        return None
+
+
 def setUpModule():
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
@@ -360,7 +369,15 @@ class MesonTest(Build, unittest.TestCase):
     def setUp(self):
         super().setUp()
         self.bin = WORK / self.tool / "build"
-        run(["meson", "setup", str(self.bin), str(self.src)])
+        # Meson refreshes ninja's caches (`ninja -t restat`, `-t cleandead`)
+        # in the directory it is started from: started from the top, it
+        # rewrote the running build's .ninja_log, which then lost every edge
+        # that ended after it (and ran them all again next time).
+        self.log = ninja_log_inode()
+        run(["meson", "setup", str(self.bin), str(self.src)], cwd=WORK / self.tool)
+
+    def test_setup_leaves_the_running_build_s_log_alone(self):
+        self.assertEqual(ninja_log_inode(), self.log)
 
     def build(self, check=True):
         return run(["meson", "compile", "-C", str(self.bin)], check=check)
