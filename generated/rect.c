@@ -5,12 +5,14 @@
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(rect_entity) == sizeof(strata_entity_t), "a handle is one runtime entity id");
 
-/* The world's resource block: the schema's resources, then the scheduler's
- * state (the systems' switches, by system id; one spare so it is never
- * empty). The runtime turns the switches on when it makes the world. */
+/* The world's resource block: the schema's resources (a state machine's
+ * among them), then the scheduler's state (the systems' switches, by
+ * system id, one spare so it is never empty). The
+ * runtime turns the switches on when it makes the world. */
 typedef struct rect_resources_ {
     rect_controls controls;
     rect_game game;
@@ -73,6 +75,11 @@ static const rect_resources_ rect_resources_defaults_ = {
 /* The typed world of a runtime world (or of a batch's view of it). */
 static rect_world *rect_world_of_(strata_world_t *core) {
     return (rect_world *)(void *)core;
+}
+
+/* The resource block of w. */
+static rect_resources_ *rect_res_(rect_world *w) {
+    return (rect_resources_ *)strata_world_resources(rect_world_core(w));
 }
 
 static const rect_position rect_position_defaults_ = {0};
@@ -778,7 +785,7 @@ static const strata_type_desc_t rect_component_types_[RECT_COMPONENT_COUNT + 1] 
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+/* The resource block as one struct: a field a resource (the switches are not saved). */
 static const strata_field_desc_t rect_resource_fields_[] = {
     {
         .name = "Controls",
@@ -840,65 +847,158 @@ static const strata_type_desc_t rect_resource_type_ = {
 
 /* --- The schedule: the tables strata_world_step walks (rect_schedule.txt draws them) */
 
-/* What the step runs for Autopilot: begin, the game's rect_autopilot_run, end. */
+/* --- System Autopilot (phase input) */
+
+/* What the step runs for Autopilot: its context opened, the game's rect_autopilot_run, the end. */
 static strata_result_t rect_autopilot_call_(strata_world_t *core, float dt) {
-    rect_autopilot_ctx ctx = rect_autopilot_begin(rect_world_of_(core), dt);
+    rect_autopilot_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    ctx = (rect_autopilot_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.game = &r->game;
+    ctx.rules = &r->rules;
+    ctx.controls = &r->controls;
     rect_autopilot_run(&ctx);
     return rect_autopilot_end(&ctx);
 }
 
-/* What the step runs for UserInput: begin, the game's rect_user_input_run, end. */
+/* --- System UserInput (phase input) */
+
+/* What the step runs for UserInput: its context opened, the game's rect_user_input_run, the end. */
 static strata_result_t rect_user_input_call_(strata_world_t *core, float dt) {
-    rect_user_input_ctx ctx = rect_user_input_begin(rect_world_of_(core), dt);
+    rect_user_input_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    memset(&ctx, 0, offsetof(rect_user_input_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.controls = &r->controls;
+    ctx.game = &r->game;
+    ctx.rules = &r->rules;
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_USER_INPUT);
     rect_user_input_run(&ctx);
     return rect_user_input_end(&ctx);
 }
 
-/* What the step runs for Collide: begin, the game's rect_collide_run, end. */
+/* --- System Collide (phase update) */
+
+/* What the step runs for Collide: its context opened, the game's rect_collide_run, the end. */
 static strata_result_t rect_collide_call_(strata_world_t *core, float dt) {
-    rect_collide_ctx ctx = rect_collide_begin(rect_world_of_(core), dt);
+    rect_collide_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    memset(&ctx, 0, offsetof(rect_collide_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.game = &r->game;
+    ctx.rules = &r->rules;
+    ctx.eaten_out_ = strata_event_open(rect_world_core(w), RECT_EVENT_EATEN);
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_COLLIDE);
     rect_collide_run(&ctx);
     return rect_collide_end(&ctx);
 }
 
-/* What the step runs for Score: begin, the game's rect_score_run, end. */
+/* --- System Score (phase update) */
+
+/* What the step runs for Score: its context opened, the game's rect_score_run, the end. */
 static strata_result_t rect_score_call_(strata_world_t *core, float dt) {
-    rect_score_ctx ctx = rect_score_begin(rect_world_of_(core), dt);
+    rect_score_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    ctx = (rect_score_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.game = &r->game;
+    ctx.eaten_events = (const rect_eaten *)strata_event_window(rect_world_core(w), RECT_EVENT_EATEN, RECT_SYSTEM_SCORE,
+                                                               &ctx.eaten_count);
     rect_score_run(&ctx);
     return rect_score_end(&ctx);
 }
 
-/* What the step runs for Decay: begin, the game's rect_decay_run, end. */
+/* --- System Decay (phase update) */
+
+/* What the step runs for Decay: its context opened, the game's rect_decay_run, the end. */
 static strata_result_t rect_decay_call_(strata_world_t *core, float dt) {
-    rect_decay_ctx ctx = rect_decay_begin(rect_world_of_(core), dt);
+    rect_decay_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    memset(&ctx, 0, offsetof(rect_decay_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.game = &r->game;
+    ctx.rules = &r->rules;
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_DECAY);
     rect_decay_run(&ctx);
     return rect_decay_end(&ctx);
 }
 
-/* What the step runs for Spawn: begin, the game's rect_spawn_run, end. */
+/* --- System Spawn (phase update) */
+
+/* What the step runs for Spawn: its context opened, the game's rect_spawn_run, the end. */
 static strata_result_t rect_spawn_call_(strata_world_t *core, float dt) {
-    rect_spawn_ctx ctx = rect_spawn_begin(rect_world_of_(core), dt);
+    rect_spawn_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    ctx = (rect_spawn_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.rules = &r->rules;
+    ctx.game = &r->game;
+    ctx.rng = &r->rng;
+    ctx.eaten_events = (const rect_eaten *)strata_event_window(rect_world_core(w), RECT_EVENT_EATEN, RECT_SYSTEM_SPAWN,
+                                                               &ctx.eaten_count);
     rect_spawn_run(&ctx);
     return rect_spawn_end(&ctx);
 }
 
-/* What the step runs for Referee: begin, the game's rect_referee_run, end. */
+/* --- System Referee (phase update) */
+
+/* What the step runs for Referee: its context opened, the game's rect_referee_run, the end. */
 static strata_result_t rect_referee_call_(strata_world_t *core, float dt) {
-    rect_referee_ctx ctx = rect_referee_begin(rect_world_of_(core), dt);
+    rect_referee_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    memset(&ctx, 0, offsetof(rect_referee_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.game = &r->game;
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_REFEREE);
     rect_referee_run(&ctx);
     return rect_referee_end(&ctx);
 }
 
-/* What the step runs for Render: begin, the game's rect_render_run, end. */
+/* --- System Render (phase render) */
+
+/* What the step runs for Render: its context opened, the game's rect_render_run, the end. */
 static strata_result_t rect_render_call_(strata_world_t *core, float dt) {
-    rect_render_ctx ctx = rect_render_begin(rect_world_of_(core), dt);
+    rect_render_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    memset(&ctx, 0, offsetof(rect_render_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.game = &r->game;
+    ctx.rules = &r->rules;
+    ctx.effects = &r->effects;
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_RENDER);
     rect_render_run(&ctx);
     return rect_render_end(&ctx);
 }
 
-/* What the step runs for Hud: begin, the game's rect_hud_run, end. */
+/* --- System Hud (phase render) */
+
+/* What the step runs for Hud: its context opened, the game's rect_hud_run, the end. */
 static strata_result_t rect_hud_call_(strata_world_t *core, float dt) {
-    rect_hud_ctx ctx = rect_hud_begin(rect_world_of_(core), dt);
+    rect_hud_ctx ctx;
+    rect_world *w = rect_world_of_(core);
+    ctx = (rect_hud_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    rect_resources_ *r = rect_res_(w);
+    ctx.game = &r->game;
+    ctx.rules = &r->rules;
     rect_hud_run(&ctx);
     return rect_hud_end(&ctx);
 }
@@ -963,7 +1063,7 @@ static const strata_system_desc_t rect_systems_[RECT_SYSTEM_COUNT] = {
 };
 
 /* The batches' systems, batch after batch. */
-static const uint32_t rect_system_order_[RECT_SYSTEM_COUNT] = {
+static const uint32_t rect_system_order_[9 + 1] = {
     RECT_SYSTEM_AUTOPILOT,  /* batch 0 (input) */
     RECT_SYSTEM_USER_INPUT, /* batch 1 (input) */
     RECT_SYSTEM_COLLIDE,    /* batch 2 (update) */
@@ -975,26 +1075,85 @@ static const uint32_t rect_system_order_[RECT_SYSTEM_COUNT] = {
     RECT_SYSTEM_HUD,        /* batch 8 (render) */
 };
 
+/* The same as strata_batch_run takes them, batch after batch. */
+static const strata_batch_item_t rect_batch_items_[9 + 1] = {
+    {
+        .system = RECT_SYSTEM_AUTOPILOT,
+        .query = STRATA_NO_QUERY,
+        .position = RECT_SYSTEM_AUTOPILOT,
+        .writes = UINT64_C(0x1),
+    },
+    {
+        .system = RECT_SYSTEM_USER_INPUT,
+        .query = RECT_QUERY_USER_INPUT,
+        .position = RECT_SYSTEM_USER_INPUT,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = RECT_SYSTEM_COLLIDE,
+        .query = RECT_QUERY_COLLIDE,
+        .position = RECT_SYSTEM_COLLIDE,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = RECT_SYSTEM_SCORE,
+        .query = STRATA_NO_QUERY,
+        .position = RECT_SYSTEM_SCORE,
+        .writes = UINT64_C(0x2),
+    },
+    {
+        .system = RECT_SYSTEM_DECAY,
+        .query = RECT_QUERY_DECAY,
+        .position = RECT_SYSTEM_DECAY,
+        .parallel = true,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = RECT_SYSTEM_SPAWN,
+        .query = STRATA_NO_QUERY,
+        .position = RECT_SYSTEM_SPAWN,
+        .writes = UINT64_C(0x6),
+    },
+    {
+        .system = RECT_SYSTEM_REFEREE,
+        .query = RECT_QUERY_REFEREE,
+        .position = RECT_SYSTEM_REFEREE,
+        .writes = UINT64_C(0x2),
+    },
+    {
+        .system = RECT_SYSTEM_RENDER,
+        .query = RECT_QUERY_RENDER,
+        .position = RECT_SYSTEM_RENDER,
+        .writes = UINT64_C(0x10),
+    },
+    {
+        .system = RECT_SYSTEM_HUD,
+        .query = STRATA_NO_QUERY,
+        .position = RECT_SYSTEM_HUD,
+        .writes = UINT64_C(0x0),
+    },
+};
+
 /* The batches in step order, each a run of rect_system_order_. */
-static const strata_batch_desc_t rect_batches_[9] = {
+static const strata_batch_desc_t rect_batches_[9 + 1] = {
     /* batch 0 (input) */
-    {.first = 0u, .count = 1u},
+    {.first = 0u, .count = 1u, .items = rect_batch_items_ + 0},
     /* batch 1 (input) */
-    {.first = 1u, .count = 1u},
+    {.first = 1u, .count = 1u, .items = rect_batch_items_ + 1},
     /* batch 2 (update) */
-    {.first = 2u, .count = 1u},
+    {.first = 2u, .count = 1u, .items = rect_batch_items_ + 2},
     /* batch 3 (update) */
-    {.first = 3u, .count = 1u},
+    {.first = 3u, .count = 1u, .items = rect_batch_items_ + 3},
     /* batch 4 (update) */
-    {.first = 4u, .count = 1u},
+    {.first = 4u, .count = 1u, .items = rect_batch_items_ + 4},
     /* batch 5 (update) */
-    {.first = 5u, .count = 1u},
+    {.first = 5u, .count = 1u, .items = rect_batch_items_ + 5},
     /* batch 6 (update) */
-    {.first = 6u, .count = 1u},
+    {.first = 6u, .count = 1u, .items = rect_batch_items_ + 6},
     /* batch 7 (render) */
-    {.first = 7u, .count = 1u},
+    {.first = 7u, .count = 1u, .items = rect_batch_items_ + 7},
     /* batch 8 (render) */
-    {.first = 8u, .count = 1u},
+    {.first = 8u, .count = 1u, .items = rect_batch_items_ + 8},
 };
 
 /* The phases in step order, each a run of rect_batches_. */
@@ -1045,10 +1204,6 @@ static const strata_schema_t rect_schema_ = {
     .system_count = RECT_SYSTEM_COUNT,
     .schedule = &rect_schedule_,
 };
-
-static rect_resources_ *rect_res_(rect_world *w) {
-    return (rect_resources_ *)strata_world_resources(rect_world_core(w));
-}
 
 rect_world *rect_world_create(const rect_world_desc_t *desc) {
     strata_world_t *core = NULL;
@@ -1293,229 +1448,6 @@ rect_result_t rect_spawn_player_many(rect_world *w, uint32_t n, rect_entity *out
                                      (strata_entity_t *)(void *)out);
 }
 
-/* --- System Autopilot */
-
-rect_autopilot_ctx rect_autopilot_begin(rect_world *w, float dt) {
-    rect_autopilot_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.game = &rect_res_(w)->game;
-    ctx.rules = &rect_res_(w)->rules;
-    ctx.controls = &rect_res_(w)->controls;
-    return ctx;
-}
-
-rect_result_t rect_autopilot_end(rect_autopilot_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void rect_autopilot_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_AUTOPILOT, enabled);
-}
-
-bool rect_autopilot_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_AUTOPILOT);
-}
-
-/* --- System UserInput */
-
-rect_user_input_ctx rect_user_input_begin(rect_world *w, float dt) {
-    rect_user_input_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.controls = &rect_res_(w)->controls;
-    ctx.game = &rect_res_(w)->game;
-    ctx.rules = &rect_res_(w)->rules;
-    ctx.impl_ = strata_iter(rect_world_core(w), RECT_QUERY_USER_INPUT);
-    return ctx;
-}
-
-rect_result_t rect_user_input_end(rect_user_input_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void rect_user_input_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_USER_INPUT, enabled);
-}
-
-bool rect_user_input_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_USER_INPUT);
-}
-
-/* --- System Collide */
-
-rect_collide_ctx rect_collide_begin(rect_world *w, float dt) {
-    rect_collide_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.game = &rect_res_(w)->game;
-    ctx.rules = &rect_res_(w)->rules;
-    ctx.eaten_out_ = strata_event_open(rect_world_core(w), RECT_EVENT_EATEN);
-    ctx.impl_ = strata_iter(rect_world_core(w), RECT_QUERY_COLLIDE);
-    return ctx;
-}
-
-rect_result_t rect_collide_end(rect_collide_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void rect_collide_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_COLLIDE, enabled);
-}
-
-bool rect_collide_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_COLLIDE);
-}
-
-/* --- System Score */
-
-rect_score_ctx rect_score_begin(rect_world *w, float dt) {
-    rect_score_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.game = &rect_res_(w)->game;
-    ctx.eaten_events = (const rect_eaten *)strata_event_window(rect_world_core(w), RECT_EVENT_EATEN, RECT_SYSTEM_SCORE,
-                                                               &ctx.eaten_count);
-    return ctx;
-}
-
-rect_result_t rect_score_end(rect_score_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void rect_score_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_SCORE, enabled);
-}
-
-bool rect_score_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_SCORE);
-}
-
-/* --- System Decay */
-
-rect_decay_ctx rect_decay_begin(rect_world *w, float dt) {
-    rect_decay_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.game = &rect_res_(w)->game;
-    ctx.rules = &rect_res_(w)->rules;
-    ctx.impl_ = strata_iter(rect_world_core(w), RECT_QUERY_DECAY);
-    return ctx;
-}
-
-rect_result_t rect_decay_end(rect_decay_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void rect_decay_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_DECAY, enabled);
-}
-
-bool rect_decay_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_DECAY);
-}
-
-/* --- System Spawn */
-
-rect_spawn_ctx rect_spawn_begin(rect_world *w, float dt) {
-    rect_spawn_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.rules = &rect_res_(w)->rules;
-    ctx.game = &rect_res_(w)->game;
-    ctx.rng = &rect_res_(w)->rng;
-    ctx.eaten_events = (const rect_eaten *)strata_event_window(rect_world_core(w), RECT_EVENT_EATEN, RECT_SYSTEM_SPAWN,
-                                                               &ctx.eaten_count);
-    return ctx;
-}
-
-rect_result_t rect_spawn_end(rect_spawn_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void rect_spawn_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_SPAWN, enabled);
-}
-
-bool rect_spawn_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_SPAWN);
-}
-
-/* --- System Referee */
-
-rect_referee_ctx rect_referee_begin(rect_world *w, float dt) {
-    rect_referee_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.game = &rect_res_(w)->game;
-    ctx.impl_ = strata_iter(rect_world_core(w), RECT_QUERY_REFEREE);
-    return ctx;
-}
-
-rect_result_t rect_referee_end(rect_referee_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void rect_referee_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_REFEREE, enabled);
-}
-
-bool rect_referee_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_REFEREE);
-}
-
-/* --- System Render */
-
-rect_render_ctx rect_render_begin(rect_world *w, float dt) {
-    rect_render_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.game = &rect_res_(w)->game;
-    ctx.rules = &rect_res_(w)->rules;
-    ctx.effects = &rect_res_(w)->effects;
-    ctx.impl_ = strata_iter(rect_world_core(w), RECT_QUERY_RENDER);
-    return ctx;
-}
-
-rect_result_t rect_render_end(rect_render_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void rect_render_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_RENDER, enabled);
-}
-
-bool rect_render_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_RENDER);
-}
-
-/* --- System Hud */
-
-rect_hud_ctx rect_hud_begin(rect_world *w, float dt) {
-    rect_hud_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.game = &rect_res_(w)->game;
-    ctx.rules = &rect_res_(w)->rules;
-    return ctx;
-}
-
-rect_result_t rect_hud_end(rect_hud_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void rect_hud_enable(rect_world *w, bool enabled) {
-    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_HUD, enabled);
-}
-
-bool rect_hud_enabled(const rect_world *w) {
-    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_HUD);
-}
-
 /* --- Systems by id: the runtime's step (strata_world_step) does the work */
 
 void rect_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
@@ -1532,4 +1464,8 @@ rect_result_t rect_system_run(rect_world *w, uint32_t id, float dt) {
 
 rect_result_t rect_world_step(rect_world *w, float dt) {
     return strata_world_step(rect_world_core(w), dt);
+}
+
+rect_result_t rect_world_step_ns(rect_world *w, uint64_t ns) {
+    return strata_world_step_ns(rect_world_core(w), ns);
 }

@@ -186,6 +186,11 @@ void rect_world_destroy(rect_world *w);
  * STRATA_OK or the first error met applying deferred changes. */
 rect_result_t rect_world_step(rect_world *w, float dt);
 
+/* rect_world_step with the step's time in nanoseconds, exactly (systems see
+ * it as dt in seconds): the fixed runs and intervals of any steps depend on
+ * the sum of their nanoseconds only (docs/systems.md, "The loop"). */
+rect_result_t rect_world_step_ns(rect_world *w, uint64_t ns);
+
 /* Entity, table and memory counts. */
 void rect_world_stats(const rect_world *w, rect_world_stats_t *out);
 
@@ -635,7 +640,7 @@ typedef enum rect_system_id {
 /* System Autopilot (phase input, #0): runs once a step. */
 typedef struct rect_autopilot_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const rect_game *game; /* resource, read */
     const rect_rules *rules; /* resource, read */
     rect_controls *controls; /* resource, write */
@@ -646,21 +651,37 @@ void rect_autopilot_run(rect_autopilot_ctx *ctx);
 
 /* A context for Autopilot outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to rect_autopilot_run), then end. */
-rect_autopilot_ctx rect_autopilot_begin(rect_world *w, float dt);
+static inline rect_autopilot_ctx rect_autopilot_begin(rect_world *w, float dt) {
+    rect_autopilot_ctx ctx;
+    ctx = (rect_autopilot_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.game = rect_game_res(w);
+    ctx.rules = rect_rules_res(w);
+    ctx.controls = rect_controls_res(w);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_autopilot_end(rect_autopilot_ctx *ctx);
+static inline rect_result_t rect_autopilot_end(rect_autopilot_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Autopilot; a disabled system is skipped by rect_world_step. */
-void rect_autopilot_enable(rect_world *w, bool enabled);
+static inline void rect_autopilot_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_AUTOPILOT, enabled);
+}
 
 /* True if Autopilot runs in rect_world_step (systems start enabled). */
-bool rect_autopilot_enabled(const rect_world *w);
+static inline bool rect_autopilot_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_AUTOPILOT);
+}
 
 /* System UserInput (phase input, #1). */
 typedef struct rect_user_input_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const rect_controls *controls; /* resource, read */
     const rect_game *game; /* resource, read */
     const rect_rules *rules; /* resource, read */
@@ -676,7 +697,17 @@ void rect_user_input_run(rect_user_input_ctx *ctx);
 
 /* A context for UserInput outside a step (tests, tools): call next until
  * it returns false, then end. */
-rect_user_input_ctx rect_user_input_begin(rect_world *w, float dt);
+static inline rect_user_input_ctx rect_user_input_begin(rect_world *w, float dt) {
+    rect_user_input_ctx ctx;
+    ctx = (rect_user_input_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.controls = rect_controls_res(w);
+    ctx.game = rect_game_res(w);
+    ctx.rules = rect_rules_res(w);
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_USER_INPUT);
+    return ctx;
+}
 
 /* Move to the next non-empty table of UserInput's query; false at the end. */
 static inline bool rect_user_input_next(rect_user_input_ctx *ctx) {
@@ -708,18 +739,22 @@ static inline uint32_t rect_user_input_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_user_input_end(rect_user_input_ctx *ctx);
+static inline rect_result_t rect_user_input_end(rect_user_input_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable UserInput; a disabled system is skipped by rect_world_step. */
-void rect_user_input_enable(rect_world *w, bool enabled);
+static inline void rect_user_input_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_USER_INPUT, enabled);
+}
 
 /* True if UserInput runs in rect_world_step (systems start enabled). */
-bool rect_user_input_enabled(const rect_world *w);
+static inline bool rect_user_input_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_USER_INPUT);
+}
 
 /* System Collide (phase update, #2). */
 typedef struct rect_collide_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const rect_game *game; /* resource, read */
     const rect_rules *rules; /* resource, read */
     strata_event_queue_t *eaten_out_; /* emits Eaten: rect_eaten_emit(ctx, &v) */
@@ -736,7 +771,17 @@ void rect_collide_run(rect_collide_ctx *ctx);
 
 /* A context for Collide outside a step (tests, tools): call next until
  * it returns false, then end. */
-rect_collide_ctx rect_collide_begin(rect_world *w, float dt);
+static inline rect_collide_ctx rect_collide_begin(rect_world *w, float dt) {
+    rect_collide_ctx ctx;
+    ctx = (rect_collide_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.game = rect_game_res(w);
+    ctx.rules = rect_rules_res(w);
+    ctx.eaten_out_ = strata_event_open(rect_world_core(w), RECT_EVENT_EATEN);
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_COLLIDE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Collide's query; false at the end. */
 static inline bool rect_collide_next(rect_collide_ctx *ctx) {
@@ -770,18 +815,22 @@ static inline uint32_t rect_collide_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_collide_end(rect_collide_ctx *ctx);
+static inline rect_result_t rect_collide_end(rect_collide_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Collide; a disabled system is skipped by rect_world_step. */
-void rect_collide_enable(rect_world *w, bool enabled);
+static inline void rect_collide_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_COLLIDE, enabled);
+}
 
 /* True if Collide runs in rect_world_step (systems start enabled). */
-bool rect_collide_enabled(const rect_world *w);
+static inline bool rect_collide_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_COLLIDE);
+}
 
 /* System Score (phase update, #3): runs once a step. */
 typedef struct rect_score_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     rect_game *game; /* resource, write */
     const rect_eaten *eaten_events; /* the Eaten events since Score's last run */
     uint32_t eaten_count;
@@ -792,21 +841,36 @@ void rect_score_run(rect_score_ctx *ctx);
 
 /* A context for Score outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to rect_score_run), then end. */
-rect_score_ctx rect_score_begin(rect_world *w, float dt);
+static inline rect_score_ctx rect_score_begin(rect_world *w, float dt) {
+    rect_score_ctx ctx;
+    ctx = (rect_score_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.game = rect_game_res(w);
+    ctx.eaten_events = (const rect_eaten *)strata_event_window(rect_world_core(w), RECT_EVENT_EATEN, RECT_SYSTEM_SCORE, &ctx.eaten_count);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_score_end(rect_score_ctx *ctx);
+static inline rect_result_t rect_score_end(rect_score_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Score; a disabled system is skipped by rect_world_step. */
-void rect_score_enable(rect_world *w, bool enabled);
+static inline void rect_score_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_SCORE, enabled);
+}
 
 /* True if Score runs in rect_world_step (systems start enabled). */
-bool rect_score_enabled(const rect_world *w);
+static inline bool rect_score_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_SCORE);
+}
 
 /* System Decay (phase update, #4). */
 typedef struct rect_decay_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const rect_game *game; /* resource, read */
     const rect_rules *rules; /* resource, read */
     uint32_t count;                 /* rows in the current table */
@@ -822,7 +886,16 @@ void rect_decay_run(rect_decay_ctx *ctx);
 
 /* A context for Decay outside a step (tests, tools): call next until
  * it returns false, then end. */
-rect_decay_ctx rect_decay_begin(rect_world *w, float dt);
+static inline rect_decay_ctx rect_decay_begin(rect_world *w, float dt) {
+    rect_decay_ctx ctx;
+    ctx = (rect_decay_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.game = rect_game_res(w);
+    ctx.rules = rect_rules_res(w);
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_DECAY);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Decay's query; false at the end. */
 static inline bool rect_decay_next(rect_decay_ctx *ctx) {
@@ -856,18 +929,22 @@ static inline uint32_t rect_decay_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_decay_end(rect_decay_ctx *ctx);
+static inline rect_result_t rect_decay_end(rect_decay_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Decay; a disabled system is skipped by rect_world_step. */
-void rect_decay_enable(rect_world *w, bool enabled);
+static inline void rect_decay_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_DECAY, enabled);
+}
 
 /* True if Decay runs in rect_world_step (systems start enabled). */
-bool rect_decay_enabled(const rect_world *w);
+static inline bool rect_decay_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_DECAY);
+}
 
 /* System Spawn (phase update, #5): runs once a step. */
 typedef struct rect_spawn_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const rect_rules *rules; /* resource, read */
     rect_game *game; /* resource, write */
     rect_rng *rng; /* resource, write */
@@ -880,21 +957,38 @@ void rect_spawn_run(rect_spawn_ctx *ctx);
 
 /* A context for Spawn outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to rect_spawn_run), then end. */
-rect_spawn_ctx rect_spawn_begin(rect_world *w, float dt);
+static inline rect_spawn_ctx rect_spawn_begin(rect_world *w, float dt) {
+    rect_spawn_ctx ctx;
+    ctx = (rect_spawn_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.rules = rect_rules_res(w);
+    ctx.game = rect_game_res(w);
+    ctx.rng = rect_rng_res(w);
+    ctx.eaten_events = (const rect_eaten *)strata_event_window(rect_world_core(w), RECT_EVENT_EATEN, RECT_SYSTEM_SPAWN, &ctx.eaten_count);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_spawn_end(rect_spawn_ctx *ctx);
+static inline rect_result_t rect_spawn_end(rect_spawn_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Spawn; a disabled system is skipped by rect_world_step. */
-void rect_spawn_enable(rect_world *w, bool enabled);
+static inline void rect_spawn_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_SPAWN, enabled);
+}
 
 /* True if Spawn runs in rect_world_step (systems start enabled). */
-bool rect_spawn_enabled(const rect_world *w);
+static inline bool rect_spawn_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_SPAWN);
+}
 
 /* System Referee (phase update, #6). */
 typedef struct rect_referee_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     rect_game *game; /* resource, write */
     uint32_t count;                 /* rows in the current table */
     const rect_entity *entities; /* their handles */
@@ -907,7 +1001,15 @@ void rect_referee_run(rect_referee_ctx *ctx);
 
 /* A context for Referee outside a step (tests, tools): call next until
  * it returns false, then end. */
-rect_referee_ctx rect_referee_begin(rect_world *w, float dt);
+static inline rect_referee_ctx rect_referee_begin(rect_world *w, float dt) {
+    rect_referee_ctx ctx;
+    ctx = (rect_referee_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.game = rect_game_res(w);
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_REFEREE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Referee's query; false at the end. */
 static inline bool rect_referee_next(rect_referee_ctx *ctx) {
@@ -937,13 +1039,17 @@ static inline uint32_t rect_referee_count(const rect_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_referee_end(rect_referee_ctx *ctx);
+static inline rect_result_t rect_referee_end(rect_referee_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Referee; a disabled system is skipped by rect_world_step. */
-void rect_referee_enable(rect_world *w, bool enabled);
+static inline void rect_referee_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_REFEREE, enabled);
+}
 
 /* True if Referee runs in rect_world_step (systems start enabled). */
-bool rect_referee_enabled(const rect_world *w);
+static inline bool rect_referee_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_REFEREE);
+}
 
 /* Render's per-entity state: made at its defaults when an entity starts
  * to match Render, dropped when it stops. */
@@ -960,7 +1066,7 @@ typedef struct rect_render_aspect {
 /* System Render (phase render, #7). */
 typedef struct rect_render_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const rect_game *game; /* resource, read */
     const rect_rules *rules; /* resource, read */
     rect_effects *effects; /* resource, write */
@@ -979,7 +1085,17 @@ void rect_render_run(rect_render_ctx *ctx);
 
 /* A context for Render outside a step (tests, tools): call next until
  * it returns false, then end. */
-rect_render_ctx rect_render_begin(rect_world *w, float dt);
+static inline rect_render_ctx rect_render_begin(rect_world *w, float dt) {
+    rect_render_ctx ctx;
+    ctx = (rect_render_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.game = rect_game_res(w);
+    ctx.rules = rect_rules_res(w);
+    ctx.effects = rect_effects_res(w);
+    strata_iter_init(&ctx.impl_, rect_world_core(w), RECT_QUERY_RENDER);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Render's query; false at the end. */
 static inline bool rect_render_next(rect_render_ctx *ctx) {
@@ -1023,18 +1139,22 @@ void rect_render_on_add(rect_world *w, rect_entity e, rect_render_aspect *aspect
 void rect_render_on_remove(rect_world *w, rect_entity e, rect_render_aspect *aspect);
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_render_end(rect_render_ctx *ctx);
+static inline rect_result_t rect_render_end(rect_render_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Render; a disabled system is skipped by rect_world_step. */
-void rect_render_enable(rect_world *w, bool enabled);
+static inline void rect_render_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_RENDER, enabled);
+}
 
 /* True if Render runs in rect_world_step (systems start enabled). */
-bool rect_render_enabled(const rect_world *w);
+static inline bool rect_render_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_RENDER);
+}
 
 /* System Hud (phase render, #8): runs once a step. */
 typedef struct rect_hud_ctx {
     rect_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const rect_game *game; /* resource, read */
     const rect_rules *rules; /* resource, read */
 } rect_hud_ctx;
@@ -1044,16 +1164,31 @@ void rect_hud_run(rect_hud_ctx *ctx);
 
 /* A context for Hud outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to rect_hud_run), then end. */
-rect_hud_ctx rect_hud_begin(rect_world *w, float dt);
+static inline rect_hud_ctx rect_hud_begin(rect_world *w, float dt) {
+    rect_hud_ctx ctx;
+    ctx = (rect_hud_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.game = rect_game_res(w);
+    ctx.rules = rect_rules_res(w);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-rect_result_t rect_hud_end(rect_hud_ctx *ctx);
+static inline rect_result_t rect_hud_end(rect_hud_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Hud; a disabled system is skipped by rect_world_step. */
-void rect_hud_enable(rect_world *w, bool enabled);
+static inline void rect_hud_enable(rect_world *w, bool enabled) {
+    strata_system_set_enabled(rect_world_core(w), RECT_SYSTEM_HUD, enabled);
+}
 
 /* True if Hud runs in rect_world_step (systems start enabled). */
-bool rect_hud_enabled(const rect_world *w);
+static inline bool rect_hud_enabled(const rect_world *w) {
+    return strata_system_enabled(rect_world_core_const(w), RECT_SYSTEM_HUD);
+}
 
 /* Switch system `id` (rect_system_id) on or off, and ask whether it is
  * on: by number, for tools such as the inspector. Ids past the last are ignored. */

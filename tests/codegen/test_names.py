@@ -36,7 +36,8 @@ from tests.codegen import ccheck  # noqa: E402
 # schema name can take it first.
 LIBRARY = ("NULL", "bool", "true", "false", "size_t", "FILE", "offsetof", "alignof", "static_assert",
            "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-           "INT64_C", "UINT64_C", "INT64_MIN", "INT32_MIN", "stdalign", "stdbool", "stdint", "stddef")
+           "INT64_C", "UINT64_C", "INT64_MIN", "INT32_MIN", "stdalign", "stdbool", "stdint", "stddef", "string",
+           "memset")
 PREPROCESSOR = ("include", "define", "if", "ifdef", "ifndef", "elif", "else", "endif", "error", "defined",
                 "__cplusplus", "__STDC_VERSION__", "__VA_ARGS__")
 
@@ -436,7 +437,7 @@ class ReservedWordTest(unittest.TestCase):
         self.assertTrue(self.rejected(with_name("component", "SysCall_")))  # w_sys_call_, a component's type
         self.assertTrue(self.rejected(with_name("component", "WorldCoreConst")))
         source = render.render(base)["w.c"]
-        self.assertIn("strata_iter(w_world_core(w), W_QUERY_SYS)", source)
+        self.assertIn("strata_iter_init(&ctx.impl_, w_world_core(w), W_QUERY_SYS)", source)
         self.assertIn(".call = w_sys_call_,", source)
 
     def test_file_scope_library_names_as_generated_names(self):
