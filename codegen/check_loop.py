@@ -220,7 +220,7 @@ class Loop(Section):
                 continue
             chosen: List[str] = []
             for item in items:
-                state = item.text if isinstance(item, Scalar) and not item.quoted else None
+                state = item.text if isinstance(item, Scalar) else None
                 if state is None or state not in known:
                     text = item.text if isinstance(item, Scalar) else ""
                     hint = did_you_mean(text, known) or f"'{machine}' has {', '.join(known)}"
@@ -272,7 +272,7 @@ class Loop(Section):
 
     def condition(self, item: Node, resource: str, fields: Dict[str, Field], what: str) -> Optional[Condition]:
         """One `field` or `not field` of resource `resource`."""
-        words = item.text.split() if isinstance(item, Scalar) and not item.quoted else []
+        words = item.text.split() if isinstance(item, Scalar) else []
         if len(words) == 1:
             name, expect = words[0], True
         elif len(words) == 2 and words[0] == NOT:

@@ -414,7 +414,9 @@ class ScheduleRow:
     def __init__(self, y: model.System, sent_by_game: Set[str]):
         self.system = y
         self.reads = ", ".join(list(y.terms.read) + [f"{c}?" for c in y.terms.optional] +
-                               [f"res {r}" for r in y.resources_read]) or "-"
+                               [f"res {r}" for r in y.resources_read] +
+                               [f"res {r} (run_if)" for r in y.condition_resources
+                                if r not in y.resources_read + y.resources_write]) or "-"
         self.writes = ", ".join(list(y.terms.write) + [f"res {r}" for r in y.resources_write]) or "-"
         self.order = ", ".join([f"after {a}" for a in y.after] + [f"before {b}" for b in y.before])
         self.filter = ", ".join([f"with {c}" for c in y.terms.with_] + [f"without {c}" for c in y.terms.without])
@@ -426,6 +428,28 @@ class ScheduleRow:
         marks = {e: " (late)" for e in y.receive_late}
         self.receives = ", ".join(e + marks.get(e, "") + (" (sent by the game)" if e in sent_by_game else "")
                                   for e in y.receives)
+        self.gate = gate_text(y)
+        self.when = when(y)
+
+
+def gate_text(y: model.System) -> str:
+    """What holds a system back, as the schedule files say it: 'in Mode
+    playing|paused, if Settings.ai, every 0.5 s' ('' for none)."""
+    parts = [f"in {t.machine} {'|'.join(t.states)}" for t in y.in_state]
+    parts += [f"if {'' if c.expect else 'not '}{c.resource}.{c.field}" for c in y.run_if]
+    if y.interval:
+        parts.append(f"every {numbers.shortest(numbers.FORMATS['f64'], y.interval / 1e9)} s")
+    if y.every:
+        parts.append(f"every {y.every} runs")
+    return ", ".join(parts)
+
+
+def phase_text(schema: model.Schema, phase: str) -> str:
+    """A phase as the schedule files name it: 'physics (fixed: 60 runs a second, at most 15 a step)'."""
+    fixed = next((f for f in schema.fixed if f.name == phase), None)
+    if fixed is None:
+        return phase
+    return f"{phase} (fixed: {fixed.rate} runs a second, at most {fixed.max_runs} a step)"
 
 
 def when(y: model.System) -> str:
@@ -589,6 +613,8 @@ def render(schema: model.Schema) -> Dict[str, str]:
                                               if event in y.receives), "0u"),
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "when": when,
+        "phase_text": lambda phase: phase_text(schema, phase),
+        "gate_text": gate_text,
         "s": schema,
         "n": names,
         "loop_resource": LOOP_RESOURCE,
