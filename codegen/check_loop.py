@@ -117,12 +117,13 @@ class Loop(Section):
                 continue  # a bad or taken name: reported by declare_all
             owner = f"state machine '{key.text}'"
             hint = f"e.g. {key.text}: [title, playing, paused, over]"
-            items = self.items(value, owner) if not (isinstance(value, Scalar) and value.is_null) else ()
+            if isinstance(value, Mapping):
+                self.error(value.loc, f"{owner} must be a list of states", hint)
+                continue
+            items = self.items(value, owner)
             if not items:
-                if not isinstance(value, Mapping):
+                if is_empty_list(value):
                     self.error(key.loc, f"{owner}: needs at least one state", hint)
-                else:
-                    self.error(value.loc, f"{owner} must be a list of states", hint)
                 continue
             states = self.distinct_names(items, "state name", "duplicate state")
             if len(states) > MAX_STATES:
