@@ -463,12 +463,14 @@ def when(y: model.System) -> str:
 
 
 class StepRun:
-    """A run of a table of the step: a phase's batches, or a batch's systems."""
+    """A run of a table of the step: a phase's batches, or a batch's systems
+    (`alone`: the C of its one system when it runs alone, else STRATA_NO_SYSTEM)."""
 
-    def __init__(self, name: str, first: int, count: int):
+    def __init__(self, name: str, first: int, count: int, alone: str = "STRATA_NO_SYSTEM"):
         self.name = name
         self.first = first
         self.count = count
+        self.alone = alone
 
 
 class StepTables:
@@ -485,7 +487,8 @@ class StepTables:
         at = 0
         per_phase: Dict[str, int] = {}
         for b in threaded.batches:
-            self.batches.append(StepRun(b.phase, at, len(b.systems)))
+            alone = names.system_id(b.systems[0].name) if b.alone else "STRATA_NO_SYSTEM"
+            self.batches.append(StepRun(b.phase, at, len(b.systems), alone))
             at += len(b.systems)
             per_phase[b.phase] = per_phase.get(b.phase, 0) + 1
         self.phases: List[StepRun] = []
@@ -507,7 +510,7 @@ class StepTables:
         for y in self.gated:
             self.test_first[y.name] = len(self.tests)
             for t in y.in_state:
-                self.tests.append(("STRATA_TEST_STATE", f"{schema.machine(t.machine).index}u",
+                self.tests.append(("STRATA_TEST_STATE", f"offsetof({names.resources_}, {names.member(t.machine)})",
                                    self.state_mask(t), f"{y.name}: {t.machine} in {', '.join(t.states)}"))
             for c in y.run_if:
                 self.tests.append(("STRATA_TEST_CONDITION",
@@ -541,7 +544,10 @@ class StepTables:
         if fixed is not None:
             pairs += [("rate", f"{fixed.rate}u"), ("max_runs", f"{fixed.max_runs}u"),
                       ("clock", f"offsetof({self.names.resources_}, {self.names.loop_member}.clocks) + "
-                                f"{self.clock_of[fixed.name]}u * sizeof(strata_phase_clock_t)")]
+                                f"{self.clock_of[fixed.name]}u * sizeof(strata_phase_clock_t)"),
+                      ("dt", f"1.0f / {fixed.rate}")]
+            if fixed.name in self.moment:
+                pairs.append(("moment", self.moment[fixed.name]))
         return pairs
 
     def gate(self, y: model.System) -> List[Tuple[str, str]]:

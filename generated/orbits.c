@@ -368,9 +368,9 @@ static const strata_batch_item_t orbits_batch_items_[2 + 1] = {
 /* The batches in step order, each a run of orbits_system_order_. */
 static const strata_batch_desc_t orbits_batches_[2 + 1] = {
     /* batch 0 (update) */
-    {.first = 0u, .count = 1u, .items = orbits_batch_items_ + 0},
+    {.first = 0u, .count = 1u, .items = orbits_batch_items_ + 0, .alone = ORBITS_SYSTEM_SPIN},
     /* batch 1 (update) */
-    {.first = 1u, .count = 1u, .items = orbits_batch_items_ + 1},
+    {.first = 1u, .count = 1u, .items = orbits_batch_items_ + 1, .alone = ORBITS_SYSTEM_PLACE},
 };
 
 /* The phases in step order, each a run of orbits_batches_. */

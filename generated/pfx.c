@@ -454,15 +454,15 @@ static const strata_batch_item_t pfx_batch_items_[5 + 1] = {
 /* The batches in step order, each a run of pfx_system_order_. */
 static const strata_batch_desc_t pfx_batches_[5 + 1] = {
     /* batch 0 (update) */
-    {.first = 0u, .count = 1u, .items = pfx_batch_items_ + 0},
+    {.first = 0u, .count = 1u, .items = pfx_batch_items_ + 0, .alone = PFX_SYSTEM_EMIT},
     /* batch 1 (update) */
-    {.first = 1u, .count = 1u, .items = pfx_batch_items_ + 1},
+    {.first = 1u, .count = 1u, .items = pfx_batch_items_ + 1, .alone = PFX_SYSTEM_GRAVITY},
     /* batch 2 (update) */
-    {.first = 2u, .count = 1u, .items = pfx_batch_items_ + 2},
+    {.first = 2u, .count = 1u, .items = pfx_batch_items_ + 2, .alone = PFX_SYSTEM_MOVE},
     /* batch 3 (update) */
-    {.first = 3u, .count = 1u, .items = pfx_batch_items_ + 3},
+    {.first = 3u, .count = 1u, .items = pfx_batch_items_ + 3, .alone = PFX_SYSTEM_AGE},
     /* batch 4 (report) */
-    {.first = 4u, .count = 1u, .items = pfx_batch_items_ + 4},
+    {.first = 4u, .count = 1u, .items = pfx_batch_items_ + 4, .alone = PFX_SYSTEM_REPORT},
 };
 
 /* The phases in step order, each a run of pfx_batches_. */

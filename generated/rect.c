@@ -1137,23 +1137,23 @@ static const strata_batch_item_t rect_batch_items_[9 + 1] = {
 /* The batches in step order, each a run of rect_system_order_. */
 static const strata_batch_desc_t rect_batches_[9 + 1] = {
     /* batch 0 (input) */
-    {.first = 0u, .count = 1u, .items = rect_batch_items_ + 0},
+    {.first = 0u, .count = 1u, .items = rect_batch_items_ + 0, .alone = RECT_SYSTEM_AUTOPILOT},
     /* batch 1 (input) */
-    {.first = 1u, .count = 1u, .items = rect_batch_items_ + 1},
+    {.first = 1u, .count = 1u, .items = rect_batch_items_ + 1, .alone = RECT_SYSTEM_USER_INPUT},
     /* batch 2 (update) */
-    {.first = 2u, .count = 1u, .items = rect_batch_items_ + 2},
+    {.first = 2u, .count = 1u, .items = rect_batch_items_ + 2, .alone = RECT_SYSTEM_COLLIDE},
     /* batch 3 (update) */
-    {.first = 3u, .count = 1u, .items = rect_batch_items_ + 3},
+    {.first = 3u, .count = 1u, .items = rect_batch_items_ + 3, .alone = RECT_SYSTEM_SCORE},
     /* batch 4 (update) */
-    {.first = 4u, .count = 1u, .items = rect_batch_items_ + 4},
+    {.first = 4u, .count = 1u, .items = rect_batch_items_ + 4, .alone = STRATA_NO_SYSTEM},
     /* batch 5 (update) */
-    {.first = 5u, .count = 1u, .items = rect_batch_items_ + 5},
+    {.first = 5u, .count = 1u, .items = rect_batch_items_ + 5, .alone = RECT_SYSTEM_SPAWN},
     /* batch 6 (update) */
-    {.first = 6u, .count = 1u, .items = rect_batch_items_ + 6},
+    {.first = 6u, .count = 1u, .items = rect_batch_items_ + 6, .alone = RECT_SYSTEM_REFEREE},
     /* batch 7 (render) */
-    {.first = 7u, .count = 1u, .items = rect_batch_items_ + 7},
+    {.first = 7u, .count = 1u, .items = rect_batch_items_ + 7, .alone = RECT_SYSTEM_RENDER},
     /* batch 8 (render) */
-    {.first = 8u, .count = 1u, .items = rect_batch_items_ + 8},
+    {.first = 8u, .count = 1u, .items = rect_batch_items_ + 8, .alone = RECT_SYSTEM_HUD},
 };
 
 /* The phases in step order, each a run of rect_batches_. */

@@ -616,15 +616,15 @@ static const strata_batch_item_t swarm_batch_items_[7 + 1] = {
 /* The batches in step order, each a run of swarm_system_order_. */
 static const strata_batch_desc_t swarm_batches_[5 + 1] = {
     /* batch 0 (sense) */
-    {.first = 0u, .count = 2u, .items = swarm_batch_items_ + 0},
+    {.first = 0u, .count = 2u, .items = swarm_batch_items_ + 0, .alone = STRATA_NO_SYSTEM},
     /* batch 1 (sense) */
-    {.first = 2u, .count = 1u, .items = swarm_batch_items_ + 2},
+    {.first = 2u, .count = 1u, .items = swarm_batch_items_ + 2, .alone = STRATA_NO_SYSTEM},
     /* batch 2 (move) */
-    {.first = 3u, .count = 1u, .items = swarm_batch_items_ + 3},
+    {.first = 3u, .count = 1u, .items = swarm_batch_items_ + 3, .alone = STRATA_NO_SYSTEM},
     /* batch 3 (move) */
-    {.first = 4u, .count = 1u, .items = swarm_batch_items_ + 4},
+    {.first = 4u, .count = 1u, .items = swarm_batch_items_ + 4, .alone = STRATA_NO_SYSTEM},
     /* batch 4 (look) */
-    {.first = 5u, .count = 2u, .items = swarm_batch_items_ + 5},
+    {.first = 5u, .count = 2u, .items = swarm_batch_items_ + 5, .alone = STRATA_NO_SYSTEM},
 };
 
 /* The phases in step order, each a run of swarm_batches_. */

@@ -112,16 +112,18 @@ static uint64_t step_ns(float dt) {
 /* --- Gates ----------------------------------------------------------------- */
 
 /* True if every test of gate g passes now. */
-static bool step_tests_pass(const strata_world_t *w, const strata_schedule_t *s, const strata_gate_desc_t *g) {
+STI_HOT bool step_tests_pass(const strata_world_t *w, const strata_schedule_t *s, const strata_gate_desc_t *g) {
     const unsigned char *res = w->resources;
-    for (uint32_t i = g->first; i < g->first + g->count; i++) {
-        const strata_gate_test_t *t = &s->tests[i];
+    for (const strata_gate_test_t *t = s->tests + g->first, *end = t + g->count; t < end; t++) {
+        uint64_t pass;
         if (t->kind == STRATA_TEST_STATE) {
-            uint32_t current = step_machine(w, s, t->at)->current;
-            if (current >= 64 || (t->value >> current & 1u) == 0) {
-                return false;
-            }
-        } else if ((res[t->at] != 0) != (t->value != 0)) {
+            uint32_t current;
+            memcpy(&current, res + t->at, sizeof current); /* strata_machine_state_t.current */
+            pass = current < 64 ? t->value >> current : 0;
+        } else {
+            pass = (res[t->at] != 0) == (t->value != 0);
+        }
+        if ((pass & 1u) == 0) {
             return false;
         }
     }
@@ -132,8 +134,8 @@ static bool step_tests_pass(const strata_world_t *w, const strata_schedule_t *s,
  * its tests pass, then its counter, advanced by the run (`elapsed`: the
  * run's time in the phase's units; 1 for a counter of runs), reaches its
  * period. The counter keeps what is past the period, less than a period. */
-static bool step_gate(strata_world_t *w, const strata_schedule_t *s, const strata_system_desc_t *d, float dt,
-                      uint64_t elapsed) {
+static STEP_NOINLINE bool step_gate(strata_world_t *w, const strata_schedule_t *s, const strata_system_desc_t *d,
+                                    float dt, uint64_t elapsed) {
     const strata_gate_desc_t *g = &s->gates[d->gate];
     if (!step_tests_pass(w, s, g)) {
         return false;
@@ -265,31 +267,24 @@ STI_HOT strata_result_t step_shared(strata_world_t *w, const step_ctx_t *c, cons
     return r;
 }
 
-/* A batch that is not one plain system: a gated one alone, or a batch for
- * the pool (several systems, or one split into chunks). */
-STI_HOT strata_result_t step_batch(strata_world_t *w, const step_ctx_t *c, const strata_batch_desc_t *b) {
-    uint32_t id = c->s->order[b->first];
-    if (b->count == 1 && (c->s->systems[id].flags & STRATA_SYSTEM_PARALLEL) == 0) {
-        return step_runs(w, c, id) ? step_one(w, c, id) : STRATA_OK;
-    }
-    return step_shared(w, c, b);
-}
-
-/* Run batches [b, end) once, as run c: a plain system (alone, no gate)
- * here, whose one check is its switch; any other batch in step_batch.
+/* Run batches [b, end) once, as run c: a batch of one system that is not
+ * split here, whose checks are its switch and, if it has one, its gate;
+ * a batch for the pool (several systems, or one split) in step_shared.
  * Returns the first error. */
 STI_HOT strata_result_t step_batches(strata_world_t *w, const step_ctx_t *c, const strata_batch_desc_t *b,
                                      const strata_batch_desc_t *end) {
-    const strata_schedule_t *s = c->s;
+    const strata_system_desc_t *systems = c->s->systems;
+    const bool *enabled = c->enabled;
     strata_result_t first = STRATA_OK;
     for (; b < end; b++) {
-        uint32_t id = s->order[b->first];
-        if (b->count == 1 && (s->systems[id].flags & (STRATA_SYSTEM_PARALLEL | STRATA_SYSTEM_GATED)) == 0) {
-            if (c->enabled[id]) {
+        uint32_t id = b->alone;
+        if (id != STRATA_NO_SYSTEM) {
+            if (enabled[id] && ((systems[id].flags & STRATA_SYSTEM_GATED) == 0 ||
+                                step_gate(w, c->s, &systems[id], c->dt, c->elapsed))) {
                 step_keep(&first, step_one(w, c, id));
             }
         } else {
-            step_keep(&first, step_batch(w, c, b));
+            step_keep(&first, step_shared(w, c, b));
         }
     }
     return first;
@@ -369,30 +364,37 @@ static strata_phase_clock_t *step_clock(const strata_world_t *w, const strata_ph
  * rate; each full period (STRATA_TICKS_PER_SECOND of them) is one run,
  * with dt = 1/rate and a transition point after it, up to max_runs; whole
  * periods left beyond the cap are dropped. Returns the first error. */
-STI_COLD static strata_result_t step_fixed(strata_world_t *w, const step_ctx_t *c, const strata_phase_desc_t *p) {
+STI_HOT strata_result_t step_fixed(strata_world_t *w, const step_ctx_t *c, const strata_phase_desc_t *p) {
     uint64_t ns = c->elapsed == STEP_NO_NS ? step_ns(c->dt) : c->elapsed;
     strata_phase_clock_t *clock = step_clock(w, p);
-    uint64_t ticks = clock->ticks % STRATA_TICKS_PER_SECOND; /* a load keeps it below; a write may not */
-    uint64_t room = UINT64_MAX - ticks;
-    ticks += ns > room / p->rate ? room / p->rate * p->rate : ns * p->rate;
-    step_ctx_t run = *c;
-    run.dt = (float)(1.0 / (double)p->rate);
-    run.elapsed = STRATA_TICKS_PER_SECOND;
-    run.moment = c->s->batches[p->first].count > 0 ? c->s->order[c->s->batches[p->first].first] : 0;
+    uint64_t ticks = clock->ticks, add;
+    if (STI_UNLIKELY(ticks >= STRATA_TICKS_PER_SECOND)) {
+        ticks %= STRATA_TICKS_PER_SECOND; /* a load keeps it below; a write through the block may not */
+    }
+    if (STI_UNLIKELY(__builtin_mul_overflow(ns, (uint64_t)p->rate, &add) || add > UINT64_MAX - ticks)) {
+        add = UINT64_MAX - ticks; /* years of a step: past the cap whatever is dropped */
+    }
+    ticks += add;
     strata_result_t first = STRATA_OK;
     uint32_t runs = 0;
-    for (; ticks >= STRATA_TICKS_PER_SECOND && runs < p->max_runs; runs++) {
-        ticks -= STRATA_TICKS_PER_SECOND;
-        clock = step_clock(w, p);
-        clock->ticks = ticks; /* the fraction, as the run's systems may read it */
-        clock->runs = runs + 1;
-        step_keep(&first, step_phase(w, &run, p));
-        if (step_requested(w, c->s)) {
-            step_keep(&first, step_transitions(w, &run));
+    if (ticks >= STRATA_TICKS_PER_SECOND) {
+        step_ctx_t run = {c->s, c->enabled, c->o, p->dt, STRATA_TICKS_PER_SECOND, p->moment};
+        for (; ticks >= STRATA_TICKS_PER_SECOND && runs < p->max_runs; runs++) {
+            ticks -= STRATA_TICKS_PER_SECOND;
+            clock = step_clock(w, p);
+            clock->ticks = ticks; /* the fraction, as the run's systems may read it */
+            clock->runs = runs + 1;
+            step_keep(&first, step_phase(w, &run, p));
+            if (STI_UNLIKELY(c->s->machine_count > 0) && step_requested(w, c->s)) {
+                step_keep(&first, step_transitions(w, &run));
+            }
+        }
+        if (STI_UNLIKELY(ticks >= STRATA_TICKS_PER_SECOND)) {
+            ticks %= STRATA_TICKS_PER_SECOND; /* the whole periods past the cap are dropped */
         }
     }
     clock = step_clock(w, p);
-    clock->ticks = ticks % STRATA_TICKS_PER_SECOND;
+    clock->ticks = ticks;
     clock->runs = runs;
     return first;
 }
@@ -405,7 +407,7 @@ STI_COLD static strata_result_t step_fixed(strata_world_t *w, const step_ctx_t *
 static STEP_NOINLINE strata_result_t step_loop(strata_world_t *w, step_ctx_t *c) {
     const strata_schedule_t *s = c->s;
     strata_result_t first = STRATA_OK;
-    if (step_requested(w, s)) {
+    if (s->machine_count > 0 && step_requested(w, s)) {
         c->moment = 0; /* before every system of the step */
         step_keep(&first, step_transitions(w, c));
         c->moment = UINT32_MAX;
@@ -413,7 +415,7 @@ static STEP_NOINLINE strata_result_t step_loop(strata_world_t *w, step_ctx_t *c)
     for (const strata_phase_desc_t *p = s->phases, *end = p + s->phase_count; p < end; p++) {
         step_keep(&first, p->rate != 0 ? step_fixed(w, c, p) : step_phase(w, c, p));
     }
-    if (step_requested(w, s)) {
+    if (s->machine_count > 0 && step_requested(w, s)) {
         c->moment = s->system_count - 1; /* after every system */
         step_keep(&first, step_transitions(w, c));
     }
@@ -568,7 +570,7 @@ bool sti_schedule_valid(const strata_schema_t *schema) {
     }
     for (uint32_t i = 0; i < s->test_count; i++) {
         const strata_gate_test_t *t = &s->tests[i];
-        if (t->kind == STRATA_TEST_STATE ? t->at >= s->machine_count
+        if (t->kind == STRATA_TEST_STATE ? (uint64_t)t->at + sizeof(strata_machine_state_t) > size || t->at % 4 != 0
                                          : t->kind != STRATA_TEST_CONDITION || t->at >= size) {
             return false;
         }
@@ -590,7 +592,7 @@ bool sti_schedule_valid(const strata_schema_t *schema) {
     for (uint32_t p = 0; p < s->phase_count; p++) {
         const strata_phase_desc_t *d = &s->phases[p];
         fixed += d->rate > 0;
-        if (d->first != at || (d->rate > 0 && (d->max_runs == 0 || d->clock % 8 != 0 ||
+        if (d->first != at || (d->rate > 0 && (d->max_runs == 0 || d->clock % 8 != 0 || d->moment >= s->system_count ||
                                                (uint64_t)d->clock + sizeof(strata_phase_clock_t) > size))) {
             return false;
         }
@@ -602,7 +604,10 @@ bool sti_schedule_valid(const strata_schema_t *schema) {
     at = 0;
     for (uint32_t b = 0; b < s->batch_count; b++) {
         const strata_batch_desc_t *d = &s->batches[b];
-        if (d->first != at || d->count == 0 || d->items == NULL || at + d->count > s->system_count) {
+        bool alone = d->count == 1 && d->items != NULL && d->items[0].system < s->system_count &&
+                     (s->systems[d->items[0].system].flags & STRATA_SYSTEM_PARALLEL) == 0;
+        if (d->first != at || d->count == 0 || d->items == NULL || at + d->count > s->system_count ||
+            d->alone != (alone ? d->items[0].system : STRATA_NO_SYSTEM)) {
             return false;
         }
         for (uint32_t i = d->first; i < d->first + d->count; i++) {

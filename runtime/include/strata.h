@@ -732,6 +732,9 @@ typedef struct strata_system_desc_t {
     uint32_t gate;             /* with STRATA_SYSTEM_GATED: its gate's index */
 } strata_system_desc_t;
 
+/* strata_batch_desc_t.alone of a batch that goes to the pool. */
+#define STRATA_NO_SYSTEM UINT32_MAX
+
 /* One batch: systems of one phase that touch disjoint data, in schedule
  * order: the ids order[first .. first + count) of the schedule, and the
  * items strata_batch_run takes for them all (when every one is on and
@@ -741,6 +744,7 @@ typedef struct strata_batch_desc_t {
     uint32_t first;
     uint32_t count;
     const strata_batch_item_t *items; /* count items, in the same order */
+    uint32_t alone;                   /* its one system, if it runs alone; else STRATA_NO_SYSTEM */
 } strata_batch_desc_t;
 
 /* One phase: batches[first .. first + count) of the schedule (none when it
@@ -754,6 +758,8 @@ typedef struct strata_phase_desc_t {
     uint32_t rate;     /* runs a second of game time; 0: once a step */
     uint32_t max_runs; /* fixed: the most runs a step (what is left beyond them is dropped) */
     uint32_t clock;    /* fixed: where its strata_phase_clock_t is in the resource block */
+    float dt;          /* fixed: what its systems see, 1/rate s */
+    uint32_t moment;   /* fixed: its systems' place on the events' clock, every run's (its first system's) */
 } strata_phase_desc_t;
 
 /* The accumulator of a fixed phase (in the resource block; `ticks` is
@@ -778,7 +784,7 @@ typedef struct strata_phase_clock_t {
 /* One test of a gate (static data). */
 typedef struct strata_gate_test_t {
     uint32_t kind;  /* STRATA_TEST_* */
-    uint32_t at;    /* STATE: the machine's index; CONDITION: the bool's offset in the resource block */
+    uint32_t at;    /* where in the resource block: STATE, the machine's strata_machine_state_t; CONDITION, the bool */
     uint64_t value; /* STATE: bit i when state i passes; CONDITION: 1 to pass when true, 0 when false */
 } strata_gate_test_t;
 

@@ -146,9 +146,11 @@ static const strata_batch_item_t items[SYSTEM_COUNT] = {
 };
 
 static const strata_batch_desc_t batches[] = {
-    {.first = 0, .count = 1, .items = items},     {.first = 1, .count = 2, .items = items + 1},
-    {.first = 3, .count = 1, .items = items + 3}, {.first = 4, .count = 1, .items = items + 4},
-    {.first = 5, .count = 1, .items = items + 5},
+    {.first = 0, .count = 1, .items = items, .alone = START},
+    {.first = 1, .count = 2, .items = items + 1, .alone = STRATA_NO_SYSTEM},
+    {.first = 3, .count = 1, .items = items + 3, .alone = STRATA_NO_SYSTEM}, /* BUMP: split */
+    {.first = 4, .count = 1, .items = items + 4, .alone = FAIL},
+    {.first = 5, .count = 1, .items = items + 5, .alone = END},
 };
 
 static const strata_phase_desc_t phases[] = {
@@ -422,7 +424,9 @@ static void refused(void **state, const strata_schedule_t *s) {
 
 static void test_step_world_refuses_a_schedule_that_does_not_hold(void **state) {
     strata_schedule_t s = schedule_of_systems;
-    const strata_batch_desc_t gap[] = {{0, 1, items}, {2, 2, items + 2}, {4, 2, items + 4}}; /* skips order[1] */
+    const strata_batch_desc_t gap[] = {{0, 1, items, START},
+                                       {2, 2, items + 2, STRATA_NO_SYSTEM},
+                                       {4, 2, items + 4, STRATA_NO_SYSTEM}}; /* skips order[1] */
     s.batches = gap;
     s.batch_count = 3;
     const strata_phase_desc_t three[] = {{.name = "all", .first = 0, .count = 3}};
@@ -447,13 +451,21 @@ static void test_step_world_refuses_a_schedule_that_does_not_hold(void **state) 
     s = schedule_of_systems;
     s.order = past;
     refused(state, &s);
-    const strata_batch_desc_t no_items[] = {{0, 1, items},
-                                            {1, 2, NULL},
-                                            {3, 1, items + 3},
-                                            {4, 1, items + 4},
-                                            {5, 1, items + 5}};
+    const strata_batch_desc_t no_items[] = {{0, 1, items, START},
+                                            {1, 2, NULL, STRATA_NO_SYSTEM},
+                                            {3, 1, items + 3, STRATA_NO_SYSTEM},
+                                            {4, 1, items + 4, FAIL},
+                                            {5, 1, items + 5, END}};
     s = schedule_of_systems;
     s.batches = no_items;
+    refused(state, &s);
+    const strata_batch_desc_t split_alone[] = {{0, 1, items, START},
+                                               {1, 2, items + 1, STRATA_NO_SYSTEM},
+                                               {3, 1, items + 3, BUMP}, /* BUMP is split: never alone */
+                                               {4, 1, items + 4, FAIL},
+                                               {5, 1, items + 5, END}};
+    s = schedule_of_systems;
+    s.batches = split_alone;
     refused(state, &s);
 }
 
@@ -477,7 +489,7 @@ static void test_step_world_refuses_loop_tables_that_do_not_hold(void **state) {
     const strata_gate_test_t past_block[1] = {{.kind = STRATA_TEST_CONDITION, .at = sizeof(resources)}};
     s.tests = past_block;
     refused(state, &s);
-    const strata_gate_test_t no_machine[1] = {{.kind = STRATA_TEST_STATE, .at = 0, .value = 1}};
+    const strata_gate_test_t no_machine[1] = {{.kind = STRATA_TEST_STATE, .at = sizeof(resources) - 4, .value = 1}};
     s.tests = no_machine;
     refused(state, &s);
     const strata_gate_desc_t counter_past[1] = {

@@ -511,15 +511,15 @@ static const strata_batch_item_t core_batch_items_[5 + 1] = {
 /* The batches in step order, each a run of core_system_order_. */
 static const strata_batch_desc_t core_batches_[5 + 1] = {
     /* batch 0 (first) */
-    {.first = 0u, .count = 1u, .items = core_batch_items_ + 0},
+    {.first = 0u, .count = 1u, .items = core_batch_items_ + 0, .alone = CORE_SYSTEM_RECORD},
     /* batch 1 (first) */
-    {.first = 1u, .count = 1u, .items = core_batch_items_ + 1},
+    {.first = 1u, .count = 1u, .items = core_batch_items_ + 1, .alone = CORE_SYSTEM_DAMAGE},
     /* batch 2 (first) */
-    {.first = 2u, .count = 1u, .items = core_batch_items_ + 2},
+    {.first = 2u, .count = 1u, .items = core_batch_items_ + 2, .alone = CORE_SYSTEM_LATE},
     /* batch 3 (first) */
-    {.first = 3u, .count = 1u, .items = core_batch_items_ + 3},
+    {.first = 3u, .count = 1u, .items = core_batch_items_ + 3, .alone = CORE_SYSTEM_MOVE},
     /* batch 4 (second) */
-    {.first = 4u, .count = 1u, .items = core_batch_items_ + 4},
+    {.first = 4u, .count = 1u, .items = core_batch_items_ + 4, .alone = CORE_SYSTEM_CLEANUP},
 };
 
 /* The phases in step order, each a run of core_batches_. */
