@@ -69,8 +69,8 @@ void tlp_burst_run(tlp_burst_ctx *ctx) {
     while (tlp_burst_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count && made < 8; i++) {
             if (ctx->hp[i].v < 0 && (mix(ctx->entities[i].id ^ ctx->seed->s) & 15u) == 0) {
-                (void)tlp_entity_create_bundle(ctx->world, &(tlp_bundle){.pos = &(tlp_pos){(float)i, 0},
-                                                                          .spark = true});
+                (void)tlp_entity_create_bundle(ctx->world,
+                                               &(tlp_bundle){.pos = &(tlp_pos){(float)i, 0}, .spark = true});
                 made++;
             }
         }
@@ -102,12 +102,15 @@ void tlp_menu_run(tlp_menu_ctx *ctx) {
 /* A world of `threads` threads (chunks of 64 rows, so the split systems
  * split) after `steps` steps of random lengths from `seed`; its save. */
 static unsigned char *played(uint32_t threads, uint32_t steps, uint32_t seed, size_t *size) {
-    tlp_world *w = tlp_world_create(&(tlp_world_desc_t){
-        .allocator = {fail_alloc, fail_realloc, fail_free, NULL}, .threads = threads, .chunk_rows = 64});
+    tlp_world *w = tlp_world_create(&(tlp_world_desc_t){.allocator = {fail_alloc, fail_realloc, fail_free, NULL},
+                                                        .threads = threads,
+                                                        .chunk_rows = 64});
     assert_non_null(w);
     tlp_entity out[1000];
-    assert_int_equal(tlp_entity_create_many(w, &(tlp_bundle){.pos = &(tlp_pos){0, 0}, .vel = &(tlp_vel){1, 0},
-                                                              .hp = &(tlp_hp){100}},
+    assert_int_equal(tlp_entity_create_many(w,
+                                            &(tlp_bundle){.pos = &(tlp_pos){0, 0},
+                                                          .vel = &(tlp_vel){1, 0},
+                                                          .hp = &(tlp_hp){100}},
                                             1000, out),
                      STRATA_OK);
     uint32_t s = seed;
