@@ -21,6 +21,7 @@ static const struct {
     {"packed_5", bench_packed5},
     {"simple_iter", bench_simple_iter},
     {"frag_iter", bench_frag_iter},
+    {"empty_tables", bench_empty_tables},
     {"entity_cycle", bench_entity_cycle},
     {"add_remove", bench_add_remove},
     {"move", bench_move},
@@ -38,7 +39,7 @@ static const struct {
  * enough that the whole bench stays well under its five minutes. */
 #define RUN_NS 20e6
 
-#define MAX_ROWS 64
+#define MAX_ROWS 96
 
 /* One row of the table, with every sample kept for the JSON. */
 typedef struct bench_row {

@@ -57,6 +57,8 @@ WORLD_FUNCTIONS = (
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
     "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
     "world_clear", "entity_each", "entity_index", "entity_generation", "assert_handler_set", "inspect_start",
+    # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
+    "world_free_empty_tables", "reserve_bundle", "reserve_entities",
     # statics of the world's .c
     "bundle_gather_", "entity_visit_call_", "world_of_",
 )
@@ -427,6 +429,7 @@ class Names:
         return self._spelled("assemblage", name, loc, lambda s: dict({
             "spawn": (self._p(f"spawn_{s}"), FUNC),
             "spawn_many": (self._p(f"spawn_{s}_many"), FUNC),
+            "reserve": (self._p(f"reserve_{s}"), FUNC),
             "ids_": (self._p(f"spawn_{s}_ids_"), FILE),
             "values_": (self._p(f"spawn_{s}_values_"), FILE),
         }, **{f"value {c}": (self._p(f"spawn_{s}_{snake(c)}_value_"), FILE) for c, _ in components

@@ -502,6 +502,13 @@ orbits_result_t orbits_entity_remove_bundle(orbits_world *w, orbits_entity e, co
     return strata_remove_many(orbits_world_core(w), e.id, k, ids);
 }
 
+orbits_result_t orbits_reserve_bundle(orbits_world *w, const orbits_bundle *b, uint32_t n) {
+    uint32_t ids[ORBITS_COMPONENT_COUNT + 1];
+    const void *values[ORBITS_COMPONENT_COUNT + 1];
+    uint32_t k = orbits_bundle_gather_(b, ids, values);
+    return strata_reserve(orbits_world_core(w), k, ids, n);
+}
+
 /* --- Systems by id: the runtime's step (strata_world_step) does the work */
 
 void orbits_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {

@@ -20,9 +20,10 @@ void strata_iter_init(strata_iter_t *it, strata_world_t *w, uint32_t q) {
     if (d != NULL) {
         sti_dirty_open(d);
     }
-    /* No marks to make: next may walk the tables itself (none yet: entries is NULL). */
-    if (!iter_tracked(w, q) && cache->count != 0) {
-        fresh.stop += cache->count;
+    /* No marks to make: next may walk the tables with rows itself (none
+     * yet: entries is NULL). */
+    if (!iter_tracked(w, q) && cache->live != 0) {
+        fresh.stop += cache->live;
     }
     *it = fresh;
 }
@@ -56,7 +57,14 @@ static strata_result_t iter_close(strata_iter_t *it) {
     STRATA_ASSERT(sti_deferred(w) && (w->slot == NULL || w->defer_depth > 1)); /* a view never settles (pool.c) */
     sti_scope_close(w);
     /* Inside another scope (a system's iterator inside its step scope) there is nothing to settle yet. */
-    return sti_deferred(w) ? STRATA_OK : sti_command_settle(w);
+    if (sti_deferred(w)) {
+        return STRATA_OK;
+    }
+    strata_result_t r = sti_command_settle(w);
+    if (STI_UNLIKELY(w->free_requested)) {
+        sti_capacity_scope_end(w); /* a free requested while the iterator was open */
+    }
+    return r;
 }
 
 /* strata_iter_next in a world with dirty sets: the changed set, or tables
@@ -71,7 +79,7 @@ STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
         return false;
     }
     const sti_query_cache_t *cache = &w->queries[it->query];
-    while (it->cursor < cache->count) {
+    while (it->cursor < cache->live) {
         const sti_table_t *t = cache->tables[it->cursor++];
         if (t->count > 0) {
             it->count = t->count;

@@ -444,6 +444,7 @@ STI_HOT strata_result_t step_world(strata_world_t *w, float dt, uint64_t ns) {
         strata_event_at(w, schema->system_count > 0 ? schema->system_count - 1 : 0);
     }
     step_keep(&first, sti_step_close(w));
+    sti_capacity_step_end(w); /* the tables that stayed empty, when the world frees them */
     return first;
 }
 
