@@ -526,9 +526,6 @@ def main(argv):
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
            implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md"]
            + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/*"), order_only=b.deps)
-    b.summary("test", list(b.tests))
-    b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
-    n.line()
 
     # The examples, and the targets that run them.
     for ex in EXAMPLES:
@@ -538,6 +535,13 @@ def main(argv):
             # `THREADS=N ninja swarm`: the swarm's threads (0: one per core; default 1).
             cmd = f"{exe} --threads $${{THREADS:-1}}" if ex.name == "swarm" else exe
             b.run(ex.target, cmd, inputs=exe)
+        if ex.target == "demo":
+            # The demo fed frames of 1/60, 1/30, 1/144 s and a random mix ends in one state.
+            b.test("build/demo-frames.ok", f"$python tests/examples/test_demo_frames.py {exe}", variant="gcc",
+                   inputs=exe, implicit=["tests/examples/test_demo_frames.py"])
+    b.summary("test", list(b.tests))
+    b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
+    n.line()
     # Saves and loads have their own program and world (bench/save/), run after the suite.
     save_world = b.generate("bench/save/save.yaml", "build/gen")
     save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],

@@ -360,9 +360,20 @@ static strata_phase_clock_t *step_clock(const strata_world_t *w, const strata_ph
     return (strata_phase_clock_t *)(void *)((unsigned char *)w->resources + p->clock);
 }
 
+/* The end of a fixed run: the destroys its systems scheduled are applied
+ * (as at a step's end), so the entities a run frees are reused by the
+ * next run alike whether it is in the same step or the next one. */
+static STEP_NOINLINE strata_result_t step_run_settle(strata_world_t *w) {
+    w->in_step = false;
+    strata_result_t r = sti_command_settle(w);
+    w->in_step = true;
+    return r;
+}
+
 /* Fixed phase p over a step of `ns` nanoseconds: its accumulator gains ns x
  * rate; each full period (STRATA_TICKS_PER_SECOND of them) is one run,
- * with dt = 1/rate and a transition point after it, up to max_runs; whole
+ * with dt = 1/rate, its destroys applied and a transition point after it,
+ * up to max_runs; whole
  * periods left beyond the cap are dropped. Returns the first error. */
 STI_HOT strata_result_t step_fixed(strata_world_t *w, const step_ctx_t *c, const strata_phase_desc_t *p) {
     uint64_t ns = c->elapsed == STEP_NO_NS ? step_ns(c->dt) : c->elapsed;
@@ -385,6 +396,9 @@ STI_HOT strata_result_t step_fixed(strata_world_t *w, const step_ctx_t *c, const
             clock->ticks = ticks; /* the fraction, as the run's systems may read it */
             clock->runs = runs + 1;
             step_keep(&first, step_phase(w, &run, p));
+            if (w->doomed_count != 0) { /* a run ends as a step does: what it destroyed goes now */
+                step_keep(&first, step_run_settle(w));
+            }
             if (STI_UNLIKELY(c->s->machine_count > 0) && step_requested(w, c->s)) {
                 step_keep(&first, step_transitions(w, &run));
             }

@@ -888,8 +888,8 @@ typedef struct strata_schedule_t {
  * of ordinary phases see as their dt), counted as nanoseconds (rounded;
  * negative or NaN: 0) by fixed phases and intervals. In order: the
  * transitions requested since the last step; each phase (a fixed one 0..n
- * times, a transition point after each run); the transitions the step
- * requested. Every enabled system whose gate is open runs, phase by phase,
+ * times, each run ending as a step ends for its destroys, which are applied,
+ * then a transition point); the transitions the step requested. Every enabled system whose gate is open runs, phase by phase,
  * batch by batch (a batch of several systems through strata_batch_run),
  * inside one step (strata_step_begin / end) and on the events' clock; the
  * observer, if any, is told as each system begins and ends. Returns

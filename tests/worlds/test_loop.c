@@ -31,6 +31,8 @@ static struct {
     int ask;                /* Asker asks Mode for this state (-1: nothing) */
     int ask_in_physics_run; /* Physics asks Mode for `ask` at this run of the step (0: never) */
     uint32_t physics_runs;  /* runs of Physics in the current step */
+    bool destroy_one;       /* Physics destroys the first entity it moves, each run */
+    uint32_t rows[8];       /* the entities Physics moved in each run of the step */
 } plan;
 
 static void logged(loop_world *w, uint32_t id, float dt) {
@@ -77,10 +79,18 @@ void loop_physics_run(loop_physics_ctx *ctx) {
     logged(ctx->world, LOOP_SYSTEM_PHYSICS, ctx->dt);
     ctx->tally->physics++;
     plan.physics_runs++;
+    uint32_t rows = 0;
     while (loop_physics_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
             ctx->position[i].x += ctx->velocity[i].x * ctx->dt;
         }
+        if (plan.destroy_one && rows == 0 && ctx->count > 0) {
+            (void)loop_entity_destroy(ctx->world, ctx->entities[0]);
+        }
+        rows += ctx->count;
+    }
+    if (plan.physics_runs <= 8) {
+        plan.rows[plan.physics_runs - 1] = rows;
     }
     (void)loop_bump_emit(ctx, &(loop_bump){.run = plan.physics_runs});
     if (plan.ask_in_physics_run != 0 && (int)plan.physics_runs == plan.ask_in_physics_run) {
@@ -477,6 +487,26 @@ static void test_loop_fixed_phase_emits_each_run_and_a_later_receiver_hears_each
     assert_int_equal(bumps_heard, 9);
 }
 
+/* A fixed run ends as a step does: the entities it destroyed are gone for
+ * the next run, whether that run is in the same step or the next. */
+static void test_loop_a_fixed_run_applies_its_destroys_at_its_end(void **state) {
+    loop_world *w = *state;
+    for (uint32_t i = 0; i < 5; i++) { /* six entities, the fixture's first */
+        loop_bundle b = {.position = &(loop_position){0, 0}, .velocity = &(loop_velocity){1, 0}};
+        assert_false(loop_entity_eq(loop_entity_create_bundle(w, &b), LOOP_ENTITY_NULL));
+    }
+    plan.destroy_one = true;
+    steps_ns(w, 1, 3 * FRAME_60); /* three runs in one step */
+    assert_int_equal(plan.rows[0], 6);
+    assert_int_equal(plan.rows[1], 5);
+    assert_int_equal(plan.rows[2], 4);
+    steps_ns(w, 1, FRAME_60); /* one run in the next */
+    assert_int_equal(plan.rows[0], 3);
+    loop_world_stats_t st;
+    loop_world_stats(w, &st);
+    assert_int_equal(st.entities, 2);
+}
+
 /* --- Intervals, counts and conditions ---------------------------------------------- */
 
 static void test_loop_every_runs_at_exact_steps_and_fixed_runs(void **state) {
@@ -734,6 +764,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_loop_cap_drops_whole_periods_and_keeps_the_fraction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loop_fixed_phase_emits_each_run_and_a_later_receiver_hears_each_once,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loop_a_fixed_run_applies_its_destroys_at_its_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loop_every_runs_at_exact_steps_and_fixed_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loop_interval_counts_only_while_its_state_holds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loop_interval_runs_once_a_step_and_drops_what_it_missed, setup, teardown),
