@@ -69,6 +69,14 @@ typedef struct sti_history_t {
     uint64_t *last_runs; /* each system's runs at the last sample */
 } sti_history_t;
 
+#define STI_MARKS 32u /* the state changes the history keeps */
+
+/* A state machine's change, seen while recording: the history marks it. */
+typedef struct sti_mark_t {
+    double t;      /* the inspector's clock */
+    char text[64]; /* "Mode: playing" */
+} sti_mark_t;
+
 /* What the API answers from: the world and the game-side state. */
 typedef struct sti_api_t {
     strata_world_t *world;
@@ -86,8 +94,11 @@ typedef struct sti_api_t {
     uint32_t *label_components;               /* component id of each */
     const strata_field_desc_t **label_fields; /* its char[N] field */
     /* Recorded while a client is attached (record.c); empty otherwise. */
-    sti_event_ring_t *events; /* one a schema event type, NULL until recording */
-    uint32_t event_rings;     /* how many (the world may be gone when they are freed) */
+    sti_event_ring_t *events;    /* one a schema event type, NULL until recording */
+    uint32_t event_rings;        /* how many (the world may be gone when they are freed) */
+    uint32_t *states;            /* each state machine's state at the last sample (NULL until recording) */
+    sti_mark_t marks[STI_MARKS]; /* the state changes seen: a ring, mark i at i % STI_MARKS */
+    uint32_t mark_count;
     sti_history_t history;
     uint64_t observed;          /* systems the step observer saw end: a step ran when it moves */
     uint64_t recorded_observed; /* `observed` at the last sample (or when the recording began) */

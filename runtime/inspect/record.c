@@ -8,6 +8,7 @@
 #include "event.h"
 #include "strata_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +188,32 @@ static bool record_history_room(sti_api_t *api, double now) {
     return true;
 }
 
+/* Mark each state machine whose state changed since the last sample (the
+ * first sample only notes them); false: out of memory. */
+static bool record_states(sti_api_t *api, double now) {
+    const strata_schedule_t *s = api->world->schema->schedule;
+    const unsigned char *base = strata_world_resources(api->world);
+    if (s == NULL || base == NULL || s->machine_count == 0) {
+        return true;
+    }
+    bool first = api->states == NULL;
+    if (first && (api->states = malloc(s->machine_count * sizeof *api->states)) == NULL) {
+        return false;
+    }
+    for (uint32_t m = 0; m < s->machine_count; m++) {
+        const strata_machine_desc_t *d = &s->machines[m];
+        strata_machine_state_t st;
+        memcpy(&st, base + d->offset, sizeof st);
+        if (!first && st.current != api->states[m] && st.current < d->state_count) {
+            sti_mark_t *mark = &api->marks[api->mark_count++ % STI_MARKS];
+            mark->t = now;
+            snprintf(mark->text, sizeof mark->text, "%s: %s", d->name, d->states[st.current]);
+        }
+        api->states[m] = st.current;
+    }
+    return true;
+}
+
 void sti_record_step(sti_api_t *api, double now) {
     const strata_world_t *w = api->world;
     if (api->desc.system_count > 0 && api->observed == api->recorded_observed) {
@@ -198,7 +225,7 @@ void sti_record_step(sti_api_t *api, double now) {
             record_events_of(api, e);
         }
     }
-    if (!record_history_room(api, now)) {
+    if (!record_states(api, now) || !record_history_room(api, now)) {
         return;
     }
     sti_history_t *h = &api->history;
@@ -228,6 +255,9 @@ void sti_record_free(sti_api_t *api) {
     free(api->events);
     api->events = NULL;
     api->event_rings = 0;
+    free(api->states);
+    api->states = NULL;
+    api->mark_count = 0;
     sti_history_t *h = &api->history;
     free(h->step), free(h->t), free(h->step_ms), free(h->system_ms), free(h->entities), free(h->tables), free(h->bytes),
         free(h->last_runs);

@@ -5,8 +5,9 @@
 
 #include "api_base.h"
 
-/* After a step taken while a client is attached: record its events and a
- * history sample (now: the inspector's clock). Out of memory drops it. */
+/* After a step taken while a client is attached: record its events, a
+ * history sample and the state machines' changes (now: the inspector's
+ * clock). Out of memory drops it. */
 void sti_record_step(sti_api_t *api, double now);
 /* The step observer's part (while a client is attached): system `system`
  * begins, or has ended: the events appended between are its. */

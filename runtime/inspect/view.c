@@ -356,6 +356,19 @@ void sti_view_history(sti_api_t *api, sti_request_t *r, double now) {
         }
         first++;
     }
+    /* The marks of the span: the state changes seen. */
+    sti_buf_text(b, ",\"marks\":[");
+    bool any = false;
+    for (uint32_t i = api->mark_count > STI_MARKS ? api->mark_count - STI_MARKS : 0; i < api->mark_count; i++) {
+        const sti_mark_t *m = &api->marks[i % STI_MARKS];
+        if (now - m->t <= STI_HISTORY_SECONDS) {
+            sti_buf_fmt(b, "%s{\"ago\":%.4f,\"kind\":\"state\",\"text\":", any ? "," : "", now - m->t);
+            sti_buf_str(b, m->text, SIZE_MAX);
+            sti_buf_put(b, "}", 1);
+            any = true;
+        }
+    }
+    sti_buf_put(b, "]", 1);
     static const char *const columns[] = {"step", "ago", "step_ms", "entities", "tables", "bytes", "system_ms"};
     for (int col = 0; col < 7; col++) {
         sti_buf_fmt(b, ",\"%s\":[", columns[col]);

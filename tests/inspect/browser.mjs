@@ -263,7 +263,8 @@ async function secondRound(page, poisoned, healthy) {
   const moved = await until(async () => Number(await page.getAttribute("#history-section", "data-last")) > samples0 + 20);
   const points = Number(await page.getAttribute("#graph-step", "data-points"));
   const systems = await page.$$eval("#graph-legend span", (l) => l.map((x) => x.textContent));
-  check(moved && points > 20 && systems.join() === "Move,Watch,Hurt,Tally",
+  const schedule = (await api("/api/world")).systems;
+  check(moved && points > 20 && systems.join() === schedule.join(),
     `the history graphs move (${points} samples drawn, step ${samples0} and on), a line a system`);
   check(Number(await text("#graph-entities-value")) === (await api("/api/world")).entities, "the entities graph ends at the world's count");
 
@@ -452,6 +453,21 @@ try {
   check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
   await secondRound(page, poisoned, healthy);
   check(requests.every((r) => r.startsWith(swarmUrl) || r.startsWith(url)), "the page fetched nothing from elsewhere");
+
+  // The loop: Blink's gate in words, and the Mode machine set from its menu (the next step enters it).
+  await page.waitForSelector('#systems tr[data-system="Blink"] .gate', { timeout: 10000 });
+  const gate = await page.textContent('#systems tr[data-system="Blink"] .gate');
+  check(gate === "Mode: playing; if Settings.music; every 0.25 s", `Blink's gate shown: ${gate}`);
+  await page.waitForSelector('#states tr[data-machine="Mode"] select', { timeout: 10000 });
+  await page.selectOption('#states tr[data-machine="Mode"] select', "playing");
+  let mode = "";
+  for (let tries = 0; tries < 100 && mode !== "playing"; tries++) {
+    mode = (await api("/api/states")).machines[0].current;
+    if (mode !== "playing") await page.waitForTimeout(100); // polls the game's state, no fixed wait
+  }
+  check(mode === "playing", `the page's menu set Mode to playing (it is ${mode})`);
+  check(await until(async () => /Mode: playing/.test(await page.getAttribute("#graph-step", "data-marks"))),
+    "the history marks the state change (Mode: playing)");
   check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
 
   // A page on another local server (another origin) tries to change the game.

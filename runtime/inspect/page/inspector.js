@@ -1,5 +1,6 @@
 // The Strata inspector's page: polls the JSON API once a second and draws
-// the world, its systems, history graphs, hierarchy, events, changed sets,
+// the world, its systems and their gates, its state machines, history
+// graphs (with the state changes marked), hierarchy, events, changed sets,
 // aspects, archetypes, entities (with their links and structural edits),
 // ad-hoc queries, resources and schedule.
 // Plain JavaScript, nothing fetched from anywhere but this server.
@@ -86,6 +87,20 @@ function completeNames() {
   $("q-names").replaceChildren(...[...new Set(names)].map((n) => el("option", { value: head + n })));
 }
 
+// A system's gate and transitions in words: "Mode: playing; if Settings.music; every 0.25 s; on enter Mode: playing".
+function gateText(s) {
+  const parts = [];
+  const g = s.gate;
+  if (g) {
+    for (const [machine, states] of Object.entries(g.states)) parts.push(`${machine}: ${states.join(" | ")}`);
+    for (const c of g.conditions) parts.push(`if ${c.when ? "" : "not "}${c.field}`);
+    if (g.every !== undefined) parts.push(`every ${g.every} ${s.rate ? "runs" : "steps"}`);
+    if (g.interval !== undefined) parts.push(`every ${g.interval} s`);
+  }
+  for (const t of s.on) parts.push(`on ${t.enter ? "enter" : "exit"} ${t.machine}: ${t.states.join(" | ")}`);
+  return parts.join("; ");
+}
+
 function drawSystems(list) {
   const body = $("systems").tBodies[0];
   body.replaceChildren();
@@ -99,12 +114,29 @@ function drawSystems(list) {
     bar.style.width = `${(100 * s.average_ms) / most}%`;
     const row = el("tr", { "data-system": s.name, class: s.enabled ? "on" : "off" },
       el("td", { class: "num" }, s.order), el("td", { title: `reads ${s.reads.join(", ") || "-"}; writes ${s.writes.join(", ") || "-"}` }, s.name),
-      el("td", {}, s.phase), el("td", { class: "num batch" }, s.batch ?? ""), el("td", {}, box), el("td", { class: "num visited" }, s.runs ? s.visited : s.matching),
+      el("td", {}, s.rate ? `${s.phase} (${s.rate}/s)` : s.phase),
+      el("td", { class: s.gate && !s.gate.open ? "gate shut" : "gate" }, gateText(s)), el("td", { class: "num batch" }, s.batch ?? ""), el("td", {}, box), el("td", { class: "num visited" }, s.runs ? s.visited : s.matching),
       el("td", { class: "num last" }, s.last_ms.toFixed(3)), el("td", { class: "num" }, s.average_ms.toFixed(3)),
       el("td", {}, bar));
     row.dataset.runs = s.runs;
     body.append(row);
   }
+}
+
+// Each state machine, with a menu that asks for a transition (applied at the
+// next step, running the on_exit and on_enter systems).
+function drawStates(list) {
+  if (state.editing) return;
+  drawRows("states", "states-none", list.map((m) => {
+    const pick = el("select", { "aria-label": `state of ${m.name}` }, ...m.states.map((name) => el("option", { value: name }, name)));
+    pick.value = m.current;
+    pick.disabled = !(state.world && state.world.writes);
+    pick.addEventListener("focus", () => { state.editing = true; });
+    pick.addEventListener("blur", () => { state.editing = false; });
+    pick.addEventListener("change", () => api(`/api/state/${m.name}`, { state: pick.value })
+      .then(() => { status(`${m.name} asked to go to ${pick.value}`); state.editing = false; refresh(); }, fail));
+    return el("tr", { "data-machine": m.name }, el("td", {}, m.name), el("td", {}, pick), el("td", { class: "next" }, m.next ?? ""));
+  }));
 }
 
 // A table of rows, or its "none" note when there are no rows.
@@ -363,6 +395,7 @@ async function drawHistory() {
       tables: h.tables[i], bytes: h.bytes[i], systems: h.system_ms[i] });
   }
   if (h.step.length) state.historyStep = h.step[h.step.length - 1];
+  state.marks = h.marks.map((m) => ({ at: now - m.ago, kind: m.kind, text: m.text })); // the span's, every time
   state.history = state.history.filter((s) => now - s.at <= h.seconds);
   const samples = state.history;
   $("history-section").dataset.samples = samples.length;
@@ -414,7 +447,19 @@ function plot(id, samples, now, span, lines, fill = false) {
     g.strokeStyle = COLOURS[k % COLOURS.length];
     g.stroke();
   }
+  // What changed the world's course: a state machine's change, a reload; labelled on the step's graph.
+  for (const m of state.marks || []) {
+    g.strokeStyle = g.fillStyle = m.kind === "reload" ? "#c0392b" : "#7a4fb0";
+    g.setLineDash([3, 3]);
+    g.beginPath();
+    g.moveTo(x(m), 0);
+    g.lineTo(x(m), h);
+    g.stroke();
+    g.setLineDash([]);
+    if (id === "graph-step") g.fillText(m.text, Math.min(x(m) + 3, w - 90), 20);
+  }
   canvas.dataset.points = samples.length;
+  canvas.dataset.marks = (state.marks || []).map((m) => m.text).join("|");
 }
 
 // --- Ad-hoc queries ------------------------------------------------------------------
@@ -461,6 +506,7 @@ async function refresh() {
     drawWorld(await api("/api/world"));
     const systems = (await api("/api/systems")).systems;
     drawSystems(systems);
+    drawStates((await api("/api/states")).machines);
     drawChanges(await api("/api/changes"));
     drawAspects((await api("/api/aspects")).aspects);
     drawArchetypes((await api("/api/archetypes")).archetypes);
