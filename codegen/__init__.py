@@ -7,4 +7,4 @@ templates. `__main__` is the command line.
 """
 
 # Must equal STRATA_VERSION_STRING in runtime/include/strata.h; a test checks it.
-__version__ = "0.3.0"
+__version__ = "0.4.0"

@@ -59,6 +59,14 @@ __attribute__((noinline)) static strata_result_t component_add(strata_world_t *w
     if (sti_deferred(w)) {
         return component_defer_one(w, STI_CMD_ADD, e, c, value);
     }
+    if (sti_is_sparse(w, c)) {
+        if (!sti_move_sparse_add_fast(w, rec, c, value)) {
+            return component_added(w, e, 1, &c, sti_move_sparse_add(w, rec, c, value));
+        }
+        sti_mark_ids(w, e, 1, &c);
+        sti_settle_sets(w);
+        return STRATA_OK;
+    }
     if (STI_UNLIKELY(!sti_move_add_fast(w, rec, c, value))) {
         return component_added(w, e, 1, &c, sti_move_add_slow(w, rec, c, value));
     }
@@ -107,10 +115,14 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
 __attribute__((noinline)) static strata_result_t component_remove(strata_world_t *w, sti_record_t *rec,
                                                                   strata_entity_t e, uint32_t c) {
     if (sti_deferred(w)) {
-        if (!strata_mask_test(&w->tables[rec->table]->mask, c)) {
+        if (!sti_has(w, w->tables[rec->table], rec->row, c)) {
             return STRATA_ERR_MISSING;
         }
         return component_defer_one(w, STI_CMD_REMOVE, e, c, NULL);
+    }
+    if (sti_is_sparse(w, c)) {
+        strata_result_t r = sti_move_sparse_remove_fast(w, rec, c);
+        return r != STI_OK_HOOKED ? r : component_removed(w, sti_move_sparse_remove(w, rec, c));
     }
     if (STI_UNLIKELY(!sti_move_remove_fast(w, rec, c))) {
         return component_removed(w, sti_move_remove_slow(w, rec, c));
@@ -126,7 +138,7 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) 
     }
     if (sti_deferred(w)) {
         /* A run holds only components present when recorded (MISSING is checked now). */
-        bool present = strata_mask_test(&w->tables[rec->table]->mask, c);
+        bool present = sti_has(w, w->tables[rec->table], rec->row, c);
         return present && sti_command_run_join(w, STI_CMD_REMOVE_RUN, e, c, NULL) ? STRATA_OK
                                                                                   : component_remove(w, rec, e, c);
     }
@@ -145,10 +157,10 @@ strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_
         return STRATA_ERR_STALE;
     }
     if (sti_deferred(w)) {
-        const strata_mask_t *mask = &w->tables[rec->table]->mask;
+        const sti_table_t *t = w->tables[rec->table];
         bool any = false;
         for (uint32_t i = 0; i < k && !any; i++) {
-            any = strata_mask_test(mask, ids[i]);
+            any = sti_has(w, t, rec->row, ids[i]);
         }
         if (!any) {
             return STRATA_ERR_MISSING;
@@ -166,7 +178,7 @@ bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
     const sti_record_t *rec = sti_record_lookup(w, e);
-    return rec != NULL && strata_mask_test(&w->tables[rec->table]->mask, c);
+    return rec != NULL && sti_has(w, w->tables[rec->table], rec->row, c);
 }
 
 /* Mark e's c written: now, or in a batch's view recorded for its end (pool.c). */
@@ -181,7 +193,7 @@ static inline void component_mark(strata_world_t *w, strata_entity_t e, uint32_t
 /* The address of e's value of c, or NULL (stale, absent or a tag). */
 static void *component_address(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     const sti_record_t *rec = sti_record_lookup(w, e);
-    return rec != NULL ? sti_table_cell(w, w->tables[rec->table], c, rec->row) : NULL;
+    return rec != NULL ? sti_cell(w, w->tables[rec->table], c, rec->row) : NULL;
 }
 
 /* e's value of c, or NULL (stale, absent, tag). */
@@ -222,10 +234,10 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
         return STRATA_ERR_STALE;
     }
     const sti_table_t *t = w->tables[rec->table];
-    if (!strata_mask_test(&t->mask, c)) {
+    if (!sti_has(w, t, rec->row, c)) {
         return STRATA_ERR_MISSING;
     }
-    void *at = sti_table_cell(w, t, c, rec->row);
+    void *at = sti_cell(w, t, c, rec->row);
     if (at != NULL && at != value) { /* set(e, c, get(e, c)) is a no-op, not an overlapping copy */
         sti_copy(at, value, w->components[c].size);
     }

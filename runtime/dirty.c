@@ -234,6 +234,27 @@ void sti_dirty_mark_rows(strata_world_t *w, uint32_t q, const sti_table_t *t, ui
     dirty_add_rows(w, w->query_marks[q], t, row, n);
 }
 
+void sti_dirty_mark_word(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint64_t bits) {
+    while (bits != 0) { /* a run of rows at a time */
+        uint32_t first = (uint32_t)__builtin_ctzll(bits);
+        uint64_t gap = ~(bits >> first);
+        uint32_t n = gap == 0 ? 64 : (uint32_t)__builtin_ctzll(gap);
+        dirty_add_rows(w, w->query_marks[q], t, row + first, n);
+        bits = first + n >= 64 ? 0 : bits & ~(((uint64_t)1 << (first + n)) - 1);
+    }
+}
+
+void sti_dirty_mark_matching(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint32_t n) {
+    const sti_sparse_terms_t *terms = sti_sparse_terms(w, q);
+    if (terms == NULL) {
+        sti_dirty_mark_rows(w, q, t, row, n);
+        return;
+    }
+    for (uint32_t i = 0, words = sti_sparse_may_match(t, terms) ? (n + 63) / 64 : 0; i < words; i++) {
+        sti_dirty_mark_word(w, q, t, row + i * 64, sti_sparse_word(w, t, terms, row, i, n));
+    }
+}
+
 /* Every row of t in each set whose query t matches, and in the on_set sets of its components. */
 void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
     uint64_t slots = t->tracked_by;
@@ -261,7 +282,7 @@ void sti_dirty_move_row(strata_world_t *w, sti_table_t *src, uint32_t row, uint3
     uint64_t arrived = 0;
     for (uint64_t listed = src->listed; listed != 0; listed &= listed - 1) {
         uint32_t k = (uint32_t)__builtin_ctzll(listed);
-        arrived |= sti_dirty_move_bit(src->marks + k * (size_t)src->mark_words, row, last) << k;
+        arrived |= sti_bits_move(src->marks + k * (size_t)src->mark_words, row, last) << k;
     }
     if (arrived == 0 || dst == NULL) {
         return;
@@ -340,6 +361,7 @@ static inline uint16_t dirty_after(const sti_dirty_t *d, const sti_table_t *t, u
  * when the visit is done. */
 STI_HOT bool dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
     uint32_t at = d->at, word = d->word;
+    const sti_sparse_terms_t *terms = sti_sparse_terms(w, it->query);
     while (at != STI_DIRTY_END) {
         sti_table_t *t = w->tables[at];
         uint64_t *bits = dirty_plane(w, t, k, 0);
@@ -350,6 +372,9 @@ STI_HOT bool dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d,
         }
         for (; word < words; word++) {
             uint64_t x = bits[word];
+            if (x != 0 && terms != NULL) { /* rows that fail the sparse terms leave the set, as unmatched tables do */
+                x = bits[word] = x & sti_sparse_word(w, t, terms, 0, word, t->count);
+            }
             if (x == 0) {
                 continue;
             }
@@ -363,6 +388,10 @@ STI_HOT bool dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d,
                 bits[word] = x & (x - 1);
                 it->word_at = it->word_stop = NULL;
                 sti_dirty_mark_rows(w, it->query, t, word * 64 + (uint32_t)__builtin_ctzll(x), 1);
+            } else if (terms != NULL) { /* a word at a time: the runtime tests each */
+                it->row_bits = x;
+                bits[word++] = 0;
+                it->word_at = it->word_stop = NULL;
             } else {
                 it->row_bits = x;
                 bits[word++] = 0;

@@ -103,6 +103,9 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
     if (src->listed != 0) {
         sti_dirty_move_all(w, src, n, dst, to);
     }
+    if (src->sparse_any != 0) {
+        sti_sparse_move_all(w, src, n, dst, to);
+    }
     for (uint32_t i = 0; i < n; i++) {
         sti_record_t *rec = &w->records[(uint32_t)src->entities[i]];
         rec->table = (uint16_t)dst->id;
@@ -127,6 +130,9 @@ uint32_t sti_move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src
     uint32_t last = src->count - 1;
     if (src->listed != 0) {
         sti_dirty_carry(w, src, row, last, dst, to);
+    }
+    if (src->sparse_any != 0) {
+        sti_sparse_carry(w, src, row, last, dst, to);
     }
     if (row != last) {
         for (uint32_t i = 0; i < src->column_count; i++) {
@@ -253,7 +259,47 @@ static strata_result_t move_edge(strata_world_t *w, sti_table_t *src, uint32_t c
     return sti_table_room(w, edge->table);
 }
 
+strata_result_t sti_move_sparse_add(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    uint32_t k = w->sparse_plane[c], index = (uint32_t)(rec - w->records);
+    if (!sti_sparse_room(w, k, index)) {
+        strata_result_t r = sti_sparse_reserve(w, k, index + 1, 1);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    sti_table_t *t = w->tables[rec->table];
+    uint32_t row = rec->row;
+    strata_entity_t e = t->entities[row];
+    if ((w->sparse_observed >> k & 1u) == 0 || sti_sparse_test(w, t, row, k)) {
+        sti_sparse_put(w, k, t, row, e, value); /* an overwrite runs no hook, as in a table */
+        return STRATA_OK;
+    }
+    uint64_t before = sti_observe_matched(w, t, row);
+    sti_sparse_put(w, k, t, row, e, value);
+    sti_observe_sparse(w, t, row, c, before, true);
+    return STI_OK_HOOKED;
+}
+
+strata_result_t sti_move_sparse_remove(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    uint32_t k = w->sparse_plane[c], index = (uint32_t)(rec - w->records);
+    sti_table_t *t = w->tables[rec->table];
+    if (!sti_sparse_test(w, t, rec->row, k)) {
+        return STRATA_ERR_MISSING;
+    }
+    bool observed = (w->sparse_observed >> k & 1u) != 0;
+    if (observed) {
+        uint64_t after = sti_observe_matched_held(w, t, sti_sparse_held(w, t, rec->row) & ~((uint64_t)1 << k));
+        sti_observe_sparse(w, t, rec->row, c, after, false);
+        rec = &w->records[index]; /* a hook may create entities, which can move the records */
+    }
+    sti_sparse_take(w, k, t, rec->row, t->entities[rec->row]);
+    return observed ? STI_OK_HOOKED : STRATA_OK;
+}
+
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    if (sti_is_sparse(w, c)) {
+        return sti_move_sparse_add(w, rec, c, value);
+    }
     sti_table_t *src = w->tables[rec->table];
     uint32_t kept_id;
     const void *kept_value;
@@ -285,6 +331,9 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
 }
 
 STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    if (sti_is_sparse(w, c)) {
+        return sti_move_sparse_remove(w, rec, c);
+    }
     sti_table_t *src = w->tables[rec->table];
     if (!strata_mask_test(&src->mask, c)) {
         return STRATA_ERR_MISSING;
@@ -339,20 +388,61 @@ static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32
     return r == STRATA_OK ? move_to(w, rec, src, dst, add ? k : 0, ids, values) : r;
 }
 
+/* Several components added or removed where some are sparse: the table
+ * ones with one move (move_by_mask), then the sparse ones in id order; an
+ * add makes the sparse sets' room first, so it changes all or nothing. */
+static strata_result_t move_mixed(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
+                                  const void *const *values, bool add) {
+    uint32_t table_ids[STRATA_MAX_COMPONENTS], sparse_ids[STRATA_MAX_COMPONENTS], kt = 0, ks = 0;
+    const void *table_values[STRATA_MAX_COMPONENTS], *sparse_values[STRATA_MAX_COMPONENTS];
+    for (uint32_t i = 0; i < k; i++) {
+        bool sparse = sti_is_sparse(w, ids[i]);
+        (sparse ? sparse_ids : table_ids)[sparse ? ks : kt] = ids[i];
+        (sparse ? sparse_values : table_values)[sparse ? ks++ : kt++] = values != NULL ? values[i] : NULL;
+    }
+    if (ks == 0) {
+        return move_by_mask(w, rec, k, ids, values, add);
+    }
+    uint32_t index = (uint32_t)(rec - w->records);
+    for (uint32_t i = 0; add && i < ks; i++) {
+        strata_result_t r = sti_sparse_reserve(w, w->sparse_plane[sparse_ids[i]], index + 1, 1);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    strata_result_t r = STRATA_ERR_MISSING;
+    if (kt > 0) {
+        r = kt == 1 ? (add ? sti_move_add(w, rec, 1, table_ids, table_values) : sti_move_remove(w, rec, 1, table_ids))
+                    : move_by_mask(w, rec, kt, table_ids, table_values, add);
+    }
+    if (r != STRATA_OK && r != STI_OK_HOOKED && (add || r != STRATA_ERR_MISSING)) {
+        return r;
+    }
+    bool hooked = r == STI_OK_HOOKED, any = r != STRATA_ERR_MISSING;
+    for (uint32_t i = 0; i < ks; i++) {
+        rec = &w->records[index]; /* a hook may create entities, which can move the records */
+        strata_result_t one = add ? sti_move_sparse_add(w, rec, sparse_ids[i], sparse_values[i])
+                                  : sti_move_sparse_remove(w, rec, sparse_ids[i]);
+        hooked = hooked || one == STI_OK_HOOKED;
+        any = any || one != STRATA_ERR_MISSING;
+    }
+    return !any ? STRATA_ERR_MISSING : hooked ? STI_OK_HOOKED : STRATA_OK;
+}
+
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                              const void *const *values) {
     if (k == 1) {
         const void *value = values != NULL ? values[0] : NULL;
         return sti_move_add_fast(w, rec, ids[0], value) ? STRATA_OK : sti_move_add_slow(w, rec, ids[0], value);
     }
-    return move_by_mask(w, rec, k, ids, values, true);
+    return w->sparse_count != 0 ? move_mixed(w, rec, k, ids, values, true) : move_by_mask(w, rec, k, ids, values, true);
 }
 
 strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids) {
     if (k == 1) {
         return sti_move_remove_fast(w, rec, ids[0]) ? STRATA_OK : sti_move_remove_slow(w, rec, ids[0]);
     }
-    return move_by_mask(w, rec, k, ids, NULL, false);
+    return w->sparse_count != 0 ? move_mixed(w, rec, k, ids, NULL, false) : move_by_mask(w, rec, k, ids, NULL, false);
 }
 
 /* The on_remove hooks of the entity at `row` of t as it goes: with no
@@ -360,7 +450,7 @@ strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k
  * directly in id order (as sti_observe_leave would, in a scope); else
  * sti_observe_leave. */
 static void move_leave(strata_world_t *w, const sti_table_t *t, uint32_t row) {
-    if (t->monitors != 0) {
+    if (t->monitors != 0 || (t->sparse_any & w->sparse_hooked) != 0) {
         sti_observe_leave(w, t, row, NULL);
         return;
     }
@@ -378,7 +468,7 @@ static void move_leave(strata_world_t *w, const sti_table_t *t, uint32_t row) {
 }
 
 /* Hooks first (they cannot move it: their structural changes are deferred),
- * then the row, then the index. */
+ * then its sparse values, then the row, then the index. */
 void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
     if (w->hooks.destroyed != NULL) {
         /* Its relations' policies; what they change waits for the caller's settle. */
@@ -388,11 +478,14 @@ void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
         sti_scope_close(w);
         rec = &w->records[index];
     }
-    if (w->tables[rec->table]->hooked) {
+    if (sti_observe_row_hooked(w, w->tables[rec->table], rec->row)) {
         /* A hook that creates an entity can move the records array. */
         uint32_t index = (uint32_t)(rec - w->records);
         move_leave(w, w->tables[rec->table], rec->row);
         rec = &w->records[index];
+    }
+    if (STI_UNLIKELY(w->tables[rec->table]->sparse_any != 0)) {
+        sti_sparse_leave(w, w->tables[rec->table], rec->row);
     }
     sti_row_remove(w, w->tables[rec->table], rec->row);
     sti_index_release(w, rec);

@@ -13,6 +13,7 @@
 #define STI_OBSERVE_H
 
 #include "dirty.h"
+#include "sparse.h"
 
 /* Set up hooks, monitors and aspect columns from the schema (at creation,
  * before any table); NOMEM: the caller destroys the world. */
@@ -27,6 +28,24 @@ void sti_observe_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, co
  * aspects at their defaults, on_add of the hooked components it gains, then
  * of the monitors it starts matching. */
 void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_table_t *t, uint32_t row);
+/* The monitors (bit k: monitor k) the entity at `row` of t matches: those
+ * t matches whose sparse terms the row meets. */
+uint64_t sti_observe_matched(const strata_world_t *w, const sti_table_t *t, uint32_t row);
+/* The monitors it would match holding the sparse planes `held`. */
+uint64_t sti_observe_matched_held(const strata_world_t *w, const sti_table_t *t, uint64_t held);
+/* The entity at `row` of t has just gained sparse component c (`add`; it
+ * matched the monitors `other` before): new aspects at their defaults,
+ * c's on_add, then the on_add of the monitors it starts matching. Or it is
+ * about to lose c (it will match `other`): on_remove of the monitors it
+ * stops matching, then c's on_remove (its value still there). */
+void sti_observe_sparse(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t c, uint64_t other, bool add);
+/* True if the entity at `row` of t runs hooks when it comes or goes with
+ * all it holds (created, loaded, destroyed): t is hooked, or the row holds
+ * a sparse component with hooks. */
+STI_HOT bool sti_observe_row_hooked(const strata_world_t *w, const sti_table_t *t, uint32_t row) {
+    return t->hooked ||
+           ((t->sparse_any & w->sparse_hooked) != 0 && (sti_sparse_held(w, t, row) & w->sparse_hooked) != 0);
+}
 /* New rows [row, row + n) of t are in place: sti_observe_enter for each. */
 void sti_observe_created(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t n);
 /* Every entity of w has just arrived (a load; aspects at their defaults):

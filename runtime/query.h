@@ -5,7 +5,7 @@
 #ifndef STI_QUERY_H
 #define STI_QUERY_H
 
-#include "table.h"
+#include "sparse.h"
 
 /* The tables one query matches, in creation order; entries[i] is how an
  * iterator reaches tables[i] (the addresses of its count, handles and

@@ -17,6 +17,7 @@
 #include "event.c"
 #include "entity_index.c"
 #include "table.c"
+#include "sparse.c"
 #include "query.c"
 #include "archetype.c"
 #include "dirty.c"

@@ -19,11 +19,11 @@ extern "C" {
 #endif
 
 #define STRATA_VERSION_MAJOR 0
-#define STRATA_VERSION_MINOR 3
+#define STRATA_VERSION_MINOR 4
 #define STRATA_VERSION_PATCH 0
 /* One integer to compare in generated headers: major*10000 + minor*100 + patch. */
-#define STRATA_VERSION 300
-#define STRATA_VERSION_STRING "0.3.0"
+#define STRATA_VERSION 400
+#define STRATA_VERSION_STRING "0.4.0"
 
 /* Limits, enforced by the generator and checked by the runtime. */
 #define STRATA_MAX_COMPONENTS 256       /* component types plus aspects per world */
@@ -33,6 +33,7 @@ extern "C" {
 #define STRATA_MAX_MONITORS 64          /* queries with an aspect or hooks, per world */
 #define STRATA_MAX_CHANGED 15           /* queries with `changed` terms plus components with on_set, per world */
 #define STRATA_MAX_RELATIONS 64         /* relations per world */
+#define STRATA_MAX_SPARSE 64            /* components stored sparse (storage: sparse), per world */
 
 /* Caller bugs (NULL world, out-of-range component index, a load inside a
  * system) trip STRATA_ASSERT. Which asserts a library has is fixed when it
@@ -114,6 +115,12 @@ typedef struct strata_world_t strata_world_t;
  * Structural changes it makes are deferred. */
 typedef void (*strata_component_hook_t)(strata_world_t *w, strata_entity_t e, void *value);
 
+/* Where a component's values live (strata_component_desc_t.storage). */
+typedef enum strata_storage_t {
+    STRATA_STORAGE_TABLE = 0,  /* a column of each archetype table that has it: adding or removing it moves the row */
+    STRATA_STORAGE_SPARSE = 1, /* a sparse set beside the tables: adding or removing it moves no row */
+} strata_storage_t;
+
 /* One component type, as the generator describes it (static data). */
 typedef struct strata_component_desc_t {
     const char *name;                  /* the schema's name, e.g. "Position" */
@@ -123,6 +130,7 @@ typedef struct strata_component_desc_t {
     strata_component_hook_t on_add;    /* NULL: none */
     strata_component_hook_t on_remove; /* NULL: none */
     strata_component_hook_t on_set;    /* NULL: none; not for a tag */
+    uint8_t storage;                   /* strata_storage_t; not sparse for a relation's component */
 } strata_component_desc_t;
 
 /* A query hook: called when an entity starts to match the query (after its
@@ -131,8 +139,11 @@ typedef struct strata_component_desc_t {
  * without one. Structural changes it makes are deferred. */
 typedef void (*strata_query_hook_t)(strata_world_t *w, strata_entity_t e, void *aspect);
 
-/* One query or system query (static data). A table matches when it has
- * every component of `all` and none of `none`. `all` must not be empty. */
+/* One query or system query (static data). An entity matches when it has
+ * every component of `all` and none of `none`; `all` must not be empty. Its
+ * table decides for the table components (the query's tables are those
+ * with all of them and none excluded); the entity's sparse sets decide for
+ * the sparse ones (a visit tests each row of those tables, see strata_iter). */
 typedef struct strata_query_desc_t {
     const char *name;
     strata_mask_t all;     /* read, write and with terms */
@@ -480,18 +491,20 @@ typedef struct strata_iter_table_t {
 } strata_iter_table_t;
 
 /* An iterator over the rows matching one query, a batch at a time: a whole
- * non-empty table, or (for a query with `changed` terms) one changed row.
- * Fields are read by generated code; treat them as read-only. Generated
- * `next` functions walk [at, stop) themselves, a table a visit, and call
- * strata_iter_next when the range is used up; a query whose visits mark
- * `changed` sets, or that visits one, starts with an empty range, so every
- * visit goes through strata_iter_next. A `changed` iterator likewise walks
- * the set's bitmap of one table the runtime handed it: it yields the rows
- * of row_bits (bit i: row row_base + i of row_entities and `columns`), then
- * takes the next word of [word_at, word_stop) with a bit (clearing it in
- * the bitmap `words`), then asks for more. Rows still in row_bits count as in
- * the set (the runtime reads them while the visit is open, so an open
- * iterator is not copied). */
+ * non-empty table, or (for a query with `changed` terms) one changed row,
+ * or (with sparse terms) a run of rows that meet them. Fields are read by
+ * generated code; treat them as read-only. Generated `next` functions walk
+ * [at, stop) themselves, a table a visit, and call strata_iter_next when
+ * the range is used up; a query whose visits mark `changed` sets, or that
+ * visits one, or that has sparse terms, starts with an empty range, so
+ * every visit goes through strata_iter_next. A `changed` iterator likewise
+ * walks the set's bitmap of one table the runtime handed it: it yields the
+ * rows of row_bits (bit i: row row_base + i of row_entities and `columns`),
+ * then takes the next word of [word_at, word_stop) with a bit (clearing it
+ * in the bitmap `words`), then asks for more. Rows still in row_bits count
+ * as in the set (the runtime reads them while the visit is open, so an
+ * open iterator is not copied). A visit with sparse terms is handed one
+ * word of rows at a time in row_bits (word_at and word_stop empty). */
 typedef struct strata_iter_t {
     strata_world_t *world;
     const strata_iter_table_t *at;       /* the next table of the range */
@@ -514,6 +527,7 @@ typedef struct strata_iter_t {
     uint64_t *words;     /* the table's bitmap of the set (row_base: 64 x a word's place) */
     uint64_t *word_stop; /* the end of its words */
     uint32_t row_base;   /* row_bits' bit 0 is this row */
+    uint32_t word;       /* a visit with sparse terms: the next word of its table the runtime tests */
 } strata_iter_t;
 
 /* The next row of a `changed` visit's table into *row: from the word the
@@ -538,10 +552,34 @@ static inline bool strata_iter_changed_row(strata_iter_t *it, uint32_t *row) {
     return true;
 }
 
+/* The next run of rows of a visit with sparse terms into *row and *count:
+ * the lowest row of row_bits (the rows of one 64-row word of its table that
+ * meet the terms, which the runtime handed over) and those right after it,
+ * up to the word's end. False when the word is used up (strata_iter_next
+ * then tests the next words). A `next` whose terms read no sparse value
+ * yields runs with it; one that reads one yields a row at a time with
+ * strata_iter_changed_row, as a `changed` visit does. */
+static inline bool strata_iter_sparse_run(strata_iter_t *it, uint32_t *row, uint32_t *count) {
+    uint64_t bits = it->row_bits;
+    if (bits == 0) {
+        return false;
+    }
+    uint32_t first = (uint32_t)__builtin_ctzll(bits);
+    uint64_t gap = ~(bits >> first); /* its lowest bit: where the run ends */
+    uint32_t n = gap == 0 ? 64 : (uint32_t)__builtin_ctzll(gap);
+    *row = it->row_base + first;
+    *count = n;
+    it->row_bits = first + n >= 64 ? 0 : bits & ~(((uint64_t)1 << (first + n)) - 1);
+    return true;
+}
+
 /* Start iterating query `q`; opens a deferral scope. A query with `changed`
  * terms visits each entity written since its set was last emptied, once,
  * and empties the set as it goes (writes made during the iteration to rows
- * already visited count for the next one). */
+ * already visited count for the next one). A query with sparse terms
+ * visits the rows of its tables that meet them, one row a batch through
+ * strata_iter_next (generated `next` functions take the rest of each word
+ * themselves: see strata_iter_sparse_run). */
 strata_iter_t strata_iter(strata_world_t *w, uint32_t q);
 
 /* Advance to the next batch. Returns false at the end, after closing the
