@@ -485,6 +485,7 @@ def main(argv):
     # the differential test of split systems at 1, 2, 3, 4 and 8 threads.
     thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
     tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
+    tsp_h, tsp_c = b.generate("tests/threads/threads_sparse.yaml", "build/gen")
     for v in THREAD_TEST_VARIANTS:
         h, c = test_worlds["fuzz_par"]
         b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h])
@@ -493,6 +494,8 @@ def main(argv):
         # Events and tracked writes from split systems and shared batches.
         b.test_program(v, "test_thread_events", ["tests/threads/test_thread_events.c", tev_c], headers=[tev_h],
                        libs=JSON_LIBS, archives=[b.json_libs[v]])
+        # Sparse components added, removed, filtered and written from split systems.
+        b.test_program(v, "test_threads_sparse", ["tests/threads/test_threads_sparse.c", tsp_c], headers=[tsp_h])
         worlds = [generated["rectangle_eater"], generated["swarm"]]
         b.test_program(v, "test_threads_examples",
                        ["tests/threads/test_threads_examples.c", "examples/swarm/systems.c"] + GAME

@@ -24,6 +24,7 @@ static const struct {
     {"changed", bench_changed},         {"events", bench_events},
     {"two_systems", bench_two_systems}, {"seven_systems", bench_seven_systems},
     {"relations", bench_relations},     {"threads", bench_threads},
+    {"sparse", bench_sparse},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
@@ -31,7 +32,7 @@ static const struct {
  * enough that the whole bench stays well under its five minutes. */
 #define RUN_NS 20e6
 
-#define MAX_ROWS 64
+#define MAX_ROWS 96
 
 /* One row of the table, with every sample kept for the JSON. */
 typedef struct bench_row {
@@ -57,6 +58,12 @@ double bench_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+double bench_lap(double *slot, double t0, uint32_t n) {
+    double t1 = bench_now();
+    *slot = (t1 - t0) / n;
+    return t1;
 }
 
 int bench_runs(void) {

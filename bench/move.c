@@ -293,38 +293,22 @@ static void pool_create_many(void *w, uint32_t n, uint64_t *ids) {
 
 static void pool_add_tag(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_add(&b->marked, ids[i], 0);
-        }
-    }
+    plain_set_add_each(&b->ids, &b->marked, n, ids);
 }
 
 static void pool_remove_tag(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_remove(&b->marked, ids[i]);
-        }
-    }
+    plain_set_remove_each(&b->ids, &b->marked, n, ids);
 }
 
 static void pool_add_small(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_add(&b->small, ids[i], (int32_t)i);
-        }
-    }
+    plain_set_add_each(&b->ids, &b->small, n, ids);
 }
 
 static void pool_remove_small(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_remove(&b->small, ids[i]);
-        }
-    }
+    plain_set_remove_each(&b->ids, &b->small, n, ids);
 }
 
 static void pool_destroy(void *w, uint32_t n, const uint64_t *ids) {
@@ -356,13 +340,6 @@ typedef struct samples {
         add_c[BENCH_MAX_RUNS], rm_c[BENCH_MAX_RUNS], destroy[BENCH_MAX_RUNS], scratch[BENCH_MAX_RUNS];
 } samples;
 
-/* ns per entity since t0 into *slot; returns now. */
-static double lap(double *slot, double t0, uint32_t n) {
-    double t1 = bench_now();
-    *slot = (t1 - t0) / n;
-    return t1;
-}
-
 /* One run of every step over one subject, each timed into run r of out.
  * The add/remove steps run twice: the first time the target tables grow
  * (and fault their pages in), the second is the steady state of a game
@@ -371,39 +348,39 @@ static void script(const subject *s, uint32_t n, bool all, uint64_t *ids, sample
     void *w = s->make(n);
     double t = bench_now();
     s->create(w, n, ids);
-    t = lap(&out->create[r], t, n);
+    t = bench_lap(&out->create[r], t, n);
     if (all) {
         s->add_tag(w, n, ids);
-        t = lap(&out->add_tag_cold[r], t, n);
+        t = bench_lap(&out->add_tag_cold[r], t, n);
         s->remove_tag(w, n, ids);
-        t = lap(&out->scratch[r], t, n);
+        t = bench_lap(&out->scratch[r], t, n);
         s->add_small(w, n, ids);
-        t = lap(&out->add_c_cold[r], t, n);
+        t = bench_lap(&out->add_c_cold[r], t, n);
         s->remove_small(w, n, ids);
-        t = lap(&out->scratch[r], t, n);
+        t = bench_lap(&out->scratch[r], t, n);
         s->add_tag(w, n, ids);
-        t = lap(&out->add_tag[r], t, n);
+        t = bench_lap(&out->add_tag[r], t, n);
         s->remove_tag(w, n, ids);
-        t = lap(&out->rm_tag[r], t, n);
+        t = bench_lap(&out->rm_tag[r], t, n);
         s->add_small(w, n, ids);
-        t = lap(&out->add_c[r], t, n);
+        t = bench_lap(&out->add_c[r], t, n);
         s->remove_small(w, n, ids);
-        t = lap(&out->rm_c[r], t, n);
+        t = bench_lap(&out->rm_c[r], t, n);
     }
     s->destroy(w, n, ids);
-    t = lap(&out->destroy[r], t, n);
+    t = bench_lap(&out->destroy[r], t, n);
     s->create(w, n, ids);
-    lap(&out->create_reused[r], t, n);
+    bench_lap(&out->create_reused[r], t, n);
     s->destroy(w, n, ids);
     t = bench_now();
     s->create_many(w, n, ids);
-    lap(&out->bulk_reused[r], t, n);
+    bench_lap(&out->bulk_reused[r], t, n);
     s->free(w);
 
     w = s->make(n);
     t = bench_now();
     s->create_many(w, n, ids);
-    lap(&out->bulk_new[r], t, n);
+    bench_lap(&out->bulk_new[r], t, n);
     s->free(w);
 }
 

@@ -27,6 +27,8 @@ here, in the order the checker applies them:
               else decides (else a warning, unless `receive_late`)
   renames     `renamed_from` on a component, resource or field names its
               former name (for loading old saves): unique, not a current name
+  storage     a component's `storage` is `table` or `sparse` (at most 64
+              sparse); not on a relation; no `cascade` over a sparse term
   relations   `exclusive`, `data` (exclusive only; no field `target`),
               `on_target_destroy` (`clear` exclusive only); each becomes a
               component of its name after the declared ones; queries may not
@@ -51,13 +53,15 @@ from .model import (INTEGER_RANGES, SCALAR_SIZES, SCALARS, Assemblage, Component
                     Relation, Resource, Schema, StructType, System, Terms, TypeRef, Value)
 # The keys of every section, defined with their meaning (and shared with the JSON Schema) in spec.py.
 from .spec import (EVENT_KEYS, EXTENDS, HOOK_KEYS, LONG_FIELD_KEYS, POLICIES, QUERY_KEYS, RELATION_KEYS,
-                   RENAMED_FROM, REQUIRED_TERMS, RESOURCE_ACCESS_KEYS, SYSTEM_KEYS, TERM_KEYS, TOP_LEVEL_KEYS)
+                   RENAMED_FROM, REQUIRED_TERMS, RESOURCE_ACCESS_KEYS, STORAGE_KEY, STORAGES, SYSTEM_KEYS, TERM_KEYS,
+                   TOP_LEVEL_KEYS)
 
 # Limits of the runtime (runtime/include/strata.h) and of the generator.
 MAX_COMPONENTS = 256  # STRATA_MAX_COMPONENTS
 MAX_QUERIES = 1024  # STRATA_MAX_QUERIES: free queries plus systems
 MAX_MONITORS = 64  # STRATA_MAX_MONITORS: systems with an aspect, on_add or on_remove
 MAX_CHANGED = 15  # STRATA_MAX_CHANGED: queries and systems with `changed` terms
+MAX_SPARSE = 64  # STRATA_MAX_SPARSE: components with `storage: sparse`
 MAX_NAME_LENGTH = 63
 MAX_ARRAY_LENGTH = 65535  # keeps defaults (one Python value per element) and structs sane
 MAX_FIELDS = 256  # fields of one struct type, component, resource or aspect
@@ -183,6 +187,7 @@ class _Checker:
         self.struct_layouts: Dict[str, Tuple[int, int]] = {}  # their C (size, alignment)
         self.component_names: List[str] = []
         self.tag_names: Set[str] = set()
+        self.sparse_names: Set[str] = set()  # components with `storage: sparse`
         self.on_set_components: List[Tuple[str, Loc]] = []  # (name, where `on_set: true` is)
         self.resource_names: List[str] = []
         self.event_names: List[str] = []
@@ -757,7 +762,14 @@ class _Checker:
             entries = self.field_entries(value, owner)
             hooks = {k.text: self.flag((k, v), f"{owner}: '{k.text}'") for k, v in entries if k.text in HOOK_KEYS}
             on_set_key = next((k for k, _ in entries if k.text == "on_set"), None)
-            entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS)
+            storage_entry = next(((k, v) for k, v in entries if k.text == STORAGE_KEY), None)
+            storage = self.storage(storage_entry, owner) if storage_entry is not None else "table"
+            if storage == "sparse":
+                if len(self.sparse_names) == MAX_SPARSE:
+                    self.error(storage_entry[1].loc, f"{owner}: too many sparse components: at most {MAX_SPARSE}",
+                               "STRATA_MAX_SPARSE; keep the others in tables")
+                self.sparse_names.add(key.text)
+            entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS and k.text != STORAGE_KEY)
             if not entries:
                 self.tag_names.add(key.text)
             if on_set_key is not None and hooks["on_set"]:
@@ -770,8 +782,20 @@ class _Checker:
             self.check_body(owner, key.loc, specs, fields)
             components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
                                         on_remove=hooks.get("on_remove", False), on_set=hooks.get("on_set", False),
-                                        renamed_from=renamed_from))
+                                        renamed_from=renamed_from, storage=storage))
         return tuple(components)
+
+    def storage(self, entry: Entry, owner: str) -> str:
+        """A component's `storage` (reported and taken as `table` when it is not one)."""
+        node = entry[1]
+        if isinstance(node, Scalar) and node.text in STORAGES:
+            return node.text
+        text = node.text if isinstance(node, Scalar) else ""
+        hint = did_you_mean(text, STORAGES) if text else None
+        if hint is None and _TYPE.fullmatch(text.partition("=")[0].strip()):
+            hint = "'storage' is the component's own key, not a field: name the field otherwise"
+        self.error(node.loc, f"{owner}: 'storage' must be one of {', '.join(STORAGES)}", hint)
+        return "table"
 
     def relations(self, entries: Tuple[Entry, ...], first: int) -> Tuple[Tuple[Relation, ...], Tuple[Component, ...]]:
         """The relations, and the components holding their links (ids from
@@ -786,8 +810,11 @@ class _Checker:
             if index == MAX_COMPONENTS:
                 self.error(key.loc, f"too many components and relations: at most {MAX_COMPONENTS}",
                            "STRATA_MAX_COMPONENTS")
-            keys = self.known_keys(self.mapping_or_empty(value, owner, "e.g. { exclusive: true }"), RELATION_KEYS,
-                                   owner)
+            keys = self.known_keys(self.mapping_or_empty(value, owner, "e.g. { exclusive: true }"),
+                                   RELATION_KEYS + (STORAGE_KEY,), owner)
+            if STORAGE_KEY in keys:
+                self.error(keys[STORAGE_KEY][0].loc, f"{owner}: a relation's links are always stored in tables",
+                           "'storage' is for components: the index of links and cascades read the links there")
             exclusive = self.flag(keys["exclusive"], f"{owner}: 'exclusive'") if "exclusive" in keys else False
             policy = self.policy(keys["on_target_destroy"][1], owner) if "on_target_destroy" in keys else "remove"
             if policy == "clear" and not exclusive:
@@ -998,6 +1025,12 @@ class _Checker:
                 else:
                     changed.append(name)
         cascade = self.cascade(keys.get("cascade"), owner, changed)
+        sparse = [name for term in TERM_KEYS for name in lists[term] if name in self.sparse_names]
+        if cascade and sparse:
+            self.error(keys["cascade"][0].loc, f"{owner}: 'cascade' over sparse component '{sparse[0]}'",
+                       "a cascade visits whole runs of a table's rows; filter inside the system, or store it in "
+                       "tables")
+            cascade = ""
         return Terms(read=tuple(lists["read"]), write=tuple(lists["write"]), with_=tuple(lists["with"]),
                      without=tuple(lists["without"]), optional=tuple(lists["optional"]), changed=tuple(changed),
                      cascade=cascade)

@@ -66,6 +66,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Gravity",
@@ -73,6 +74,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Move",
@@ -80,6 +82,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Age",
@@ -87,6 +90,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Report",
@@ -94,6 +98,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

@@ -93,6 +93,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = { { UINT64_C(0x30), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Bodies",
@@ -100,6 +101,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x3e), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "UserInput",
@@ -107,6 +109,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Collide",
@@ -114,6 +117,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Decay",
@@ -121,6 +125,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = { { UINT64_C(0x20), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x6), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x10), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Referee",
@@ -128,6 +133,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Render",
@@ -135,6 +141,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = { { UINT64_C(0x20), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x18), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .aspect_size = sizeof(rect_render_aspect),
         .aspect_align = alignof(rect_render_aspect),
         .aspect_defaults = &rect_render_aspect_defaults_,

@@ -68,6 +68,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Bin",
@@ -75,6 +76,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Colour",
@@ -82,6 +84,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Steer",
@@ -89,6 +92,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Integrate",
@@ -96,6 +100,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Wrap",
@@ -103,6 +108,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Splat",
@@ -110,6 +116,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

@@ -140,6 +140,7 @@ struct strata_world_t {
     uint8_t sparse_plane[STRATA_MAX_COMPONENTS]; /* by component id: its plane, if sparse */
     uint64_t sparse_hooked;                      /* planes of components with on_add or on_remove */
     uint64_t sparse_observed;                    /* planes whose add or remove runs a hook or changes a monitor */
+    uint64_t sparse_plain;                       /* planes neither observed nor tracked by a changed or on_set set */
     uint64_t monitor_sparse;                     /* monitors (bit k: monitor k) whose query has sparse terms */
     sti_sparse_t *sparse_sets;                   /* by plane: the values of a component with fields */
     sti_sparse_terms_t *query_sparse;            /* by query id: the planes it requires and excludes */

@@ -60,7 +60,7 @@ __attribute__((noinline)) static strata_result_t component_add(strata_world_t *w
         return component_defer_one(w, STI_CMD_ADD, e, c, value);
     }
     if (sti_is_sparse(w, c)) {
-        if (!sti_move_sparse_add_fast(w, rec, c, value)) {
+        if (!sti_move_sparse_add_fast(w, rec, e, c, value)) {
             return component_added(w, e, 1, &c, sti_move_sparse_add(w, rec, c, value));
         }
         sti_mark_ids(w, e, 1, &c);
@@ -121,7 +121,7 @@ __attribute__((noinline)) static strata_result_t component_remove(strata_world_t
         return component_defer_one(w, STI_CMD_REMOVE, e, c, NULL);
     }
     if (sti_is_sparse(w, c)) {
-        strata_result_t r = sti_move_sparse_remove_fast(w, rec, c);
+        strata_result_t r = sti_move_sparse_remove_fast(w, rec, e, c);
         return r != STI_OK_HOOKED ? r : component_removed(w, sti_move_sparse_remove(w, rec, c));
     }
     if (STI_UNLIKELY(!sti_move_remove_fast(w, rec, c))) {
@@ -173,6 +173,58 @@ strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_
     return component_removed(w, sti_move_remove(w, rec, k, ids));
 }
 
+/* strata_sparse_add of a value (plane k's, unwatched): its bit and value
+ * when its set has room, else component_add. Out of line, so a tag's add
+ * stays a leaf. */
+__attribute__((noinline)) static strata_result_t component_sparse_value(strata_world_t *w, sti_record_t *rec,
+                                                                        strata_entity_t e, uint32_t c, uint32_t k,
+                                                                        const void *value) {
+    if (STI_UNLIKELY(!sti_sparse_room(w, k, (uint32_t)e))) {
+        return component_add(w, rec, e, c, value);
+    }
+    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, value);
+    return STRATA_OK;
+}
+
+/* A sparse component's add when nothing watches it: a tag's bit here, a
+ * value in component_sparse_value, no row moved; component_add does the rest. */
+strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c));
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0)) {
+        return component_add(w, rec, e, c, value);
+    }
+    if (w->sparse_sets[k].values.size != 0) {
+        return component_sparse_value(w, rec, e, c, k, value);
+    }
+    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, NULL);
+    return STRATA_OK;
+}
+
+/* A sparse component's remove when nothing watches it: its bit and value,
+ * no row moved; component_remove does the rest. */
+strata_result_t strata_sparse_remove(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c));
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_observed >> k & 1u) != 0)) {
+        return component_remove(w, rec, e, c);
+    }
+    sti_table_t *t = w->tables[rec->table];
+    if (!sti_sparse_test(w, t, rec->row, k)) {
+        return STRATA_ERR_MISSING;
+    }
+    sti_sparse_take(w, k, t, rec->row, e);
+    return STRATA_OK;
+}
+
 /* True if e is alive and has c (tags included). */
 bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
@@ -198,6 +250,13 @@ static void *component_address(const strata_world_t *w, strata_entity_t e, uint3
 
 /* e's value of c, or NULL (stale, absent, tag). */
 const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(c < w->component_count);
+    return component_address(w, e, c);
+}
+
+/* e's value of c for an iterator's term, unmarked, or NULL (stale, absent, tag). */
+void *strata_term_value(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
     return component_address(w, e, c);

@@ -269,13 +269,12 @@ strata_result_t sti_move_sparse_add(strata_world_t *w, sti_record_t *rec, uint32
     }
     sti_table_t *t = w->tables[rec->table];
     uint32_t row = rec->row;
-    strata_entity_t e = t->entities[row];
     if ((w->sparse_observed >> k & 1u) == 0 || sti_sparse_test(w, t, row, k)) {
-        sti_sparse_put(w, k, t, row, e, value); /* an overwrite runs no hook, as in a table */
+        sti_sparse_put(w, k, t, row, t->entities[row], value); /* an overwrite runs no hook, as in a table */
         return STRATA_OK;
     }
     uint64_t before = sti_observe_matched(w, t, row);
-    sti_sparse_put(w, k, t, row, e, value);
+    sti_sparse_put(w, k, t, row, t->entities[row], value);
     sti_observe_sparse(w, t, row, c, before, true);
     return STI_OK_HOOKED;
 }
@@ -478,14 +477,19 @@ void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
         sti_scope_close(w);
         rec = &w->records[index];
     }
-    if (sti_observe_row_hooked(w, w->tables[rec->table], rec->row)) {
-        /* A hook that creates an entity can move the records array. */
-        uint32_t index = (uint32_t)(rec - w->records);
-        move_leave(w, w->tables[rec->table], rec->row);
-        rec = &w->records[index];
-    }
-    if (STI_UNLIKELY(w->tables[rec->table]->sparse_any != 0)) {
-        sti_sparse_leave(w, w->tables[rec->table], rec->row);
+    const sti_table_t *t = w->tables[rec->table];
+    if (STI_UNLIKELY((t->hooked | (t->sparse_any != 0)) != 0)) {
+        if (sti_observe_row_hooked(w, t, rec->row)) {
+            /* A hook that creates an entity can move the records array. */
+            uint32_t index = (uint32_t)(rec - w->records);
+            move_leave(w, t, rec->row);
+            rec = &w->records[index];
+        }
+        sti_table_t *home = w->tables[rec->table];
+        if (home->sparse_any != 0) { /* its values go, and the last row's bits fill its place */
+            sti_sparse_leave(w, home, rec->row);
+            sti_sparse_carry(w, home, rec->row, home->count - 1, NULL, 0);
+        }
     }
     sti_row_remove(w, w->tables[rec->table], rec->row);
     sti_index_release(w, rec);

@@ -26,15 +26,13 @@ extern const unsigned char sti_zeros[STI_SMALL_SIZE];
 /* --- Rows ------------------------------------------------------------------ */
 
 /* Remove row `row` of t by moving the last row into it (and fixing the
- * moved entity's record). */
+ * moved entity's record). Its sparse bits are the caller's (a destroy's:
+ * sti_move_destroy). */
 STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
     t->moved++;
     uint32_t last = --t->count;
     if (STI_UNLIKELY(t->listed != 0)) {
         sti_dirty_move_row(w, t, row, last, NULL, 0); /* its changed-set bits go, the last row's fill in */
-    }
-    if (STI_UNLIKELY(t->sparse_any != 0)) {
-        sti_sparse_carry(w, t, row, last, NULL, 0); /* its sparse bits (cleared by the caller) and the last row's */
     }
     if (row == last) {
         return;
@@ -230,20 +228,21 @@ strata_result_t sti_move_sparse_remove(strata_world_t *w, sti_record_t *rec, uin
 /* sti_move_sparse_add on the hot path: no hook or monitor watches c, and
  * its set has room. True if done, false (nothing changed) for
  * sti_move_sparse_add to do it. */
-STI_HOT bool sti_move_sparse_add_fast(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+STI_HOT bool sti_move_sparse_add_fast(strata_world_t *w, sti_record_t *rec, strata_entity_t e, uint32_t c,
+                                      const void *value) {
     uint32_t k = w->sparse_plane[c];
-    if (STI_UNLIKELY((w->sparse_observed >> k & 1u) != 0 || !sti_sparse_room(w, k, (uint32_t)(rec - w->records)))) {
+    if (STI_UNLIKELY((w->sparse_observed >> k & 1u) != 0 || !sti_sparse_room(w, k, (uint32_t)e))) {
         return false;
     }
-    sti_table_t *t = w->tables[rec->table];
-    sti_sparse_put(w, k, t, rec->row, t->entities[rec->row], value);
+    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, value);
     return true;
 }
 
 /* sti_move_sparse_remove on the hot path: no hook or monitor watches c.
  * STRATA_OK or STRATA_ERR_MISSING; STI_OK_HOOKED (nothing done) to ask
  * for sti_move_sparse_remove. */
-STI_HOT strata_result_t sti_move_sparse_remove_fast(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+STI_HOT strata_result_t sti_move_sparse_remove_fast(strata_world_t *w, sti_record_t *rec, strata_entity_t e,
+                                                    uint32_t c) {
     uint32_t k = w->sparse_plane[c];
     if (STI_UNLIKELY((w->sparse_observed >> k & 1u) != 0)) {
         return STI_OK_HOOKED;
@@ -252,7 +251,7 @@ STI_HOT strata_result_t sti_move_sparse_remove_fast(strata_world_t *w, sti_recor
     if (!sti_sparse_test(w, t, rec->row, k)) {
         return STRATA_ERR_MISSING;
     }
-    sti_sparse_take(w, k, t, rec->row, t->entities[rec->row]);
+    sti_sparse_take(w, k, t, rec->row, e);
     return STRATA_OK;
 }
 

@@ -52,6 +52,7 @@ strata_result_t sti_sparse_init(strata_world_t *w) {
     for (uint32_t q = 0; q < s->query_count; q++) {
         w->query_sparse[q].all = sparse_planes_of(w, &s->queries[q].all);
         w->query_sparse[q].none = sparse_planes_of(w, &s->queries[q].none);
+        w->query_sparse[q].optional = sparse_planes_of(w, &s->queries[q].optional);
     }
     /* A monitor starts or stops matching when a plane it names changes. */
     w->sparse_observed = w->sparse_hooked;
@@ -59,6 +60,13 @@ strata_result_t sti_sparse_init(strata_world_t *w) {
         const sti_sparse_terms_t *terms = &w->query_sparse[w->monitor_query[k]];
         w->sparse_observed |= terms->all | terms->none;
         w->monitor_sparse |= (uint64_t)((terms->all | terms->none) != 0) << k;
+    }
+    /* What an add or remove has to do beyond its bit and value: nothing for these. */
+    w->sparse_plain = ~w->sparse_observed;
+    for (uint32_t c = 0; c < s->component_count; c++) {
+        if (sti_is_sparse(w, c) && w->dirty_count > 0 && w->trackers[c] != 0) {
+            w->sparse_plain &= ~((uint64_t)1 << w->sparse_plane[c]);
+        }
     }
     return STRATA_OK;
 }
@@ -148,19 +156,6 @@ strata_result_t sti_sparse_reserve(strata_world_t *w, uint32_t k, uint32_t indic
         s->capacity = (uint32_t)cap;
     }
     return r;
-}
-
-void *sti_sparse_put_value(strata_world_t *w, sti_sparse_t *s, strata_entity_t e, const void *value) {
-    uint32_t index = (uint32_t)e;
-    uint32_t slot = s->slot[index];
-    if (slot == STI_NO_SLOT) {
-        slot = s->count++;
-        s->slot[index] = slot;
-        s->owner[slot] = e;
-    }
-    unsigned char *at = s->values.data + (size_t)slot * s->values.size;
-    sti_value_write(w, at, s->values.id, value);
-    return at;
 }
 
 void sti_sparse_take_value(sti_sparse_t *s, strata_entity_t e) {

@@ -35,8 +35,9 @@ struct sti_sparse_t {
 
 /* The sparse terms of one query, as planes. */
 struct sti_sparse_terms_t {
-    uint64_t all;  /* planes a matching entity holds (read, write, with) */
-    uint64_t none; /* planes it must not hold (without) */
+    uint64_t all;      /* planes a matching entity holds (read, write, with) */
+    uint64_t none;     /* planes it must not hold (without) */
+    uint64_t optional; /* planes it may hold (optional): none of the test, but a visit goes row by row */
 };
 
 /* Set up the planes and the sets from the schema's storage flags, and each
@@ -105,7 +106,22 @@ STI_HOT void *sti_cell(const strata_world_t *w, const sti_table_t *t, uint32_t c
 
 /* e's value in set s (room made): a new slot unless it has one, then
  * `value` (NULL: the defaults) written there; returns its address. */
-void *sti_sparse_put_value(strata_world_t *w, sti_sparse_t *s, strata_entity_t e, const void *value);
+STI_HOT void *sti_sparse_put_value(const strata_world_t *w, sti_sparse_t *s, strata_entity_t e, const void *value) {
+    uint32_t index = (uint32_t)e, slot = s->slot[index], size = s->values.size;
+    if (slot == STI_NO_SLOT) {
+        slot = s->count++;
+        s->slot[index] = slot;
+        s->owner[slot] = e;
+    }
+    unsigned char *at = s->values.data + (size_t)slot * size;
+    if (STI_UNLIKELY(value == NULL || size > STI_SMALL_SIZE)) {
+        sti_value_write(w, at, s->values.id, value);
+    } else {
+        sti_copy_small(at, value, size);
+    }
+    return at;
+}
+
 /* e's value leaves set s (it has one): the last value fills its slot. */
 void sti_sparse_take_value(sti_sparse_t *s, strata_entity_t e);
 
@@ -157,7 +173,7 @@ void sti_sparse_permute(strata_world_t *w, sti_table_t *t, const uint32_t *order
 /* Query q's sparse terms, or NULL when it has none. */
 STI_HOT const sti_sparse_terms_t *sti_sparse_terms(const strata_world_t *w, uint32_t q) {
     const sti_sparse_terms_t *terms = w->query_sparse != NULL ? &w->query_sparse[q] : NULL;
-    return terms != NULL && (terms->all | terms->none) != 0 ? terms : NULL;
+    return terms != NULL && (terms->all | terms->none | terms->optional) != 0 ? terms : NULL;
 }
 
 /* True if some row of t may meet `terms`: t has bits in every required plane. */

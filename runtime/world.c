@@ -81,7 +81,8 @@ static bool world_schema_valid(const strata_schema_t *s) {
         /* A query with no `all` would match the empty table. */
         if (empty || !world_mask_within(&d->all, s->component_count) ||
             !world_mask_within(&d->none, s->component_count) || !world_mask_within(&d->write, s->component_count) ||
-            !world_mask_within(&d->changed, s->component_count)) {
+            !world_mask_within(&d->changed, s->component_count) ||
+            !world_mask_within(&d->optional, s->component_count)) {
             return false;
         }
         if (d->aspect_size > 0 && !(world_pow2(d->aspect_align) && d->aspect_size % d->aspect_align == 0)) {

@@ -146,13 +146,14 @@ typedef void (*strata_query_hook_t)(strata_world_t *w, strata_entity_t e, void *
  * the sparse ones (a visit tests each row of those tables, see strata_iter). */
 typedef struct strata_query_desc_t {
     const char *name;
-    strata_mask_t all;     /* read, write and with terms */
-    strata_mask_t none;    /* without terms */
-    strata_mask_t write;   /* write terms: rows its iterators yield are marked changed */
-    strata_mask_t changed; /* non-empty: iterators visit only the entities whose
+    strata_mask_t all;      /* read, write and with terms */
+    strata_mask_t none;     /* without terms */
+    strata_mask_t write;    /* write terms: rows its iterators yield are marked changed */
+    strata_mask_t changed;  /* non-empty: iterators visit only the entities whose
                             * components in this mask were written since the
                             * query's set was last emptied (by its iteration) */
-    uint32_t aspect_size;  /* per-entity state while it matches; 0 for none */
+    strata_mask_t optional; /* optional terms: a sparse one makes each batch one row */
+    uint32_t aspect_size;   /* per-entity state while it matches; 0 for none */
     uint32_t aspect_align;
     const void *aspect_defaults;   /* NULL means zeros */
     strata_query_hook_t on_add;    /* NULL: none */
@@ -367,6 +368,12 @@ strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, con
 strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
                                 const void *const *values);
 
+/* strata_add and strata_remove for a component stored sparse (generated
+ * code calls these for one): the same results, on a path that skips the
+ * archetype's. */
+strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
+strata_result_t strata_sparse_remove(strata_world_t *w, strata_entity_t e, uint32_t c);
+
 /* Remove component `c`. Returns STRATA_OK, STRATA_ERR_STALE,
  * STRATA_ERR_MISSING, STRATA_ERR_NOMEM. Deferred while iterating (then the
  * MISSING check is made now and again when applied). */
@@ -386,6 +393,11 @@ const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c);
 /* Like strata_get, writable; marks c changed (see strata_mark). c's on_set
  * sees the write when changes next settle (the pointer comes first). */
 void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c);
+
+/* e's value of c as an iterator's term reaches it (generated `next`
+ * functions, for a term on a sparse component): as strata_get, writable,
+ * marking nothing (a visit marks what its write terms feed itself). */
+void *strata_term_value(const strata_world_t *w, strata_entity_t e, uint32_t c);
 
 /* Copy `value` over e's `c` and mark it changed. Returns STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_MISSING. Never deferred; c's on_set runs

@@ -631,6 +631,53 @@ static void test_sparse_out_of_memory_changes_nothing(void **state) {
     world_close(f);
 }
 
+/* The sparse entry points generated code calls: the results of strata_add
+ * and strata_remove, stale handles and out of memory included. */
+static void test_sparse_entry_points_match_add_and_remove(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[3];
+    spawn(f, 3, false, e);
+    assert_int_equal(strata_sparse_add(f->w, e[0], STUN, NULL), STRATA_OK);
+    assert_int_equal(strata_sparse_add(f->w, e[0], STUN, NULL), STRATA_OK);
+    assert_true(strata_has(f->w, e[0], STUN));
+    assert_int_equal(strata_sparse_add(f->w, e[1], WIDE, &(wide){{1}, 5}), STRATA_OK);
+    assert_int_equal(((const wide *)strata_term_value(f->w, e[1], WIDE))->id, 5);
+    assert_null(strata_term_value(f->w, e[0], WIDE));
+    assert_int_equal(strata_sparse_add(f->w, e[1], GLOW, NULL), STRATA_OK); /* hooked: the slow path */
+    assert_int_equal(hooks.glow_added, 1);
+    assert_int_equal(strata_sparse_remove(f->w, e[1], GLOW), STRATA_OK);
+    assert_int_equal(hooks.glow_removed, 1);
+    assert_int_equal(strata_sparse_remove(f->w, e[2], STUN), STRATA_ERR_MISSING);
+    assert_int_equal(strata_sparse_remove(f->w, e[0], STUN), STRATA_OK);
+    assert_int_equal(strata_sparse_remove(f->w, e[1], WIDE), STRATA_OK);
+    assert_int_equal(strata_sparse_remove(f->w, e[1], WIDE), STRATA_ERR_MISSING);
+    strata_defer_begin(f->w);
+    assert_int_equal(strata_sparse_add(f->w, e[2], HEAT, &(heat){4}), STRATA_OK);
+    assert_false(strata_has(f->w, e[2], HEAT));
+    assert_int_equal(strata_defer_end(f->w), STRATA_OK);
+    assert_float_equal(((const heat *)strata_get(f->w, e[2], HEAT))->t, 4.0f, 0);
+    assert_int_equal(strata_entity_destroy(f->w, e[2]), STRATA_OK);
+    assert_int_equal(strata_sparse_add(f->w, e[2], STUN, NULL), STRATA_ERR_STALE);
+    assert_int_equal(strata_sparse_remove(f->w, e[2], STUN), STRATA_ERR_STALE);
+    assert_null(strata_term_value(f->w, e[2], HEAT));
+    strata_entity_t many[200];
+    spawn(f, 200, false, many);
+    for (uint32_t i = 0; i < 200; i++) { /* the set grows under them: each failure changes nothing */
+        for (long at = 1;; at++) {
+            f->heap.fail_at = f->heap.calls + at;
+            strata_result_t r = strata_sparse_add(f->w, many[i], WIDE, &(wide){{0}, i});
+            f->heap.fail_at = 0;
+            if (r == STRATA_OK) {
+                break;
+            }
+            assert_int_equal(r, STRATA_ERR_NOMEM);
+            assert_false(strata_has(f->w, many[i], WIDE));
+        }
+        assert_int_equal(((const wide *)strata_get(f->w, many[i], WIDE))->id, i);
+    }
+    world_close(f);
+}
+
 static void test_sparse_stats_count_the_sets_bytes(void **state) {
     fixture_t *f = world_open(state);
     enum { N = 1000 };
@@ -666,6 +713,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sparse_deferred_changes_replay_in_order, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_destroys_at_the_step_end_free_their_values, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_out_of_memory_changes_nothing, reset, teardown),
+        cmocka_unit_test_setup_teardown(test_sparse_entry_points_match_add_and_remove, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_stats_count_the_sets_bytes, reset, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,7 @@ static const strata_query_desc_t core_queries_[7] = {
         .none = { { UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Vital",
@@ -84,6 +85,7 @@ static const strata_query_desc_t core_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x9), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Positioned",
@@ -91,6 +93,7 @@ static const strata_query_desc_t core_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Damage",
@@ -98,6 +101,7 @@ static const strata_query_desc_t core_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Late",
@@ -105,6 +109,7 @@ static const strata_query_desc_t core_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Move",
@@ -112,6 +117,7 @@ static const strata_query_desc_t core_queries_[7] = {
         .none = { { UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
     {
         .name = "Cleanup",
@@ -119,6 +125,7 @@ static const strata_query_desc_t core_queries_[7] = {
         .none = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .write = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
         .changed = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
+        .optional = { { UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0) } },
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */
