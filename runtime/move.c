@@ -259,42 +259,6 @@ static strata_result_t move_edge(strata_world_t *w, sti_table_t *src, uint32_t c
     return sti_table_room(w, edge->table);
 }
 
-strata_result_t sti_move_sparse_add(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
-    uint32_t k = w->sparse_plane[c], index = (uint32_t)(rec - w->records);
-    if (!sti_sparse_room(w, k, index)) {
-        strata_result_t r = sti_sparse_reserve(w, k, index + 1, 1);
-        if (r != STRATA_OK) {
-            return r;
-        }
-    }
-    sti_table_t *t = w->tables[rec->table];
-    uint32_t row = rec->row;
-    if ((w->sparse_observed >> k & 1u) == 0 || sti_sparse_test(w, t, row, k)) {
-        sti_sparse_put(w, k, t, row, t->entities[row], value); /* an overwrite runs no hook, as in a table */
-        return STRATA_OK;
-    }
-    uint64_t before = sti_observe_matched(w, t, row);
-    sti_sparse_put(w, k, t, row, t->entities[row], value);
-    sti_observe_sparse(w, t, row, c, before, true);
-    return STI_OK_HOOKED;
-}
-
-strata_result_t sti_move_sparse_remove(strata_world_t *w, sti_record_t *rec, uint32_t c) {
-    uint32_t k = w->sparse_plane[c], index = (uint32_t)(rec - w->records);
-    sti_table_t *t = w->tables[rec->table];
-    if (!sti_sparse_test(w, t, rec->row, k)) {
-        return STRATA_ERR_MISSING;
-    }
-    bool observed = (w->sparse_observed >> k & 1u) != 0;
-    if (observed) {
-        uint64_t after = sti_observe_matched_held(w, t, sti_sparse_held(w, t, rec->row) & ~((uint64_t)1 << k));
-        sti_observe_sparse(w, t, rec->row, c, after, false);
-        rec = &w->records[index]; /* a hook may create entities, which can move the records */
-    }
-    sti_sparse_take(w, k, t, rec->row, t->entities[rec->row]);
-    return observed ? STI_OK_HOOKED : STRATA_OK;
-}
-
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
     if (sti_is_sparse(w, c)) {
         return sti_move_sparse_add(w, rec, c, value);
@@ -387,9 +351,96 @@ static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32
     return r == STRATA_OK ? move_to(w, rec, src, dst, add ? k : 0, ids, values) : r;
 }
 
-/* Several components added or removed where some are sparse: the table
- * ones with one move (move_by_mask), then the sparse ones in id order; an
- * add makes the sparse sets' room first, so it changes all or nothing. */
+/* The sparse planes of the ks components sparse_ids. */
+static uint64_t move_planes(const strata_world_t *w, uint32_t ks, const uint32_t *sparse_ids) {
+    uint64_t planes = 0;
+    for (uint32_t i = 0; i < ks; i++) {
+        planes |= (uint64_t)1 << w->sparse_plane[sparse_ids[i]];
+    }
+    return planes;
+}
+
+/* A change that moves the entity to dst (src itself if its table stays)
+ * and adds (or removes) the sparse components sparse_ids, with hooks: the
+ * entity's monitors and components are compared before and after the
+ * whole change, so it never passes through a state between. The room the
+ * relations' hooks file added links into first (NOMEM: nothing changed);
+ * the sparse sets' room is the caller's. STI_OK_HOOKED. */
+static strata_result_t move_observed(strata_world_t *w, sti_record_t *rec, sti_table_t *dst, uint32_t kt,
+                                     const uint32_t *table_ids, const void *const *table_values, uint32_t ks,
+                                     const uint32_t *sparse_ids, const void *const *sparse_values, bool add) {
+    uint32_t index = (uint32_t)(rec - w->records);
+    sti_table_t *src = w->tables[rec->table];
+    uint32_t row = rec->row;
+    uint64_t held = sti_sparse_held(w, src, row), planes = move_planes(w, ks, sparse_ids);
+    uint64_t held_to = add ? held | planes : held & ~planes;
+    if (add && kt > 0 && w->hooks.add_room != NULL) {
+        strata_result_t r = w->hooks.add_room(w, 1, &src->entities[row], kt, table_ids, table_values);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    if (add && kt > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, src, row, kt, table_ids, false); /* links it had, overwritten below */
+    }
+    sti_observe_leave_to(w, src, row, held, dst, held_to);
+    rec = &w->records[index]; /* a hook may create entities, which can move the records */
+    if (dst != src) {
+        row = sti_move_row_any(w, rec, src, dst);
+    }
+    if (add) {
+        sti_table_write(w, dst, row, kt, table_ids, table_values);
+    }
+    strata_entity_t e = dst->entities[row];
+    for (uint32_t i = 0; i < ks; i++) {
+        uint32_t k = w->sparse_plane[sparse_ids[i]];
+        if (add) {
+            sti_sparse_put(w, k, dst, row, e, sparse_values != NULL ? sparse_values[i] : NULL);
+        } else if ((held >> k & 1u) != 0) {
+            sti_sparse_take(w, k, dst, row, e);
+        }
+    }
+    if (add && kt > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, dst, row, kt, table_ids, true);
+    }
+    sti_observe_enter_from(w, src, held, dst, row, held_to);
+    return STI_OK_HOOKED;
+}
+
+strata_result_t sti_move_sparse_add(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    uint32_t k = w->sparse_plane[c], index = (uint32_t)(rec - w->records);
+    if (!sti_sparse_room(w, k, index)) {
+        strata_result_t r = sti_sparse_reserve(w, k, index + 1, 1);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    sti_table_t *t = w->tables[rec->table];
+    if ((w->sparse_observed >> k & 1u) == 0 || sti_sparse_test(w, t, rec->row, k)) {
+        sti_sparse_put(w, k, t, rec->row, t->entities[rec->row], value); /* an overwrite runs no hook */
+        return STRATA_OK;
+    }
+    return move_observed(w, rec, t, 0, NULL, NULL, 1, &c, &value, true);
+}
+
+strata_result_t sti_move_sparse_remove(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    uint32_t k = w->sparse_plane[c];
+    sti_table_t *t = w->tables[rec->table];
+    if (!sti_sparse_test(w, t, rec->row, k)) {
+        return STRATA_ERR_MISSING;
+    }
+    if ((w->sparse_observed >> k & 1u) == 0) {
+        sti_sparse_take(w, k, t, rec->row, t->entities[rec->row]);
+        return STRATA_OK;
+    }
+    return move_observed(w, rec, t, 0, NULL, NULL, 1, &c, NULL, false);
+}
+
+/* Several components added or removed where some are sparse, as one
+ * change: the table ones with one move (to the table of the mask), the
+ * sparse ones' bits and values, the hooks of the whole (move_observed)
+ * when any runs. An add makes all the room it needs first, so it changes
+ * all or nothing; a remove of none of them is MISSING. */
 static strata_result_t move_mixed(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                                   const void *const *values, bool add) {
     uint32_t table_ids[STRATA_MAX_COMPONENTS], sparse_ids[STRATA_MAX_COMPONENTS], kt = 0, ks = 0;
@@ -402,30 +453,62 @@ static strata_result_t move_mixed(strata_world_t *w, sti_record_t *rec, uint32_t
     if (ks == 0) {
         return move_by_mask(w, rec, k, ids, values, add);
     }
-    uint32_t index = (uint32_t)(rec - w->records);
-    for (uint32_t i = 0; add && i < ks; i++) {
-        strata_result_t r = sti_sparse_reserve(w, w->sparse_plane[sparse_ids[i]], index + 1, 1);
+    sti_table_t *src = w->tables[rec->table];
+    uint32_t kept_ids[STRATA_MAX_COMPONENTS];
+    const void *kept_values[STRATA_MAX_COMPONENTS];
+    if (add && kt > 0 && w->hooks.links_keep != NULL) { /* the links that cannot be filed are left out */
+        kt = w->hooks.links_keep(w, src->entities[rec->row], kt, table_ids, table_values, kept_ids, kept_values);
+        memcpy(table_ids, kept_ids, sizeof(uint32_t) * kt);
+        memcpy(table_values, kept_values, sizeof(const void *) * kt);
+    }
+    strata_mask_t mask = src->mask;
+    for (uint32_t i = 0; i < kt; i++) {
+        if (add) {
+            strata_mask_set(&mask, table_ids[i]);
+        } else {
+            strata_mask_clear(&mask, table_ids[i]);
+        }
+    }
+    sti_table_t *dst = src;
+    if (!sti_mask_equal(&mask, &src->mask, w->mask_words)) {
+        strata_result_t r = sti_table_ensure(w, &mask, &dst);
+        r = r == STRATA_OK ? sti_table_room(w, dst) : r;
         if (r != STRATA_OK) {
             return r;
         }
     }
-    strata_result_t r = STRATA_ERR_MISSING;
-    if (kt > 0) {
-        r = kt == 1 ? (add ? sti_move_add(w, rec, 1, table_ids, table_values) : sti_move_remove(w, rec, 1, table_ids))
-                    : move_by_mask(w, rec, kt, table_ids, table_values, add);
+    uint64_t held = sti_sparse_held(w, src, rec->row), planes = move_planes(w, ks, sparse_ids);
+    if (!add && dst == src && (held & planes) == 0) {
+        return STRATA_ERR_MISSING;
     }
-    if (r != STRATA_OK && r != STI_OK_HOOKED && (add || r != STRATA_ERR_MISSING)) {
-        return r;
+    for (uint32_t i = 0; add && i < ks; i++) {
+        strata_result_t r = sti_sparse_reserve(w, w->sparse_plane[sparse_ids[i]], (uint32_t)(rec - w->records) + 1, 1);
+        if (r != STRATA_OK) {
+            return r;
+        }
     }
-    bool hooked = r == STI_OK_HOOKED, any = r != STRATA_ERR_MISSING;
+    bool observed = ((add ? planes & ~held : planes & held) & w->sparse_observed) != 0 ||
+                    (dst != src && sti_move_is_hooked(w, src, dst)) ||
+                    (add && kt > 0 && src->hooked && w->hooks.relink != NULL);
+    if (observed) {
+        return move_observed(w, rec, dst, kt, table_ids, table_values, ks, sparse_ids, sparse_values, add);
+    }
+    uint32_t row = rec->row;
+    if (dst != src) {
+        row = sti_move_row_any(w, rec, src, dst);
+    }
+    if (add) {
+        sti_table_write(w, dst, row, kt, table_ids, table_values);
+    }
     for (uint32_t i = 0; i < ks; i++) {
-        rec = &w->records[index]; /* a hook may create entities, which can move the records */
-        strata_result_t one = add ? sti_move_sparse_add(w, rec, sparse_ids[i], sparse_values[i])
-                                  : sti_move_sparse_remove(w, rec, sparse_ids[i]);
-        hooked = hooked || one == STI_OK_HOOKED;
-        any = any || one != STRATA_ERR_MISSING;
+        uint32_t p = w->sparse_plane[sparse_ids[i]];
+        if (add) {
+            sti_sparse_put(w, p, dst, row, dst->entities[row], sparse_values[i]);
+        } else if ((held >> p & 1u) != 0) {
+            sti_sparse_take(w, p, dst, row, dst->entities[row]);
+        }
     }
-    return !any ? STRATA_ERR_MISSING : hooked ? STI_OK_HOOKED : STRATA_OK;
+    return STRATA_OK;
 }
 
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,

@@ -256,10 +256,11 @@ STI_HOT strata_result_t sti_move_sparse_remove_fast(strata_world_t *w, sti_recor
 }
 
 /* Add or overwrite k components (ids distinct) of a live entity with one
- * move (its sparse ones then, after the move's hooks, in id order): OK,
- * STI_OK_HOOKED, NOMEM or LIMIT (the world then as it was, but for an
- * empty new table). The links of exclusive relations that cannot be filed
- * are left out (the entity keeps the link it has, or gets none). */
+ * move, its sparse ones with it as one change (hooks compare before and
+ * after the whole): OK, STI_OK_HOOKED, NOMEM or LIMIT (the world then as it
+ * was, but for an empty new table). The links of exclusive relations that
+ * cannot be filed are left out (the entity keeps the link it has, or gets
+ * none). */
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                              const void *const *values);
 /* Remove the components a live entity has among ids with one move: OK,

@@ -103,13 +103,11 @@ uint64_t sti_observe_matched(const strata_world_t *w, const sti_table_t *t, uint
                                                   : t->monitors;
 }
 
-/* The components of t's mask and, when the entity comes or goes with all
- * it holds (`whole`), the sparse ones of its row. */
-static strata_mask_t observe_held(const strata_world_t *w, const sti_table_t *t, uint32_t row, bool whole) {
+/* The components of an entity in table t that holds the sparse planes `held`. */
+static strata_mask_t observe_components_of(const strata_world_t *w, const sti_table_t *t, uint64_t held) {
     strata_mask_t m = t->mask;
-    uint64_t planes = whole && t->sparse_any != 0 ? sti_sparse_held(w, t, row) : 0;
-    if (planes != 0) {
-        strata_mask_t sparse = sti_sparse_mask(w, planes);
+    if (held != 0) {
+        strata_mask_t sparse = sti_sparse_mask(w, held);
         for (uint32_t i = 0; i < w->mask_words; i++) {
             m.bits[i] |= sparse.bits[i];
         }
@@ -117,20 +115,29 @@ static strata_mask_t observe_held(const strata_world_t *w, const sti_table_t *t,
     return m;
 }
 
-/* on_remove of the monitors the entity stops matching, then of the hooked
- * components it loses (a destroy: its sparse ones too). Sparse components
- * stay with a moving row, so a monitor's sparse terms hold or fail alike
- * on both sides. */
-void sti_observe_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, const sti_table_t *dst) {
+/* The planes the entity at `row` of t holds (none in a table without bits). */
+static uint64_t observe_held(const strata_world_t *w, const sti_table_t *t, uint32_t row) {
+    return t->sparse_any != 0 ? sti_sparse_held(w, t, row) : 0;
+}
+
+void sti_observe_leave_to(strata_world_t *w, const sti_table_t *t, uint32_t row, uint64_t held, const sti_table_t *dst,
+                          uint64_t held_to) {
     static const strata_mask_t none = {{0}};
-    uint64_t held = t->sparse_any != 0 ? sti_sparse_held(w, t, row) : 0;
-    uint64_t gone = sti_observe_matched_held(w, t, held) & ~(dst != NULL ? sti_observe_matched_held(w, dst, held) : 0);
-    strata_mask_t had = observe_held(w, t, row, dst == NULL);
-    strata_mask_t lost = sti_mask_minus(&had, dst != NULL ? &dst->mask : &none, &w->hooked);
+    uint64_t gone = sti_observe_matched_held(w, t, held) &
+                    ~(dst != NULL ? sti_observe_matched_held(w, dst, held_to) : 0);
+    strata_mask_t had = observe_components_of(w, t, held);
+    strata_mask_t to = dst != NULL ? observe_components_of(w, dst, held_to) : none;
+    strata_mask_t lost = sti_mask_minus(&had, &to, &w->hooked);
     sti_scope_open(w);
     observe_monitors(w, t, row, gone, false);
     observe_components(w, t, row, &lost, false);
     sti_scope_close(w);
+}
+
+/* A move's leave: its sparse components go with it (a destroy's: all go). */
+void sti_observe_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, const sti_table_t *dst) {
+    uint64_t held = observe_held(w, t, row);
+    sti_observe_leave_to(w, t, row, held, dst, dst != NULL ? held : 0);
 }
 
 /* Write the aspects of the monitors in `fresh` at their defaults in row `row` of t. */
@@ -143,15 +150,14 @@ static void observe_aspects(strata_world_t *w, const sti_table_t *t, uint32_t ro
     }
 }
 
-/* New aspects of the monitors it starts matching at their defaults, then
- * on_add of the hooked components it gains (a creation: its sparse ones
- * too) and of those monitors. */
-void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_table_t *t, uint32_t row) {
+void sti_observe_enter_from(strata_world_t *w, const sti_table_t *src, uint64_t held_from, const sti_table_t *t,
+                            uint32_t row, uint64_t held) {
     static const strata_mask_t none = {{0}};
-    uint64_t held = t->sparse_any != 0 ? sti_sparse_held(w, t, row) : 0;
-    uint64_t fresh = sti_observe_matched_held(w, t, held) & ~(src != NULL ? sti_observe_matched_held(w, src, held) : 0);
-    strata_mask_t has = observe_held(w, t, row, src == NULL);
-    strata_mask_t gained = sti_mask_minus(&has, src != NULL ? &src->mask : &none, &w->hooked);
+    uint64_t fresh = sti_observe_matched_held(w, t, held) &
+                     ~(src != NULL ? sti_observe_matched_held(w, src, held_from) : 0);
+    strata_mask_t has = observe_components_of(w, t, held);
+    strata_mask_t from = src != NULL ? observe_components_of(w, src, held_from) : none;
+    strata_mask_t gained = sti_mask_minus(&has, &from, &w->hooked);
     observe_aspects(w, t, row, fresh);
     sti_scope_open(w);
     observe_components(w, t, row, &gained, true);
@@ -159,22 +165,10 @@ void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_tabl
     sti_scope_close(w);
 }
 
-void sti_observe_sparse(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t c, uint64_t other, bool add) {
-    uint64_t changed = sti_observe_matched(w, t, row) & ~other; /* the monitors it starts (add) or stops matching */
-    if (add) {
-        observe_aspects(w, t, row, changed);
-    }
-    strata_mask_t which = {{0}};
-    strata_mask_set(&which, c);
-    sti_scope_open(w);
-    if (!add) {
-        observe_monitors(w, t, row, changed, false);
-    }
-    observe_components(w, t, row, &which, add);
-    if (add) {
-        observe_monitors(w, t, row, changed, true);
-    }
-    sti_scope_close(w);
+/* A move's enter: its sparse components came with it (a creation's: all are new). */
+void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_table_t *t, uint32_t row) {
+    uint64_t held = observe_held(w, t, row);
+    sti_observe_enter_from(w, src, src != NULL ? held : 0, t, row, held);
 }
 
 /* Each new row in turn. */

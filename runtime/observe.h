@@ -33,12 +33,19 @@ void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_tabl
 uint64_t sti_observe_matched(const strata_world_t *w, const sti_table_t *t, uint32_t row);
 /* The monitors it would match holding the sparse planes `held`. */
 uint64_t sti_observe_matched_held(const strata_world_t *w, const sti_table_t *t, uint64_t held);
-/* The entity at `row` of t has just gained sparse component c (`add`; it
- * matched the monitors `other` before): new aspects at their defaults,
- * c's on_add, then the on_add of the monitors it starts matching. Or it is
- * about to lose c (it will match `other`): on_remove of the monitors it
- * stops matching, then c's on_remove (its value still there). */
-void sti_observe_sparse(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t c, uint64_t other, bool add);
+/* The entity at `row` of t, holding the sparse planes `held`, is about to
+ * become one of table dst holding `held_to` (dst NULL: be destroyed):
+ * on_remove of the monitors it stops matching, then of the hooked
+ * components it loses (table and sparse), their values still there.
+ * sti_observe_leave is this with the sparse planes unchanged. */
+void sti_observe_leave_to(strata_world_t *w, const sti_table_t *t, uint32_t row, uint64_t held, const sti_table_t *dst,
+                          uint64_t held_to);
+/* The entity at `row` of t, holding `held`, was one of table src holding
+ * `held_from` (src NULL: was created): new aspects at their defaults, on_add
+ * of the hooked components it gains, then of the monitors it starts
+ * matching. sti_observe_enter is this with the sparse planes unchanged. */
+void sti_observe_enter_from(strata_world_t *w, const sti_table_t *src, uint64_t held_from, const sti_table_t *t,
+                            uint32_t row, uint64_t held);
 /* True if the entity at `row` of t runs hooks when it comes or goes with
  * all it holds (created, loaded, destroyed): t is hooked, or the row holds
  * a sparse component with hooks. */

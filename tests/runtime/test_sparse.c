@@ -29,11 +29,11 @@ typedef struct wide {
 } wide; /* over-aligned, larger than the hot paths copy inline */
 
 enum { POSITION, VELOCITY, HEAT, STUN, MARK, WIDE, GLOW, COMPONENT_COUNT };
-enum { Q_HOT, Q_STUNNED, Q_FREE, Q_ONLY, Q_WATCH, Q_CHANGED, Q_MOVING, QUERY_COUNT };
+enum { Q_HOT, Q_STUNNED, Q_FREE, Q_ONLY, Q_WATCH, Q_CHANGED, Q_MOVING, Q_CALM, QUERY_COUNT };
 
 /* What the hooks saw. */
 static struct {
-    uint32_t glow_added, glow_removed, watch_added, watch_removed;
+    uint32_t glow_added, glow_removed, watch_added, watch_removed, calm_added, calm_removed;
     float last_heat;
     uint32_t create_in_hooks; /* GLOW's hooks create this many entities */
     uint32_t aspect_seen;     /* the aspect Watch's on_add found */
@@ -80,6 +80,19 @@ static void watch_on_remove(strata_world_t *w, strata_entity_t e, void *aspect) 
     hooks.watch_removed++;
 }
 
+static void calm_on_add(strata_world_t *w, strata_entity_t e, void *aspect) {
+    (void)aspect;
+    assert_false(strata_has(w, e, STUN));
+    hooks.calm_added++;
+}
+
+static void calm_on_remove(strata_world_t *w, strata_entity_t e, void *aspect) {
+    (void)w;
+    (void)e;
+    (void)aspect;
+    hooks.calm_removed++;
+}
+
 static const heat heat_defaults = {20.0f};
 static const uint32_t watch_defaults = 7;
 
@@ -112,6 +125,11 @@ static const strata_query_desc_t queries[QUERY_COUNT] = {
                  .on_remove = watch_on_remove},
     [Q_CHANGED] = {.name = "Changed", .all = {{BIT(HEAT)}}, .changed = {{BIT(HEAT)}}},
     [Q_MOVING] = {.name = "Moving", .all = {{BIT(POSITION) | BIT(STUN)}}, .write = {{BIT(HEAT)}}},
+    [Q_CALM] = {.name = "Calm",
+                .all = {{BIT(VELOCITY)}},
+                .none = {{BIT(STUN)}},
+                .on_add = calm_on_add,
+                .on_remove = calm_on_remove},
 };
 
 static const strata_schema_t schema = {
@@ -537,6 +555,36 @@ static void test_sparse_monitors_follow_the_sparse_terms(void **state) {
     world_close(f);
 }
 
+/* A monitor that excludes a sparse tag stops matching when the tag comes
+ * and starts again when it goes; a change of several components is one
+ * change: no hook for a state between (a bundle of Velocity and Stun never
+ * makes the entity Calm). */
+static void test_sparse_excluding_monitors_and_changes_of_several(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e;
+    spawn(f, 1, false, &e);
+    const uint32_t both[] = {VELOCITY, STUN};
+    assert_int_equal(strata_add_many(f->w, e, 2, both, NULL), STRATA_OK);
+    assert_int_equal(hooks.calm_added, 0);
+    assert_int_equal(strata_remove(f->w, e, STUN), STRATA_OK);
+    assert_int_equal(hooks.calm_added, 1);
+    assert_int_equal(strata_add(f->w, e, STUN, NULL), STRATA_OK);
+    assert_int_equal(hooks.calm_removed, 1);
+    assert_int_equal(strata_remove_many(f->w, e, 2, both), STRATA_OK);
+    assert_int_equal(hooks.calm_added, 1); /* never Calm between the two removes */
+    assert_int_equal(hooks.calm_removed, 1);
+    assert_int_equal(strata_add(f->w, e, VELOCITY, NULL), STRATA_OK);
+    assert_int_equal(hooks.calm_added, 2);
+    const uint32_t glow_stun[] = {STUN, GLOW};
+    assert_int_equal(strata_add_many(f->w, e, 2, glow_stun, NULL), STRATA_OK); /* Calm ends, Glow's on_add */
+    assert_int_equal(hooks.calm_removed, 2);
+    assert_int_equal(hooks.glow_added, 1);
+    assert_int_equal(strata_entity_destroy(f->w, e), STRATA_OK);
+    assert_int_equal(hooks.calm_removed, 2); /* it was not Calm any more */
+    assert_int_equal(hooks.glow_removed, 1);
+    world_close(f);
+}
+
 /* --- Deferral ------------------------------------------------------------------------- */
 
 static void test_sparse_deferred_changes_replay_in_order(void **state) {
@@ -710,6 +758,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sparse_write_terms_mark_only_the_rows_visited, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_component_hooks_run_on_add_remove_destroy, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_monitors_follow_the_sparse_terms, reset, teardown),
+        cmocka_unit_test_setup_teardown(test_sparse_excluding_monitors_and_changes_of_several, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_deferred_changes_replay_in_order, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_destroys_at_the_step_end_free_their_values, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_out_of_memory_changes_nothing, reset, teardown),
