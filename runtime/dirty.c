@@ -255,16 +255,41 @@ void sti_dirty_mark_matching(strata_world_t *w, uint32_t q, const sti_table_t *t
     }
 }
 
-/* Every row of t in each set whose query t matches, and in the on_set sets of its components. */
-void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
-    uint64_t slots = t->tracked_by;
-    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) { /* and the on_set sets of its components */
-        uint32_t k = (uint32_t)__builtin_ctzll(left);
-        if (strata_mask_test(&t->mask, w->dirty[k].component)) {
-            slots |= (uint64_t)1 << k;
-        }
+/* The rows of t set k takes when they arrive: the rows that meet its
+ * query's sparse terms, or hold its on_set component; word `word` of them. */
+static uint64_t dirty_arrived(const strata_world_t *w, uint32_t k, const sti_table_t *t, uint32_t word) {
+    const sti_dirty_t *d = &w->dirty[k];
+    if (d->query != UINT32_MAX) { /* (a query with sparse terms: the others take every row) */
+        return sti_sparse_word(w, t, sti_sparse_terms(w, d->query), 0, word, t->count);
     }
-    dirty_add_rows(w, slots, t, 0, t->count);
+    uint32_t plane = w->sparse_plane[d->component];
+    return (t->sparse_any >> plane & 1u) != 0 ? sti_sparse_plane(w, t, plane)[word] : 0;
+}
+
+/* Every row of t in each set whose query t matches (the rows that meet its
+ * sparse terms), and in the on_set sets of its components (a sparse one:
+ * the rows that hold it). */
+void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
+    uint64_t slots = t->tracked_by, rows = 0; /* rows: the sets that take some of t's rows only */
+    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) { /* and the on_set sets of its components */
+        uint32_t k = (uint32_t)__builtin_ctzll(left), c = w->dirty[k].component;
+        slots |= (uint64_t)strata_mask_test(&t->mask, c) << k;
+        rows |= (uint64_t)sti_is_sparse(w, c) << k;
+    }
+    for (uint64_t left = t->tracked_by; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        rows |= (uint64_t)(sti_sparse_terms(w, w->dirty[k].query) != NULL) << k;
+    }
+    dirty_add_rows(w, slots & ~rows, t, 0, t->count);
+    for (; rows != 0; rows &= rows - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(rows);
+        for (uint32_t word = 0, words = (t->count + 63) / 64; word < words; word++) {
+            for (uint64_t x = dirty_arrived(w, k, t, word); x != 0; x &= x - 1) {
+                dirty_add(w, k, w->tables[t->id], word * 64 + (uint32_t)__builtin_ctzll(x));
+            }
+        }
+        w->sets_pending |= ((w->set_slots >> k) & 1u) != 0;
+    }
 }
 
 /* --- Rows that move ------------------------------------------------------------ */

@@ -1816,6 +1816,46 @@ static void op_create_linked(source_t *src) {
 }
 
 /* One operation from the stream. */
+/* Where each live entity is (its table and row, through the runtime's
+ * records) before an operation: an add or remove of only sparse
+ * components moves no row of any entity (none is made or destroyed: the
+ * hooks of the fuzz world's sparse components only count, or record). */
+static struct {
+    uint16_t table[M_MAX_INDEX];
+    uint32_t row[M_MAX_INDEX];
+    uint32_t tables;
+    uint32_t pending; /* work a settle during the operation may apply (it may move rows) */
+} rows;
+
+static void rows_before(void) {
+    const strata_world_t *core = fz_world_core(H.w);
+    for (uint32_t i = 0; i < H.m.n; i++) {
+        const sti_record_t *rec = sti_record_lookup(core, H.m.ents[i].h);
+        uint32_t index = (uint32_t)H.m.ents[i].h;
+        rows.table[index] = rec != NULL ? rec->table : STI_NO_TABLE;
+        rows.row[index] = rec != NULL ? rec->row : 0;
+    }
+    rows.tables = core->table_count;
+    rows.pending = m_pending(&H.m);
+}
+
+/* After an add or remove of mask applied now to e: if mask is all sparse,
+ * no entity's row moved and no archetype was made. */
+static void rows_after(fz_entity e, uint16_t mask) {
+    const strata_world_t *core = fz_world_core(H.w);
+    if ((mask & (uint16_t)~M_SPARSE) != 0 || sti_deferred(core) || rows.pending > 0 || m_pending(&H.m) > 0) {
+        return;
+    }
+    CHECK(core->table_count == rows.tables, "op %ld: a change of sparse components made an archetype", H.ops);
+    for (uint32_t i = 0; i < H.m.n; i++) {
+        const sti_record_t *rec = sti_record_lookup(core, H.m.ents[i].h);
+        uint32_t index = (uint32_t)H.m.ents[i].h;
+        CHECK(rec != NULL && rec->table == rows.table[index] && rec->row == rows.row[index],
+              "op %ld: a change of sparse components of %#llx moved the row of %#llx", H.ops, (unsigned long long)e.id,
+              (unsigned long long)H.m.ents[i].h);
+    }
+}
+
 static void op_one(source_t *src) {
     model *m = &H.m;
     fz_world *w = H.w;
@@ -1842,6 +1882,7 @@ static void op_one(source_t *src) {
     }
     value_t vals[M_NC];
     const void *mv[M_NC];
+    rows_before();
     switch (op) {
     case 0:
     case 1:
@@ -1855,6 +1896,7 @@ static void op_one(source_t *src) {
         pick_values(src, vals);
         model_vals(vals, mv);
         EXPECT_OP(real_add(w, e, c, &vals[c]), m_add(m, e.id, M_BIT(c), mv), "add");
+        rows_after(e, M_BIT(c));
         break;
     }
     case 7: {
@@ -1864,6 +1906,7 @@ static void op_one(source_t *src) {
         model_vals(vals, mv);
         fz_bundle b = make_bundle(mask, vals);
         EXPECT_OP(fz_entity_add_bundle(w, e, &b), m_add(m, e.id, mask, mv), "add_bundle");
+        rows_after(e, mask);
         break;
     }
     case 8:
@@ -1871,6 +1914,7 @@ static void op_one(source_t *src) {
         fz_entity e = pick(src);
         int c = (int)take(src, M_NPLAIN);
         EXPECT_OP(real_remove(w, e, c), m_remove(m, e.id, M_BIT(c)), "remove");
+        rows_after(e, M_BIT(c));
         break;
     }
     case 10: {
@@ -1879,6 +1923,7 @@ static void op_one(source_t *src) {
         pick_values(src, vals);
         fz_bundle b = make_bundle(mask, vals);
         EXPECT_OP(fz_entity_remove_bundle(w, e, &b), m_remove(m, e.id, mask), "remove_bundle");
+        rows_after(e, mask);
         break;
     }
     case 11:
@@ -1991,6 +2036,11 @@ static void run_begin(long fail_at) {
     strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap}, .initial_capacity = 16};
     while ((H.w = fz_world_create(&desc)) == NULL) {
         CHECK(H.alloc_mode && H.heap.bytes == 0, "world creation failed, or leaked");
+    }
+    const strata_schema_t *s = strata_world_schema(fz_world_core(H.w));
+    for (int c = 0; c < M_NC; c++) {
+        CHECK((s->components[c].storage == STRATA_STORAGE_SPARSE) == ((M_SPARSE >> c) & 1u),
+              "the model's storage of %s is not the schema's", component_names[c]);
     }
     find_sets();
 }
@@ -2260,8 +2310,20 @@ static void test_limit_archetypes_stop_new_combinations_cleanly(void **state) {
     core->table_limit = core->table_count; /* {} and {Pos}: no new one */
     assert_int_equal(fz_vel_add(H.w, e, vals[M_VEL].vel), STRATA_ERR_LIMIT);
     assert_int_equal(fz_entity_add_bundle(H.w, e, &(fz_bundle){.hp = &vals[M_HP].hp, .mark = true}), STRATA_ERR_LIMIT);
-    assert_int_equal(fz_entity_create_many(H.w, &(fz_bundle){.tiny = &vals[M_TINY].tiny}, 3, (fz_entity[3]){{0}}),
+    assert_int_equal(fz_entity_create_many(H.w, &(fz_bundle){.big = &vals[M_BIG].big}, 3, (fz_entity[3]){{0}}),
                      STRATA_ERR_LIMIT);
+    /* Sparse components need no archetype: they come and go at the limit. */
+    fz_entity made[3];
+    assert_int_equal(fz_entity_create_many(H.w, &(fz_bundle){.tiny = &vals[M_TINY].tiny, .frozen = true}, 3, made),
+                     STRATA_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_true(m_adopt(&H.m, made[i].id));
+    }
+    m_create(&H.m, (const uint64_t[3]){made[0].id, made[1].id, made[2].id}, 3, M_BIT(M_TINY) | M_BIT(M_FROZEN), mv);
+    assert_int_equal(fz_entity_add_bundle(H.w, e, &(fz_bundle){.aim = &vals[M_AIM].aim, .mark = true}), STRATA_OK);
+    assert_int_equal(m_add(&H.m, e.id, M_BIT(M_AIM) | M_BIT(M_MARK), mv), M_OK);
+    assert_int_equal(fz_frozen_add(H.w, e), STRATA_OK);
+    assert_int_equal(m_add(&H.m, e.id, M_BIT(M_FROZEN), mv), M_OK);
     assert_true(fz_entity_eq(fz_spawn_knight(H.w), FZ_ENTITY_NULL));
     check_world("at the archetype limit");
     assert_int_equal(fz_pos_remove(H.w, e), STRATA_OK); /* back to {}: exists */
