@@ -2,7 +2,9 @@
  * reference benchmark of docs/performance.md. Rows: the pass p += v
  * (1,000,000 and 16,000,000 entities) and its fixed cost at 1,000; creating one by one and in bulk,
  * destroying; at 1,000,000 also adding and removing a tag and a 4-byte
- * component one entity at a time, and the memory an entity costs.
+ * component one entity at a time, adding a tag to all of them in one call
+ * (move_marked_add_many: a whole table moves at once), and the memory an
+ * entity costs.
  *
  * "In bulk" spawns n entities from the Mover assemblage
  * (move_spawn_mover_many: one placement, values from the schema). The
@@ -148,6 +150,7 @@ typedef struct subject {
     void (*remove_tag)(void *w, uint32_t n, const uint64_t *ids);
     void (*add_small)(void *w, uint32_t n, const uint64_t *ids);
     void (*remove_small)(void *w, uint32_t n, const uint64_t *ids);
+    void (*add_tag_many)(void *w, uint32_t n, const uint64_t *ids); /* in one call */
     void (*destroy)(void *w, uint32_t n, const uint64_t *ids);
 } subject;
 
@@ -204,6 +207,12 @@ static void world_remove_small(void *w, uint32_t n, const uint64_t *ids) {
     bench_check(!move_small_has(w, (move_entity){ids[0]}), "move: remove small");
 }
 
+static void world_add_tag_many(void *w, uint32_t n, const uint64_t *ids) {
+    /* A handle is one uint64_t. */
+    bench_check(move_marked_add_many(w, (const move_entity *)(const void *)ids, n) == STRATA_OK, "move: add_many");
+    bench_check(move_marked_has(w, (move_entity){ids[n - 1]}), "move: add_many");
+}
+
 static void world_destroy_all(void *w, uint32_t n, const uint64_t *ids) {
     for (uint32_t i = 0; i < n; i++) {
         move_entity_destroy(w, (move_entity){ids[i]});
@@ -211,8 +220,9 @@ static void world_destroy_all(void *w, uint32_t n, const uint64_t *ids) {
     bench_check(move_move_count(w) == 0, "move: destroy");
 }
 
-static const subject strata = {world_make,       world_free,      world_create,       world_create_many, world_add_tag,
-                               world_remove_tag, world_add_small, world_remove_small, world_destroy_all};
+static const subject strata = {world_make,         world_free,       world_create,    world_create_many,
+                               world_add_tag,      world_remove_tag, world_add_small, world_remove_small,
+                               world_add_tag_many, world_destroy_all};
 
 /* The baseline's world: a pool of handles, the two columns and the handle
  * column by row, and a sparse set for the tag and one for the 4-byte value. */
@@ -330,14 +340,17 @@ static void pool_destroy(void *w, uint32_t n, const uint64_t *ids) {
     bench_check(b->count == 0, "move: plain destroy");
 }
 
+/* The baseline's "in one call" is its loop over the set: what a C
+ * programmer writes to tag many entities. */
 static const subject plain = {pool_make,       pool_free,      pool_create,       pool_create_many, pool_add_tag,
-                              pool_remove_tag, pool_add_small, pool_remove_small, pool_destroy};
+                              pool_remove_tag, pool_add_small, pool_remove_small, pool_add_tag,     pool_destroy};
 
 /* The samples of every structural row, one per run. */
 typedef struct samples {
     double create[BENCH_MAX_RUNS], create_reused[BENCH_MAX_RUNS], bulk_new[BENCH_MAX_RUNS], bulk_reused[BENCH_MAX_RUNS],
         add_tag_cold[BENCH_MAX_RUNS], add_c_cold[BENCH_MAX_RUNS], add_tag[BENCH_MAX_RUNS], rm_tag[BENCH_MAX_RUNS],
-        add_c[BENCH_MAX_RUNS], rm_c[BENCH_MAX_RUNS], destroy[BENCH_MAX_RUNS], scratch[BENCH_MAX_RUNS];
+        add_c[BENCH_MAX_RUNS], rm_c[BENCH_MAX_RUNS], add_many[BENCH_MAX_RUNS], destroy[BENCH_MAX_RUNS],
+        scratch[BENCH_MAX_RUNS];
 } samples;
 
 /* One run of every step over one subject, each timed into run r of out.
@@ -366,6 +379,10 @@ static void script(const subject *s, uint32_t n, bool all, uint64_t *ids, sample
         t = bench_lap(&out->add_c[r], t, n);
         s->remove_small(w, n, ids);
         t = bench_lap(&out->rm_c[r], t, n);
+        s->add_tag_many(w, n, ids);
+        t = bench_lap(&out->add_many[r], t, n);
+        s->remove_tag(w, n, ids);
+        t = bench_now();
     }
     s->destroy(w, n, ids);
     t = bench_lap(&out->destroy[r], t, n);
@@ -411,6 +428,8 @@ static void structural(uint32_t size, int runs, bool all) {
         bench_record(m, "add a 4-byte component", size, "ns/op", s->add_c, p->add_c, runs,
                      BENCH_AT_MOST_AND_RATIO(10, 5.5));
         bench_record(m, "remove a 4-byte component", size, "ns/op", s->rm_c, p->rm_c, runs, BENCH_AT_MOST(10));
+        bench_record(m, "add a tag to 1,000,000 entities with add_many", size, "ns/op", s->add_many, p->add_many, runs,
+                     BENCH_RATIO(1.5));
     }
     bench_record(m, "destroy", size, "ns/op", s->destroy, p->destroy, runs, BENCH_AT_MOST(20));
     free(s);

@@ -242,7 +242,9 @@ class Names:
                 "fields_": (self._p(f"{s}_fields_"), FILE),
                 "member": (s, "member"),
             }
-            for verb in ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove", "on_set"):
+            for verb in ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove", "on_set",
+                         # many entities at once: an array of handles, or what a query matches
+                         "add_many", "remove_many", "add_matching", "remove_matching"):
                 table[verb] = (self._p(f"{s}_{verb}"), FILE)
             for hook in ("on_add", "on_remove", "on_set"):
                 table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FILE)

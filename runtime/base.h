@@ -187,6 +187,10 @@ struct strata_world_t {
     sti_relations_t *relations;
     sti_cascades_t *cascades;
     sti_hooks_t hooks;
+    /* bulk.c: the entities a query's bulk change gathers, kept for the next. */
+    strata_entity_t *bulk;
+    size_t bulk_capacity;
+
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

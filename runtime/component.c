@@ -173,21 +173,8 @@ strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_
     return component_removed(w, sti_move_remove(w, rec, k, ids));
 }
 
-/* strata_sparse_add of a value (plane k's, unwatched): its bit and value
- * when its set has room, else component_add. Out of line, so a tag's add
- * stays a leaf. */
-__attribute__((noinline)) static strata_result_t component_sparse_value(strata_world_t *w, sti_record_t *rec,
-                                                                        strata_entity_t e, uint32_t c, uint32_t k,
-                                                                        const void *value) {
-    if (STI_UNLIKELY(!sti_sparse_room(w, k, (uint32_t)e))) {
-        return component_add(w, rec, e, c, value);
-    }
-    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, value);
-    return STRATA_OK;
-}
-
-/* A sparse component's add when nothing watches it: a tag's bit here, a
- * value in component_sparse_value, no row moved; component_add does the rest. */
+/* A sparse component's add when nothing watches it: its bit, and its value
+ * when its set has room, no row moved; component_add does the rest. */
 strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
     sti_record_t *rec = component_record(w, e, c);
     STRATA_ASSERT(sti_is_sparse(w, c));
@@ -198,8 +185,51 @@ strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t
     if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0)) {
         return component_add(w, rec, e, c, value);
     }
-    if (w->sparse_sets[k].values.size != 0) {
-        return component_sparse_value(w, rec, e, c, k, value);
+    if (STI_UNLIKELY(!sti_sparse_room(w, k, (uint32_t)e))) {
+        return component_add(w, rec, e, c, value);
+    }
+    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, value);
+    return STRATA_OK;
+}
+
+/* Where e's value of sparse component c goes, its bit set and its slot
+ * taken, when nothing watches c and its set has room; NULL otherwise. The
+ * caller writes the value: no load waits behind the bit's store, whose
+ * address comes last (record, table, plane), as a load of the caller's
+ * value in here would. */
+void *strata_sparse_place(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c) && w->components[c].size != 0);
+    uint32_t k = w->sparse_plane[c], index = (uint32_t)e;
+    sti_sparse_t *s = &w->sparse_sets[k];
+    if (STI_UNLIKELY(rec == NULL || sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0 || s->count >= s->capacity ||
+                     index >= s->slot_capacity)) {
+        return NULL;
+    }
+    sti_table_t *t = w->tables[rec->table];
+    if (STI_UNLIKELY((t->sparse_any >> k & 1u) == 0)) {
+        t->sparse_any |= (uint64_t)1 << k;
+    }
+    sti_sparse_plane(w, t, k)[rec->row / 64] |= (uint64_t)1 << (rec->row & 63);
+    uint32_t slot = s->slot[index];
+    if (slot == STI_NO_SLOT) {
+        slot = s->count++;
+        s->slot[index] = slot;
+        s->owner[slot] = e;
+    }
+    return s->values.data + (size_t)slot * s->values.size;
+}
+
+/* A sparse tag's add: a bit when nothing watches it (a leaf), else component_add. */
+strata_result_t strata_sparse_tag_add(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c) && w->components[c].size == 0);
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0)) {
+        return component_add(w, rec, e, c, NULL);
     }
     sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, NULL);
     return STRATA_OK;

@@ -93,8 +93,43 @@ strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_plan_t *, 
     [STI_PLAN_COPIER(STI_PLAN_ANY, 0)] = move_copy_mixed,
 };
 
+/* Every row of src into dst, empty, with the same columns (a tag's edge)
+ * and no changed-set bits in either: the two trade their storage (handles,
+ * columns, bitmaps, capacity), so no row is copied; only the records
+ * change table. */
+static void move_all_trade(strata_world_t *w, sti_table_t *src, sti_table_t *dst) {
+    strata_entity_t *entities = src->entities;
+    size_t entities_size = src->entities_size;
+    src->entities = dst->entities, src->entities_size = dst->entities_size;
+    dst->entities = entities, dst->entities_size = entities_size;
+    for (uint32_t i = 0; i < src->column_count; i++) {
+        sti_column_t a = src->dense[i], *b = &dst->dense[i];
+        src->dense[i].data = b->data, src->dense[i].raw = b->raw, src->dense[i].raw_size = b->raw_size;
+        b->data = a.data, b->raw = a.raw, b->raw_size = a.raw_size;
+        src->columns[a.id] = src->dense[i].data;
+        dst->columns[a.id] = b->data;
+    }
+    uint64_t *marks = src->marks;
+    uint32_t mark_words = src->mark_words, capacity = src->capacity;
+    src->marks = dst->marks, src->mark_words = dst->mark_words, src->capacity = dst->capacity;
+    dst->marks = marks, dst->mark_words = mark_words, dst->capacity = capacity;
+    dst->sparse_any = src->sparse_any;
+    src->sparse_any = 0;
+    uint32_t n = src->count;
+    for (uint32_t i = 0; i < n; i++) {
+        w->records[(uint32_t)dst->entities[i]].table = (uint16_t)dst->id;
+    }
+    src->count = 0;
+    src->moved++;
+    dst->count = n;
+}
+
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan) {
     uint32_t n = src->count, to = dst->count;
+    if (to == 0 && plan->dropped == NULL && plan->total == dst->column_count && (src->listed | dst->listed) == 0) {
+        move_all_trade(w, src, dst);
+        return 0;
+    }
     for (uint32_t i = 0; i < plan->total; i++) {
         const sti_plan_pair_t *q = &plan->pairs[i];
         memcpy(q->dst->data + (size_t)to * q->src->size, q->src->data, (size_t)n * q->src->size);

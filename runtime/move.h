@@ -107,7 +107,9 @@ uint32_t sti_move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src
 /* Move every row of src (room for them reserved in dst) along an edge
  * whose plan is `plan`: one copy a column, the entities in their order at
  * the end of dst, src left empty; the same end state as moving its rows one
- * at a time from the first. The added column, if any, is the caller's
+ * at a time from the first. Into an empty table with the same columns (a
+ * tag's edge), without changed-set bits, the two trade their storage
+ * instead: nothing is copied. The added column, if any, is the caller's
  * (rows [first, first + moved) of it). Returns the first new row. */
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan);
 

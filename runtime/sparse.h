@@ -131,8 +131,12 @@ void sti_sparse_take_value(sti_sparse_t *s, strata_entity_t e);
  * (NULL for a tag). */
 STI_HOT void *sti_sparse_put(strata_world_t *w, uint32_t k, sti_table_t *t, uint32_t row, strata_entity_t e,
                              const void *value) {
+    /* sparse_any stored only the first time (no chain through it), and
+     * read before the bit's store: a load after that store waits on it. */
+    if (STI_UNLIKELY((t->sparse_any >> k & 1u) == 0)) {
+        t->sparse_any |= (uint64_t)1 << k;
+    }
     sti_sparse_plane(w, t, k)[row / 64] |= (uint64_t)1 << (row & 63);
-    t->sparse_any |= (uint64_t)1 << k;
     sti_sparse_t *s = &w->sparse_sets[k];
     return s->values.size != 0 ? sti_sparse_put_value(w, s, e, value) : NULL;
 }

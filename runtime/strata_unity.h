@@ -29,6 +29,7 @@
 #include "component.c"
 #include "iter.c"
 #include "cascade.c"
+#include "bulk.c"
 #include "link.c"
 #include "relation.c"
 #include "world.c"

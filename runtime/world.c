@@ -199,6 +199,7 @@ void strata_world_destroy(strata_world_t *w) {
     sti_query_free(w);
     sti_mem_free(w, w->records, sizeof(sti_record_t) * w->record_capacity);
     sti_command_free(w);
+    sti_bulk_free(w);
     sti_mem_free(w, w->resources_block, w->resources_block_size);
     sti_observe_free(w);
     sti_sparse_free(w);

@@ -2,6 +2,7 @@
 #ifndef STI_WORLD_H
 #define STI_WORLD_H
 
+#include "bulk.h"
 #include "entity.h"
 
 /* Every entity of w has just arrived (a load; aspects at their defaults):

@@ -369,10 +369,18 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
                                 const void *const *values);
 
 /* strata_add and strata_remove for a component stored sparse (generated
- * code calls these for one): the same results, on a path that skips the
- * archetype's. */
+ * code calls these for one; strata_sparse_tag_add for a tag): the same
+ * results, on a path that skips the archetype's. */
 strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
+strata_result_t strata_sparse_tag_add(strata_world_t *w, strata_entity_t e, uint32_t c);
 strata_result_t strata_sparse_remove(strata_world_t *w, strata_entity_t e, uint32_t c);
+/* A sparse component with fields added with no hook, monitor or changed
+ * set to see it (generated code's first try): e gets the component now and
+ * the call returns where its value goes, for the caller to write before
+ * anything else runs (if e has it already, where its value is); NULL,
+ * changing nothing, if e is stale or the add is not that simple (deferred,
+ * watched, or the set needs room): then call strata_sparse_add. */
+void *strata_sparse_place(strata_world_t *w, strata_entity_t e, uint32_t c);
 
 /* Remove component `c`. Returns STRATA_OK, STRATA_ERR_STALE,
  * STRATA_ERR_MISSING, STRATA_ERR_NOMEM. Deferred while iterating (then the
@@ -382,6 +390,38 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c);
 /* Remove `k` components with one archetype move; ids `e` lacks are skipped.
  * Returns STRATA_ERR_MISSING only if it has none of them. */
 strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids);
+
+/* Add component `c` to the n entities of `entities` (overwriting it where
+ * present): `values` is an array of n values of c's size, the i-th for
+ * entities[i] (NULL: c's defaults for all; ignored for a tag). Every handle
+ * must be alive, else STRATA_ERR_STALE and nothing changes. All or
+ * nothing: the room for all of it (edges, tables, rows, the sparse set) is
+ * made first, so STRATA_ERR_NOMEM and STRATA_ERR_LIMIT change nothing
+ * (tables made on the way stay, empty). A run of the handles that is a
+ * whole table in row order (what an iteration of a query gives) moves as
+ * one: a copy a column, or, into an empty table with the same columns, a
+ * trade of storage; the rest move one at a time. Hooks run for each
+ * entity in array order, what they change applied when the call returns
+ * (a hook that creates entities may take the room made: if growing then
+ * fails, STRATA_ERR_NOMEM with the entities before changed). An entity
+ * listed twice takes its last value. Deferred (values copied) while a
+ * scope is open. Not for a relation's component (strata_relation_set). */
+strata_result_t strata_bulk_add(strata_world_t *w, uint32_t c, uint32_t n, const strata_entity_t *entities,
+                                const void *values);
+
+/* Remove `c` from the n entities of `entities`, as strata_bulk_add adds
+ * it; those that lack it are skipped. STRATA_OK, STRATA_ERR_STALE (nothing
+ * changed), STRATA_ERR_MISSING (none had it), STRATA_ERR_NOMEM. */
+strata_result_t strata_bulk_remove(strata_world_t *w, uint32_t c, uint32_t n, const strata_entity_t *entities);
+
+/* strata_bulk_add of `c` (value: one for all, NULL: its defaults) to every
+ * entity query q matches when the call is made, in the query's order;
+ * STRATA_OK (also when none matches), STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+strata_result_t strata_query_add(strata_world_t *w, uint32_t q, uint32_t c, const void *value);
+
+/* strata_bulk_remove of `c` from every entity query q matches; STRATA_OK
+ * (also when none has it) or STRATA_ERR_NOMEM. */
+strata_result_t strata_query_remove(strata_world_t *w, uint32_t q, uint32_t c);
 
 /* True if `e` is alive and has `c`. */
 bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c);

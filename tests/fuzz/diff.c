@@ -1856,6 +1856,167 @@ static void rows_after(fz_entity e, uint16_t mask) {
     }
 }
 
+/* --- Bulk changes: an array of handles, or every entity a query matches -- */
+
+#define MAX_BULK 64
+
+static strata_result_t real_add_many(fz_world *w, const fz_entity *es, uint32_t n, int c, const value_t *v) {
+    switch (c) {
+#define ADD(C, x)                                                                                                      \
+    case C: {                                                                                                          \
+        fz_##x vs[MAX_BULK];                                                                                           \
+        for (uint32_t i = 0; v != NULL && i < n; i++) {                                                                \
+            vs[i] = v[i].x;                                                                                            \
+        }                                                                                                              \
+        return fz_##x##_add_many(w, es, n, v != NULL ? vs : NULL);                                                     \
+    }
+        VALUE_COMPONENTS(ADD)
+#undef ADD
+#define ADD(C, x)                                                                                                      \
+    case C: return fz_##x##_add_many(w, es, n);
+        TAG_COMPONENTS(ADD)
+#undef ADD
+    }
+    return STRATA_ERR_MISSING;
+}
+
+static strata_result_t real_remove_many(fz_world *w, const fz_entity *es, uint32_t n, int c) {
+    switch (c) {
+#define REMOVE(C, x)                                                                                                   \
+    case C: return fz_##x##_remove_many(w, es, n);
+        VALUE_COMPONENTS(REMOVE) TAG_COMPONENTS(REMOVE)
+#undef REMOVE
+    }
+    return STRATA_ERR_MISSING;
+}
+
+static strata_result_t real_add_matching(fz_world *w, fz_query_id q, int c, const value_t *v) {
+    switch (c) {
+#define ADD(C, x)                                                                                                      \
+    case C: return fz_##x##_add_matching(w, q, v->x);
+        VALUE_COMPONENTS(ADD)
+#undef ADD
+#define ADD(C, x)                                                                                                      \
+    case C: return fz_##x##_add_matching(w, q);
+        TAG_COMPONENTS(ADD)
+#undef ADD
+    }
+    return STRATA_ERR_MISSING;
+}
+
+static strata_result_t real_remove_matching(fz_world *w, fz_query_id q, int c) {
+    switch (c) {
+#define REMOVE(C, x)                                                                                                   \
+    case C: return fz_##x##_remove_matching(w, q);
+        VALUE_COMPONENTS(REMOVE) TAG_COMPONENTS(REMOVE)
+#undef REMOVE
+    }
+    return STRATA_ERR_MISSING;
+}
+
+/* The model of a bulk add (v[i] for hs[i]; v NULL: the defaults) or remove
+ * of c over hs[0..n): STALE if any handle is, changing nothing; a remove
+ * that none of them needs MISSING; else each in turn, as one add or remove. */
+static int model_bulk(model *m, bool add, int c, uint32_t n, const uint64_t *hs, const value_t *v) {
+    bool any = add;
+    for (uint32_t i = 0; i < n; i++) {
+        const m_entity *me = m_find(m, hs[i]);
+        if (me == NULL) {
+            return M_STALE;
+        }
+        any = any || (me->mask & M_BIT(c)) != 0;
+    }
+    if (!any) {
+        return M_MISSING;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const void *vals[M_NC] = {0};
+        vals[c] = v != NULL && m_size[c] > 0 ? v[i].bytes : NULL;
+        if (add) {
+            (void)m_add(m, hs[i], M_BIT(c), vals);
+        } else {
+            (void)m_remove(m, hs[i], M_BIT(c)); /* MISSING for those without it: skipped */
+        }
+    }
+    return M_OK;
+}
+
+/* model_bulk over a query's entities: OK when none needed the change. */
+static int model_bulk_matching(bool add, int c, uint32_t n, const uint64_t *hs, const value_t *v) {
+    int r = model_bulk(&H.m, add, c, n, hs, v);
+    return r == M_MISSING ? M_OK : r;
+}
+
+/* Handles for a bulk change: at times a whole table of a live entity in row
+ * order (the runtime moves such a run at once), then a few picks, mostly
+ * live ones (a stale one fails the call), repeats allowed. */
+static uint32_t pick_bulk(source_t *src, fz_entity *es) {
+    model *m = &H.m;
+    uint32_t n = 0;
+    if (take(src, 3) == 0 && m->n > 0) {
+        const strata_world_t *core = fz_world_core(H.w);
+        const sti_record_t *rec = sti_record_lookup(core, m->ents[take(src, m->n)].h);
+        const sti_table_t *t = rec != NULL ? core->tables[rec->table] : NULL;
+        for (uint32_t r = 0; t != NULL && r < t->count && n < MAX_BULK - 8; r++) {
+            es[n++] = (fz_entity){t->entities[r]};
+        }
+    }
+    bool live = take(src, 4) != 0;
+    for (uint32_t k = take(src, 8); k > 0; k--) {
+        es[n++] = live && m->n > 0 ? (fz_entity){m->ents[take(src, m->n)].h} : pick(src);
+    }
+    return n;
+}
+
+/* add_many / remove_many of one component over picked handles. */
+static void op_bulk(source_t *src) {
+    static value_t vals[M_NC], v[MAX_BULK];
+    fz_entity es[MAX_BULK];
+    uint64_t hs[MAX_BULK];
+    uint32_t n = pick_bulk(src, es);
+    int c = (int)take(src, M_NPLAIN);
+    bool add = take(src, 2) != 0, defaults = take(src, 4) == 0;
+    for (uint32_t i = 0; i < n; i++) {
+        hs[i] = es[i].id;
+        pick_values(src, vals);
+        v[i] = vals[c];
+    }
+    if (add) {
+        EXPECT_OP(real_add_many(H.w, es, n, c, defaults ? NULL : v),
+                  model_bulk(&H.m, true, c, n, hs, defaults ? NULL : v), "add_many");
+    } else {
+        EXPECT_OP(real_remove_many(H.w, es, n, c), model_bulk(&H.m, false, c, n, hs, NULL), "remove_many");
+    }
+    rows_after(n > 0 ? es[0] : FZ_ENTITY_NULL, M_BIT(c));
+}
+
+/* add_matching / remove_matching of one component over a query's entities
+ * (its terms; a `changed` filter is not one). */
+static void op_bulk_query(source_t *src) {
+    static uint64_t hs[M_MAX_ENTITIES];
+    static value_t vals[M_NC], v[M_MAX_ENTITIES];
+    model *m = &H.m;
+    int q = (int)take(src, M_NQ), c = (int)take(src, M_NPLAIN);
+    bool add = take(src, 2) != 0;
+    pick_values(src, vals);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (m_query_matches(&m->ents[i], q)) {
+            v[n] = vals[c];
+            hs[n++] = m->ents[i].h;
+        }
+    }
+    /* The model's change is made after the call's (a failed call must leave the world as the model is). */
+    if (add) {
+        EXPECT_OP(real_add_matching(H.w, (fz_query_id)q, c, &vals[c]), model_bulk_matching(true, c, n, hs, v),
+                  "add_matching");
+    } else {
+        EXPECT_OP(real_remove_matching(H.w, (fz_query_id)q, c), model_bulk_matching(false, c, n, hs, NULL),
+                  "remove_matching");
+    }
+    rows_after(FZ_ENTITY_NULL, M_BIT(c));
+}
+
 static void op_one(source_t *src) {
     model *m = &H.m;
     fz_world *w = H.w;
@@ -1973,6 +2134,8 @@ static void op_one(source_t *src) {
     case 21: op_iterate(src); break;
     case 22: op_changed(src); break;
     case 23: op_system(src); break;
+    case 24: op_bulk(src); break;
+    case 25: op_bulk_query(src); break;
     case 26: op_save(); break;
     case 27: op_load(src); break;
     case 28:

@@ -100,7 +100,8 @@ static int reset(void **state) {
 
 /* A world whose every allocation goes through cmocka (leaks fail the test). */
 static fire_world *open_world(void) {
-    fire_world *w = fire_world_create(&(fire_world_desc_t){.allocator = {test_alloc, test_resize, test_release}});
+    fire_world *w = fire_world_create(
+        &(fire_world_desc_t){.allocator = {.alloc = test_alloc, .realloc = test_resize, .free = test_release}});
     assert_non_null(w);
     fire_system_set_enabled(fire_world_core(w), FIRE_SYSTEM_WAKE, false);
     return w;
@@ -308,6 +309,49 @@ static void test_sparse_entity_field_policy_reaches_sparse_values(void **state) 
     fire_world_destroy(w);
 }
 
+/* --- Many entities at once ----------------------------------------------------- */
+
+static void test_sparse_add_many_and_matching(void **state) {
+    (void)state;
+    fire_world *w = open_world();
+    enum { N = 200 };
+    fire_entity e[N];
+    walkers(w, N, e);
+    fire_burning heats[N];
+    for (uint32_t i = 0; i < N; i++) {
+        heats[i].heat = (float)i;
+    }
+    assert_int_equal(fire_burning_add_many(w, e, N, heats), STRATA_OK);
+    assert_int_equal(seen.burning_added, N);
+    assert_int_equal(fire_stunned_add_many(w, e, N / 2), STRATA_OK);
+    assert_int_equal(fire_frozen_add_many(w, e + N / 2, N / 2), STRATA_OK); /* a table tag: a whole table moves */
+    for (uint32_t i = 0; i < N; i++) {
+        assert_float_equal(fire_burning_get(w, e[i])->heat, (float)i, 0);
+        assert_int_equal(fire_stunned_has(w, e[i]), i < N / 2);
+        assert_int_equal(fire_frozen_has(w, e[i]), i >= N / 2);
+    }
+    /* What a query matches: the stunned walkers. */
+    assert_int_equal(fire_health_add_matching(w, FIRE_QUERY_DAZED, (fire_health){55}), STRATA_OK);
+    assert_int_equal(fire_selected_add_matching(w, FIRE_QUERY_DAZED), STRATA_OK);
+    for (uint32_t i = 0; i < N; i++) {
+        assert_int_equal(fire_health_has(w, e[i]), i < N / 2);
+        assert_int_equal(fire_selected_has(w, e[i]), i < N / 2);
+    }
+    assert_int_equal(fire_health_get(w, e[3])->value, 55);
+    assert_int_equal(fire_burning_remove_matching(w, FIRE_QUERY_DAZED), STRATA_OK);
+    assert_int_equal(seen.burning_removed, N / 2);
+    assert_int_equal(fire_stunned_remove_many(w, e, N), STRATA_OK);
+    assert_int_equal(fire_stunned_remove_many(w, e, N), STRATA_ERR_MISSING);
+    assert_int_equal(fire_dazed_count(w), 0);
+    /* A stale handle among them: nothing changes. */
+    assert_int_equal(fire_entity_destroy(w, e[7]), STRATA_OK);
+    assert_int_equal(fire_stunned_add_many(w, e, N), STRATA_ERR_STALE);
+    assert_int_equal(fire_frozen_remove_many(w, e + 1, N - 1), STRATA_ERR_STALE);
+    assert_int_equal(fire_dazed_count(w), 0);
+    assert_true(fire_frozen_has(w, e[N - 1]));
+    fire_world_destroy(w);
+}
+
 /* --- The world as a whole ----------------------------------------------------- */
 
 static void test_sparse_clear_empties_the_sets(void **state) {
@@ -455,7 +499,8 @@ static void test_sparse_load_out_of_memory_leaves_the_world(void **state) {
     assert_int_equal(fire_world_save_mem(w, bytes, size, &size), STRATA_OK);
     budget = INT_MAX;
     fire_world *target = fire_world_create(
-        &(fire_world_desc_t){.allocator = {failing_alloc, failing_resize, test_release}, .initial_capacity = 4});
+        &(fire_world_desc_t){.allocator = {.alloc = failing_alloc, .realloc = failing_resize, .free = test_release},
+                             .initial_capacity = 4});
     assert_non_null(target);
     fire_entity kept = fire_entity_create(target);
     assert_int_equal(fire_stunned_add(target, kept), STRATA_OK);
@@ -486,6 +531,7 @@ int main(void) {
         cmocka_unit_test_setup(test_sparse_systems_step_with_aspects_and_deferred_removes, reset),
         cmocka_unit_test_setup(test_sparse_changed_follows_sparse_writes, reset),
         cmocka_unit_test_setup(test_sparse_entity_field_policy_reaches_sparse_values, reset),
+        cmocka_unit_test_setup(test_sparse_add_many_and_matching, reset),
         cmocka_unit_test_setup(test_sparse_clear_empties_the_sets, reset),
         cmocka_unit_test_setup(test_sparse_saves_round_trip_binary_and_json, reset),
         cmocka_unit_test_setup(test_sparse_load_out_of_memory_leaves_the_world, reset),
