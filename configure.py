@@ -120,6 +120,8 @@ BENCH_JS_PACKAGE = "bitecs@0.4.0"  # what `ninja bench-js` installs from npm
 FUZZ_SECONDS = {"diff": 60, "load_bin": 30, "load_json": 30}
 LONG_OPS = 1000000
 LONG_PAR_OPS = 50000
+# The differential test's large world in `ninja fuzz-long`: operations, and the entities it keeps alive.
+LARGE_OPS, LARGE_AIM = 5000, 100000
 
 # The project's own C files, as `ninja format-check` sees them (not
 # generated/, build/ or the generator's golden files).
@@ -354,8 +356,9 @@ def inspector(b, generated):
         n.build(lib, "ar", inputs=[b.compile(v, s, extra="-Iruntime/inspect") for s in INSPECT_SOURCES + [page]])
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
     for v in TEST_VARIANTS:
+        # With the JSON loader: the page's writes and a load read values by one codec.
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
-                       libs=INSPECT_LIBS, archives=[libs[v]])
+                       libs=f"{INSPECT_LIBS} {JSON_LIBS}", archives=[libs[v], b.json_libs[v]])
     # The test world as a running game (for the browser test) and its cost a step (for the bench).
     game = b.program("release", "inspect-game", ["tests/inspect/game.c", c], headers=[h], libs=INSPECT_LIBS,
                      archives=[libs["release"]])
@@ -370,7 +373,12 @@ def inspector(b, generated):
     n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],
             variables={"libs": f"{INSPECT_LIBS} -lpng -lm"})
     b.all.append(exe)
-    b.run("inspect", f"{exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe)
+    # Through tools/console-run.py: a SIGTERM to ninja stops the server too.
+    b.run("inspect", f"$python tools/console-run.py {exe} --count 20000 --inspect {INSPECT_PORT}", inputs=exe,
+          implicit="tools/console-run.py")
+    # The programs stop on a signal, on their parent's death, and with ninja.
+    b.test("build/inspect-stop.ok", f"$python tests/inspect/test_stop.py {exe} {game}", inputs=[exe, game],
+           implicit=["tests/inspect/test_stop.py", "tools/console-run.py"])
     # The page in a real browser: chromium driven by playwright-core. The
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
     browser = sources("tests/inspect/*.mjs")
@@ -553,7 +561,9 @@ def main(argv):
     b.run("fuzz", " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items()),
           inputs=list(fuzzers.values()), implicit="tools/fuzz.sh")
     long_exe, par_exe = "build/san/tests/test_fuzz_diff", "build/san/tests/test_fuzz_par"
-    b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601 && {par_exe} --ops {LONG_PAR_OPS} --seed 20240601",
+    b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601 && "
+          f"{long_exe} --large --ops {LARGE_OPS} --aim {LARGE_AIM} --seed 20240601 && "
+          f"{par_exe} --ops {LONG_PAR_OPS} --seed 20240601",
           inputs=[long_exe, par_exe])
     n.line()
 

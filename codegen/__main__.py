@@ -29,7 +29,7 @@ import sys
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from . import __version__
-from .errors import Diagnostic, has_errors, sorted_by_position
+from .errors import Diagnostic, has_errors, printable, sorted_by_position
 from .model import Loc, Schema
 from .validate import validate_file
 
@@ -116,7 +116,7 @@ def _parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
 
 
 def _say(line: str) -> None:
-    print(line, file=sys.stderr)
+    print(printable(line), file=sys.stderr)  # a path from the command line may hold a line break too
 
 
 def _report(diagnostics: Iterable[Diagnostic], form: str = "text") -> None:

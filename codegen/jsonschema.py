@@ -28,10 +28,11 @@ import json
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from . import spec
+# The validator's own names, number syntax and limits, so the two cannot disagree.
+from .checks import BUILTIN_TYPES, C_KEYWORDS, FLOAT, INTEGER, STDBOOL_NAMES
+from .limits import MAX_NAME_LENGTH, MAX_VERSION
 from .model import INTEGER_RANGES, SCALARS
 from .spec import Item, Key
-# The validator's own names and number syntax, so the two cannot disagree.
-from .validate import (_FLOAT, _INTEGER, BUILTIN_TYPES, C_KEYWORDS, MAX_NAME_LENGTH, MAX_VERSION, STDBOOL_NAMES)
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
 
@@ -110,8 +111,8 @@ def _one_of(names: Iterable[str]) -> str:
 # for each built-in type (arrays and structs take a default in the long form only).
 SHORT_FIELD = _alternatives(
     "bool" + _with_default("(?:true|false)"),
-    _one_of(_INTEGERS) + _with_default(_INTEGER.pattern),
-    _one_of(_FLOATS) + _with_default(_FLOAT.pattern),
+    _one_of(_INTEGERS) + _with_default(INTEGER.pattern),
+    _one_of(_FLOATS) + _with_default(FLOAT.pattern),
     "entity",
     _STRING + _with_default(r"\S.*"),
     _ELEMENTS + _DIM,
@@ -247,6 +248,8 @@ def _key_schema(key: Key) -> Schema:
         schema = _described({"enum": list(spec.POLICIES)}, key.description, key.example)
     elif kind == "storage":
         schema = _described({"enum": list(spec.STORAGES)}, key.description, key.example)
+    elif kind == "sender":
+        schema = _described({"enum": list(spec.SENDERS)}, key.description, key.example)
     elif kind == "relations":
         schema = _section(key, _object(spec.RELATION, item=spec.ITEMS["relation"]))
     elif kind == "access":
@@ -258,7 +261,7 @@ def _key_schema(key: Key) -> Schema:
     elif kind == "resources":
         schema = _section(key, _fields(spec.ITEMS["resource"], reserved=(spec.RENAMED,), min_fields=1))
     elif kind == "events":
-        schema = _section(key, _fields(spec.ITEMS["event"], min_fields=1))
+        schema = _section(key, _fields(spec.ITEMS["event"], reserved=(spec.SENT_BY,), min_fields=1))
     elif kind == "queries":
         schema = _section(key, _query_entry())
     elif kind == "systems":

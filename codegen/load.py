@@ -12,6 +12,7 @@ named `on` stays `on` and a default `1e3` is not a string by accident.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple, Union
 
@@ -84,15 +85,56 @@ def load(path: str, source: bytes) -> Tuple[Optional[Node], List[Diagnostic]]:
         too_deep = _too_deep(path, text)
         if too_deep is not None:
             return None, [too_deep]
-        document = yaml.compose(text, Loader=yaml.SafeLoader)
+        document = _compose(text)
     except yaml.MarkedYAMLError as e:
-        return None, [_syntax_error(path, e)]
+        return None, [_syntax_error(path, text, e)]
     except yaml.reader.ReaderError as e:
         return None, [_reader_error(path, text, e)]
     if document is None:
         return Scalar("", "null", False, Loc(path, 1, 1)), []
     converter = _Converter(path)
     return converter.node(document), converter.diagnostics
+
+
+def _compose(text: str) -> Optional[yaml.Node]:
+    """The document's node graph (None for an empty document). libyaml's
+    parser, when PyYAML has it, is some twenty times faster than PyYAML's
+    own; the two give the same nodes at the same places, except that
+    libyaml puts an empty value in a flow mapping (`{b: }`) at the next
+    token and PyYAML right after the colon, and that their messages for a
+    syntax error differ. A document with either is composed again by
+    PyYAML's parser, so what the generator says never depends on which
+    parser the machine has."""
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            document = yaml.compose(text, Loader=fast)
+        except yaml.YAMLError:
+            pass  # PyYAML's parser below raises it again, with PyYAML's words
+        else:
+            if not _has_empty_flow_value(document):
+                return document
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def _has_empty_flow_value(document: Optional[yaml.Node]) -> bool:
+    """True if an empty scalar is a key or value of a flow mapping (`{b: }`)."""
+    pending = [document] if document is not None else []
+    seen: Set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen or isinstance(node, yaml.ScalarNode):
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+            continue
+        for key, value in node.value:
+            if node.flow_style and any(isinstance(x, yaml.ScalarNode) and x.value == "" and not x.style
+                                       for x in (key, value)):
+                return True
+            pending += [key, value]
+    return False
 
 
 def _too_deep(path: str, text: str) -> Optional[Diagnostic]:
@@ -153,7 +195,7 @@ class _Converter:
         if kind is None:
             self.error(loc, f"unsupported YAML tag '{yaml_node.tag}'")
             kind = "str"
-        return Scalar(yaml_node.value, kind, yaml_node.style is not None, loc)
+        return Scalar(yaml_node.value, kind, bool(yaml_node.style), loc)  # plain: None (PyYAML), "" (libyaml)
 
     def mapping(self, yaml_node: yaml.MappingNode) -> Mapping:
         items: List[Tuple[Scalar, Node]] = []
@@ -190,7 +232,7 @@ def _scalar_kind(tag: str) -> Optional[str]:
     return _SCALAR_KINDS.get(tag[len(_TAG_PREFIX):])
 
 
-def _syntax_error(path: str, e: yaml.MarkedYAMLError) -> Diagnostic:
+def _syntax_error(path: str, text: str, e: yaml.MarkedYAMLError) -> Diagnostic:
     """A YAML syntax error, placed where PyYAML saw the problem."""
     mark = e.problem_mark or e.context_mark
     loc = Loc(path, mark.line + 1, mark.column + 1) if mark else Loc(path, 1, 1)
@@ -203,7 +245,26 @@ def _syntax_error(path: str, e: yaml.MarkedYAMLError) -> Diagnostic:
         hint = e.context
         if e.context_mark:
             hint += f" at {e.context_mark.line + 1}:{e.context_mark.column + 1}"
+    if mark and "but got '['" in problem:
+        hint = _bracketed_type_hint(text, mark.line, mark.column) or hint
     return Diagnostic(loc, f"invalid YAML: {problem}", hint)
+
+
+_BRACKETED_TYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\[\]{},]*\])+")
+
+
+def _bracketed_type_hint(text: str, line: int, column: int) -> Optional[str]:
+    """The hint for `{ name: char[16] }`: inside a flow mapping or list
+    YAML ends the plain `char` at '[' and reads a list; the type must be
+    quoted. None when the '[' at (line, column) does not end a type name."""
+    row = text.splitlines()[line] if line < len(text.splitlines()) else ""
+    start = column
+    while start > 0 and (row[start - 1].isalnum() or row[start - 1] == "_"):
+        start -= 1
+    match = _BRACKETED_TYPE.match(row, start)
+    if start == column or not match:
+        return None
+    return f"inside {{ }} or [ ], YAML reads '[' as a list: quote a type with brackets, \"{match.group()}\""
 
 
 def _reader_error(path: str, text: str, e: yaml.reader.ReaderError) -> Diagnostic:

@@ -6,8 +6,11 @@ module read it. Nothing here knows YAML or C spelling: C identifiers live in
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass
 from typing import Optional, Tuple, Union
+
+from .spec import DEFAULT_SENDER, FIELD_POLICY, GAME
 
 # The scalar field types and their C spelling live in names.py; this is the set.
 SCALARS = ("bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64")
@@ -76,7 +79,7 @@ class Field:
     loc: Loc
     explicit_default: bool = False  # the schema gave `= x` or `default:`
     renamed_from: Tuple[str, ...] = ()  # the field's former names (long form `renamed_from:`), for old saves
-    on_target_destroy: str = "keep"  # an entity field of a component: what its target's destroy does
+    on_target_destroy: str = FIELD_POLICY  # an entity field of a component: what its target's destroy does
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,13 @@ class Component:
         """Stored in a sparse set: adding or removing it moves no row."""
         return self.storage == "sparse"
 
+    @property
+    def holds_value(self) -> bool:
+        """A bundle or an assemblage can give it: not the tag of a relation
+        with many targets a source (its links are made by `_add`, each with
+        its target; the tag alone would be a link to nothing)."""
+        return not (self.relation and self.is_tag)
+
 
 @dataclass(frozen=True)
 class Relation:
@@ -125,7 +135,7 @@ class Relation:
     index: int  # relation id, declaration order from 0
     component: int  # the component id of its links
     exclusive: bool
-    policy: str  # on_target_destroy: keep, clear, remove or destroy
+    on_target_destroy: str  # what a target's destroy does to its sources: keep, clear, remove or destroy
     data: Tuple[Field, ...]
     loc: Loc
 
@@ -145,6 +155,11 @@ class Event:
     index: int  # event id, declaration order from 0
     fields: Tuple[Field, ...]
     loc: Loc
+    sent_by: str = DEFAULT_SENDER  # "game": game code or a hook sends it, so no system need emit it
+
+    @property
+    def sent_by_game(self) -> bool:
+        return self.sent_by == GAME
 
 
 @dataclass(frozen=True)
@@ -220,6 +235,37 @@ class Assemblage:
 
 
 @dataclass(frozen=True)
+class Apart:
+    """Why `later` runs in a batch after `earlier`'s: what they share."""
+    earlier: str
+    later: str
+    reasons: Tuple[str, ...]  # "Position", "res Clock", "event Eaten", "order", "changed set"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Systems of one phase that touch disjoint data (schedule.py)."""
+    index: int  # 0 first, over the whole step
+    phase: str
+    systems: Tuple[System, ...]  # schedule order
+
+    @property
+    def alone(self) -> bool:
+        """One system that is not split: it runs as in a single-threaded step."""
+        return len(self.systems) == 1 and not self.systems[0].parallel
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The step's batches, and the pairs of systems they keep apart (schedule.py)."""
+    batches: Tuple[Batch, ...] = ()
+    apart: Tuple[Apart, ...] = ()  # the conflicting pairs of a phase no chain of others implies, in schedule order
+
+    def batch_of(self, name: str) -> int:
+        return next(b.index for b in self.batches for y in b.systems if y.name == name)
+
+
+@dataclass(frozen=True)
 class Schema:
     path: str  # the schema file as given on the command line
     world: str
@@ -237,15 +283,38 @@ class Schema:
     save_name: str = ""  # the name saves record and loading matches; `world` unless `save_name:` says otherwise
     events: Tuple[Event, ...] = ()  # by event id (declaration order)
     relations: Tuple[Relation, ...] = ()  # by relation id (declaration order)
+    threads: bool = False  # `threads: true`: systems share batches (schedule.py)
+    schedule: Schedule = Schedule()  # the systems' batches, worked out once by the validator
 
     @property
     def field_policies(self) -> Tuple[Tuple[Component, Field], ...]:
         """The entity fields of components whose target's destroy does something."""
-        return tuple((c, f) for c in self.components for f in c.fields if f.on_target_destroy != "keep")
+        return tuple((c, f) for c in self.components for f in c.fields if f.on_target_destroy != FIELD_POLICY)
+
+    @functools.cached_property
+    def saved_types(self) -> frozenset:
+        """The types a component or resource contains (directly or through
+        other types): those the reflection data, and so saves, describe."""
+        used = set()
+        pending = [f.type for c in self.components for f in c.fields]
+        pending += [f.type for r in self.resources for f in r.fields]
+        while pending:
+            t = pending.pop()
+            if t.kind == "array":
+                pending.append(t.element)
+            elif t.kind in ("struct", "enum") and t.name not in used:
+                used.add(t.name)
+                if t.kind == "struct":
+                    pending += [f.type for f in self.struct(t.name).fields]
+        return frozenset(used)
+
+    @property
+    def bundle_components(self) -> Tuple[Component, ...]:
+        """The components a bundle holds: all but non-exclusive relations."""
+        return tuple(c for c in self.components if c.holds_value)
 
     def relation(self, name: str) -> Relation:
         return next(r for r in self.relations if r.name == name)
-    threads: bool = False  # `threads: true`: systems share batches (schedule.py)
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)

@@ -9,15 +9,24 @@ table is checked the moment it exists.
 
 Scopes follow C's namespaces as the generated files use them:
 
-  file             typedefs, struct tags, functions, statics, enum constants
-  macro            #defines: a macro breaks the same spelling in every scope
+  file             typedefs, struct tags, statics, enum constants
+  function         functions (file scope; the identifier is followed by '(')
+  macro            object-like #defines: they break the same spelling in every scope
+  function macro   function-like #defines (an event's emit)
   member S         the members of the generated struct S
   param F          the parameters of the generated function type F
   local            the fixed parameter and local names of generated bodies
 
+A table lists the names the generated files hold for that schema, and only
+those: a component without hooks has no `_on_add`, a system without terms
+no `_next`, a tag no `_get` (tests/codegen/test_names.py checks the output
+holds every listed name and no other).
+
 `collisions(schema)` reports, as `file:line:col` errors naming both sides,
-any two names that meet in one scope, a macro that meets any name, a name
-the C library or the runtime owns (reserved.py), and a world name whose
+any two names that meet in one scope, one of our object-like macros that
+meets any name, a name the C library or the runtime owns (reserved.py: a
+library's function-like macro breaks only a function or a macro of its
+name, so a struct member may be called `floor`), and a world name whose
 header would hide a C library or runtime header.
 """
 from __future__ import annotations
@@ -36,31 +45,32 @@ C_SCALARS = {
     "f32": "float", "f64": "double",
 }
 
-FILE, MACRO, LOCAL = "file", "macro", "local"
+FILE, FUNC, MACRO, FMACRO, LOCAL = "file", "function", "macro", "function macro", "local"
+GLOBAL = (FILE, FUNC, MACRO, FMACRO)  # the scopes of C's file-scope ordinary identifiers
 
-# The world's own names: purpose -> noun after the world prefix (lower case)
-# or after the upper-case prefix (macros and enum constants).
-WORLD_FILE_NOUNS = (
-    "world", "entity", "entity_eq", "world_create", "world_destroy", "world_step", "world_stats", "world_user",
-    "world_set_user", "world_core", "entity_create", "entity_destroy", "entity_alive", "bundle",
-    "entity_create_bundle", "entity_create_many", "entity_add_bundle", "entity_remove_bundle",
-    ("component_id_type", "component_id"), ("query_id_type", "query_id"), ("system_id_type", "system_id"),
-    ("event_id_type", "event_id"), "events_",
+# The world's own names: purpose -> noun after the world prefix (lower case),
+# by scope; a purpose is its noun unless a pair says otherwise.
+WORLD_FUNCTIONS = (
+    "entity_eq", "world_create", "world_destroy", "world_step", "world_stats", "world_user", "world_set_user",
+    "world_core", "world_core_const", "entity_create", "entity_destroy", "entity_alive", "entity_create_bundle",
+    "entity_create_many", "entity_add_bundle", "entity_remove_bundle",
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
     "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
-    "world_clear", "entity_each", "entity_fn", "entity_index", "entity_generation", "assert_handler_set",
+    "world_clear", "entity_each", "entity_index", "entity_generation", "assert_handler_set", "inspect_start",
+    # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
+    "world_free_empty_tables", "reserve_bundle", "reserve_entities",
+    # statics of the world's .c
+    "bundle_gather_", "entity_visit_call_", "world_of_",
+)
+WORLD_FILE_NOUNS = (
+    "world", "entity", "bundle", ("component_id_type", "component_id"), "entity_fn",
     # the runtime's types a game meets, under the world's prefix (typedefs; the strata_ names work too)
     "result_t", "world_desc_t", "world_stats_t", "load_report_t", "assert_handler_t",
-    # systems by number, and the live inspector's typed start (docs/inspector.md)
-    "system_set_enabled", "system_is_enabled", "inspect_start", "system_run",
     # statics of the world's .c
-    "resources_", "resources_defaults_", "components_", "queries_", "schema_", "res_", "bundle_gather_",
-    "keep_error_", "component_types_", "resource_type_", "resource_fields_", "entity_visit_", "entity_visit_call_",
-    # relations: their ids' enum, and the statics of the world's .c
-    ("relation_id_type", "relation_id"), "relations_", "field_policies_",
-    "batch_system_",
+    "resources_", "resources_defaults_", "components_", "schema_", "component_types_", "resource_type_",
+    "entity_visit_",
 )
-WORLD_CONSTANTS = ("COMPONENT_COUNT", "SYSTEM_COUNT", "EVENT_COUNT")  # enum constants (file scope)
+WORLD_CONSTANTS = ("COMPONENT_COUNT",)  # enum constants (file scope)
 WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",
                 "GENERATED_H")
 
@@ -80,7 +90,12 @@ BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no com
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
           "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
-          "first", "r", "desc", "systems", "full", "observer", "view", "system", "items", "all", "i")
+          "first", "r", "desc", "systems", "full", "view", "system", "all", "i")
+
+
+def has_query_ids(s: model.Schema) -> bool:
+    """The world has query ids: free queries, or systems with terms."""
+    return bool(s.queries) or any(y.query_index is not None for y in s.systems)
 
 
 def snake(name: str) -> str:
@@ -143,11 +158,7 @@ class Names:
         self.schema = schema
         self.stem = snake(schema.world)
         self.STEM = self.stem.upper()
-        pairs = [x if isinstance(x, tuple) else (x, x) for x in WORLD_FILE_NOUNS]
-        table = {purpose: (self._p(noun), FILE) for purpose, noun in pairs}
-        table.update({noun: (self._P(noun), FILE) for noun in WORLD_CONSTANTS})
-        table.update({noun: (self._P(noun), MACRO) for noun in WORLD_MACROS})
-        self._world_names = Spelled("the world's own API", None, table)
+        self._world_names = Spelled("the world's own API", None, self._world_table(schema))
         self._cache: Dict[Tuple[str, str], Spelled] = {}
         kinds = [(e.name, self.enum) for e in schema.enums] + [(t.name, self.struct) for t in schema.structs]
         kinds += [(c.name, self.component) for c in schema.components]
@@ -156,12 +167,49 @@ class Names:
         self._data_kind = dict(kinds)
         self._enum_members = {e.name: e.members for e in schema.enums}
         self._assemblage_components = {a.name: a.components for a in schema.assemblages}
+        self._components = {c.name: c for c in schema.components}
+        self._queries = {q.name: q for q in schema.queries}
+        self._systems = {y.name: y for y in schema.systems}
+        self._relations = {r.name: r for r in schema.relations}
 
     def __getattr__(self, purpose: str) -> str:
         """A name of the world itself: n.world_create, n.ENTITY_NULL."""
         if purpose.startswith("_"):
             raise AttributeError(purpose)
         return getattr(self._world_names, purpose)
+
+    def _world_table(self, s: model.Schema) -> Dict[str, Tuple[str, str]]:
+        """The world's own names that its files hold."""
+        nouns = {FILE: list(WORLD_FILE_NOUNS), FUNC: list(WORLD_FUNCTIONS)}
+        constants = list(WORLD_CONSTANTS)
+        if s.systems:
+            nouns[FILE].append(("system_id_type", "system_id"))
+            # the schedule's tables, which strata_world_step walks
+            nouns[FILE] += ["schedule_", "systems_", "system_order_", "batches_", "phases_"]
+            nouns[FUNC] += ["system_set_enabled", "system_is_enabled", "system_run"]
+            constants.append("SYSTEM_COUNT")
+        if has_query_ids(s):
+            # the ids of the free queries and of the systems' queries
+            nouns[FILE] += [("query_id_type", "query_id"), "queries_"]
+        if s.events:
+            nouns[FILE] += [("event_id_type", "event_id"), "events_"]
+            constants.append("EVENT_COUNT")
+        if s.relations:
+            nouns[FILE] += [("relation_id_type", "relation_id"), "relations_"]
+        if s.field_policies:
+            nouns[FILE].append("field_policies_")
+        if s.resources:
+            nouns[FILE].append("resource_fields_")
+        if s.resources:
+            nouns[FUNC].append("res_")
+        table = {}
+        for scope, listed in nouns.items():
+            for x in listed:
+                purpose, noun = x if isinstance(x, tuple) else (x, x)
+                table[purpose] = (self._p(noun), scope)
+        table.update({noun: (self._P(noun), FILE) for noun in constants})
+        table.update({noun: (self._P(noun), MACRO) for noun in WORLD_MACROS})
+        return table
 
     def _p(self, noun: str) -> str:
         return f"{self.stem}_{noun}"
@@ -217,44 +265,57 @@ class Names:
         return self._cache[key]
 
     def struct(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
-        return self._spelled("type", name, loc, lambda s: {
-            "type": (self._p(s), FILE),
-            "default_macro": (self._P(f"{s}_DEFAULT".upper()), MACRO),
-            "fields_": (self._p(f"{s}_fields_"), FILE),
-            "type_": (self._p(f"{s}_type_"), FILE),
-        })
+        def build(s: str) -> Dict[str, Tuple[str, str]]:
+            table = {"type": (self._p(s), FILE), "default_macro": (self._P(f"{s}_DEFAULT".upper()), MACRO)}
+            if name in self.schema.saved_types:  # reflection data, for saves
+                table.update(fields_=(self._p(f"{s}_fields_"), FILE), type_=(self._p(f"{s}_type_"), FILE))
+            return table
+        return self._spelled("type", name, loc, build)
 
     def enum(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
-        members = self._enum_members.get(name, ())
-        return self._spelled("type", name, loc, lambda s: dict({
-            "type": (self._p(s), FILE),
-            "members_": (self._p(f"{s}_members_"), FILE),
-            "type_": (self._p(f"{s}_type_"), FILE),
-        }, **{f"member {m}": (self._P(f"{s}_{snake(m)}".upper()), FILE) for m in members}))
+        def build(s: str) -> Dict[str, Tuple[str, str]]:
+            table = {"type": (self._p(s), FILE)}
+            if name in self.schema.saved_types:
+                table.update(members_=(self._p(f"{s}_members_"), FILE), type_=(self._p(f"{s}_type_"), FILE))
+            for m in self._enum_members.get(name, ()):
+                table[f"member {m}"] = (self._P(f"{s}_{snake(m)}".upper()), FILE)
+            return table
+        return self._spelled("type", name, loc, build)
 
     def component(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        c = self._components.get(name)
+
         def build(s: str) -> Dict[str, Tuple[str, str]]:
-            table = {
-                "type": (self._p(s), FILE),
-                "id": (self._P(s.upper()), FILE),
-                "default_macro": (self._P(f"{s}_DEFAULT".upper()), MACRO),
-                "defaults_": (self._p(f"{s}_defaults_"), FILE),
-                "fields_": (self._p(f"{s}_fields_"), FILE),
-                "member": (s, "member"),
-            }
-            for verb in ("add", "get", "mut", "set", "has", "remove", "on_add", "on_remove", "on_set",
-                         # many entities at once: an array of handles, or what a query matches
-                         "add_many", "remove_many", "add_matching", "remove_matching"):
-                table[verb] = (self._p(f"{s}_{verb}"), FILE)
+            table = {}
+            exclusive = c is None or (c.relation and not c.is_tag)
+            if c is None or not c.is_tag:
+                table["type"] = (self._p(s), FILE)
+            table.update(id=(self._P(s.upper()), FILE), member=(s, "member"))
+            if c is None or not c.is_tag:
+                table.update(default_macro=(self._P(f"{s}_DEFAULT".upper()), MACRO),
+                             defaults_=(self._p(f"{s}_defaults_"), FILE), fields_=(self._p(f"{s}_fields_"), FILE))
+            verbs = ["has", "remove"]
+            if c is None or not c.relation:
+                verbs += ["add"] + ([] if c is not None and c.is_tag else ["get", "mut", "set"])
+                # many entities at once: an array of handles, or what a query matches
+                verbs += ["add_many", "remove_many"]
+                if has_query_ids(self.schema):
+                    verbs += ["add_matching", "remove_matching"]
+            else:
+                verbs += ["get", "set"] if exclusive else ["add"]
+            for verb in verbs:
+                table[verb] = (self._p(f"{s}_{verb}"), FUNC)
             for hook in ("on_add", "on_remove", "on_set"):
-                table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FILE)
+                if c is None or getattr(c, hook):
+                    table[hook] = (self._p(f"{s}_{hook}"), FUNC)
+                    table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FUNC)
             return table
         return self._spelled("component", name, loc, build)
 
     def resource(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
         return self._spelled("resource", name, loc, lambda s: {
             "type": (self._p(s), FILE),
-            "res": (self._p(f"{s}_res"), FILE),
+            "res": (self._p(f"{s}_res"), FUNC),
             "fields_": (self._p(f"{s}_fields_"), FILE),
             "type_": (self._p(f"{s}_type_"), FILE),
             "member": (s, "member"),
@@ -266,59 +327,82 @@ class Names:
         return self._spelled("event", name, loc, lambda s: {
             "type": (self._p(s), FILE),
             "id": (self._P(f"EVENT_{s}".upper()), FILE),
-            "send": (self._p(f"{s}_send"), FILE),
-            "emit": (self._p(f"{s}_emit"), MACRO),
-            "emit_": (self._p(f"{s}_emit_"), FILE),
-            "emit_slow_": (self._p(f"{s}_emit_slow_"), FILE),
+            "send": (self._p(f"{s}_send"), FUNC),
+            "emit": (self._p(f"{s}_emit"), FMACRO),
+            "emit_": (self._p(f"{s}_emit_"), FUNC),
+            "emit_slow_": (self._p(f"{s}_emit_slow_"), FUNC),
             "events_member": (f"{s}_events", "member"),
             "count_member": (f"{s}_count", "member"),
             "out_member": (f"{s}_out_", "member"),
         })
 
     def query(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        q = self._queries.get(name)
+
         def build(s: str) -> Dict[str, Tuple[str, str]]:
-            table = {"id": (self._P(f"QUERY_{s}".upper()), FILE)}
-            for verb in ("iter", "begin", "next", "end", "count", "each", "fn", "changed_count"):
-                table[verb] = (self._p(f"{s}_{verb}"), FILE)
+            table = {"id": (self._P(f"QUERY_{s}".upper()), FILE), "iter": (self._p(f"{s}_iter"), FILE),
+                     "fn": (self._p(f"{s}_fn"), FILE)}
+            verbs = ["begin", "next", "end", "count", "each"]
+            if q is None or q.terms.changed:
+                verbs.append("changed_count")
+            for verb in verbs:
+                table[verb] = (self._p(f"{s}_{verb}"), FUNC)
             return table
         return self._spelled("query", name, loc, build)
 
     def system(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        y = self._systems.get(name)
+
         def build(s: str) -> Dict[str, Tuple[str, str]]:
-            table = {
-                "id": (self._P(f"SYSTEM_{s}".upper()), FILE),
-                "aspect_type": (self._p(f"{s}_aspect"), FILE),
-                "aspect_id": (self._P(f"ASPECT_{s}".upper()), MACRO),
-                "aspect_defaults_": (self._p(f"{s}_aspect_defaults_"), FILE),
-            }
-            for verb in ("ctx", "run", "begin", "next", "end", "count", "changed_count", "enable", "enabled",
-                         "on_add", "on_remove"):
-                table[verb] = (self._p(f"{s}_{verb}"), FILE)
+            table = {"id": (self._P(f"SYSTEM_{s}".upper()), FILE), "ctx": (self._p(f"{s}_ctx"), FILE),
+                     "call_": (self._p(f"{s}_call_"), FUNC)}  # the trampoline the step calls: begin, run, end
+            if y is None or y.query_index is not None:  # its query's id, beside the free queries'
+                table["query_id"] = (self._P(f"QUERY_{s}".upper()), FILE)
+            if y is None or y.aspect:
+                table.update(aspect_type=(self._p(f"{s}_aspect"), FILE),
+                             aspect_id=(self._P(f"ASPECT_{s}".upper()), MACRO),
+                             aspect_defaults_=(self._p(f"{s}_aspect_defaults_"), FILE))
+            verbs = ["run", "begin", "end", "enable", "enabled"]
+            if y is None or y.query_index is not None:
+                verbs += ["next", "count"]
+            if y is None or y.terms.changed:
+                verbs.append("changed_count")
             for hook in ("on_add", "on_remove"):
-                table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FILE)
+                if y is None or getattr(y, hook):
+                    verbs.append(hook)
+                    table[hook + "_call"] = (self._p(f"{s}_{hook}_"), FUNC)
+            for verb in verbs:
+                table[verb] = (self._p(f"{s}_{verb}"), FUNC)
             return table
         return self._spelled("system", name, loc, build)
 
     def relation(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
         """A relation's id and the functions its component's names do not
         cover (set, add, get, has, remove are the component's spellings)."""
+        r = self._relations.get(name)
+
         def build(s: str) -> Dict[str, Tuple[str, str]]:
             table = {"id": (self._P(f"RELATION_{s}".upper()), FILE)}
-            for verb in ("target", "targets", "sources", "depth", "destroy_tree"):
-                table[verb] = (self._p(f"{s}_{verb}"), FILE)
-            table["hook_add_"] = (self._p(f"{s}_hook_add_"), FILE)
-            table["hook_remove_"] = (self._p(f"{s}_hook_remove_"), FILE)
+            verbs = ["sources"]
+            if r is None or r.exclusive:
+                verbs += ["target", "depth", "destroy_tree", "hook_add_", "hook_remove_"]
+            if r is None or not r.exclusive:
+                verbs.append("targets")
+            for verb in verbs:
+                table[verb] = (self._p(f"{s}_{verb}"), FUNC)
             return table
         return self._spelled("relation", name, loc, build)
 
     def assemblage(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
         components = self._assemblage_components.get(name, ())
         return self._spelled("assemblage", name, loc, lambda s: dict({
-            "spawn": (self._p(f"spawn_{s}"), FILE),
-            "spawn_many": (self._p(f"spawn_{s}_many"), FILE),
+            "spawn": (self._p(f"spawn_{s}"), FUNC),
+            "spawn_many": (self._p(f"spawn_{s}_many"), FUNC),
+            "reserve": (self._p(f"reserve_{s}"), FUNC),
             "ids_": (self._p(f"spawn_{s}_ids_"), FILE),
             "values_": (self._p(f"spawn_{s}_values_"), FILE),
-        }, **{f"value {c}": (self._p(f"spawn_{s}_{snake(c)}_value_"), FILE) for c, _ in components}))
+        }, **{f"value {c}": (self._p(f"spawn_{s}_{snake(c)}_value_"), FILE) for c, _ in components
+              if not self._components[c].is_tag}))
 
     # --- shorthands the templates use (each reads one of the tables above) -------
     def _data(self, name: str) -> Spelled:
@@ -420,11 +504,13 @@ class Names:
         for c in s.components:
             names = self.component(c.name, c.loc)
             out += [x for x in names.names() if x.scope != "member"]
-            fields(names.type, f"component '{c.name}'", c.fields)
+            if not c.is_tag:
+                fields(names.type, f"component '{c.name}'", c.fields)
             if c.relation and not c.is_tag:
                 member(names.type, LINK_DEPTH, fixed(LINK_DEPTH), None, "member")
-            member(self.bundle, names.member, f"component '{c.name}'", c.loc, "member")
-        if not s.components:
+            if c.holds_value:
+                member(self.bundle, names.member, f"component '{c.name}'", c.loc, "member")
+        if not s.bundle_components:
             member(self.bundle, BUNDLE_PLACEHOLDER, fixed(BUNDLE_PLACEHOLDER), None, "member")
         member(self.resources_, RESOURCES_MEMBERS[0], fixed(RESOURCES_MEMBERS[0]), None, "member")
         for r in s.resources:
@@ -497,9 +583,9 @@ def _where(name: Name) -> str:
 
 
 def _scope_text(scope: str) -> str:
-    if scope == FILE:
+    if scope in (FILE, FUNC):
         return "at file scope"
-    if scope == MACRO:
+    if scope in (MACRO, FMACRO):
         return "as a macro"
     if scope == LOCAL:
         return "as a local name"
@@ -514,11 +600,13 @@ def _reserved_by(name: Name) -> Optional[str]:
         return "a C keyword (C11 or C23)"
     if ident in reserved.MACROS:
         return "a macro of the C library or the compiler"
-    if name.scope in (FILE, MACRO) and ident in reserved.FILE_SCOPE:
+    if name.scope in (FUNC, MACRO, FMACRO) and ident in reserved.FUNCTION_MACROS:
+        return "a function-like macro of the C library"
+    if name.scope in GLOBAL and ident in reserved.FILE_SCOPE:
         return "declared by the C library"
-    if ident.startswith("STRATA_") or (name.scope in (FILE, MACRO) and _RUNTIME_PREFIX.match(ident)):
+    if ident.startswith("STRATA_") or (name.scope in GLOBAL and _RUNTIME_PREFIX.match(ident)):
         return "reserved for the Strata runtime (strata_*, STRATA_*)"
-    if _IMPLEMENTATION.match(ident) or (name.scope in (FILE, MACRO) and ident.startswith("_")):
+    if _IMPLEMENTATION.match(ident) or (name.scope in GLOBAL and ident.startswith("_")):
         return "reserved for the C implementation (a leading '_' at file scope, or '_' and a capital or '_')"
     return None
 
@@ -558,12 +646,14 @@ def collisions(schema: model.Schema) -> List[Diagnostic]:
         if name.scope == MACRO:
             macros.setdefault(name.ident, name)
     for name in emitted:
-        scope = FILE if name.scope == MACRO else name.scope  # a macro also takes its file-scope spelling
+        scope = FILE if name.scope in GLOBAL else name.scope  # functions and macros take their file-scope spelling
         other = first_in_scope.setdefault((scope, name.ident), name)
         if other is not name and (other.what, other.purpose) != (name.what, name.purpose):
             _clash(report, name, other)
+        # An object-like macro of ours breaks the spelling in every scope; a
+        # function-like one (an emit) only a call, which inner names never are.
         macro = macros.get(name.ident)
-        if macro is not None and macro is not name and macro.what != name.what and name.scope not in (FILE, MACRO):
+        if macro is not None and macro is not name and macro.what != name.what and name.scope not in GLOBAL:
             _clash(report, name, macro)
     return out
 
@@ -575,6 +665,6 @@ def _clash(report, name: Name, other: Name) -> None:
         name, other = other, name
     if name.loc is None:
         return  # two of the generator's own names: a bug the tests catch
-    role = "the macro of " if other.scope == MACRO and name.scope != MACRO else ""
+    role = "the macro of " if other.scope in (MACRO, FMACRO) and name.scope not in (MACRO, FMACRO) else ""
     report(name, f"{_scope_text(name.scope)} collides with {role}{_where(other)}",
            name.what + (f" or {other.what}" if other.loc is not None else ""), frozenset((name.what, other.what)))

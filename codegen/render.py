@@ -6,24 +6,28 @@ lives here or in the model, never in a template.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 import jinja2
 
 from . import __version__, model, numbers
+from .limits import MASK_WORDS
 from . import schedule as threaded_schedule
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2", "saves.h.j2",
              "reflect.c.j2", "assemblages.c.j2")
-MASK_WORDS = 4  # STRATA_MAX_COMPONENTS / 64
 
 
+@functools.lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
+    """The one environment, made once a process: it keeps each template
+    compiled, so rendering many worlds parses the templates once."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,
@@ -34,12 +38,56 @@ def _environment() -> jinja2.Environment:
     )
     # Consecutive pairs (a, b), (b, c), ...: the run order's arrows.
     env.filters["zip_pairs"] = lambda items: list(zip(list(items), list(items)[1:]))
+    env.filters["c_wrap"] = c_wrap
+    env.filters["commented"] = commented
     return env
 
 
 def template_paths() -> List[str]:
     """Absolute paths of every template a render reads (for --depfile)."""
     return [os.path.join(TEMPLATE_DIR, t) for t in TEMPLATES]
+
+
+COLUMN_LIMIT = 120  # .clang-format's ColumnLimit
+
+
+def c_wrap(text: str) -> str:
+    """C code with its long calls and function heads laid out as
+    clang-format lays them out in the repository's style: a line as it is
+    when it fits in COLUMN_LIMIT columns, otherwise broken after the last
+    argument that fits, the next line aligned after the innermost open
+    parenthesis, again until the rest fits. Comments, preprocessor lines
+    and lines of data (ending with a comma) are left as they are."""
+    return "\n".join(line if line.lstrip().startswith(("/*", "*", "#", "//")) or line.endswith(",")
+                     else _wrap_line(line) for line in text.split("\n"))
+
+
+def commented(rows, indent: int = 4) -> str:
+    """Lines of (code, comment), the comments aligned one space after the
+    longest code, as clang-format aligns trailing comments (a list of
+    initializers with a comment each also stays one a line)."""
+    rows = list(rows)
+    width = max(len(code) for code, _ in rows)
+    return "\n".join(f"{' ' * indent}{code.ljust(width)} /* {comment} */" for code, comment in rows)
+
+
+def _wrap_line(line: str) -> str:
+    out: List[str] = []
+    carried: List[int] = []  # the columns of the parentheses still open where the last line was cut
+    while len(line) > COLUMN_LIMIT:
+        opened, cut, align = list(carried), None, 0
+        for i, ch in enumerate(line[:COLUMN_LIMIT]):
+            if ch == "(":
+                opened.append(i)
+            elif ch == ")" and opened:
+                opened.pop()
+            elif ch == "," and opened and line[i + 1:i + 2] == " ":
+                cut, align, carried = i + 1, opened[-1] + 1, list(opened)
+        if cut is None:
+            break
+        out.append(line[:cut])
+        line = " " * align + line[cut + 1:]
+    return "\n".join(out + [line])
 
 
 def _float_literal(value: float, scalar: str) -> str:
@@ -151,6 +199,31 @@ class Literals:
         """True if every field's default is zero (then no initializer is needed)."""
         return all(self.is_zero(f.type, f.default) for f in fields)
 
+    def designated(self, fields, values=None, prefix: str = "") -> List[Tuple[str, str]]:
+        """A struct of `fields` (values override defaults) as its leaves:
+        (designator, literal) for each scalar that is not zero, nested
+        structs and arrays spelt out (`.rules.decay[2]`). One leaf a line
+        keeps a long default within the line length clang-format wants."""
+        out: List[Tuple[str, str]] = []
+        for f in fields:
+            v = f.default if values is None else values[f.name]
+            self._leaves(f.type, v, f"{prefix}.{f.name}", out)
+        return out
+
+    def _leaves(self, t: model.TypeRef, v: model.Value, at: str, out: List[Tuple[str, str]]) -> None:
+        if self.is_zero(t, v):
+            return
+        if t.kind == "struct":
+            out += self.designated(self._fields[t.name], dict(v), at)
+        elif t.kind == "array":
+            items = list(v)
+            if not self._element_default_is_zero(t.element):
+                items += [self.element_default(t.element)] * (t.length - len(items))
+            for i, x in enumerate(items):
+                self._leaves(t.element, x, f"{at}[{i}]", out)
+        else:
+            out.append((at, self.value(t, v)))
+
     def fields(self, fields, values=None) -> str:
         """A designated initializer for a struct of `fields` (values override
         defaults); fields that are zero are left to the zero-initialisation."""
@@ -162,6 +235,36 @@ class Literals:
         if not parts:
             return "{0}"
         return "{ " + ", ".join(parts) + " }"
+
+    def compound(self, fields) -> str:
+        """The braces of a compound literal `(T){...}` holding the defaults
+        of `fields`. All zero, it names the first scalar inside the first
+        field (`{ .pos.x = 0 }`, `{ .rgb[0] = 0 }`) instead of `{0}`: gcc
+        takes `{0}` for any struct in a declaration, but inside another
+        initializer (`&(rect_bundle){ .color = &RECT_COLOR_DEFAULT }`) it
+        warns of missing braces when the first field is an array or a struct."""
+        text = self.fields(fields)
+        if text != "{0}" or not fields:
+            return text
+        designator, value = self._first_scalar(fields[0])
+        return f"{{ {designator} = {value} }}"
+
+    def _first_scalar(self, f) -> Tuple[str, str]:
+        """The designator of the first scalar of field f, and its zero."""
+        path, t = f".{f.name}", f.type
+        while t.kind in ("array", "struct"):
+            if t.kind == "array":
+                path, t = path + "[0]", t.element
+            else:
+                first = self._fields[t.name][0]
+                path, t = f"{path}.{first.name}", first.type
+        if t.kind == "string":
+            return path + "[0]", "0"
+        if t.kind == "entity":
+            return path, "{0}"
+        if t.kind == "enum":
+            return path, self.names.enum_member(t.name, self.schema.enum(t.name).members[0])
+        return path, ("false" if t.name == "bool" else "0")
 
 
 # C11 requires compilers to take string literals of 4095 characters; past
@@ -210,8 +313,8 @@ class Reflection:
             return "NULL"
         return "(const char *const[]){" + ", ".join(f'"{x}"' for x in names) + ", NULL}"
 
-    def field(self, f: model.Field, owner_ctype: str) -> str:
-        """A designated initializer of f's strata_field_desc_t, f a member of `owner_ctype`."""
+    def field(self, f: model.Field, owner_ctype: str) -> List[Tuple[str, str]]:
+        """f's strata_field_desc_t, f a member of `owner_ctype`, as (member, value) pairs."""
         t = f.type
         element = t.element if t.kind == "array" else t
         if element.kind == "string":
@@ -226,35 +329,22 @@ class Reflection:
         old = self.formers(f.renamed_from)
         count = f"{t.length}u" if t.kind == "array" else "1u"
         array = "true" if t.kind == "array" else "false"
-        return (f'{{ .name = "{f.name}", .renamed_from = {old}, .type = {type_ref}, '
-                f'.offset = offsetof({owner_ctype}, {f.name}), .size = {size}, .count = {count}, '
-                f'.kind = {kind}, .array = {array} }}')
+        return [("name", f'"{f.name}"'), ("renamed_from", old), ("type", type_ref),
+                ("offset", f"offsetof({owner_ctype}, {f.name})"), ("size", size), ("count", count), ("kind", kind),
+                ("array", array)]
 
     def used(self, type_name: str) -> bool:
         """True if a component or resource contains the type (directly or
         through other types): only those get reflection data."""
-        if not hasattr(self, "_used"):
-            used = set()
-            pending = [f.type for c in self.schema.components for f in c.fields]
-            pending += [f.type for r in self.schema.resources for f in r.fields]
-            while pending:
-                t = pending.pop()
-                if t.kind == "array":
-                    pending.append(t.element)
-                elif t.kind in ("struct", "enum") and t.name not in used:
-                    used.add(t.name)
-                    if t.kind == "struct":
-                        pending += [f.type for f in self.schema.struct(t.name).fields]
-            self._used = used
-        return type_name in self._used
+        return type_name in self.schema.saved_types
 
-    def resource(self, r: model.Resource, block_ctype: str) -> str:
-        """The resource block's field for resource r: a struct of r's type."""
-        old = self.formers(r.renamed_from)
-        return (f'{{ .name = "{r.name}", .renamed_from = {old}, .type = &{self.names.type_desc(r.name)}, '
-                f'.offset = offsetof({block_ctype}, {self.names.member(r.name)}), '
-                f'.size = sizeof({self.names.type(r.name)}), .count = 1u, .kind = STRATA_KIND_STRUCT, '
-                f'.array = false }}')
+    def resource(self, r: model.Resource, block_ctype: str) -> List[Tuple[str, str]]:
+        """The resource block's field for resource r (a struct of r's type), as (member, value) pairs."""
+        return [("name", f'"{r.name}"'), ("renamed_from", self.formers(r.renamed_from)),
+                ("type", f"&{self.names.type_desc(r.name)}"),
+                ("offset", f"offsetof({block_ctype}, {self.names.member(r.name)})"),
+                ("size", f"sizeof({self.names.type(r.name)})"), ("count", "1u"), ("kind", "STRATA_KIND_STRUCT"),
+                ("array", "false")]
 
 
 def mask_words(schema: model.Schema, component_names) -> List[str]:
@@ -291,7 +381,7 @@ def aspect_ids(schema: model.Schema) -> Dict[str, int]:
 class ScheduleRow:
     """One system as the schedule listing shows it (texts joined here, not in the template)."""
 
-    def __init__(self, y: model.System):
+    def __init__(self, y: model.System, sent_by_game: Set[str]):
         self.system = y
         self.reads = ", ".join(list(y.terms.read) + [f"{c}?" for c in y.terms.optional] +
                                [f"res {r}" for r in y.resources_read]) or "-"
@@ -303,7 +393,67 @@ class ScheduleRow:
         tracks += [h for h in ("on_add", "on_remove") if getattr(y, h)]
         self.tracks = ", ".join(tracks)
         self.emits = ", ".join(y.emit)
-        self.receives = ", ".join(list(y.receive) + [f"{e} (late)" for e in y.receive_late])
+        marks = {e: " (late)" for e in y.receive_late}
+        self.receives = ", ".join(e + marks.get(e, "") + (" (sent by the game)" if e in sent_by_game else "")
+                                  for e in y.receives)
+
+
+class StepRun:
+    """A run of a table of the step: a phase's batches, or a batch's systems."""
+
+    def __init__(self, name: str, first: int, count: int):
+        self.name = name
+        self.first = first
+        self.count = count
+
+
+class StepTables:
+    """The schedule as the runtime's step walks it (strata_schedule_t): the
+    batches in step order, each a run of the systems listed batch after
+    batch; the phases in step order, each a run of the batches (a phase
+    with no system has none)."""
+
+    def __init__(self, schema: model.Schema, threaded: model.Schedule):
+        self.batches: List[StepRun] = []
+        at = 0
+        per_phase: Dict[str, int] = {}
+        for b in threaded.batches:
+            self.batches.append(StepRun(b.phase, at, len(b.systems)))
+            at += len(b.systems)
+            per_phase[b.phase] = per_phase.get(b.phase, 0) + 1
+        self.phases: List[StepRun] = []
+        at = 0
+        for phase in schema.phases:
+            self.phases.append(StepRun(phase, at, per_phase.get(phase, 0)))
+            at += per_phase.get(phase, 0)
+
+    def order(self, threaded: model.Schedule, names: Names):
+        """The rows of the batches' system ids, batch after batch: (code, comment)."""
+        return [(f"{names.system_id(y.name)},", f"batch {b.index} ({b.phase})") for b in threaded.batches
+                for y in b.systems]
+
+    @staticmethod
+    def flags(y: model.System) -> str:
+        """The C expression of a system's strata_system_desc_t.flags ('' for none)."""
+        return " | ".join(flag for flag, on in (("STRATA_SYSTEM_PARALLEL", y.parallel),
+                                                ("STRATA_SYSTEM_MAIN_THREAD", y.main_thread)) if on)
+
+
+class SpawnTables:
+    """An assemblage's arrays of component ids and values, as rows of
+    (code, comment): one a line, in component order, then a spare."""
+
+    def __init__(self, schema: model.Schema, names: Names):
+        self.schema = schema
+        self.names = names
+
+    def ids(self, a: model.Assemblage):
+        return [(f"{self.names.component_id(c)},", c) for c, _ in a.components] + [("0,", "a spare, never read")]
+
+    def values(self, a: model.Assemblage):
+        rows = [("NULL," if self.schema.component(c).is_tag else f"&{self.names.spawn_value(a.name, c)},", c)
+                for c, _ in a.components]
+        return rows + [("NULL,", "a spare, never read")]
 
 
 def render(schema: model.Schema) -> Dict[str, str]:
@@ -313,8 +463,13 @@ def render(schema: model.Schema) -> Dict[str, str]:
     context = {
         "queries": query_table(schema),
         "aspect_ids": aspect_ids(schema),
-        "schedule": [ScheduleRow(y) for y in schema.systems],
-        "threaded": threaded_schedule.compute(schema),
+        "schedule": [ScheduleRow(y, {e.name for e in schema.events if e.sent_by_game}) for y in schema.systems],
+        "threaded": schema.schedule,
+        "steps": StepTables(schema, schema.schedule),
+        "spawns": SpawnTables(schema, names),
+        # An event's first receiver, by name (systems come in schedule order); 0 when none receives it.
+        "first_receiver": lambda event: next((names.system_id(y.name) for y in schema.systems
+                                              if event in y.receives), "0u"),
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
         "s": schema,
         "n": names,

@@ -22,6 +22,7 @@ Each Key says what its value holds with one word, `value`:
     policy       what happens to a link when its target is destroyed: one of
                  POLICIES (`on_target_destroy`)
     storage      where a component's values live: one of STORAGES (`storage`)
+    sender       who sends an event: one of SENDERS (`sent_by`)
     a section    types, components, resources, events, queries, systems, assemblages:
                  a mapping from names to what that section declares
 """
@@ -32,11 +33,14 @@ from typing import Any, Tuple
 
 # The words a Key's `value` may be (see the module's docstring).
 VALUES = ("name", "names", "former_names", "phases", "version", "flag", "fields", "field_type", "any", "access",
-          "policy", "storage", "types", "components", "resources", "events", "queries", "systems", "assemblages",
-          "relations")
+          "policy", "storage", "sender", "types", "components", "resources", "events", "queries", "systems",
+          "assemblages", "relations")
 
 # The values of `on_target_destroy`, in the order the docs list them.
 POLICIES = ("keep", "clear", "remove", "destroy")
+# The values of an event's `sent_by`: systems only, or the game too.
+GAME = "game"
+SENDERS = ("systems", GAME)
 
 # The values of a component's `storage`, the default first.
 STORAGES = ("table", "sparse")
@@ -70,6 +74,11 @@ def names(keys: Tuple[Key, ...]) -> Tuple[str, ...]:
     return tuple(k.name for k in keys)
 
 
+def key(keys: Tuple[Key, ...], name: str) -> Key:
+    """The key called `name` among `keys`."""
+    return next(k for k in keys if k.name == name)
+
+
 # --- the top level -----------------------------------------------------------
 
 TOP_LEVEL = (
@@ -101,8 +110,9 @@ TOP_LEVEL = (
         "Singletons stored in the world, each a mapping of at least one field, starting at its defaults.",
         {"Score": {"value": "i32 = 0"}}),
     Key("events", "events",
-        "Events between systems, each a mapping of at least one field: a system lists those it emits in "
-        "`emit` and those it receives in `receive`. An event lives one step: every receiver sees it once.",
+        "Events, each a mapping of at least one field: a system lists those it emits in `emit` and those it "
+        "receives in `receive`; `sent_by: game` for one the game sends. An event lives one step: every "
+        "receiver sees it once.",
         {"Eaten": {"who": "entity", "by": "entity", "size": "f32"}}),
     Key("queries", "queries",
         "Free-standing typed queries: terms over components, iterated with `<world>_<query>_next`.",
@@ -161,6 +171,21 @@ CASCADE = Key("cascade", "name",
 
 QUERY = TERMS + (CHANGED, CASCADE)
 
+# A system's event lists.
+EVENT_LISTS = (
+    Key("emit", "names",
+        "Events the system emits, with `<world>_<event>_emit(ctx, &(<world>_<event>){...})`.",
+        ["Collision"]),
+    Key("receive", "names",
+        "Events the system receives: `ctx-><event>_events[0..ctx-><event>_count)`, those emitted since its "
+        "last run. The system runs after their emitters when nothing else decides the order.",
+        ["Collision"]),
+    Key("receive_late", "names",
+        "Events received like `receive`, when the system runs before an emitter on purpose: it sees that "
+        "emitter's events of the step before, and the generator does not warn about it.",
+        ["Input"]),
+)
+
 SYSTEM = (
     (Key("phase", "name",
          "The phase the system runs in; default `update` if it is a phase, else the first phase.",
@@ -175,19 +200,9 @@ SYSTEM = (
            "access too); reached through its context.",
            {"read": ["Tuning"], "write": ["Score"]}),
        CHANGED,
-       CASCADE,
-       Key("emit", "names",
-           "Events the system emits, with `<world>_<event>_emit(ctx, &(<world>_<event>){...})`.",
-           ["Collision"]),
-       Key("receive", "names",
-           "Events the system receives: `ctx-><event>_events[0..ctx-><event>_count)`, those emitted since its "
-           "last run. The system runs after their emitters when nothing else decides the order.",
-           ["Collision"]),
-       Key("receive_late", "names",
-           "Events received like `receive`, when the system runs before an emitter on purpose: it sees that "
-           "emitter's events of the step before, and the generator does not warn about it.",
-           ["Input"]),
-       Key("aspect", "fields",
+       CASCADE)
+    + EVENT_LISTS
+    + (Key("aspect", "fields",
            "Per-entity state private to the system, a mapping of fields: made at its defaults when an "
            "entity starts to match, dropped when it stops; `ctx->aspect[i]` in the run function.",
            {"sprite": "u32"}),
@@ -288,6 +303,13 @@ RELATION = (
 )
 
 
+# Reserved in an event body: not a field.
+SENT_BY = Key("sent_by", "sender",
+              "Who sends the event: `systems` (the default: a system must list it in `emit`) or `game`: game code "
+              "or a hook sends it with `<world>_<event>_send(w, &v)` (input from a window, say), so no system "
+              "needs to emit it; systems may emit it too. Receivers see it as they see emitted events.",
+              "game", default="systems")
+
 # Reserved in an assemblage body: not a component.
 EXTENDS_KEY = Key("extends", "name",
                   "The parent assemblage: start from its components and values, then add and override.",
@@ -310,7 +332,8 @@ ITEMS = {
                       {"x": "f32", "y": "f32 = 0"}),
     "resource": Item("A resource: a mapping of at least one field, one value stored in the world.",
                      {"value": "i32 = 0"}),
-    "event": Item("An event: a mapping of at least one field, the data one emission carries.",
+    "event": Item("An event: a mapping of at least one field, the data one emission carries; `sent_by: game` "
+                  "when game code sends it.",
                   {"a": "entity", "b": "entity"}),
     "query": Item("A query: component terms (`read`, `write`, `with`, `without`, `optional`, `changed`); "
                   "at least one of `read`, `write` or `with` lists a component.",
@@ -346,6 +369,26 @@ SCALAR_DESCRIPTIONS = {
     "f32": "a 32-bit float (float)",
     "f64": "a 64-bit float (double)",
 }
+# What other languages call a field's type, and the schema's spelling (a
+# string is the fixed char[N], N counting the NUL): the hint for `hp: int`.
+STRING_SPELLING = '"char[N]" (N bytes with the NUL), e.g. "char[32]"'
+FOREIGN_TYPES = {
+    **dict.fromkeys(("signed char", "int8_t", "int8", "sbyte"), "i8"),
+    **dict.fromkeys(("short", "short int", "signed short", "int16_t", "int16"), "i16"),
+    **dict.fromkeys(("int", "signed", "signed int", "int32_t", "int32", "integer"), "i32"),
+    **dict.fromkeys(("long", "long int", "long long", "long long int", "signed long", "int64_t", "int64",
+                     "ssize_t", "intptr_t", "ptrdiff_t", "time_t"), "i64"),
+    **dict.fromkeys(("unsigned char", "uint8_t", "uint8", "byte"), "u8"),
+    **dict.fromkeys(("unsigned short", "unsigned short int", "uint16_t", "uint16"), "u16"),
+    **dict.fromkeys(("unsigned", "unsigned int", "uint32_t", "uint32", "uint"), "u32"),
+    **dict.fromkeys(("unsigned long", "unsigned long int", "unsigned long long", "unsigned long long int",
+                     "uint64_t", "uint64", "size_t", "uintptr_t"), "u64"),
+    **dict.fromkeys(("float", "float32", "single"), "f32"),
+    **dict.fromkeys(("double", "float64", "long double", "real", "number"), "f64"),
+    **dict.fromkeys(("_Bool", "boolean", "Bool", "BOOL"), "bool"),
+    **dict.fromkeys(("string", "String", "str", "text", "char *", "const char *", "char const *"), STRING_SPELLING),
+    **dict.fromkeys(("Entity", "entity_t", "strata_entity_t", "id"), "entity"),
+}
 ENTITY_DESCRIPTION = "a handle to an entity; its default is always the null entity"
 STRING_DESCRIPTION = "char[N]: a NUL-terminated string of at most N-1 bytes (N >= 2)"
 ARRAY_DESCRIPTION = "T[N]: an array of N values of type T"
@@ -362,6 +405,14 @@ HOOK_KEYS = names(HOOKS)  # in a component body: hooks, not fields
 STORAGE_KEY = STORAGE.name  # in a component body: not a field
 LONG_FIELD_KEYS = names(LONG_FIELD)
 RENAMED_FROM = RENAMED.name  # reserved in a component or resource body: not a field
+SENT_BY_KEY = SENT_BY.name  # reserved in an event body: not a field
+DEFAULT_SENDER = SENT_BY.default
 EXTENDS = EXTENDS_KEY.name  # reserved in an assemblage body: not a component
 RESOURCE_ACCESS_KEYS = names(RESOURCE_ACCESS)
-EVENT_KEYS = ("emit", "receive", "receive_late")  # a system's event lists
+EVENT_KEYS = names(EVENT_LISTS)  # a system's event lists
+
+# --- the defaults the validator fills in, from the keys above --------------------------
+DEFAULT_PHASES = tuple(key(TOP_LEVEL, "phases").default)  # a schema without `phases:`
+DEFAULT_PHASE = key(SYSTEM, "phase").default  # a system without `phase:`, if it is a phase
+FIELD_POLICY = key(LONG_FIELD, "on_target_destroy").default  # an entity field's target is destroyed
+RELATION_POLICY = key(RELATION, "on_target_destroy").default  # a link's target is destroyed

@@ -79,21 +79,21 @@ typedef struct orbits_orbit {
     float angle;
 } orbits_orbit;
 /* Orbit with every field at its schema default. */
-#define ORBITS_ORBIT_DEFAULT ((orbits_orbit){0})
+#define ORBITS_ORBIT_DEFAULT ((orbits_orbit){ .radius = 0 })
 
 typedef struct orbits_local {
     float x;
     float y;
 } orbits_local;
 /* Local with every field at its schema default. */
-#define ORBITS_LOCAL_DEFAULT ((orbits_local){0})
+#define ORBITS_LOCAL_DEFAULT ((orbits_local){ .x = 0 })
 
 typedef struct orbits_global {
     float x;
     float y;
 } orbits_global;
 /* Global with every field at its schema default. */
-#define ORBITS_GLOBAL_DEFAULT ((orbits_global){0})
+#define ORBITS_GLOBAL_DEFAULT ((orbits_global){ .x = 0 })
 
 typedef struct orbits_body {
     float size;
@@ -109,7 +109,7 @@ typedef struct orbits_child_of {
 uint32_t depth_; /* links up to the root, kept by the runtime */
 } orbits_child_of;
 /* ChildOf with every field at its schema default. */
-#define ORBITS_CHILD_OF_DEFAULT ((orbits_child_of){0})
+#define ORBITS_CHILD_OF_DEFAULT ((orbits_child_of){ .target = {0} })
 
 /* --- The world ----------------------------------------------------------- */
 
@@ -129,19 +129,26 @@ orbits_result_t orbits_world_step(orbits_world *w, float dt);
 /* Entity, table and memory counts. */
 void orbits_world_stats(const orbits_world *w, orbits_world_stats_t *out);
 
+/* The runtime world under this one, for the strata_* functions. */
+static inline strata_world_t *orbits_world_core(orbits_world *w) {
+    return (strata_world_t *)(void *)w;
+}
+
+/* The same, read-only. */
+static inline const strata_world_t *orbits_world_core_const(const orbits_world *w) {
+    return (const strata_world_t *)(const void *)w;
+}
+
 /* The game's pointer, given as desc->user or by orbits_world_set_user;
  * NULL if none. Systems reach it as orbits_world_user(ctx->world). */
 static inline void *orbits_world_user(const orbits_world *w) {
-    return strata_world_user((const strata_world_t *)(const void *)w);
+    return strata_world_user(orbits_world_core_const(w));
 }
 
 /* Replace the game's pointer. */
 static inline void orbits_world_set_user(orbits_world *w, void *user) {
-    strata_world_set_user((strata_world_t *)(void *)w, user);
+    strata_world_set_user(orbits_world_core(w), user);
 }
-
-/* The runtime world under this one, for the strata_* functions. */
-static inline strata_world_t *orbits_world_core(orbits_world *w) { return (strata_world_t *)(void *)w; }
 
 /* Destroy every entity at once: their on_remove hooks (components and
  * systems) run as destroy runs them, and whatever the hooks create or
@@ -150,6 +157,16 @@ static inline strata_world_t *orbits_world_core(orbits_world *w) { return (strat
  * resources, the game's pointer, which systems are enabled. Changed sets
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void orbits_world_clear(orbits_world *w) { strata_world_clear(orbits_world_core(w)); }
+
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t orbits_world_free_empty_tables(orbits_world *w) {
+    return strata_world_free_empty_tables(orbits_world_core(w));
+}
 
 /* --- Entities ------------------------------------------------------------ */
 
@@ -177,11 +194,13 @@ static inline orbits_result_t orbits_entity_destroy(orbits_world *w, orbits_enti
 
 /* True if e is alive in w. */
 static inline bool orbits_entity_alive(const orbits_world *w, orbits_entity e) {
-    return strata_entity_alive((const strata_world_t *)(const void *)w, e.id);
+    return strata_entity_alive(orbits_world_core_const(w), e.id);
 }
 
 /* Several components at once: a NULL pointer (false for a tag) leaves that
- * component out. Used to create or add with one archetype move. */
+ * component out. Used to create or add with one archetype move. An exclusive
+ * relation's value holds its target; a relation with many targets a source
+ * is not here: link with its _add, one target at a time. */
 typedef struct orbits_bundle {
     const orbits_orbit *orbit;
     const orbits_local *local;
@@ -207,6 +226,19 @@ orbits_result_t orbits_entity_add_bundle(orbits_world *w, orbits_entity e, const
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 orbits_result_t orbits_entity_remove_bundle(orbits_world *w, orbits_entity e, const orbits_bundle *b);
 
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+orbits_result_t orbits_reserve_bundle(orbits_world *w, const orbits_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline orbits_result_t orbits_reserve_entities(orbits_world *w, uint32_t n) {
+    return strata_entity_reserve(orbits_world_core(w), n);
+}
+
 /* --- Orbit */
 
 /* Add Orbit with value v (overwrites if present): STRATA_OK,
@@ -218,7 +250,7 @@ static inline orbits_result_t orbits_orbit_add(orbits_world *w, orbits_entity e,
 /* e's Orbit, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const orbits_orbit *orbits_orbit_get(const orbits_world *w, orbits_entity e) {
-    return (const orbits_orbit *)strata_get((const strata_world_t *)(const void *)w, e.id, ORBITS_ORBIT);
+    return (const orbits_orbit *)strata_get(orbits_world_core_const(w), e.id, ORBITS_ORBIT);
 }
 
 /* e's Orbit to write in place, or NULL if e is stale or lacks it. */
@@ -233,7 +265,7 @@ static inline orbits_result_t orbits_orbit_set(orbits_world *w, orbits_entity e,
 
 /* True if e is alive and has Orbit. */
 static inline bool orbits_orbit_has(const orbits_world *w, orbits_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, ORBITS_ORBIT);
+    return strata_has(orbits_world_core_const(w), e.id, ORBITS_ORBIT);
 }
 
 /* Remove Orbit: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -256,7 +288,6 @@ static inline orbits_result_t orbits_orbit_remove_many(orbits_world *w, const or
     return strata_bulk_remove(orbits_world_core(w), ORBITS_ORBIT, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Local */
 
 /* Add Local with value v (overwrites if present): STRATA_OK,
@@ -268,7 +299,7 @@ static inline orbits_result_t orbits_local_add(orbits_world *w, orbits_entity e,
 /* e's Local, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const orbits_local *orbits_local_get(const orbits_world *w, orbits_entity e) {
-    return (const orbits_local *)strata_get((const strata_world_t *)(const void *)w, e.id, ORBITS_LOCAL);
+    return (const orbits_local *)strata_get(orbits_world_core_const(w), e.id, ORBITS_LOCAL);
 }
 
 /* e's Local to write in place, or NULL if e is stale or lacks it. */
@@ -283,7 +314,7 @@ static inline orbits_result_t orbits_local_set(orbits_world *w, orbits_entity e,
 
 /* True if e is alive and has Local. */
 static inline bool orbits_local_has(const orbits_world *w, orbits_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, ORBITS_LOCAL);
+    return strata_has(orbits_world_core_const(w), e.id, ORBITS_LOCAL);
 }
 
 /* Remove Local: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -306,7 +337,6 @@ static inline orbits_result_t orbits_local_remove_many(orbits_world *w, const or
     return strata_bulk_remove(orbits_world_core(w), ORBITS_LOCAL, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Global */
 
 /* Add Global with value v (overwrites if present): STRATA_OK,
@@ -318,7 +348,7 @@ static inline orbits_result_t orbits_global_add(orbits_world *w, orbits_entity e
 /* e's Global, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const orbits_global *orbits_global_get(const orbits_world *w, orbits_entity e) {
-    return (const orbits_global *)strata_get((const strata_world_t *)(const void *)w, e.id, ORBITS_GLOBAL);
+    return (const orbits_global *)strata_get(orbits_world_core_const(w), e.id, ORBITS_GLOBAL);
 }
 
 /* e's Global to write in place, or NULL if e is stale or lacks it. */
@@ -333,7 +363,7 @@ static inline orbits_result_t orbits_global_set(orbits_world *w, orbits_entity e
 
 /* True if e is alive and has Global. */
 static inline bool orbits_global_has(const orbits_world *w, orbits_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, ORBITS_GLOBAL);
+    return strata_has(orbits_world_core_const(w), e.id, ORBITS_GLOBAL);
 }
 
 /* Remove Global: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -356,7 +386,6 @@ static inline orbits_result_t orbits_global_remove_many(orbits_world *w, const o
     return strata_bulk_remove(orbits_world_core(w), ORBITS_GLOBAL, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Body */
 
 /* Add Body with value v (overwrites if present): STRATA_OK,
@@ -368,7 +397,7 @@ static inline orbits_result_t orbits_body_add(orbits_world *w, orbits_entity e, 
 /* e's Body, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const orbits_body *orbits_body_get(const orbits_world *w, orbits_entity e) {
-    return (const orbits_body *)strata_get((const strata_world_t *)(const void *)w, e.id, ORBITS_BODY);
+    return (const orbits_body *)strata_get(orbits_world_core_const(w), e.id, ORBITS_BODY);
 }
 
 /* e's Body to write in place, or NULL if e is stale or lacks it. */
@@ -383,7 +412,7 @@ static inline orbits_result_t orbits_body_set(orbits_world *w, orbits_entity e, 
 
 /* True if e is alive and has Body. */
 static inline bool orbits_body_has(const orbits_world *w, orbits_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, ORBITS_BODY);
+    return strata_has(orbits_world_core_const(w), e.id, ORBITS_BODY);
 }
 
 /* Remove Body: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -406,7 +435,6 @@ static inline orbits_result_t orbits_body_remove_many(orbits_world *w, const orb
     return strata_bulk_remove(orbits_world_core(w), ORBITS_BODY, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Relations (docs/relations.md) ------------------------------------- */
 
 /* Relation ids, in schema order. */
@@ -425,17 +453,17 @@ static inline orbits_result_t orbits_child_of_set(orbits_world *w, orbits_entity
 
 /* e's link (target), or NULL if e is stale or has none. */
 static inline const orbits_child_of *orbits_child_of_get(const orbits_world *w, orbits_entity e) {
-    return (const orbits_child_of *)strata_get((const strata_world_t *)(const void *)w, e.id, ORBITS_CHILD_OF);
+    return (const orbits_child_of *)strata_get(orbits_world_core_const(w), e.id, ORBITS_CHILD_OF);
 }
 
 /* e's target, or ORBITS_ENTITY_NULL if e is stale or has no link. */
 static inline orbits_entity orbits_child_of_target(const orbits_world *w, orbits_entity e) {
-    return (orbits_entity){strata_relation_target((const strata_world_t *)(const void *)w, ORBITS_RELATION_CHILD_OF, e.id)};
+    return (orbits_entity){strata_relation_target(orbits_world_core_const(w), ORBITS_RELATION_CHILD_OF, e.id)};
 }
 
 /* True if e is alive and has a link. */
 static inline bool orbits_child_of_has(const orbits_world *w, orbits_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, ORBITS_CHILD_OF);
+    return strata_has(orbits_world_core_const(w), e.id, ORBITS_CHILD_OF);
 }
 
 /* Remove e's link: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -445,7 +473,7 @@ static inline orbits_result_t orbits_child_of_remove(orbits_world *w, orbits_ent
 
 /* Links from e up to its root (0: e has no target); -1 if e is stale. */
 static inline int32_t orbits_child_of_depth(const orbits_world *w, orbits_entity e) {
-    return strata_relation_depth((const strata_world_t *)(const void *)w, ORBITS_RELATION_CHILD_OF, e.id);
+    return strata_relation_depth(orbits_world_core_const(w), ORBITS_RELATION_CHILD_OF, e.id);
 }
 
 /* Destroy root and every entity below it, whatever the policy: STRATA_OK,
@@ -457,7 +485,59 @@ static inline orbits_result_t orbits_child_of_destroy_tree(orbits_world *w, orbi
 /* The entities linking to target (its children), *count of them (NULL and 0 if none or
  * target is stale); valid until ChildOf's links change. */
 static inline const orbits_entity *orbits_child_of_sources(const orbits_world *w, orbits_entity target, uint32_t *count) {
-    return (const orbits_entity *)(const void *)strata_relation_sources((const strata_world_t *)(const void *)w, ORBITS_RELATION_CHILD_OF, target.id, count);
+    return (const orbits_entity *)(const void *)strata_relation_sources(orbits_world_core_const(w), ORBITS_RELATION_CHILD_OF, target.id, count);
+}
+
+/* --- Queries ------------------------------------------------------------- */
+
+/* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
+typedef enum orbits_query_id {
+    ORBITS_QUERY_SPIN = 0,
+    ORBITS_QUERY_PLACE = 1,
+} orbits_query_id;
+
+/* Add Orbit (v) to every entity query q matches now, as orbits_orbit_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_orbit_add_matching(orbits_world *w, orbits_query_id q, orbits_orbit v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_ORBIT, &v);
+}
+
+/* Remove Orbit from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_orbit_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_ORBIT);
+}
+
+/* Add Local (v) to every entity query q matches now, as orbits_local_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_local_add_matching(orbits_world *w, orbits_query_id q, orbits_local v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_LOCAL, &v);
+}
+
+/* Remove Local from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_local_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_LOCAL);
+}
+
+/* Add Global (v) to every entity query q matches now, as orbits_global_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_global_add_matching(orbits_world *w, orbits_query_id q, orbits_global v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_GLOBAL, &v);
+}
+
+/* Remove Global from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_global_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_GLOBAL);
+}
+
+/* Add Body (v) to every entity query q matches now, as orbits_body_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_body_add_matching(orbits_world *w, orbits_query_id q, orbits_body v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_BODY, &v);
+}
+
+/* Remove Body from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_body_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_BODY);
 }
 
 /* --- Systems: the game defines each orbits_<system>_run ------------------ */
@@ -513,7 +593,7 @@ static inline bool orbits_spin_next(orbits_spin_ctx *ctx) {
 
 /* How many entities match Spin's terms. */
 static inline uint32_t orbits_spin_count(const orbits_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 0u);
+    return strata_query_count(orbits_world_core_const(w), ORBITS_QUERY_SPIN);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -573,7 +653,7 @@ static inline bool orbits_place_next(orbits_place_ctx *ctx) {
 
 /* How many entities match Place's terms. */
 static inline uint32_t orbits_place_count(const orbits_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 1u);
+    return strata_query_count(orbits_world_core_const(w), ORBITS_QUERY_PLACE);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -605,8 +685,8 @@ orbits_result_t orbits_system_run(orbits_world *w, uint32_t id, float dt);
 static inline strata_result_t orbits_inspect_start(orbits_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[2 + 1] = {
-        {"Spin", "update", 0u, 0u},
-        {"Place", "update", 1u, 0u},
+        {"Spin", "update", ORBITS_QUERY_SPIN, 0u},
+        {"Place", "update", ORBITS_QUERY_PLACE, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
@@ -623,13 +703,13 @@ static inline strata_result_t orbits_inspect_start(orbits_world *w, const strata
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
 static inline orbits_result_t orbits_world_save(const orbits_world *w, const char *path) {
-    return strata_world_save((const strata_world_t *)(const void *)w, path);
+    return strata_world_save(orbits_world_core_const(w), path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
 static inline orbits_result_t orbits_world_save_mem(const orbits_world *w, void *buf, size_t cap, size_t *size) {
-    return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_save_mem(orbits_world_core_const(w), buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'orbits', any
@@ -647,29 +727,29 @@ static inline orbits_result_t orbits_world_load_mem(orbits_world *w, const void 
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
 static inline orbits_result_t orbits_entity_print(const orbits_world *w, orbits_entity e, FILE *f) {
-    return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
+    return strata_entity_write_json(orbits_world_core_const(w), e.id, f, STRATA_JSON_PRETTY);
 }
 
 /* e as one line of JSON in buf[0..cap) (snprintf style): its length, or 0
  * if e is stale. */
 static inline size_t orbits_entity_json(const orbits_world *w, orbits_entity e, char *buf, size_t cap) {
-    return strata_entity_json((const strata_world_t *)(const void *)w, e.id, buf, cap, 0);
+    return strata_entity_json(orbits_world_core_const(w), e.id, buf, cap, 0);
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
 static inline orbits_result_t orbits_world_dump_json(const orbits_world *w, FILE *f) {
-    return strata_world_write_json((const strata_world_t *)(const void *)w, f);
+    return strata_world_write_json(orbits_world_core_const(w), f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
 static inline orbits_result_t orbits_world_dump_json_mem(const orbits_world *w, char *buf, size_t cap, size_t *size) {
-    return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_write_json_mem(orbits_world_core_const(w), buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
 static inline orbits_result_t orbits_world_save_json(const orbits_world *w, const char *path) {
-    return strata_world_save_json((const strata_world_t *)(const void *)w, path);
+    return strata_world_save_json(orbits_world_core_const(w), path);
 }
 
 /* Load a JSON dump, as orbits_world_load (needs -lstrata_json -lyajl). */

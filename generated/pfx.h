@@ -77,14 +77,14 @@ typedef struct pfx_position {
     float y;
 } pfx_position;
 /* Position with every field at its schema default. */
-#define PFX_POSITION_DEFAULT ((pfx_position){0})
+#define PFX_POSITION_DEFAULT ((pfx_position){ .x = 0 })
 
 typedef struct pfx_velocity {
     float x;
     float y;
 } pfx_velocity;
 /* Velocity with every field at its schema default. */
-#define PFX_VELOCITY_DEFAULT ((pfx_velocity){0})
+#define PFX_VELOCITY_DEFAULT ((pfx_velocity){ .x = 0 })
 
 typedef struct pfx_lifetime {
     float seconds;
@@ -127,19 +127,26 @@ pfx_result_t pfx_world_step(pfx_world *w, float dt);
 /* Entity, table and memory counts. */
 void pfx_world_stats(const pfx_world *w, pfx_world_stats_t *out);
 
+/* The runtime world under this one, for the strata_* functions. */
+static inline strata_world_t *pfx_world_core(pfx_world *w) {
+    return (strata_world_t *)(void *)w;
+}
+
+/* The same, read-only. */
+static inline const strata_world_t *pfx_world_core_const(const pfx_world *w) {
+    return (const strata_world_t *)(const void *)w;
+}
+
 /* The game's pointer, given as desc->user or by pfx_world_set_user;
  * NULL if none. Systems reach it as pfx_world_user(ctx->world). */
 static inline void *pfx_world_user(const pfx_world *w) {
-    return strata_world_user((const strata_world_t *)(const void *)w);
+    return strata_world_user(pfx_world_core_const(w));
 }
 
 /* Replace the game's pointer. */
 static inline void pfx_world_set_user(pfx_world *w, void *user) {
-    strata_world_set_user((strata_world_t *)(void *)w, user);
+    strata_world_set_user(pfx_world_core(w), user);
 }
-
-/* The runtime world under this one, for the strata_* functions. */
-static inline strata_world_t *pfx_world_core(pfx_world *w) { return (strata_world_t *)(void *)w; }
 
 /* Destroy every entity at once: their on_remove hooks (components and
  * systems) run as destroy runs them, and whatever the hooks create or
@@ -148,6 +155,16 @@ static inline strata_world_t *pfx_world_core(pfx_world *w) { return (strata_worl
  * resources, the game's pointer, which systems are enabled. Changed sets
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void pfx_world_clear(pfx_world *w) { strata_world_clear(pfx_world_core(w)); }
+
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t pfx_world_free_empty_tables(pfx_world *w) {
+    return strata_world_free_empty_tables(pfx_world_core(w));
+}
 
 /* --- Entities ------------------------------------------------------------ */
 
@@ -175,7 +192,7 @@ static inline pfx_result_t pfx_entity_destroy(pfx_world *w, pfx_entity e) {
 
 /* True if e is alive in w. */
 static inline bool pfx_entity_alive(const pfx_world *w, pfx_entity e) {
-    return strata_entity_alive((const strata_world_t *)(const void *)w, e.id);
+    return strata_entity_alive(pfx_world_core_const(w), e.id);
 }
 
 /* Several components at once: a NULL pointer (false for a tag) leaves that
@@ -204,6 +221,19 @@ pfx_result_t pfx_entity_add_bundle(pfx_world *w, pfx_entity e, const pfx_bundle 
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 pfx_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b);
 
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+pfx_result_t pfx_reserve_bundle(pfx_world *w, const pfx_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline pfx_result_t pfx_reserve_entities(pfx_world *w, uint32_t n) {
+    return strata_entity_reserve(pfx_world_core(w), n);
+}
+
 /* --- Position */
 
 /* Add Position with value v (overwrites if present): STRATA_OK,
@@ -215,7 +245,7 @@ static inline pfx_result_t pfx_position_add(pfx_world *w, pfx_entity e, pfx_posi
 /* e's Position, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const pfx_position *pfx_position_get(const pfx_world *w, pfx_entity e) {
-    return (const pfx_position *)strata_get((const strata_world_t *)(const void *)w, e.id, PFX_POSITION);
+    return (const pfx_position *)strata_get(pfx_world_core_const(w), e.id, PFX_POSITION);
 }
 
 /* e's Position to write in place, or NULL if e is stale or lacks it. */
@@ -230,7 +260,7 @@ static inline pfx_result_t pfx_position_set(pfx_world *w, pfx_entity e, pfx_posi
 
 /* True if e is alive and has Position. */
 static inline bool pfx_position_has(const pfx_world *w, pfx_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, PFX_POSITION);
+    return strata_has(pfx_world_core_const(w), e.id, PFX_POSITION);
 }
 
 /* Remove Position: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -253,7 +283,6 @@ static inline pfx_result_t pfx_position_remove_many(pfx_world *w, const pfx_enti
     return strata_bulk_remove(pfx_world_core(w), PFX_POSITION, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Velocity */
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
@@ -265,7 +294,7 @@ static inline pfx_result_t pfx_velocity_add(pfx_world *w, pfx_entity e, pfx_velo
 /* e's Velocity, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const pfx_velocity *pfx_velocity_get(const pfx_world *w, pfx_entity e) {
-    return (const pfx_velocity *)strata_get((const strata_world_t *)(const void *)w, e.id, PFX_VELOCITY);
+    return (const pfx_velocity *)strata_get(pfx_world_core_const(w), e.id, PFX_VELOCITY);
 }
 
 /* e's Velocity to write in place, or NULL if e is stale or lacks it. */
@@ -280,7 +309,7 @@ static inline pfx_result_t pfx_velocity_set(pfx_world *w, pfx_entity e, pfx_velo
 
 /* True if e is alive and has Velocity. */
 static inline bool pfx_velocity_has(const pfx_world *w, pfx_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, PFX_VELOCITY);
+    return strata_has(pfx_world_core_const(w), e.id, PFX_VELOCITY);
 }
 
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -303,7 +332,6 @@ static inline pfx_result_t pfx_velocity_remove_many(pfx_world *w, const pfx_enti
     return strata_bulk_remove(pfx_world_core(w), PFX_VELOCITY, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Lifetime */
 
 /* Add Lifetime with value v (overwrites if present): STRATA_OK,
@@ -315,7 +343,7 @@ static inline pfx_result_t pfx_lifetime_add(pfx_world *w, pfx_entity e, pfx_life
 /* e's Lifetime, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const pfx_lifetime *pfx_lifetime_get(const pfx_world *w, pfx_entity e) {
-    return (const pfx_lifetime *)strata_get((const strata_world_t *)(const void *)w, e.id, PFX_LIFETIME);
+    return (const pfx_lifetime *)strata_get(pfx_world_core_const(w), e.id, PFX_LIFETIME);
 }
 
 /* e's Lifetime to write in place, or NULL if e is stale or lacks it. */
@@ -330,7 +358,7 @@ static inline pfx_result_t pfx_lifetime_set(pfx_world *w, pfx_entity e, pfx_life
 
 /* True if e is alive and has Lifetime. */
 static inline bool pfx_lifetime_has(const pfx_world *w, pfx_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, PFX_LIFETIME);
+    return strata_has(pfx_world_core_const(w), e.id, PFX_LIFETIME);
 }
 
 /* Remove Lifetime: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -353,7 +381,6 @@ static inline pfx_result_t pfx_lifetime_remove_many(pfx_world *w, const pfx_enti
     return strata_bulk_remove(pfx_world_core(w), PFX_LIFETIME, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Heavy (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -363,7 +390,7 @@ static inline pfx_result_t pfx_heavy_add(pfx_world *w, pfx_entity e) {
 
 /* True if e is alive and has Heavy. */
 static inline bool pfx_heavy_has(const pfx_world *w, pfx_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, PFX_HEAVY);
+    return strata_has(pfx_world_core_const(w), e.id, PFX_HEAVY);
 }
 
 /* Remove Heavy: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -386,12 +413,15 @@ static inline pfx_result_t pfx_heavy_remove_many(pfx_world *w, const pfx_entity 
     return strata_bulk_remove(pfx_world_core(w), PFX_HEAVY, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Queries ------------------------------------------------------------- */
 
-/* Query ids, for strata_iter. */
+/* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
 typedef enum pfx_query_id {
     PFX_QUERY_FALLING = 0,
+    PFX_QUERY_GRAVITY = 1,
+    PFX_QUERY_MOVE = 2,
+    PFX_QUERY_AGE = 3,
+    PFX_QUERY_REPORT = 4,
 } pfx_query_id;
 
 /* Add Position (v) to every entity query q matches now, as pfx_position_add_many:
@@ -484,7 +514,7 @@ static inline pfx_result_t pfx_falling_end(pfx_falling_iter *it) { return strata
 
 /* How many entities match Falling. */
 static inline uint32_t pfx_falling_count(const pfx_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, PFX_QUERY_FALLING);
+    return strata_query_count(pfx_world_core_const(w), PFX_QUERY_FALLING);
 }
 
 /* The callback of pfx_falling_each: one batch's rows, their handles and columns. */
@@ -574,7 +604,7 @@ static inline bool pfx_gravity_next(pfx_gravity_ctx *ctx) {
 
 /* How many entities match Gravity's terms. */
 static inline uint32_t pfx_gravity_count(const pfx_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 1u);
+    return strata_query_count(pfx_world_core_const(w), PFX_QUERY_GRAVITY);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -630,7 +660,7 @@ static inline bool pfx_move_next(pfx_move_ctx *ctx) {
 
 /* How many entities match Move's terms. */
 static inline uint32_t pfx_move_count(const pfx_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 2u);
+    return strata_query_count(pfx_world_core_const(w), PFX_QUERY_MOVE);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -684,7 +714,7 @@ static inline bool pfx_age_next(pfx_age_ctx *ctx) {
 
 /* How many entities match Age's terms. */
 static inline uint32_t pfx_age_count(const pfx_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 3u);
+    return strata_query_count(pfx_world_core_const(w), PFX_QUERY_AGE);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -741,7 +771,7 @@ static inline bool pfx_report_next(pfx_report_ctx *ctx) {
 
 /* How many entities match Report's terms. */
 static inline uint32_t pfx_report_count(const pfx_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 4u);
+    return strata_query_count(pfx_world_core_const(w), PFX_QUERY_REPORT);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -773,11 +803,11 @@ pfx_result_t pfx_system_run(pfx_world *w, uint32_t id, float dt);
 static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[5 + 1] = {
-        {"Emit", "update", 0xffffffffu, 0u},
-        {"Gravity", "update", 1u, 0u},
-        {"Move", "update", 2u, 0u},
-        {"Age", "update", 3u, 0u},
-        {"Report", "report", 4u, 0u},
+        {"Emit", "update", STRATA_NO_QUERY, 0u},
+        {"Gravity", "update", PFX_QUERY_GRAVITY, 0u},
+        {"Move", "update", PFX_QUERY_MOVE, 0u},
+        {"Age", "update", PFX_QUERY_AGE, 0u},
+        {"Report", "report", PFX_QUERY_REPORT, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
@@ -794,13 +824,13 @@ static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspe
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
 static inline pfx_result_t pfx_world_save(const pfx_world *w, const char *path) {
-    return strata_world_save((const strata_world_t *)(const void *)w, path);
+    return strata_world_save(pfx_world_core_const(w), path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
 static inline pfx_result_t pfx_world_save_mem(const pfx_world *w, void *buf, size_t cap, size_t *size) {
-    return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_save_mem(pfx_world_core_const(w), buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'pfx', any
@@ -818,29 +848,29 @@ static inline pfx_result_t pfx_world_load_mem(pfx_world *w, const void *data, si
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
 static inline pfx_result_t pfx_entity_print(const pfx_world *w, pfx_entity e, FILE *f) {
-    return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
+    return strata_entity_write_json(pfx_world_core_const(w), e.id, f, STRATA_JSON_PRETTY);
 }
 
 /* e as one line of JSON in buf[0..cap) (snprintf style): its length, or 0
  * if e is stale. */
 static inline size_t pfx_entity_json(const pfx_world *w, pfx_entity e, char *buf, size_t cap) {
-    return strata_entity_json((const strata_world_t *)(const void *)w, e.id, buf, cap, 0);
+    return strata_entity_json(pfx_world_core_const(w), e.id, buf, cap, 0);
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
 static inline pfx_result_t pfx_world_dump_json(const pfx_world *w, FILE *f) {
-    return strata_world_write_json((const strata_world_t *)(const void *)w, f);
+    return strata_world_write_json(pfx_world_core_const(w), f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
 static inline pfx_result_t pfx_world_dump_json_mem(const pfx_world *w, char *buf, size_t cap, size_t *size) {
-    return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_write_json_mem(pfx_world_core_const(w), buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
 static inline pfx_result_t pfx_world_save_json(const pfx_world *w, const char *path) {
-    return strata_world_save_json((const strata_world_t *)(const void *)w, path);
+    return strata_world_save_json(pfx_world_core_const(w), path);
 }
 
 /* Load a JSON dump, as pfx_world_load (needs -lstrata_json -lyajl). */

@@ -77,14 +77,14 @@ typedef struct swarm_position {
     float y;
 } swarm_position;
 /* Position with every field at its schema default. */
-#define SWARM_POSITION_DEFAULT ((swarm_position){0})
+#define SWARM_POSITION_DEFAULT ((swarm_position){ .x = 0 })
 
 typedef struct swarm_velocity {
     float x;
     float y;
 } swarm_velocity;
 /* Velocity with every field at its schema default. */
-#define SWARM_VELOCITY_DEFAULT ((swarm_velocity){0})
+#define SWARM_VELOCITY_DEFAULT ((swarm_velocity){ .x = 0 })
 
 typedef struct swarm_tint {
     uint8_t r;
@@ -135,19 +135,26 @@ swarm_result_t swarm_world_step(swarm_world *w, float dt);
 /* Entity, table and memory counts. */
 void swarm_world_stats(const swarm_world *w, swarm_world_stats_t *out);
 
+/* The runtime world under this one, for the strata_* functions. */
+static inline strata_world_t *swarm_world_core(swarm_world *w) {
+    return (strata_world_t *)(void *)w;
+}
+
+/* The same, read-only. */
+static inline const strata_world_t *swarm_world_core_const(const swarm_world *w) {
+    return (const strata_world_t *)(const void *)w;
+}
+
 /* The game's pointer, given as desc->user or by swarm_world_set_user;
  * NULL if none. Systems reach it as swarm_world_user(ctx->world). */
 static inline void *swarm_world_user(const swarm_world *w) {
-    return strata_world_user((const strata_world_t *)(const void *)w);
+    return strata_world_user(swarm_world_core_const(w));
 }
 
 /* Replace the game's pointer. */
 static inline void swarm_world_set_user(swarm_world *w, void *user) {
-    strata_world_set_user((strata_world_t *)(void *)w, user);
+    strata_world_set_user(swarm_world_core(w), user);
 }
-
-/* The runtime world under this one, for the strata_* functions. */
-static inline strata_world_t *swarm_world_core(swarm_world *w) { return (strata_world_t *)(void *)w; }
 
 /* Destroy every entity at once: their on_remove hooks (components and
  * systems) run as destroy runs them, and whatever the hooks create or
@@ -156,6 +163,16 @@ static inline strata_world_t *swarm_world_core(swarm_world *w) { return (strata_
  * resources, the game's pointer, which systems are enabled. Changed sets
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void swarm_world_clear(swarm_world *w) { strata_world_clear(swarm_world_core(w)); }
+
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t swarm_world_free_empty_tables(swarm_world *w) {
+    return strata_world_free_empty_tables(swarm_world_core(w));
+}
 
 /* --- Entities ------------------------------------------------------------ */
 
@@ -183,7 +200,7 @@ static inline swarm_result_t swarm_entity_destroy(swarm_world *w, swarm_entity e
 
 /* True if e is alive in w. */
 static inline bool swarm_entity_alive(const swarm_world *w, swarm_entity e) {
-    return strata_entity_alive((const strata_world_t *)(const void *)w, e.id);
+    return strata_entity_alive(swarm_world_core_const(w), e.id);
 }
 
 /* Several components at once: a NULL pointer (false for a tag) leaves that
@@ -212,6 +229,19 @@ swarm_result_t swarm_entity_add_bundle(swarm_world *w, swarm_entity e, const swa
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 swarm_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b);
 
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+swarm_result_t swarm_reserve_bundle(swarm_world *w, const swarm_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline swarm_result_t swarm_reserve_entities(swarm_world *w, uint32_t n) {
+    return strata_entity_reserve(swarm_world_core(w), n);
+}
+
 /* --- Position */
 
 /* Add Position with value v (overwrites if present): STRATA_OK,
@@ -223,7 +253,7 @@ static inline swarm_result_t swarm_position_add(swarm_world *w, swarm_entity e, 
 /* e's Position, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const swarm_position *swarm_position_get(const swarm_world *w, swarm_entity e) {
-    return (const swarm_position *)strata_get((const strata_world_t *)(const void *)w, e.id, SWARM_POSITION);
+    return (const swarm_position *)strata_get(swarm_world_core_const(w), e.id, SWARM_POSITION);
 }
 
 /* e's Position to write in place, or NULL if e is stale or lacks it. */
@@ -238,7 +268,7 @@ static inline swarm_result_t swarm_position_set(swarm_world *w, swarm_entity e, 
 
 /* True if e is alive and has Position. */
 static inline bool swarm_position_has(const swarm_world *w, swarm_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, SWARM_POSITION);
+    return strata_has(swarm_world_core_const(w), e.id, SWARM_POSITION);
 }
 
 /* Remove Position: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -261,7 +291,6 @@ static inline swarm_result_t swarm_position_remove_many(swarm_world *w, const sw
     return strata_bulk_remove(swarm_world_core(w), SWARM_POSITION, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Velocity */
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
@@ -273,7 +302,7 @@ static inline swarm_result_t swarm_velocity_add(swarm_world *w, swarm_entity e, 
 /* e's Velocity, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const swarm_velocity *swarm_velocity_get(const swarm_world *w, swarm_entity e) {
-    return (const swarm_velocity *)strata_get((const strata_world_t *)(const void *)w, e.id, SWARM_VELOCITY);
+    return (const swarm_velocity *)strata_get(swarm_world_core_const(w), e.id, SWARM_VELOCITY);
 }
 
 /* e's Velocity to write in place, or NULL if e is stale or lacks it. */
@@ -288,7 +317,7 @@ static inline swarm_result_t swarm_velocity_set(swarm_world *w, swarm_entity e, 
 
 /* True if e is alive and has Velocity. */
 static inline bool swarm_velocity_has(const swarm_world *w, swarm_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, SWARM_VELOCITY);
+    return strata_has(swarm_world_core_const(w), e.id, SWARM_VELOCITY);
 }
 
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -311,7 +340,6 @@ static inline swarm_result_t swarm_velocity_remove_many(swarm_world *w, const sw
     return strata_bulk_remove(swarm_world_core(w), SWARM_VELOCITY, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Tint */
 
 /* Add Tint with value v (overwrites if present): STRATA_OK,
@@ -323,7 +351,7 @@ static inline swarm_result_t swarm_tint_add(swarm_world *w, swarm_entity e, swar
 /* e's Tint, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const swarm_tint *swarm_tint_get(const swarm_world *w, swarm_entity e) {
-    return (const swarm_tint *)strata_get((const strata_world_t *)(const void *)w, e.id, SWARM_TINT);
+    return (const swarm_tint *)strata_get(swarm_world_core_const(w), e.id, SWARM_TINT);
 }
 
 /* e's Tint to write in place, or NULL if e is stale or lacks it. */
@@ -338,7 +366,7 @@ static inline swarm_result_t swarm_tint_set(swarm_world *w, swarm_entity e, swar
 
 /* True if e is alive and has Tint. */
 static inline bool swarm_tint_has(const swarm_world *w, swarm_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, SWARM_TINT);
+    return strata_has(swarm_world_core_const(w), e.id, SWARM_TINT);
 }
 
 /* Remove Tint: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -361,7 +389,6 @@ static inline swarm_result_t swarm_tint_remove_many(swarm_world *w, const swarm_
     return strata_bulk_remove(swarm_world_core(w), SWARM_TINT, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Fast (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -371,7 +398,7 @@ static inline swarm_result_t swarm_fast_add(swarm_world *w, swarm_entity e) {
 
 /* True if e is alive and has Fast. */
 static inline bool swarm_fast_has(const swarm_world *w, swarm_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, SWARM_FAST);
+    return strata_has(swarm_world_core_const(w), e.id, SWARM_FAST);
 }
 
 /* Remove Fast: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -394,12 +421,17 @@ static inline swarm_result_t swarm_fast_remove_many(swarm_world *w, const swarm_
     return strata_bulk_remove(swarm_world_core(w), SWARM_FAST, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Queries ------------------------------------------------------------- */
 
-/* Query ids, for strata_iter. */
+/* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
 typedef enum swarm_query_id {
     SWARM_QUERY_BOIDS = 0,
+    SWARM_QUERY_BIN = 1,
+    SWARM_QUERY_COLOUR = 2,
+    SWARM_QUERY_STEER = 3,
+    SWARM_QUERY_INTEGRATE = 4,
+    SWARM_QUERY_WRAP = 5,
+    SWARM_QUERY_SPLAT = 6,
 } swarm_query_id;
 
 /* Add Position (v) to every entity query q matches now, as swarm_position_add_many:
@@ -492,7 +524,7 @@ static inline swarm_result_t swarm_boids_end(swarm_boids_iter *it) { return stra
 
 /* How many entities match Boids. */
 static inline uint32_t swarm_boids_count(const swarm_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, SWARM_QUERY_BOIDS);
+    return strata_query_count(swarm_world_core_const(w), SWARM_QUERY_BOIDS);
 }
 
 /* The callback of swarm_boids_each: one batch's rows, their handles and columns. */
@@ -564,7 +596,7 @@ static inline bool swarm_bin_next(swarm_bin_ctx *ctx) {
 
 /* How many entities match Bin's terms. */
 static inline uint32_t swarm_bin_count(const swarm_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 1u);
+    return strata_query_count(swarm_world_core_const(w), SWARM_QUERY_BIN);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -620,7 +652,7 @@ static inline bool swarm_colour_next(swarm_colour_ctx *ctx) {
 
 /* How many entities match Colour's terms. */
 static inline uint32_t swarm_colour_count(const swarm_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 2u);
+    return strata_query_count(swarm_world_core_const(w), SWARM_QUERY_COLOUR);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -681,7 +713,7 @@ static inline bool swarm_steer_next(swarm_steer_ctx *ctx) {
 
 /* How many entities match Steer's terms. */
 static inline uint32_t swarm_steer_count(const swarm_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 3u);
+    return strata_query_count(swarm_world_core_const(w), SWARM_QUERY_STEER);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -737,7 +769,7 @@ static inline bool swarm_integrate_next(swarm_integrate_ctx *ctx) {
 
 /* How many entities match Integrate's terms. */
 static inline uint32_t swarm_integrate_count(const swarm_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 4u);
+    return strata_query_count(swarm_world_core_const(w), SWARM_QUERY_INTEGRATE);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -790,7 +822,7 @@ static inline bool swarm_wrap_next(swarm_wrap_ctx *ctx) {
 
 /* How many entities match Wrap's terms. */
 static inline uint32_t swarm_wrap_count(const swarm_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 5u);
+    return strata_query_count(swarm_world_core_const(w), SWARM_QUERY_WRAP);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -869,7 +901,7 @@ static inline bool swarm_splat_next(swarm_splat_ctx *ctx) {
 
 /* How many entities match Splat's terms. */
 static inline uint32_t swarm_splat_count(const swarm_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 6u);
+    return strata_query_count(swarm_world_core_const(w), SWARM_QUERY_SPLAT);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -901,13 +933,13 @@ swarm_result_t swarm_system_run(swarm_world *w, uint32_t id, float dt);
 static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[7 + 1] = {
-        {"Bin", "sense", 1u, 1u},
-        {"Colour", "sense", 2u, 1u},
-        {"Steer", "sense", 3u, 2u},
-        {"Integrate", "move", 4u, 3u},
-        {"Wrap", "move", 5u, 4u},
-        {"Tick", "look", 0xffffffffu, 5u},
-        {"Splat", "look", 6u, 5u},
+        {"Bin", "sense", SWARM_QUERY_BIN, 1u},
+        {"Colour", "sense", SWARM_QUERY_COLOUR, 1u},
+        {"Steer", "sense", SWARM_QUERY_STEER, 2u},
+        {"Integrate", "move", SWARM_QUERY_INTEGRATE, 3u},
+        {"Wrap", "move", SWARM_QUERY_WRAP, 4u},
+        {"Tick", "look", STRATA_NO_QUERY, 5u},
+        {"Splat", "look", SWARM_QUERY_SPLAT, 5u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
@@ -929,6 +961,13 @@ swarm_entity swarm_spawn_boid(swarm_world *w);
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
 swarm_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
 
+/* Room for n more entities from Boid: their records and their
+ * archetype's rows, made now with the pages faulted in, so that spawning
+ * them (or adding into that archetype) grows nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+swarm_result_t swarm_reserve_boid(swarm_world *w, uint32_t n);
+
 /* A new entity from assemblage FastBoid (Position, Velocity, Tint, Fast),
  * placed in its archetype with one move; SWARM_ENTITY_NULL when out of memory. */
 swarm_entity swarm_spawn_fast_boid(swarm_world *w);
@@ -937,18 +976,25 @@ swarm_entity swarm_spawn_fast_boid(swarm_world *w);
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
 swarm_result_t swarm_spawn_fast_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
 
+/* Room for n more entities from FastBoid: their records and their
+ * archetype's rows, made now with the pages faulted in, so that spawning
+ * them (or adding into that archetype) grows nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+swarm_result_t swarm_reserve_fast_boid(swarm_world *w, uint32_t n);
+
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
 static inline swarm_result_t swarm_world_save(const swarm_world *w, const char *path) {
-    return strata_world_save((const strata_world_t *)(const void *)w, path);
+    return strata_world_save(swarm_world_core_const(w), path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
 static inline swarm_result_t swarm_world_save_mem(const swarm_world *w, void *buf, size_t cap, size_t *size) {
-    return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_save_mem(swarm_world_core_const(w), buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'swarm', any
@@ -966,29 +1012,29 @@ static inline swarm_result_t swarm_world_load_mem(swarm_world *w, const void *da
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
 static inline swarm_result_t swarm_entity_print(const swarm_world *w, swarm_entity e, FILE *f) {
-    return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
+    return strata_entity_write_json(swarm_world_core_const(w), e.id, f, STRATA_JSON_PRETTY);
 }
 
 /* e as one line of JSON in buf[0..cap) (snprintf style): its length, or 0
  * if e is stale. */
 static inline size_t swarm_entity_json(const swarm_world *w, swarm_entity e, char *buf, size_t cap) {
-    return strata_entity_json((const strata_world_t *)(const void *)w, e.id, buf, cap, 0);
+    return strata_entity_json(swarm_world_core_const(w), e.id, buf, cap, 0);
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
 static inline swarm_result_t swarm_world_dump_json(const swarm_world *w, FILE *f) {
-    return strata_world_write_json((const strata_world_t *)(const void *)w, f);
+    return strata_world_write_json(swarm_world_core_const(w), f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
 static inline swarm_result_t swarm_world_dump_json_mem(const swarm_world *w, char *buf, size_t cap, size_t *size) {
-    return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_write_json_mem(swarm_world_core_const(w), buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
 static inline swarm_result_t swarm_world_save_json(const swarm_world *w, const char *path) {
-    return strata_world_save_json((const strata_world_t *)(const void *)w, path);
+    return strata_world_save_json(swarm_world_core_const(w), path);
 }
 
 /* Load a JSON dump, as swarm_world_load (needs -lstrata_json -lyajl). */

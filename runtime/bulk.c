@@ -248,11 +248,8 @@ static uint32_t bulk_gather(const strata_world_t *w, uint32_t q, strata_entity_t
     const sti_query_cache_t *cache = &w->queries[q];
     const sti_sparse_terms_t *terms = sti_sparse_terms(w, q);
     uint32_t at = 0;
-    for (uint32_t i = 0; i < cache->count; i++) {
+    for (uint32_t i = 0; i < cache->live; i++) { /* the tables with rows */
         const sti_table_t *t = cache->tables[i];
-        if (t->count == 0) { /* no entities array yet */
-            continue;
-        }
         if (terms == NULL) {
             memcpy(out + at, t->entities, sizeof(strata_entity_t) * t->count);
             at += t->count;

@@ -22,9 +22,10 @@ strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     if (d != NULL) {
         sti_dirty_open(d);
     }
-    /* No marks to make: next may walk the tables itself (none yet: entries is NULL). */
-    if (!iter_tracked(w, q) && cache->count != 0) {
-        it.stop += cache->count;
+    /* No marks to make: next may walk the tables with rows itself (none
+     * yet: entries is NULL). */
+    if (!iter_tracked(w, q) && cache->live != 0) {
+        it.stop += cache->live;
     }
     return it;
 }
@@ -56,7 +57,7 @@ static bool iter_next_sparse(strata_iter_t *it, const sti_sparse_terms_t *terms)
         return true;
     }
     const sti_query_cache_t *cache = &w->queries[it->query];
-    for (; it->cursor < cache->count; it->cursor++, it->word = 0) {
+    for (; it->cursor < cache->live; it->cursor++, it->word = 0) {
         const sti_table_t *t = cache->tables[it->cursor], *bits = t;
         uint32_t first = 0; /* in a chunk's view, its rows are those of a table from `first` on */
         sti_pool_rows_of(w, t, &bits, &first);
@@ -101,7 +102,7 @@ STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
         return false;
     }
     const sti_query_cache_t *cache = &w->queries[it->query];
-    while (it->cursor < cache->count) {
+    while (it->cursor < cache->live) {
         const sti_table_t *t = cache->tables[it->cursor++];
         if (t->count > 0) {
             it->count = t->count;

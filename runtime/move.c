@@ -122,6 +122,9 @@ static void move_all_trade(strata_world_t *w, sti_table_t *src, sti_table_t *dst
     src->count = 0;
     src->moved++;
     dst->count = n;
+    if (n > 0) {
+        sti_table_turned(w, src, dst, 0); /* their places in the queries' lists, and their room */
+    }
 }
 
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan) {
@@ -149,6 +152,9 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
     src->count = 0;
     src->moved++;
     dst->count = to + n;
+    if (n > 0) {
+        sti_table_turned(w, src, dst, to);
+    }
     return to;
 }
 

@@ -61,8 +61,14 @@ struct sti_pool_t {
     atomic_uint next;
     uint32_t shared;
     strata_system_fn_t run;
-    const strata_batch_item_t *items;
     float dt;
+    /* The prepared batch (sti_pool_prepare): its items, and its tasks a
+     * slot each, slot_list[0, task_count), the caller's own (main_thread)
+     * from `mine` on. */
+    const strata_batch_item_t *items;
+    uint32_t item_count;
+    uint32_t task_count;
+    uint32_t mine;
     /* Kept from batch to batch (allocated by the caller's thread). */
     sti_slot_t **slot_list;
     uint32_t slot_count;
@@ -73,6 +79,8 @@ struct sti_pool_t {
     size_t task_capacity;
     sti_event_buf_t **staged; /* one system's slots' staging buffers, for sti_events_merge */
     size_t staged_capacity;
+    strata_batch_item_t *item_buf; /* sti_pool_items: a step's batch, its enabled systems */
+    size_t item_capacity;
 };
 
 /* The threads a desc asks for, the caller's included. */
@@ -145,6 +153,15 @@ strata_result_t sti_pool_create(strata_world_t *w, uint32_t threads, uint32_t ch
     atomic_init(&p->next, 0u);
     w->pool = p;
     p->chunk_rows = chunk_rows != 0 ? chunk_rows : STRATA_CHUNK_ROWS;
+    /* The step's largest batch: its items are made without allocating (reserve, then commit). */
+    const strata_schedule_t *s = w->schema->schedule;
+    uint32_t largest = 1;
+    for (uint32_t b = 0; s != NULL && b < s->batch_count; b++) {
+        largest = s->batches[b].count > largest ? s->batches[b].count : largest;
+    }
+    if (sti_pool_items(w, largest) == NULL) {
+        return STRATA_ERR_NOMEM;
+    }
     p->workers = pool_threads_wanted(threads) - 1;
     if (p->workers == 0) {
         return STRATA_OK;
@@ -211,6 +228,7 @@ void sti_pool_free(strata_world_t *w) {
     sti_mem_free(w, p->order_list, sizeof(uint32_t) * p->order_capacity);
     sti_mem_free(w, p->tasks, sizeof(pool_task_t) * p->task_capacity);
     sti_mem_free(w, p->staged, sizeof(sti_event_buf_t *) * p->staged_capacity);
+    sti_mem_free(w, p->item_buf, sizeof(strata_batch_item_t) * p->item_capacity);
     sti_mem_free(w, p, sizeof *p);
     w->pool = NULL;
 }
@@ -265,29 +283,23 @@ strata_result_t sti_pool_spawn(strata_world_t *w, uint32_t n, uint32_t k, const 
     return STRATA_OK;
 }
 
-/* Make the recorded entities in the world, one at a time. */
-static strata_result_t pool_apply_spawns(strata_world_t *w, sti_slot_t *s) {
-    strata_result_t first = STRATA_OK;
-    const void *values[STRATA_MAX_COMPONENTS];
-    for (size_t at = 0; at < s->spawn_size;) {
-        const pool_spawn_t *sp = (const pool_spawn_t *)(const void *)(s->spawns + at);
-        const uint32_t *ids = (const uint32_t *)(const void *)(s->spawns + at + sizeof(pool_spawn_t));
-        const unsigned char *v = (const unsigned char *)(ids + sp->k);
-        for (uint32_t i = 0; i < sp->k; i++) {
-            values[i] = v;
-            v += w->components[ids[i]].size;
-        }
-        for (uint32_t i = 0; i < sp->n; i++) {
-            strata_entity_t e;
-            strata_result_t r = strata_entity_create_many(w, 1, sp->k, ids, values, &e);
-            if (first == STRATA_OK) {
-                first = r;
-            }
-        }
-        at += sp->size;
+bool sti_pool_spawn_next(const strata_world_t *w, uint32_t task, size_t *at, sti_spawn_t *out) {
+    const sti_slot_t *s = w->pool->slot_list[task];
+    if (*at >= s->spawn_size) {
+        return false;
     }
-    s->spawn_size = 0;
-    return first;
+    const pool_spawn_t *sp = (const pool_spawn_t *)(const void *)(s->spawns + *at);
+    const uint32_t *ids = (const uint32_t *)(const void *)(s->spawns + *at + sizeof(pool_spawn_t));
+    const unsigned char *v = (const unsigned char *)(ids + sp->k);
+    out->n = sp->n;
+    out->k = sp->k;
+    out->ids = ids;
+    for (uint32_t i = 0; i < sp->k; i++) {
+        out->values[i] = v;
+        v += w->components[ids[i]].size;
+    }
+    *at += sp->size;
+    return true;
 }
 
 /* --- Running a batch --------------------------------------------------- */
@@ -358,6 +370,7 @@ static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_
     v->event_staged = first ? NULL : s->events;
     v->event_lost = false;
     v->slot = s;
+    s->spawn_size = 0;
     s->mark_count = 0;
     s->tracking = w->dirty_count > 0;
     s->error = STRATA_OK;
@@ -370,6 +383,7 @@ static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_
     s->queries[item->query] = (sti_query_cache_t){.tables = (sti_table_t **)(void *)s->list,
                                                   .entries = &s->entry,
                                                   .count = 1,
+                                                  .live = 1,
                                                   .capacity = 1,
                                                   .entry_capacity = 1};
     v->queries = s->queries;
@@ -393,7 +407,7 @@ static strata_result_t pool_tasks(strata_world_t *w, const strata_batch_item_t *
         if (item->parallel) {
             const sti_query_cache_t *q = &w->queries[item->query];
             need = 0;
-            for (uint32_t k = 0; k < q->count; k++) {
+            for (uint32_t k = 0; k < q->live; k++) {
                 need += (q->tables[k]->count + chunk - 1) / chunk;
             }
         }
@@ -405,7 +419,7 @@ static strata_result_t pool_tasks(strata_world_t *w, const strata_batch_item_t *
             continue;
         }
         const sti_query_cache_t *q = &w->queries[item->query];
-        for (uint32_t k = 0; k < q->count; k++) {
+        for (uint32_t k = 0; k < q->live; k++) {
             const sti_table_t *t = q->tables[k];
             for (uint32_t row = 0; row < t->count; row += chunk) {
                 uint32_t rows = t->count - row < chunk ? t->count - row : chunk;
@@ -425,9 +439,9 @@ static void pool_mark(strata_world_t *w, const sti_slot_t *s, const strata_batch
     if (w->dirty_count == 0) {
         return;
     }
-    if (item->query != UINT32_MAX && w->query_marks[item->query] != 0) {
+    if (item->query != STRATA_NO_QUERY && w->query_marks[item->query] != 0) {
         const sti_query_cache_t *q = &w->queries[item->query];
-        for (uint32_t k = 0; s->task.from == NULL && k < q->count; k++) {
+        for (uint32_t k = 0; s->task.from == NULL && k < q->live; k++) {
             if (q->tables[k]->count > 0) {
                 sti_dirty_mark_matching(w, item->query, q->tables[k], 0, q->tables[k]->count);
             }
@@ -464,59 +478,27 @@ void sti_pool_mark(strata_world_t *w, strata_entity_t e, uint32_t c) {
     s->marks[s->mark_count++] = (pool_mark_t){e, c};
 }
 
-/* Move what slot s recorded into the world: its created entities (made
- * now), its commands (appended, settled with the rest), its destroys
- * (scheduled, as a destroy inside the step is). */
-/* The view's commands after the world's. When the world's buffer is empty
- * (it is, unless an earlier slot of the batch recorded), the two buffers
- * trade places: no copy and no allocation, so nothing the system recorded
- * can be lost. Otherwise they are copied; out of room, what waits in the
- * world is applied first (it comes first anyway) and the buffers trade
- * places then. Only if that apply itself runs out of memory are the view's
- * commands dropped, and the step returns NOMEM. */
-static strata_result_t pool_apply_commands(strata_world_t *w, strata_world_t *v) {
-    strata_result_t r = STRATA_OK;
-    if (w->cmd_size > 0 && sti_command_reserve(w, v->cmd_size) == STRATA_OK) {
-        memcpy(w->cmds + w->cmd_size, v->cmds, v->cmd_size);
-        w->cmd_last = w->cmd_size + v->cmd_last;
-        w->cmd_size += v->cmd_size;
-        w->cmd_count += v->cmd_count;
-        return STRATA_OK;
+/* Post the prepared batch to the workers when it has two tasks or more
+ * that any thread may take; false (nothing posted) otherwise. */
+static bool pool_wake(sti_pool_t *p) {
+    if (p->workers == 0 || p->shared < 2) {
+        return false;
     }
-    if (w->cmd_size > 0) {
-        r = sti_command_settle(w);
-        r = r != STRATA_OK ? r : STRATA_ERR_NOMEM; /* the reserve's failure, reported either way */
-    }
-    if (w->cmd_size > 0) {
-        return r;
-    }
-    unsigned char *cmds = w->cmds;
-    size_t capacity = w->cmd_capacity;
-    w->cmds = v->cmds;
-    w->cmd_capacity = v->cmd_capacity;
-    w->cmd_size = v->cmd_size;
-    w->cmd_count = v->cmd_count;
-    w->cmd_last = v->cmd_last;
-    v->cmds = cmds;
-    v->cmd_capacity = capacity;
-    v->cmd_size = 0;
-    return r;
+    pthread_mutex_lock(&p->lock);
+    p->job++;
+    p->busy = p->workers;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    return true;
 }
 
-static strata_result_t pool_apply(strata_world_t *w, sti_slot_t *s) {
-    strata_world_t *v = &s->view;
-    w->bytes += v->bytes;
-    strata_result_t first = pool_apply_spawns(w, s);
-    if (v->cmd_size > 0) {
-        strata_result_t r = pool_apply_commands(w, v);
-        first = first == STRATA_OK ? r : first;
+/* Wait until every worker is done with the posted batch. */
+static void pool_wait(sti_pool_t *p) {
+    pthread_mutex_lock(&p->lock);
+    while (p->busy > 0) {
+        pthread_cond_wait(&p->idle, &p->lock);
     }
-    for (uint32_t i = 0; i < v->doomed_count; i++) {
-        /* STALE: destroyed twice, or by an earlier slot; NOMEM is reported */
-        strata_result_t r = strata_entity_destroy(w, v->doomed[i]);
-        first = first == STRATA_OK && r == STRATA_ERR_NOMEM ? r : first;
-    }
-    return first;
+    pthread_mutex_unlock(&p->lock);
 }
 
 #ifndef NDEBUG
@@ -559,12 +541,18 @@ static void pool_resources_check(strata_world_t *w, unsigned char *before, const
 }
 #endif
 
-strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *items, uint32_t count,
-                                 strata_system_fn_t run, float dt) {
-    STRATA_ASSERT(w != NULL && run != NULL && (items != NULL || count == 0));
-    STRATA_ASSERT(w->in_step && !sti_deferred(w) && w->slot == NULL);
+strata_batch_item_t *sti_pool_items(strata_world_t *w, uint32_t count) {
+    sti_pool_t *p = w->pool;
+    if (sti_mem_grow(w, &p->item_buf, sizeof(strata_batch_item_t), &p->item_capacity, count, 8) != STRATA_OK) {
+        return NULL;
+    }
+    return p->item_buf;
+}
+
+strata_result_t sti_pool_prepare(strata_world_t *w, const strata_batch_item_t *items, uint32_t count, uint32_t *tasks) {
     sti_pool_t *p = w->pool;
     uint32_t n = 0;
+    *tasks = 0;
     if (pool_tasks(w, items, count, &n) != STRATA_OK ||
         sti_mem_grow(w, &p->order_list, sizeof(uint32_t), &p->order_capacity, (size_t)n + 1, 16) != STRATA_OK ||
         sti_mem_grow(w, &p->staged, sizeof(sti_event_buf_t *), &p->staged_capacity, (size_t)n + 1, 16) != STRATA_OK) {
@@ -590,62 +578,115 @@ strata_result_t strata_batch_run(strata_world_t *w, const strata_batch_item_t *i
     p->slots = p->slot_list;
     p->order = p->order_list;
     p->shared = shared;
-    p->run = run;
+    p->mine = mine;
     p->items = items;
+    p->item_count = count;
+    p->task_count = n;
+    *tasks = n;
+    return STRATA_OK;
+}
+
+void sti_pool_dispatch(strata_world_t *w, strata_system_fn_t run, float dt) {
+    sti_pool_t *p = w->pool;
+    p->run = run;
     p->dt = dt;
     atomic_store_explicit(&p->next, 0u, memory_order_relaxed);
 #ifndef NDEBUG
     unsigned char *before = pool_resources_before(w);
 #endif
-    bool wake = p->workers > 0 && shared > 1;
-    if (wake) {
-        pthread_mutex_lock(&p->lock);
-        p->job++;
-        p->busy = p->workers;
-        pthread_cond_broadcast(&p->wake);
-        pthread_mutex_unlock(&p->lock);
-    }
-    for (uint32_t i = mine; i < n; i++) {
+    bool woken = pool_wake(p);
+    for (uint32_t i = p->mine; i < p->task_count; i++) {
         pool_run_slot(p, p->slot_list[p->order_list[i]]);
     }
     pool_drain(p);
-    if (wake) {
-        pthread_mutex_lock(&p->lock);
-        while (p->busy > 0) {
-            pthread_cond_wait(&p->idle, &p->lock);
-        }
-        pthread_mutex_unlock(&p->lock);
+    if (woken) {
+        pool_wait(p);
     }
 #ifndef NDEBUG
-    pool_resources_check(w, before, items, count);
+    pool_resources_check(w, before, p->items, p->item_count);
 #endif
-    /* In schedule and chunk order: first the marks (the rows as they were
-     * visited, then the set / mut calls), then what each recorded: a
-     * system's events (its chunks' in chunk order, at its moment), its
-     * created entities, commands and destroys. */
+}
+
+/* --- Merging: what the views recorded, into the world (step.c) ---------- */
+
+strata_result_t sti_pool_merge_marks(strata_world_t *w) {
+    sti_pool_t *p = w->pool;
     strata_result_t first = STRATA_OK;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < p->task_count; i++) {
         sti_slot_t *s = p->slot_list[i];
-        pool_mark(w, s, &items[s->task.item]);
+        pool_mark(w, s, &p->items[s->task.item]);
         first = first == STRATA_OK ? s->error : first;
         first = first == STRATA_OK && s->view.event_lost ? STRATA_ERR_NOMEM : first;
     }
-    for (uint32_t i = 0; i < n;) {
-        uint32_t item = p->slot_list[i]->task.item, end = i;
-        for (; end < n && p->slot_list[end]->task.item == item; end++) {
-            p->staged[end - i] = p->slot_list[end]->events;
-        }
-        strata_result_t r = STRATA_OK;
-        if (w->schema->event_count > 0) { /* hooks run by the settle below are stamped with the last moment */
-            strata_event_at(w, items[item].position);
-            r = sti_events_merge(w, p->staged, end - i);
-        }
-        first = first == STRATA_OK ? r : first;
-        for (; i < end; i++) {
-            r = pool_apply(w, p->slot_list[i]);
+    return first;
+}
+
+strata_result_t sti_pool_merge_events(strata_world_t *w, uint32_t from, uint32_t *end) {
+    sti_pool_t *p = w->pool;
+    uint32_t item = p->slot_list[from]->task.item, i = from;
+    for (; i < p->task_count && p->slot_list[i]->task.item == item; i++) {
+        p->staged[i - from] = p->slot_list[i]->events;
+    }
+    *end = i;
+    if (w->schema->event_count == 0) {
+        return STRATA_OK;
+    }
+    strata_event_at(w, p->items[item].position); /* hooks run by the merge and the settle are stamped with it */
+    return sti_events_merge(w, p->staged, i - from);
+}
+
+/* The view's commands after the world's. When the world's buffer is empty
+ * (it is, unless an earlier slot of the batch recorded), the two buffers
+ * trade places: no copy and no allocation, so nothing the system recorded
+ * can be lost. Otherwise they are copied; out of room, what waits in the
+ * world is applied first (it comes first anyway) and the buffers trade
+ * places then. Only if that apply itself runs out of memory are the view's
+ * commands dropped, and the step returns NOMEM. */
+static strata_result_t pool_apply_commands(strata_world_t *w, strata_world_t *v) {
+    strata_result_t r = STRATA_OK;
+    if (w->cmd_size > 0 && sti_command_reserve(w, v->cmd_size) == STRATA_OK) {
+        memcpy(w->cmds + w->cmd_size, v->cmds, v->cmd_size);
+        w->cmd_last = w->cmd_size + v->cmd_last;
+        w->cmd_size += v->cmd_size;
+        w->cmd_count += v->cmd_count;
+        return STRATA_OK;
+    }
+    if (w->cmd_size > 0) {
+        r = sti_command_settle(w);
+        r = r != STRATA_OK ? r : STRATA_ERR_NOMEM; /* the reserve's failure, reported either way */
+    }
+    if (w->cmd_size > 0) {
+        return r;
+    }
+    unsigned char *cmds = w->cmds;
+    size_t capacity = w->cmd_capacity;
+    w->cmds = v->cmds;
+    w->cmd_capacity = v->cmd_capacity;
+    w->cmd_size = v->cmd_size;
+    w->cmd_count = v->cmd_count;
+    w->cmd_last = v->cmd_last;
+    v->cmds = cmds;
+    v->cmd_capacity = capacity;
+    v->cmd_size = 0;
+    return r;
+}
+
+strata_result_t sti_pool_apply(strata_world_t *w, uint32_t task) {
+    strata_world_t *v = &w->pool->slot_list[task]->view;
+    w->bytes += v->bytes;
+    strata_result_t first = STRATA_OK;
+    if (v->cmd_size > 0) {
+        first = pool_apply_commands(w, v);
+    }
+    for (uint32_t i = 0; i < v->doomed_count; i++) {
+        /* Scheduled for the step's end, as a destroy inside a step is. Gone
+         * or scheduled already (destroyed twice, or by an earlier view):
+         * nothing to do. */
+        sti_record_t *rec = sti_record_lookup(w, v->doomed[i]);
+        if (rec != NULL && (rec->flags & STI_FLAG_DOOMED) == 0) {
+            strata_result_t r = sti_command_doom(w, rec, v->doomed[i]);
             first = first == STRATA_OK ? r : first;
         }
     }
-    strata_result_t r = sti_command_settle(w);
-    return first != STRATA_OK ? first : r;
+    return first;
 }

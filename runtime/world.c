@@ -38,9 +38,52 @@ static bool world_mask_within(const strata_mask_t *m, uint32_t count) {
     return true;
 }
 
+/* True if the schedule is one the generator could have emitted: every
+ * system with a trampoline and a query of the schema (a split one needs
+ * one), phases covering the batches and batches the order in turn, ids
+ * within range, and the switches inside the resource block. */
+static bool world_schedule_valid(const strata_schema_t *schema) {
+    const strata_schedule_t *s = schema->schedule;
+    if (s == NULL) {
+        return true;
+    }
+    if (s->system_count == 0 || s->systems == NULL || s->order == NULL ||
+        (s->batch_count > 0) != (s->batches != NULL) || (s->phase_count > 0 && s->phases == NULL) ||
+        (uint64_t)s->switches + s->system_count > schema->resources_size ||
+        (schema->event_count > 0 && schema->system_count != s->system_count)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < s->system_count; i++) {
+        const strata_system_desc_t *d = &s->systems[i];
+        bool has_query = d->query < schema->query_count;
+        if (d->call == NULL || (!has_query && d->query != STRATA_NO_QUERY) ||
+            ((d->flags & STRATA_SYSTEM_PARALLEL) != 0 && !has_query) || s->order[i] >= s->system_count) {
+            return false;
+        }
+    }
+    uint64_t at = 0; /* the phases' batches follow each other, then the batches' systems */
+    for (uint32_t p = 0; p < s->phase_count; p++) {
+        if (s->phases[p].first != at) {
+            return false;
+        }
+        at += s->phases[p].count;
+    }
+    if (at != s->batch_count) {
+        return false;
+    }
+    at = 0;
+    for (uint32_t b = 0; b < s->batch_count; b++) {
+        if (s->batches[b].first != at || s->batches[b].count == 0) {
+            return false;
+        }
+        at += s->batches[b].count;
+    }
+    return at == s->system_count;
+}
+
 /* True if the schema is one the generator could have emitted: limits
  * kept, alignments powers of two, queries with a non-empty `all`, masks
- * naming only its components. */
+ * naming only its components, a schedule that holds together. */
 static bool world_schema_valid(const strata_schema_t *s) {
     if (s->component_count > STRATA_MAX_COMPONENTS || (s->component_count > 0 && s->components == NULL)) {
         return false;
@@ -89,7 +132,8 @@ static bool world_schema_valid(const strata_schema_t *s) {
             return false;
         }
     }
-    return s->resources_size == 0 || (world_pow2(s->resources_align) && s->resources_align <= 16);
+    return (s->resources_size == 0 || (world_pow2(s->resources_align) && s->resources_align <= 16)) &&
+           world_schedule_valid(s);
 }
 
 /* Allocate everything a new world holds; on failure the caller destroys
@@ -137,6 +181,9 @@ static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_cap
             memset(w->resources, 0, s->resources_size);
         }
     }
+    if (s->schedule != NULL) { /* systems start on */
+        memset((unsigned char *)w->resources + s->schedule->switches, true, s->schedule->system_count);
+    }
     strata_mask_t empty = {{0}};
     sti_table_t *t = NULL;
     return sti_table_ensure(w, &empty, &t);
@@ -169,6 +216,7 @@ strata_result_t strata_world_create(const strata_schema_t *schema, const strata_
     w->free_head = STI_NO_INDEX;
     w->entity_limit = STRATA_MAX_ENTITIES;
     w->table_limit = STRATA_MAX_TABLES;
+    w->free_after = d.free_empty_tables_after;
     strata_result_t r = world_alloc_parts(w, d.initial_capacity);
     if (r == STRATA_OK) {
         r = sti_pool_create(w, d.threads, d.chunk_rows);
@@ -225,7 +273,10 @@ void strata_world_clear(strata_world_t *w) {
     sti_index_release_all(w); /* clears the records' doomed flags too */
     sti_sparse_empty(w);
     for (uint32_t t = 0; t < w->table_count; t++) {
-        w->tables[t]->count = 0;
+        if (w->tables[t]->count > 0) {
+            w->tables[t]->count = 0;
+            sti_table_emptied(w, w->tables[t]);
+        }
     }
     sti_dirty_empty(w);
 }

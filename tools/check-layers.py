@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Check that the runtime's modules are layered: no include cycle, and no
-module including the header of a module in a higher layer.
+"""Check that the runtime's modules are layered: no include cycle, no
+module including the header of a module in a higher layer, and no module
+calling a function (or using a variable) defined in a higher layer.
 
     python3 tools/check-layers.py [RUNTIME_DIR]      (default: runtime)
 
@@ -15,10 +16,21 @@ include) and strata_unity.h (which includes every .c on purpose).
 -Iruntime: beside the including file, then in include/, then at the top.
 Includes that resolve outside RUNTIME_DIR are not the runtime's concern.
 
-A lower layer calls a higher one only through the world's hooks struct
-(sti_hooks_t in RUNTIME_DIR/base.h, when there is one): the world holds no
-other function pointer, and a member of the struct is set (`hooks.x = f`)
-only by a module of a higher layer than each module that calls it.
+Calls are found in the source, as a reader finds them: a module defines the
+functions with a body outside any other (not `static` in a .c: a header's
+static inline ones are its includers'), and the variables its .c defines
+that a header declares `extern`; any other module that names one uses it.
+That one must sit in the same layer or a higher one. Including a lower
+header is not enough: the public header declares functions of every layer,
+so a call through it (pool.c calling strata_entity_destroy of entity.c) is
+only seen here. A call through a function pointer names no function and
+is not a use: a lower layer calls a higher one only through the world's
+hooks struct (sti_hooks_t in RUNTIME_DIR/base.h, when there is one), whose
+members it names (`w->hooks.x(...)`: a member, whatever its name, is no
+function). The world holds no other function pointer, and a member of the
+struct is set (`hooks.x = f`) only by a module of a higher layer than each
+module that calls it.
+
 Each problem is printed compiler style (file:line: error: ...); the exit
 status is 1 if there is any. Without a LAYERS file the check says so and
 passes: there is nothing to check against.
@@ -34,6 +46,9 @@ EXEMPT = {"strata_unity"}      # includes every .c by design
 # (libstrata_inspect), which needs civetweb.
 OUTSIDE_UNITY = {"save/json_read.c", "inspect/json.c", "inspect/api.c", "inspect/inspect.c"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+# Comments, string and character literals (blanked, keeping line breaks), identifiers and single characters.
+NOISE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+TOKEN = re.compile(r"[A-Za-z_]\w*|\S")
 # base.h's struct of up-calls: the world holds no other function pointer, and
 # each member is set only by a module above every module that calls it.
 HOOKS = "sti_hooks_t"
@@ -105,6 +120,158 @@ def find_cycle(graph):
             if found:
                 return found
     return None
+
+
+def tokens(text):
+    """(token, line) of C text outside comments and literals, as C sees it
+    (what only C++ sees, `#ifdef __cplusplus`, left out). A preprocessor
+    line (continuations included) gives ('#', line), its tokens, then
+    ('\\n', line); an #include gives nothing."""
+    text = NOISE.sub(lambda m: "\n" * m.group().count("\n") + " ", text)
+    out, directive, skip, cplusplus = [], False, False, 0
+    for lineno, line in enumerate(text.split("\n"), 1):
+        words = TOKEN.findall(line)
+        if cplusplus:  # inside #ifdef __cplusplus: count nested conditionals to its #endif
+            if words[:1] == ["#"] and words[1:2] in (["if"], ["ifdef"], ["ifndef"]):
+                cplusplus += 1
+            elif words[:2] == ["#", "endif"]:
+                cplusplus -= 1
+            elif words[:2] == ["#", "else"] and cplusplus == 1:
+                cplusplus = 0  # what C sees follows
+            continue
+        if words[:3] == ["#", "ifdef", "__cplusplus"]:
+            cplusplus = 1
+            continue
+        if not directive and words[:1] == ["#"]:
+            directive, skip = True, words[1:2] == ["include"]
+            words = words[1:]
+            out += [] if skip else [("#", lineno)]
+        if not skip:
+            out += [(w, lineno) for w in words if not (directive and w == "\\")]
+        if directive and not line.rstrip().endswith("\\"):
+            out += [] if skip else [("\n", lineno)]
+            directive = skip = False
+    return out
+
+
+def top_level(toks):
+    """The declarations outside any function body or initializer, as lists
+    of indices into toks, each with '{' when it opens a body or ';'; and the
+    names of the macros that expand to `static`."""
+    decls, statics, current, depth, i = [], set(), [], 0, 0
+    while i < len(toks):
+        tok = toks[i][0]
+        if tok == "#":  # a preprocessor line: only a #define that makes `static` matters
+            end = next(j for j in range(i, len(toks)) if toks[j][0] == "\n")
+            words = [w for w, _ in toks[i + 1:end]]
+            if len(words) > 1 and words[0] == "define" and "static" in words[2:]:
+                statics.add(words[1])
+            i = end + 1
+            continue
+        if depth == 0 and tok in ";{":
+            decls.append((current, tok))
+            current = []
+        elif depth == 0:
+            current.append(i)
+        depth += tok == "{"
+        depth -= tok == "}"
+        if depth == 0 and tok == "}":
+            current = []
+        i += 1
+    return decls, statics
+
+
+def function_name(toks, decl):
+    """The index of the name of the function a declaration's head declares
+    (the identifier before its last parenthesised group), or None."""
+    if not decl or toks[decl[-1]][0] != ")":
+        return None
+    depth = 0
+    for j in range(len(decl) - 1, -1, -1):
+        depth += toks[decl[j]][0] == ")"
+        depth -= toks[decl[j]][0] == "("
+        if depth == 0:
+            return decl[j - 1] if j > 0 and re.fullmatch(r"[A-Za-z_]\w*", toks[decl[j - 1]][0]) else None
+    return None
+
+
+def parse(root, rel):
+    """(tokens, declarations, static macros) of one file."""
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        toks = tokens(f.read())
+    return (toks,) + top_level(toks)
+
+
+def extern_name(words):
+    """The name an `extern` declaration declares: the identifier after `(*`
+    (an array of function pointers), or else the last before `[` or the end."""
+    if "*" in words and "(" in words and words.index("(") + 1 == words.index("*"):
+        return next(w for w in words[words.index("*") + 1:] if w != "const")
+    names = [w for w in words[:words.index("[") if "[" in words else len(words)] if re.fullmatch(r"[A-Za-z_]\w*", w)]
+    return names[-1] if names else None
+
+
+def definitions(parsed, modules):
+    """{symbol: module} of what each module defines for the others, and
+    {file: the names its static functions take} (they hide any other)."""
+    statics = set().union(*(s for _, _, s in parsed.values())) | {"static"}
+    defined, externs, own = {}, set(), {}
+    for rel, (toks, decls, _) in parsed.items():
+        own[rel] = set()
+        for decl, end in decls:
+            words = [toks[k][0] for k in decl]
+            if end == ";" and words[:1] == ["extern"]:
+                externs.add(extern_name(words))
+            name = function_name(toks, decl) if end == "{" else None
+            if name is None or "typedef" in words:
+                continue
+            if rel.endswith(".c") and statics & set(words):
+                own[rel].add(toks[name][0])
+            else:
+                defined[toks[name][0]] = modules[rel]
+    for rel, (toks, decls, _) in parsed.items():
+        for decl, end in decls:
+            words = [toks[k][0] for k in decl]
+            if rel.endswith(".c") and "extern" not in words and "static" not in words:
+                for name in externs & set(words):
+                    defined.setdefault(name, modules[rel])
+    return defined, own
+
+
+EXPRESSION_WORDS = {"return", "sizeof", "case", "else", "do"}
+
+
+def not_a_use(toks, k):
+    """Whether the identifier toks[k] names no function or variable of file
+    scope: a member (`w->hooks.destroyed(w)`, `(*w).x`), or the name a
+    function pointer's declarator gives (`void (*destroyed)(...)`)."""
+    before = [w for w, _ in toks[max(0, k - 3):k]]
+    if before[-1:] == ["."] or before[-2:] == ["-", ">"]:
+        return True
+    after = [w for w, _ in toks[k + 1:k + 3]]
+    return before[-2:] == ["(", "*"] and after == [")", "("] and len(before) == 3 and \
+        (before[0] == "*" or (re.fullmatch(r"[A-Za-z_]\w*", before[0]) and before[0] not in EXPRESSION_WORDS))
+
+
+def upward_calls(root, files, layers, shown):
+    """Errors for each module's first use of each symbol defined in a higher layer."""
+    modules = {rel: module_of(rel) for rel in files}
+    parsed = {rel: parse(root, rel) for rel in files if modules[rel] in layers}
+    defined, own = definitions(parsed, modules)
+    errors, seen = [], set()
+    for rel, (toks, decls, _) in parsed.items():
+        src = modules[rel]
+        # A prototype names a function without using it.
+        declared = {function_name(toks, decl) for decl, end in decls if end == ";"}
+        for k, (word, lineno) in enumerate(toks):
+            dst = defined.get(word)
+            if dst is None or dst == src or layers[dst] <= layers[src] or (src, word) in seen or k in declared or \
+                    word in own[rel] or not_a_use(toks, k):
+                continue
+            seen.add((src, word))
+            errors.append(f"{shown[rel]}:{lineno}: error: '{src}' (layer {layers[src] + 1}) calls {word} of "
+                          f"'{dst}', a higher layer ({layers[dst] + 1})")
+    return errors
 
 
 def check_hooks(root, layers, files):
@@ -189,6 +356,7 @@ def check(root):
         for rel in files:
             if rel.endswith(".c") and rel not in unit and rel not in OUTSIDE_UNITY:
                 errors.append(f"{unity}:1: error: {rel} is not in the unit: add #include \"{rel}\"")
+    errors += upward_calls(root, files, layers, shown)
     errors += check_hooks(root, layers, files)
     cycle = find_cycle(graph)
     if cycle:
@@ -207,7 +375,7 @@ def main(argv):
         print(e, file=sys.stderr)
     if errors:
         return 1
-    print(f"check-layers: {root}: layers hold, no include cycle")
+    print(f"check-layers: {root}: layers hold, no include cycle, no call up")
     return 0
 
 

@@ -37,7 +37,7 @@ float rect_eat_gain(const rect_rules *rules, float size, float health) {
     if (gain < rules->eat_min) {
         gain = rules->eat_min;
     }
-    /* The seed's extra bonus for tiny rectangles, "so it doesn't get out of control". */
+    /* The original game's extra bonus for tiny rectangles, "so it doesn't get out of control". */
     if (size < rules->tiny_size && health < rules->tiny_bonus_below) {
         gain += rules->tiny_bonus;
     }
@@ -54,7 +54,7 @@ float rect_decay_rate(const rect_rules *rules, float health) {
 
 /* --- Making a game ---------------------------------------------------------- */
 
-/* The food's colours: the seed's teal-blue and friends; never the player's
+/* The food's colours: the original game's teal-blue and friends; never the player's
  * green or red. */
 static const rect_color palette[] = {
     {0, 100, 150, 255},  {52, 152, 219, 255}, {155, 89, 182, 255},  {241, 196, 15, 255},
@@ -65,7 +65,7 @@ rect_entity rect_game_add_food(rect_world *w, rect_rng *rng, const rect_rules *r
     bool decays = rect_rand_range(rng, 0.0f, 1.0f) < rules->decaying_chance;
     rect_health health = {rect_rand_range(rng, rules->food_health_min, rules->food_health_max)};
     /* A decaying rectangle's size follows its health; the others keep a
-     * random one (the seed's 1..30 made most of them big and dark). */
+     * random one (the original game's 1..30 made most of them big and dark). */
     float size = decays ? health.value * rules->size_per_health
                         : rect_rand_range(rng, rules->still_size_min, rules->still_size_max);
     rect_appearance look = {palette[rect_rand(rng) % (sizeof palette / sizeof palette[0])], size};
@@ -116,7 +116,7 @@ rect_world *rect_game_create_threads(uint64_t seed, uint32_t threads) {
     rect_game *game = rect_game_res(w);
     rng->state = seed_state(seed);
 
-    /* The player: the seed's rectangle with a PlayerControlled component and
+    /* The player: the original game's rectangle with a PlayerControlled component and
      * its appearance edited to green, all in the Player assemblage. */
     game->player = rect_spawn_player(w);
     bool ok = !rect_entity_eq(game->player, RECT_ENTITY_NULL);

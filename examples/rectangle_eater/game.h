@@ -1,4 +1,4 @@
-/* game.h: Rectangle Eater (seed 004) on the generated `rect` world.
+/* game.h: Rectangle Eater (from "How to Build an Entity Component System Game in Javascript", 2014) on the generated `rect` world.
  * What the front ends (demo.c, play.c) and the tests share: making a game,
  * its rules as functions, its renderer's target, and the state hash. */
 #ifndef RECT_GAME_H
@@ -44,7 +44,7 @@ static inline float rect_half_extent(float size) {
 float rect_eat_gain(const rect_rules *rules, float size, float health);
 
 /* The health a rectangle of `health` loses a second (before the player's
- * ramp): the seed's bands, fast when big, slow when nearly gone. */
+ * ramp): the original game's bands, fast when big, slow when nearly gone. */
 float rect_decay_rate(const rect_rules *rules, float health);
 
 /* Where a world's Render and Hud draw: a front end's canvas, and the last

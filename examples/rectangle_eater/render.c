@@ -1,4 +1,4 @@
-/* render.c: the seed's render system and the HUD, drawing each step into the
+/* render.c: the original game's render system and the HUD, drawing each step into the
  * screen a front end gave rect_render_to: a window's texture or a PNG. */
 #include "game.h"
 
@@ -90,7 +90,7 @@ static void draw_ghosts(canvas *c, rect_effects *fx, bool age) {
     }
 }
 
-/* One rectangle as the seed draws it: its colour, translucent without a
+/* One rectangle as the original game draws it: its colour, translucent without a
  * Collision component, dark when big enough to hurt, a black outline —
  * except on the smallest, which would be all outline. */
 static void draw_box(canvas *c, int x0, int y0, int x1, int y1, canvas_color fill) {

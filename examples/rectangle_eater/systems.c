@@ -1,4 +1,4 @@
-/* systems.c: the game's rules, as the seed's systems in its order — user
+/* systems.c: the game's rules, as the original game's systems in its order — user
  * input, collision, decay — then spawning and the lose condition. Rendering
  * is in render.c, the autopilot in autopilot.c. Once the game is over every
  * rule stands still; only the render phase keeps running. */
@@ -39,7 +39,7 @@ static bool overlap(rect_position a, float ha, rect_position b, float hb) {
     return fabsf(a.x - b.x) < ha + hb && fabsf(a.y - b.y) < ha + hb;
 }
 
-/* The seed's collision system: a player-controlled rectangle that touches a
+/* The original game's collision system: a player-controlled rectangle that touches a
  * food rectangle eats it — health (up to max_health), and the food is gone
  * (marked Dead at once for the systems after this one, destroyed when the
  * step ends). It says so with an Eaten event: Score counts the point, Spawn
@@ -75,7 +75,7 @@ void rect_score_run(rect_score_ctx *ctx) {
     ctx->game->score += (int32_t)ctx->eaten_count;
 }
 
-/* The seed's decay system: everything with Health loses some each step —
+/* The original game's decay system: everything with Health loses some each step —
  * fast while big, slowly when nearly gone — and shrinks with it. Food that
  * runs out is gone; the player's decay speeds up as the game goes on, and
  * its colour says how it is doing. */

@@ -58,7 +58,7 @@ strata_assert_handler_t strata_assert_handler(void **user);
 
 /* What a failed STRATA_ASSERT calls: the handler, then abort(). */
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((noreturn))
+__attribute__((__noreturn__))
 #endif
 void strata_assert_fail(const char *condition, const char *file, int line);
 
@@ -197,6 +197,9 @@ typedef struct strata_field_policy_t {
     uint8_t policy;  /* strata_policy_t */
 } strata_field_policy_t;
 
+/* The schedule's tables, defined with the step below. */
+struct strata_schedule_t;
+
 typedef struct strata_schema_t {
     const char *name;                          /* the schema's `world:` */
     uint32_t version;                          /* the schema's `version:` */
@@ -220,6 +223,8 @@ typedef struct strata_schema_t {
     const strata_relation_desc_t *relations; /* indexed by relation id */
     uint32_t field_policy_count;             /* entity fields whose target's destroy does something */
     const strata_field_policy_t *field_policies;
+    /* The step: what strata_world_step runs (NULL: no system). */
+    const struct strata_schedule_t *schedule;
 } strata_schema_t;
 
 /* Options for strata_world_create; zero means default for every field. */
@@ -235,6 +240,10 @@ typedef struct strata_world_desc_t {
                                    * thread (the default); STRATA_THREADS_PER_CORE = one per core */
     uint32_t chunk_rows;          /* rows a chunk of a split system holds at most (default
                                    * STRATA_CHUNK_ROWS); whatever the thread count, the same chunks */
+    /* Steps a table (archetype) may stay without a row: the end of the step
+     * that makes it this many frees it, as strata_world_free_empty_tables
+     * would; 0 (the default): never. */
+    uint32_t free_empty_tables_after;
 } strata_world_desc_t;
 
 /* desc.threads: as many threads as the machine has cores. */
@@ -243,7 +252,7 @@ typedef struct strata_world_desc_t {
 /* What a world holds, for tools and tests. */
 typedef struct strata_world_stats_t {
     uint32_t entities; /* alive */
-    uint32_t tables;   /* archetypes created, including the empty one */
+    uint32_t tables;   /* archetypes held (made and not freed), including the empty one */
     uint32_t pending;  /* deferred commands not yet applied */
     size_t bytes;      /* memory held through the allocator */
 } strata_world_stats_t;
@@ -283,6 +292,34 @@ void *strata_world_resources(strata_world_t *w);
 /* Fill *out with the world's counts. */
 void strata_world_stats(const strata_world_t *w, strata_world_stats_t *out);
 
+/* Free every table (archetype) that has no row, the empty one aside: its
+ * columns, its edges in the archetype graph, its place in each query's
+ * list. An add or create that needs one again makes it again. The tables
+ * kept are renumbered (the last ones take the freed ones' ids; the records
+ * of their rows are rewritten). Allocates nothing, so cannot fail. Inside
+ * a step, an iterator or a deferral scope nothing is freed yet: it is done
+ * when the step ends or the outermost scope closes, whichever comes first
+ * with no scope open. Returns the number of tables freed now. Not from a
+ * system run on a worker thread (an assert). */
+uint32_t strata_world_free_empty_tables(strata_world_t *w);
+
+/* Make room for n more rows in the table of the components `ids` (count k,
+ * no duplicates; made now if it does not exist), and fault its pages in,
+ * so that the adds and creates that fill it later grow nothing and meet no
+ * page fault. n = 0 does nothing. Returns STRATA_OK, STRATA_ERR_NOMEM or
+ * STRATA_ERR_LIMIT (a new table over the limit); on error the world is as
+ * it was but for spare capacity (a table made by the call is freed again).
+ * Not inside a step, an iterator, a deferral scope or a hook (an assert;
+ * with asserts off it then reserves nothing): a table does not grow while
+ * something may hold its columns. */
+strata_result_t strata_reserve(strata_world_t *w, uint32_t k, const uint32_t *ids, uint32_t n);
+
+/* Make room for n more entities (records beyond the indices free now) and
+ * fault their pages in. Returns STRATA_OK, STRATA_ERR_NOMEM (nothing
+ * changed) or STRATA_ERR_LIMIT (past the entity limit). Allowed anywhere a
+ * create is, but not from a system run on a worker thread (an assert). */
+strata_result_t strata_entity_reserve(strata_world_t *w, uint32_t n);
+
 /* A watcher of the generated step (the inspector): told as each system
  * begins and ends, with the system's index in the schedule. */
 typedef struct strata_step_observer_t {
@@ -295,11 +332,12 @@ typedef struct strata_step_observer_t {
  * A load keeps it. */
 void strata_world_set_step_observer(strata_world_t *w, const strata_step_observer_t *o);
 
-/* The observer attached, or NULL: the generated step reads it once a step. */
+/* The observer attached, or NULL: strata_world_step reads it once a step. */
 const strata_step_observer_t *strata_world_step_observer(const strata_world_t *w);
 
-/* Called by the generated step before (`ended` false) and after each system
- * it runs: tells o, if any. With no observer it is one branch. */
+/* Called by strata_world_step before (`ended` false) and after each system
+ * it runs (a batch's systems: all begin, the batch, all end): tells o, if
+ * any. With no observer it is one branch. */
 static inline void strata_step_observe(const strata_step_observer_t *o, strata_world_t *w, uint32_t system,
                                        bool ended) {
     if (o != NULL) {
@@ -484,7 +522,7 @@ strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void 
 /* What generated emits put on their growth path: out of line, so the fast
  * path keeps the event in registers (its address never escapes). */
 #if defined(__GNUC__) || defined(__clang__)
-#define STRATA_EVENT_SLOW static __attribute__((noinline, cold, unused))
+#define STRATA_EVENT_SLOW static __attribute__((__noinline__, __cold__, __unused__))
 #else
 #define STRATA_EVENT_SLOW static inline
 #endif
@@ -768,6 +806,81 @@ uint32_t strata_world_threads(const strata_world_t *w);
 /* True inside a system of a batch (a view of the world), where creating
  * an entity gives no handle and other limits hold (docs/threads.md). */
 bool strata_in_batch(const strata_world_t *w);
+
+/* --- The step (docs/systems.md) ------------------------------------------- */
+
+/* The generator describes a world's schedule as tables (static data, in
+ * the schema): its phases in order, each a run of batches, each batch a
+ * run of systems; strata_world_step walks them. A system's id is its
+ * position in the schedule (the events' clock). */
+
+/* A system's trampoline: begin its context on w, call the game's run
+ * function, end the context. Returns the end's result (in a batch's view,
+ * where structural changes are only recorded, it is not used). */
+typedef strata_result_t (*strata_system_call_t)(strata_world_t *w, float dt);
+
+/* strata_system_desc_t.query of a system without terms (it runs once a step). */
+#define STRATA_NO_QUERY UINT32_MAX
+
+/* strata_system_desc_t.flags */
+#define STRATA_SYSTEM_PARALLEL 1u    /* its rows are split into chunks run on the world's threads */
+#define STRATA_SYSTEM_MAIN_THREAD 2u /* it runs on the thread that called the step */
+
+/* One system (static data), by id. */
+typedef struct strata_system_desc_t {
+    const char *name;          /* the schema's name, e.g. "Move" */
+    strata_system_call_t call; /* begin, the game's run, end */
+    uint32_t query;            /* its query id; STRATA_NO_QUERY without terms */
+    uint32_t flags;            /* STRATA_SYSTEM_* */
+    uint64_t writes;           /* bit i: it writes resource i (the first 64: a batch's debug check) */
+} strata_system_desc_t;
+
+/* One batch: systems of one phase that touch disjoint data, in schedule
+ * order: the ids order[first .. first + count) of the schedule. A batch of
+ * one system that is not parallel runs it alone, without the pool. */
+typedef struct strata_batch_desc_t {
+    uint32_t first;
+    uint32_t count;
+} strata_batch_desc_t;
+
+/* One phase: batches[first .. first + count) of the schedule (none when it has no system). */
+typedef struct strata_phase_desc_t {
+    const char *name;
+    uint32_t first;
+    uint32_t count;
+} strata_phase_desc_t;
+
+/* A world's schedule (static data): what strata_world_step runs. */
+typedef struct strata_schedule_t {
+    uint32_t system_count;               /* >= 1 */
+    const strata_system_desc_t *systems; /* by id */
+    uint32_t phase_count;
+    const strata_phase_desc_t *phases; /* in step order; their batches follow each other */
+    uint32_t batch_count;
+    const strata_batch_desc_t *batches; /* in step order */
+    const uint32_t *order;              /* the batches' system ids, batch after batch (each id once) */
+    uint32_t switches;                  /* where the systems' switches are in the resource block:
+                                         * a bool by id, true when it runs (kept by loads and clears) */
+} strata_schedule_t;
+
+/* Run every enabled system of w's schedule once: phase by phase, batch by
+ * batch (a batch of several systems through strata_batch_run), inside one
+ * step (strata_step_begin / end) and on the events' clock; the observer,
+ * if any, is told as each system begins and ends. Returns STRATA_OK or the
+ * first error met (the other systems still run). Not inside a step. */
+strata_result_t strata_world_step(strata_world_t *w, float dt);
+
+/* Run system `id` once as strata_world_step runs it (a parallel one split
+ * into chunks on the world's threads), enabled or not; an id past the last
+ * runs nothing. Between strata_step_begin and strata_step_end. Returns as
+ * strata_world_step. */
+strata_result_t strata_system_run(strata_world_t *w, uint32_t id, float dt);
+
+/* Switch system `id` on or off (systems start on); ids past the last are ignored. */
+void strata_system_set_enabled(strata_world_t *w, uint32_t id, bool enabled);
+
+/* True if system `id` is on; false for ids past the last. */
+bool strata_system_enabled(const strata_world_t *w, uint32_t id);
 
 /* --- Reflection ---------------------------------------------------------- */
 

@@ -53,7 +53,8 @@ typedef struct strata_inspect_desc_t {
 
 /* Start serving world `w` (which must outlive the inspector). Returns
  * STRATA_OK and the inspector in *out; STRATA_ERR_IO (*out NULL) when the
- * address cannot be bound (a port in use), STRATA_ERR_NOMEM. */
+ * address cannot be bound (a port in use) or the system gives no random
+ * bytes for the secret, STRATA_ERR_NOMEM. */
 strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_desc_t *desc, strata_inspect_t **out);
 
 /* Stop the server: waiting requests are answered 503, then its threads
@@ -70,6 +71,11 @@ uint16_t strata_inspect_port(const strata_inspect_t *in);
  * true to the next poll is the step time the API reports. Never call it
  * while an iterator or system is open. */
 bool strata_inspect_poll(strata_inspect_t *in);
+
+/* This run's secret: 64 hex digits from the system's random source, made
+ * at start. A write (POST) must carry it in its X-Strata-Token header; the
+ * page the inspector serves holds it, and no other origin can read it. */
+const char *strata_inspect_token(const strata_inspect_t *in);
 
 /* Requests answered so far (each with a status code), for tests and logs. */
 uint64_t strata_inspect_answered(const strata_inspect_t *in);

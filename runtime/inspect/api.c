@@ -116,6 +116,28 @@ static void api_names(sti_buf_t *b, const strata_world_t *w, const strata_mask_t
 
 /* --- The answers ------------------------------------------------------------------ */
 
+/* A JSON list of n names: name(i) for i < n. */
+static void api_name_list(sti_buf_t *b, uint32_t n, const char *(*name)(const void *, uint32_t), const void *ctx) {
+    sti_buf_put(b, "[", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        sti_buf_text(b, i ? "," : "");
+        sti_buf_str(b, name(ctx, i), SIZE_MAX);
+    }
+    sti_buf_put(b, "]", 1);
+}
+
+static const char *api_component_name(const void *s, uint32_t i) {
+    return ((const strata_schema_t *)s)->components[i].name;
+}
+
+static const char *api_query_name(const void *s, uint32_t i) {
+    return ((const strata_schema_t *)s)->queries[i].name;
+}
+
+static const char *api_system_name(const void *api, uint32_t i) {
+    return ((const sti_api_t *)api)->desc.systems[i].name;
+}
+
 static void api_world(sti_api_t *api, sti_request_t *r) {
     strata_world_stats_t st;
     strata_world_stats(api->world, &st);
@@ -123,17 +145,17 @@ static void api_world(sti_api_t *api, sti_request_t *r) {
     sti_buf_t *b = &r->out;
     sti_buf_text(b, "{\"world\":");
     sti_buf_str(b, s->name, SIZE_MAX);
-    sti_buf_fmt(b, ",\"version\":%u,\"entities\":%u,\"tables\":%u,\"bytes\":%zu,\"pending\":%u", (unsigned)s->version,
-                (unsigned)st.entities, (unsigned)st.tables, st.bytes, (unsigned)st.pending);
-    sti_buf_fmt(b, ",\"components\":%u,\"systems\":%u,\"step\":%llu,\"last_step_ms\":%.6f,\"average_step_ms\":%.6f",
-                (unsigned)s->component_count, (unsigned)api->desc.system_count, (unsigned long long)api->steps,
+    sti_buf_fmt(b, ",\"version\":%u,\"entities\":%u,\"archetypes\":%u,\"bytes\":%zu,\"pending\":%u",
+                (unsigned)s->version, (unsigned)st.entities, (unsigned)st.tables, st.bytes, (unsigned)st.pending);
+    sti_buf_fmt(b, ",\"step\":%llu,\"last_step_ms\":%.6f,\"average_step_ms\":%.6f", (unsigned long long)api->steps,
                 api->last_step * 1e3, api->average_step * 1e3);
-    sti_buf_text(b, ",\"queries\":[");
-    for (uint32_t q = 0; q < s->query_count; q++) {
-        sti_buf_text(b, q ? "," : "");
-        sti_buf_str(b, s->queries[q].name, SIZE_MAX);
-    }
-    sti_buf_fmt(b, "],\"paused\":%s,\"writes\":%s}", api->paused ? "true" : "false",
+    sti_buf_text(b, ",\"components\":");
+    api_name_list(b, s->component_count, api_component_name, s);
+    sti_buf_text(b, ",\"systems\":");
+    api_name_list(b, api->desc.system_count, api_system_name, api);
+    sti_buf_text(b, ",\"queries\":");
+    api_name_list(b, s->query_count, api_query_name, s);
+    sti_buf_fmt(b, ",\"paused\":%s,\"writes\":%s}", api->paused ? "true" : "false",
                 api->desc.writes ? "true" : "false");
 }
 
@@ -236,8 +258,9 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
                 continue;
             }
             strata_entity_t e = t->entities[row];
-            sti_buf_fmt(b, "%s{\"id\":%llu,\"index\":%u,\"generation\":%u,\"archetype\":%u}", listed ? "," : "",
-                        (unsigned long long)e, (unsigned)(e & 0xffffffffu), (unsigned)(e >> 32), (unsigned)t->id);
+            sti_buf_text(b, listed ? ",{\"id\":" : "{\"id\":");
+            sti_buf_entity(b, e);
+            sti_buf_fmt(b, ",\"archetype\":%u}", (unsigned)t->id);
             listed++;
         }
         total += rows ? 0 : t->count;
@@ -246,30 +269,72 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
                 (unsigned long long)offset, (unsigned long long)limit);
 }
 
-/* The entity a path names after its prefix, or STRATA_ENTITY_NULL (answered 404). */
+/* The entity a path names after its prefix ("4v1"), or STRATA_ENTITY_NULL (answered 404). */
 static strata_entity_t api_entity_of(sti_api_t *api, sti_request_t *r, const char *id) {
-    uint64_t e;
-    if (!api_number(id, UINT64_MAX, &e) || !strata_entity_alive(api->world, e)) {
-        sti_api_error(r, 404, "no such entity (stale, never made, or not a number)");
+    strata_entity_t e;
+    if (!sti_entity_parse(id, &e)) {
+        sti_api_error(r, 404, "no such entity: an entity is spelled 4v1 (its index, v, its generation)");
+        return STRATA_ENTITY_NULL;
+    }
+    if (!strata_entity_alive(api->world, e)) {
+        sti_api_error(r, 404, "no such entity (stale or never made)");
         return STRATA_ENTITY_NULL;
     }
     return e;
 }
 
+/* The non-exclusive relation whose tag component c is, or UINT32_MAX. */
+static uint32_t api_tag_relation(const strata_world_t *w, uint32_t c) {
+    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
+        if (w->schema->relations[r].component == c && !w->schema->relations[r].exclusive) {
+            return r;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* GET /api/entity/ID: {"id": "4v1", "archetype": A, "components": {...}},
+ * each component an object of its fields (a tag {}, a non-exclusive
+ * relation's tag {"targets": [...]}), every entity spelled "4v1". */
 static void api_entity(sti_api_t *api, sti_request_t *r, const char *id) {
     strata_entity_t e = api_entity_of(api, r, id);
     if (e == STRATA_ENTITY_NULL) {
         return;
     }
-    size_t n = strata_entity_json(api->world, e, NULL, 0, 0);
-    char *text = malloc(n + 1);
-    if (text == NULL) {
-        sti_api_error(r, 500, "out of memory");
-        return;
+    const strata_world_t *w = api->world;
+    const sti_table_t *t = w->tables[sti_record_lookup(w, e)->table];
+    const strata_type_desc_t *types = w->schema->component_types;
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"id\":");
+    sti_buf_entity(b, e);
+    sti_buf_fmt(b, ",\"archetype\":%u,\"components\":{", (unsigned)t->id);
+    bool first = true;
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        if (!strata_mask_test(&t->mask, c)) {
+            continue;
+        }
+        sti_buf_text(b, first ? "" : ",");
+        sti_buf_str(b, w->schema->components[c].name, SIZE_MAX);
+        sti_buf_put(b, ":", 1);
+        first = false;
+        uint32_t relation = api_tag_relation(w, c);
+        const void *value = strata_get(w, e, c);
+        if (relation != UINT32_MAX) {
+            uint32_t n = 0;
+            const strata_entity_t *targets = strata_relation_targets(w, relation, e, &n);
+            sti_buf_text(b, "{\"targets\":[");
+            for (uint32_t i = 0; i < n; i++) {
+                sti_buf_text(b, i ? "," : "");
+                sti_buf_entity(b, targets[i]);
+            }
+            sti_buf_text(b, "]}");
+        } else if (types != NULL && value != NULL) {
+            sti_json_fields(b, types[c].fields, types[c].count, value);
+        } else {
+            sti_buf_text(b, "{}");
+        }
     }
-    strata_entity_json(api->world, e, text, n + 1, 0);
-    sti_buf_put(&r->out, text, n);
-    free(text);
+    sti_buf_text(b, "}}");
 }
 
 /* GET /api/entity-state/ID: what the printer does not show: which of the
@@ -292,7 +357,9 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
         }
     }
     sti_buf_t *b = &r->out;
-    sti_buf_fmt(b, "{\"id\":%llu,\"archetype\":%u,\"marked\":", (unsigned long long)e, (unsigned)t->id);
+    sti_buf_text(b, "{\"id\":");
+    sti_buf_entity(b, e);
+    sti_buf_fmt(b, ",\"archetype\":%u,\"marked\":", (unsigned)t->id);
     api_names(b, w, &marked);
     sti_buf_text(b, ",\"aspects\":[");
     bool first = true;
@@ -508,21 +575,77 @@ static const char *api_text(sti_request_t *r, const sti_member_t *m, int n, cons
     return v->text;
 }
 
-/* Set `field` of the struct at base from the body's "value". */
-static void api_set_field(sti_request_t *r, const strata_type_desc_t *t, unsigned char *base, const char *field,
-                          const sti_member_t *value) {
-    const strata_field_desc_t *f = NULL;
-    unsigned char *at = NULL;
-    if (t == NULL || !sti_field_find(t->fields, t->count, base, field, &f, &at)) {
+/* The exclusive relation whose links component c holds, or UINT32_MAX. */
+static uint32_t api_link_relation(const strata_world_t *w, uint32_t c) {
+    for (uint32_t r = 0; r < w->schema->relation_count; r++) {
+        if (w->schema->relations[r].component == c && w->schema->relations[r].exclusive) {
+            return r;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* A copy of the n bytes at p on libc's heap (NULL: answered 500), or NULL for none. */
+static unsigned char *api_copy(sti_request_t *r, const void *p, size_t n, bool *failed) {
+    unsigned char *copy = n > 0 && p != NULL ? malloc(n) : NULL;
+    *failed = n > 0 && p != NULL && copy == NULL;
+    if (*failed) {
+        sti_api_error(r, 500, "out of memory");
+    } else if (copy != NULL) {
+        memcpy(copy, p, n);
+    }
+    return copy;
+}
+
+/* Decode the body's "value" into the element that `field` names in a copy
+ * of a struct of type t: *f and *at get it. False (answered 404 or 400) if
+ * there is no such field or the value does not fit it; an entity field's
+ * value must be a live entity or null (0): the page does not forge handles. */
+static bool api_decode_field(sti_api_t *api, sti_request_t *r, const strata_type_desc_t *t, unsigned char *copy,
+                             const char *field, const sti_member_t *value, const strata_field_desc_t **f,
+                             unsigned char **at) {
+    if (t == NULL || copy == NULL || !sti_field_find(t->fields, t->count, copy, field, f, at)) {
         sti_api_error(r, 404, "no such field");
-    } else if (value == NULL || !sti_field_set(f, at, value)) {
-        sti_api_error(r, 400, "the value does not fit the field");
+        return false;
+    }
+    char why[STI_VALUE_WHY] = "a \"value\" member is missing";
+    if (value == NULL || !sti_field_set(*f, *at, value, why)) {
+        sti_api_error(r, 400, why);
+        return false;
+    }
+    strata_entity_t e = STRATA_ENTITY_NULL;
+    if ((*f)->kind == STRATA_KIND_ENTITY) {
+        memcpy(&e, *at, sizeof e);
+    }
+    if (e != STRATA_ENTITY_NULL && !strata_entity_alive(api->world, e)) {
+        sti_api_error(r, 404, "no such entity to point at (stale, never made, or forged)");
+        return false;
+    }
+    return true;
+}
+
+/* Set the target of e's link in exclusive relation `relation` through the
+ * runtime's rules (a live target, no cycle, the index of sources kept in
+ * step); `link` is the whole new value. */
+static void api_link_set(sti_api_t *api, sti_request_t *r, uint32_t relation, strata_entity_t e, const void *link) {
+    strata_entity_t target;
+    memcpy(&target, link, sizeof target);
+    strata_result_t result = strata_relation_set(api->world, relation, e, target, link);
+    if (result == STRATA_ERR_CYCLE) {
+        sti_api_error(r, 409, "the link would close a cycle (a link to itself, or to one of its sources)");
+    } else if (result == STRATA_ERR_STALE) {
+        sti_api_error(r, 404, "no such entity to link to (stale, never made, forged or null)");
+    } else if (result != STRATA_OK) {
+        sti_api_error(r, 500, strata_result_str(result));
     } else {
         sti_buf_text(&r->out, "{\"ok\":true}");
     }
 }
 
-/* POST /api/entity/ID {"component": C, "field": "x", "value": V} */
+/* POST /api/entity/ID {"component": C, "field": "x", "value": V}: one field
+ * set through the rules the typed API follows. An exclusive relation's
+ * target goes through strata_relation_set; every other field is written in
+ * place and the component marked changed. */
 static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
     sti_member_t m[STI_MAX_MEMBERS];
     int n = api_body(r, m);
@@ -532,21 +655,27 @@ static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
     if (field == NULL) {
         return;
     }
-    uint32_t c = api_component(api->world, component);
-    if (c == UINT32_MAX || !strata_has(api->world, e, c)) {
+    strata_world_t *w = api->world;
+    uint32_t c = api_component(w, component);
+    if (c == UINT32_MAX || !strata_has(w, e, c)) {
         sti_api_error(r, 404, "the entity has no such component");
         return;
     }
-    const strata_type_desc_t *t = api->world->schema->component_types;
-    /* Check the field before strata_get_mut marks the component changed. */
+    const strata_type_desc_t *t = w->schema->component_types != NULL ? &w->schema->component_types[c] : NULL;
+    bool failed = false;
+    unsigned char *copy = api_copy(r, strata_get(w, e, c), w->schema->components[c].size, &failed);
     const strata_field_desc_t *f = NULL;
     unsigned char *at = NULL;
-    unsigned char *probe = (unsigned char *)(uintptr_t)strata_get(api->world, e, c);
-    if (t == NULL || probe == NULL || !sti_field_find(t[c].fields, t[c].count, probe, field, &f, &at)) {
-        sti_api_error(r, 404, "no such field");
-        return;
+    if (!failed && api_decode_field(api, r, t, copy, field, sti_json_member(m, n, "value"), &f, &at)) {
+        uint32_t relation = api_link_relation(w, c);
+        if (relation != UINT32_MAX && at == copy && f->kind == STRATA_KIND_ENTITY) {
+            api_link_set(api, r, relation, e, copy);
+        } else {
+            memcpy((unsigned char *)strata_get_mut(w, e, c) + (at - copy), at, f->size);
+            sti_buf_text(&r->out, "{\"ok\":true}");
+        }
     }
-    api_set_field(r, &t[c], strata_get_mut(api->world, e, c), field, sti_json_member(m, n, "value"));
+    free(copy);
 }
 
 /* POST /api/resource {"resource": R, "field": "x", "value": V} */
@@ -564,7 +693,16 @@ static void api_resource_set(sti_api_t *api, sti_request_t *r) {
         return;
     }
     unsigned char *base = strata_world_resources(api->world);
-    api_set_field(r, base ? api->world->schema->resource_type : NULL, base, path, sti_json_member(m, n, "value"));
+    const strata_type_desc_t *t = base != NULL ? api->world->schema->resource_type : NULL;
+    bool failed = false;
+    unsigned char *copy = api_copy(r, base, t != NULL ? t->size : 0, &failed);
+    const strata_field_desc_t *f = NULL;
+    unsigned char *at = NULL;
+    if (!failed && api_decode_field(api, r, t, copy, path, sti_json_member(m, n, "value"), &f, &at)) {
+        memcpy(base + (at - copy), at, f->size);
+        sti_buf_text(&r->out, "{\"ok\":true}");
+    }
+    free(copy);
 }
 
 /* A boolean member, or -1 (answered 400). */

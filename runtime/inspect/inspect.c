@@ -8,18 +8,28 @@
 #include "api.h"
 #include "page.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define INSPECT_QUEUE 64u /* requests waiting for the game at most; more are answered 503 */
 #define INSPECT_MAX_CONNECTIONS 64u
-#define INSPECT_MAX_HEADERS 32 /* headers a request may have; civetweb drops those past 64 */
-#define INSPECT_TIMING 5.0     /* seconds the step is timed after a request */
+#define INSPECT_MAX_HEADERS 32                 /* headers a request may have; civetweb drops those past 64 */
+#define INSPECT_TIMING 5.0                     /* seconds the step is timed after a request */
+#define INSPECT_TOKEN_BYTES 32                 /* random bytes of the per-run secret (64 hex digits) */
+#define INSPECT_TOKEN_SLOT "STRATA_TOKEN_SLOT" /* where index.html takes the secret */
 
 enum { REQUEST_QUEUED, REQUEST_TAKEN, REQUEST_DONE };
 
@@ -33,7 +43,11 @@ struct strata_inspect_t {
     sti_api_t api; /* the game's side: touched on the game's thread only */
     struct mg_context *server;
     uint16_t port;
-    char host[64]; /* what a request's Host must name when bound to loopback ("" : anything) */
+    char host[64];  /* what a request's Host must name when bound to loopback ("" : anything) */
+    char local[64]; /* the same, spelled with the name localhost */
+    char token[2 * INSPECT_TOKEN_BYTES + 1]; /* the per-run secret a write carries (X-Strata-Token) */
+    char *index;                             /* index.html with the secret in its slot */
+    size_t index_size;
     pthread_mutex_t lock;
     pthread_cond_t answered;
     inspect_job_t *queue[INSPECT_QUEUE];
@@ -87,9 +101,14 @@ static const char *inspect_reason(int status) {
 
 static int inspect_send(strata_inspect_t *in, struct mg_connection *conn, int status, const char *type,
                         const char *body, size_t n) {
+    /* No Access-Control-* header, ever: no other origin is granted anything.
+     * The page may not be framed (a page elsewhere cannot steer clicks on it)
+     * and loads nothing but its own files. */
     mg_printf(conn,
               "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n"
-              "X-Content-Type-Options: nosniff\r\nConnection: close\r\n%s\r\n",
+              "X-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\n"
+              "Content-Security-Policy: default-src 'self'; frame-ancestors 'none'\r\n"
+              "Referrer-Policy: no-referrer\r\nConnection: close\r\n%s\r\n",
               status, inspect_reason(status), type, n, status == 405 ? "Allow: GET, POST\r\n" : "");
     if (n > 0) {
         mg_write(conn, body, n);
@@ -150,14 +169,64 @@ static int inspect_wait(strata_inspect_t *in, struct mg_connection *conn, inspec
 
 /* True if the Host header names this server (a page elsewhere cannot make
  * the browser talk to it through a name of its own: DNS rebinding). */
-static bool inspect_host_ok(const strata_inspect_t *in, struct mg_connection *conn) {
+static bool inspect_host_ok(const strata_inspect_t *in, const char *host) {
     if (in->host[0] == '\0') {
         return true;
     }
-    const char *host = mg_get_header(conn, "Host");
-    char local[80];
-    snprintf(local, sizeof local, "localhost:%u", (unsigned)in->port);
-    return host != NULL && (strcmp(host, in->host) == 0 || strcmp(host, local) == 0);
+    return host != NULL && (strcmp(host, in->host) == 0 || strcmp(host, in->local) == 0);
+}
+
+/* True if the request comes from the inspector's own page, or from no page
+ * at all (a script, curl): an Origin, when sent, is this server's origin
+ * (http:// and the Host it was asked by), and a browser's Sec-Fetch-Site,
+ * when sent, says the same origin or none (typed in, a bookmark). A page
+ * elsewhere may only navigate to the page's files (a link to it). */
+static bool inspect_origin_ok(struct mg_connection *conn, const char *host, bool page_file) {
+    const char *origin = mg_get_header(conn, "Origin");
+    if (origin != NULL && (host == NULL || strncmp(origin, "http://", 7) != 0 || strcmp(origin + 7, host) != 0)) {
+        return false;
+    }
+    const char *site = mg_get_header(conn, "Sec-Fetch-Site");
+    if (site == NULL || strcmp(site, "same-origin") == 0 || strcmp(site, "none") == 0) {
+        return true;
+    }
+    const char *mode = mg_get_header(conn, "Sec-Fetch-Mode");
+    return page_file && origin == NULL && mode != NULL && strcmp(mode, "navigate") == 0;
+}
+
+/* True for exactly `application/json`, or with `; charset=utf-8` (any case). */
+static bool inspect_json_type(const char *type) {
+    static const char json[] = "application/json";
+    if (type == NULL || strncasecmp(type, json, sizeof json - 1) != 0) {
+        return false;
+    }
+    const char *p = type + sizeof json - 1;
+    p += strspn(p, " \t");
+    if (*p == '\0') {
+        return true;
+    }
+    if (*p++ != ';') {
+        return false;
+    }
+    p += strspn(p, " \t");
+    if (strncasecmp(p, "charset=utf-8", 13) != 0) {
+        return false;
+    }
+    p += 13;
+    return p[strspn(p, " \t")] == '\0';
+}
+
+/* True if the request carries the per-run secret (compared in constant time). */
+static bool inspect_token_ok(const strata_inspect_t *in, const char *token) {
+    size_t n = sizeof in->token - 1;
+    if (token == NULL || strlen(token) != n) {
+        return false;
+    }
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++) {
+        diff |= (unsigned char)(token[i] ^ in->token[i]);
+    }
+    return diff == 0;
 }
 
 static int inspect_handle(struct mg_connection *conn, void *data) {
@@ -165,15 +234,24 @@ static int inspect_handle(struct mg_connection *conn, void *data) {
     const struct mg_request_info *ri = mg_get_request_info(conn);
     bool post = strcmp(ri->request_method, "POST") == 0;
     if (!post && strcmp(ri->request_method, "GET") != 0) {
-        return inspect_fail(in, conn, 405, "GET or POST only");
+        return inspect_fail(in, conn, 405, "GET or POST only"); /* OPTIONS too: no preflight is granted */
     }
     if (ri->num_headers > INSPECT_MAX_HEADERS) {
         return inspect_fail(in, conn, 431, "too many headers");
     }
-    if (!inspect_host_ok(in, conn)) {
+    const char *host = mg_get_header(conn, "Host");
+    if (!inspect_host_ok(in, host)) {
         return inspect_fail(in, conn, 421, "the Host header does not name this server");
     }
     const char *path = ri->local_uri_raw != NULL ? ri->local_uri_raw : "";
+    bool page_file = false;
+    for (size_t i = 0; i < sti_page_file_count && !post; i++) {
+        page_file = page_file || strcmp(path, sti_page_files[i].path) == 0;
+    }
+    if (!inspect_origin_ok(conn, host, page_file)) {
+        return inspect_fail(in, conn, 403,
+                            "only the inspector's own page may ask (the request came from another origin)");
+    }
     inspect_job_t job = {0};
     sti_request_t *r = &job.request;
     size_t plen = strlen(path), qlen = ri->query_string != NULL ? strlen(ri->query_string) : 0;
@@ -185,12 +263,11 @@ static int inspect_handle(struct mg_connection *conn, void *data) {
     if (path[0] != '/' || strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") != plen) {
         return inspect_fail(in, conn, 400, "the path has characters no path here has");
     }
-    if (!post) {
-        for (size_t i = 0; i < sti_page_file_count; i++) {
-            if (strcmp(path, sti_page_files[i].path) == 0) {
-                return inspect_send(in, conn, 200, sti_page_files[i].type, sti_page_files[i].data,
-                                    sti_page_files[i].size);
-            }
+    for (size_t i = 0; i < sti_page_file_count && page_file; i++) {
+        if (strcmp(path, sti_page_files[i].path) == 0) {
+            bool index = strcmp(path, "/") == 0;
+            return inspect_send(in, conn, 200, sti_page_files[i].type, index ? in->index : sti_page_files[i].data,
+                                index ? in->index_size : sti_page_files[i].size);
         }
     }
     if (strncmp(path, "/api/", 5) != 0) {
@@ -201,10 +278,13 @@ static int inspect_handle(struct mg_connection *conn, void *data) {
     r->post = post;
     char *body = NULL;
     if (post) {
-        /* Only JSON bodies: a form on another site cannot send one without the browser asking first. */
-        const char *type = mg_get_header(conn, "Content-Type");
-        if (type == NULL || strncmp(type, "application/json", 16) != 0) {
+        /* Only JSON bodies (a form cannot send one), with the secret of
+         * this run, which only the page this server served holds. */
+        if (!inspect_json_type(mg_get_header(conn, "Content-Type"))) {
             return inspect_fail(in, conn, 415, "the body must be application/json");
+        }
+        if (!inspect_token_ok(in, mg_get_header(conn, "X-Strata-Token"))) {
+            return inspect_fail(in, conn, 403, "a write needs this run's X-Strata-Token (the page sends it)");
         }
         if (ri->content_length < 0) {
             return inspect_fail(in, conn, 411, "a Content-Length is required");
@@ -294,6 +374,62 @@ static void inspect_timing(strata_inspect_t *in, bool on) {
     in->api.timing = on;
 }
 
+/* Fill in->token with fresh random hex digits from the system; false if it has none to give. */
+static bool inspect_make_token(strata_inspect_t *in) {
+    unsigned char bytes[INSPECT_TOKEN_BYTES];
+    size_t got = 0;
+    while (got < sizeof bytes) {
+        ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        got += (size_t)n;
+    }
+    if (got < sizeof bytes) { /* a kernel without getrandom: the device */
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        for (got = 0; fd >= 0 && got < sizeof bytes;) {
+            ssize_t n = read(fd, bytes + got, sizeof bytes - got);
+            if (n <= 0 && !(n < 0 && errno == EINTR)) {
+                break;
+            }
+            got += n > 0 ? (size_t)n : 0;
+        }
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    for (size_t i = 0; i < sizeof bytes; i++) {
+        snprintf(in->token + 2 * i, 3, "%02x", bytes[i]);
+    }
+    return got == sizeof bytes;
+}
+
+/* index.html with this run's secret in its slot (the page reads it there;
+ * no other origin can read the page). False: out of memory. */
+static bool inspect_make_index(strata_inspect_t *in) {
+    for (size_t i = 0; i < sti_page_file_count; i++) {
+        const sti_page_file_t *f = &sti_page_files[i];
+        const char *slot = strcmp(f->path, "/") == 0 ? strstr(f->data, INSPECT_TOKEN_SLOT) : NULL;
+        if (slot == NULL) {
+            continue;
+        }
+        size_t before = (size_t)(slot - f->data), after = f->size - before - (sizeof INSPECT_TOKEN_SLOT - 1);
+        size_t n = sizeof in->token - 1;
+        in->index = malloc(before + n + after + 1);
+        if (in->index == NULL) {
+            return false;
+        }
+        memcpy(in->index, f->data, before);
+        memcpy(in->index + before, in->token, n);
+        memcpy(in->index + before + n, slot + sizeof INSPECT_TOKEN_SLOT - 1, after + 1);
+        in->index_size = before + n + after;
+    }
+    return in->index != NULL;
+}
+
 static void inspect_defaults(strata_inspect_desc_t *d) {
     d->address = d->address != NULL ? d->address : "127.0.0.1";
     d->port = d->port != 0 ? d->port : 27750;
@@ -321,29 +457,26 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
     const strata_inspect_desc_t *d = &in->api.desc;
     pthread_mutex_init(&in->lock, NULL);
     pthread_cond_init(&in->answered, NULL);
+    if (!inspect_make_token(in)) {
+        strata_inspect_stop(in);
+        return STRATA_ERR_IO;
+    }
+    if (!inspect_make_index(in)) {
+        strata_inspect_stop(in);
+        return STRATA_ERR_NOMEM;
+    }
 
     char ports[96], threads[16], request[16], backlog[16];
     snprintf(ports, sizeof ports, "%s:%u", d->address, d->any_port ? 0u : (unsigned)d->port);
     snprintf(threads, sizeof threads, "%u", (unsigned)d->max_connections);
     snprintf(request, sizeof request, "%u", (unsigned)d->max_request);
     snprintf(backlog, sizeof backlog, "%u", (unsigned)d->max_connections * 4);
-    const char *options[] = {"listening_ports",
-                             ports,
-                             "num_threads",
-                             threads,
-                             "max_request_size",
-                             request,
-                             "connection_queue",
-                             backlog,
-                             "listen_backlog",
-                             backlog,
-                             "request_timeout_ms",
-                             "5000",
-                             "enable_keep_alive",
-                             "no",
-                             "decode_url",
-                             "no",
-                             NULL};
+    const char *options[] = {"listening_ports", ports, "num_threads", threads, "max_request_size", request,
+                             "connection_queue", backlog, "listen_backlog", backlog, "request_timeout_ms", "5000",
+                             "enable_keep_alive", "no", "decode_url", "no",
+                             /* civetweb answers a CORS preflight itself unless these are empty */
+                             "access_control_allow_origin", "", "access_control_allow_methods", "",
+                             "access_control_allow_headers", "", NULL};
     struct mg_callbacks callbacks = {0};
     callbacks.log_message = inspect_log;
     callbacks.http_error = inspect_error;
@@ -357,7 +490,10 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
     in->port = (uint16_t)bound[0].port;
     if (strcmp(d->address, "127.0.0.1") == 0) {
         snprintf(in->host, sizeof in->host, "127.0.0.1:%u", (unsigned)in->port);
+    } else if (strcmp(d->address, "[::1]") == 0) {
+        snprintf(in->host, sizeof in->host, "[::1]:%u", (unsigned)in->port);
     }
+    snprintf(in->local, sizeof in->local, "localhost:%u", (unsigned)in->port);
     mg_set_request_handler(in->server, "/", inspect_handle, in);
     const strata_schema_t *schema = strata_world_schema(w);
     for (uint32_t i = 0; i < d->system_count; i++) {
@@ -371,6 +507,91 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
     return STRATA_OK;
 }
 
+/* While the server stops: civetweb's accept loop only sees its stop flag
+ * when its poll of the listening socket returns, which an idle socket does
+ * after 2 s. A connection made after the flag is set wakes it at once, so
+ * this thread connects every millisecond until the stop is done. */
+typedef struct inspect_waker_t {
+    struct sockaddr_storage addr;
+    socklen_t len;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+} inspect_waker_t;
+
+static void *inspect_wake(void *arg) {
+    inspect_waker_t *k = arg;
+    pthread_mutex_lock(&k->lock);
+    for (int tries = 0; !k->done && tries < 5000; tries++) {
+        pthread_mutex_unlock(&k->lock);
+        int fd = socket(k->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0) {
+            (void)connect(fd, (const struct sockaddr *)&k->addr, k->len);
+            close(fd);
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&k->lock);
+        if (!k->done) {
+            pthread_cond_timedwait(&k->cond, &k->lock, &until);
+        }
+    }
+    pthread_mutex_unlock(&k->lock);
+    return NULL;
+}
+
+/* mg_stop, woken promptly (inspect_wake) when the server listens on an
+ * address this thread can connect to. */
+static void inspect_stop_server(strata_inspect_t *in) {
+    inspect_waker_t k = {.len = 0, .done = false};
+    const char *address = in->api.desc.address;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&k.addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k.addr;
+    char bare[64];
+    size_t n = strlen(address);
+    bool bracketed = n >= 2 && n < sizeof bare + 2 && address[0] == '[' && address[n - 1] == ']';
+    snprintf(bare, sizeof bare, "%.*s", (int)(bracketed ? n - 2 : n), bracketed ? address + 1 : address);
+    if (inet_pton(AF_INET, bare, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(in->port);
+        if (v4->sin_addr.s_addr == htonl(INADDR_ANY)) {
+            v4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        }
+        k.len = sizeof *v4;
+    } else if (inet_pton(AF_INET6, bare, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(in->port);
+        if (IN6_IS_ADDR_UNSPECIFIED(&v6->sin6_addr)) {
+            v6->sin6_addr = in6addr_loopback;
+        }
+        k.len = sizeof *v6;
+    }
+    pthread_t waker;
+    bool waking = false;
+    if (k.len != 0) {
+        pthread_mutex_init(&k.lock, NULL);
+        pthread_cond_init(&k.cond, NULL);
+        waking = pthread_create(&waker, NULL, inspect_wake, &k) == 0;
+    }
+    mg_stop(in->server);
+    if (waking) {
+        pthread_mutex_lock(&k.lock);
+        k.done = true;
+        pthread_cond_signal(&k.cond);
+        pthread_mutex_unlock(&k.lock);
+        pthread_join(waker, NULL);
+    }
+    if (k.len != 0) {
+        pthread_cond_destroy(&k.cond);
+        pthread_mutex_destroy(&k.lock);
+    }
+}
+
 void strata_inspect_stop(strata_inspect_t *in) {
     if (in == NULL) {
         return;
@@ -380,18 +601,23 @@ void strata_inspect_stop(strata_inspect_t *in) {
     pthread_cond_broadcast(&in->answered);
     pthread_mutex_unlock(&in->lock);
     if (in->server != NULL) {
-        mg_stop(in->server);
+        inspect_stop_server(in);
     }
     inspect_timing(in, false);
     mg_exit_library();
     pthread_cond_destroy(&in->answered);
     pthread_mutex_destroy(&in->lock);
+    free(in->index);
     free(in->api.systems);
     free(in);
 }
 
 uint16_t strata_inspect_port(const strata_inspect_t *in) {
     return in->port;
+}
+
+const char *strata_inspect_token(const strata_inspect_t *in) {
+    return in->token;
 }
 
 uint64_t strata_inspect_answered(const strata_inspect_t *in) {

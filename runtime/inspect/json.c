@@ -3,6 +3,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,62 +76,57 @@ void sti_buf_free(sti_buf_t *b) {
 
 /* --- Field values ---------------------------------------------------------- */
 
+/* sti_value_put_t into a buffer. */
+static void json_put(void *ctx, const char *s, size_t n) {
+    sti_buf_put(ctx, s, n);
+}
+
+void sti_buf_entity(sti_buf_t *b, strata_entity_t e) {
+    if (e == STRATA_ENTITY_NULL) {
+        sti_buf_text(b, "null");
+    } else {
+        sti_buf_fmt(b, "\"%uv%u\"", (unsigned)(e & 0xffffffffu), (unsigned)(e >> 32));
+    }
+}
+
+/* A whole decimal number within 32 bits, s[0..n): no sign, no leading zero. */
+static bool json_u32(const char *s, size_t n, uint32_t *out) {
+    uint64_t v = 0;
+    if (n == 0 || n > 10 || (s[0] == '0' && n > 1)) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return false;
+        }
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = (uint32_t)v;
+    return v <= UINT32_MAX;
+}
+
+bool sti_entity_parse(const char *s, strata_entity_t *out) {
+    const char *v = strchr(s, 'v');
+    uint32_t index, generation;
+    if (v == NULL || !json_u32(s, (size_t)(v - s), &index) || !json_u32(v + 1, strlen(v + 1), &generation) ||
+        generation == 0) {
+        return false;
+    }
+    *out = (uint64_t)generation << 32 | index;
+    return true;
+}
+
+/* One element: a struct's fields, an entity as the inspector spells it, or
+ * the save layer's spelling of the value. */
 static void json_element(sti_buf_t *b, const strata_field_desc_t *f, const unsigned char *p) {
-    union {
-        int8_t i8;
-        int16_t i16;
-        int32_t i32;
-        int64_t i64;
-        uint8_t u8;
-        uint16_t u16;
-        uint32_t u32;
-        uint64_t u64;
-        float f32;
-        double f64;
-        bool b;
-    } v;
-    memcpy(&v, p, f->size < sizeof v ? f->size : sizeof v);
-    switch (f->kind) {
-    case STRATA_KIND_BOOL: sti_buf_text(b, v.b ? "true" : "false"); break;
-    case STRATA_KIND_I8: sti_buf_fmt(b, "%d", v.i8); break;
-    case STRATA_KIND_I16: sti_buf_fmt(b, "%d", v.i16); break;
-    case STRATA_KIND_I32: sti_buf_fmt(b, "%d", (int)v.i32); break;
-    case STRATA_KIND_I64: sti_buf_fmt(b, "%lld", (long long)v.i64); break;
-    case STRATA_KIND_U8: sti_buf_fmt(b, "%u", v.u8); break;
-    case STRATA_KIND_U16: sti_buf_fmt(b, "%u", v.u16); break;
-    case STRATA_KIND_U32: sti_buf_fmt(b, "%u", (unsigned)v.u32); break;
-    case STRATA_KIND_U64:
-    case STRATA_KIND_ENTITY: sti_buf_fmt(b, "%llu", (unsigned long long)v.u64); break;
-    case STRATA_KIND_F32:
-    case STRATA_KIND_F64: {
-        double d = f->kind == STRATA_KIND_F32 ? (double)v.f32 : v.f64;
-        if (isfinite(d)) {
-            /* The shortest text that reads back as the same value: 0.8, not 0.800000012. */
-            char text[32];
-            for (int digits = f->kind == STRATA_KIND_F32 ? 6 : 15; digits <= 17; digits++) {
-                snprintf(text, sizeof text, "%.*g", digits, d);
-                if (f->kind == STRATA_KIND_F32 ? strtof(text, NULL) == v.f32 : strtod(text, NULL) == d) {
-                    break;
-                }
-            }
-            sti_buf_text(b, text);
-        } else {
-            sti_buf_text(b, "null"); /* JSON has no NaN or infinity */
-        }
-        break;
-    }
-    case STRATA_KIND_ENUM: {
-        int64_t e = f->size == 1 ? v.i8 : f->size == 2 ? v.i16 : f->size == 4 ? v.i32 : v.i64;
-        if (f->type != NULL && e >= 0 && (uint64_t)e < f->type->count) {
-            sti_buf_str(b, f->type->members[e], SIZE_MAX);
-        } else {
-            sti_buf_fmt(b, "%lld", (long long)e);
-        }
-        break;
-    }
-    case STRATA_KIND_STRUCT: sti_json_fields(b, f->type->fields, f->type->count, p); break;
-    case STRATA_KIND_STRING: sti_buf_str(b, (const char *)p, f->size); break;
-    default: sti_buf_text(b, "null"); break;
+    if (f->kind == STRATA_KIND_STRUCT) {
+        sti_json_fields(b, f->type->fields, f->type->count, p);
+    } else if (f->kind == STRATA_KIND_ENTITY) {
+        strata_entity_t e;
+        memcpy(&e, p, sizeof e);
+        sti_buf_entity(b, e);
+    } else {
+        sti_value_encode(f, p, json_put, b);
     }
 }
 
@@ -167,7 +163,27 @@ static void parse_space(parser_t *s) {
     }
 }
 
-/* A JSON string into out[0..cap) (ASCII escapes only); false if broken or too long. */
+/* Four hex digits after the current byte, into *v (the cursor on the last). */
+static bool parse_hex4(parser_t *s, unsigned *v) {
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        if (++s->p >= s->end) {
+            return false;
+        }
+        char h = *s->p;
+        unsigned d = h >= '0' && h <= '9'                 ? (unsigned)(h - '0')
+                     : (h | 32) >= 'a' && (h | 32) <= 'f' ? (unsigned)((h | 32) - 'a' + 10)
+                                                          : 16u;
+        if (d == 16u) {
+            return false;
+        }
+        *v = *v * 16 + d;
+    }
+    return true;
+}
+
+/* A JSON string into out[0..cap) as UTF-8 (no \u0000, no lone surrogate);
+ * false if broken or too long. */
 static bool parse_string(parser_t *s, char *out, size_t cap) {
     size_t n = 0;
     if (s->p >= s->end || *s->p != '"') {
@@ -197,24 +213,35 @@ static bool parse_string(parser_t *s, char *out, size_t cap) {
             case 'b': c = '\b'; break;
             case 'f': c = '\f'; break;
             case 'u': {
+                /* A character by number, as UTF-8 (a pair of surrogates for one past U+FFFF). */
                 unsigned v = 0;
-                for (int i = 0; i < 4; i++) {
-                    if (++s->p >= s->end) {
+                if (!parse_hex4(s, &v) || v == 0 || (v >= 0xdc00 && v <= 0xdfff)) {
+                    return false;
+                }
+                if (v >= 0xd800 && v <= 0xdbff) {
+                    unsigned low = 0;
+                    if (s->end - s->p < 3 || s->p[1] != '\\' || s->p[2] != 'u') {
                         return false;
                     }
-                    char h = *s->p;
-                    unsigned d = h >= '0' && h <= '9'                 ? (unsigned)(h - '0')
-                                 : (h | 32) >= 'a' && (h | 32) <= 'f' ? (unsigned)((h | 32) - 'a' + 10)
-                                                                      : 16u;
-                    if (d == 16u) {
+                    s->p += 2;
+                    if (!parse_hex4(s, &low) || low < 0xdc00 || low > 0xdfff) {
                         return false;
                     }
-                    v = v * 16 + d;
+                    v = 0x10000 + ((v - 0xd800) << 10) + (low - 0xdc00);
                 }
-                if (v == 0 || v > 0x7f) {
-                    return false; /* names and values the API takes are ASCII */
+                unsigned char utf8[4];
+                size_t k = v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
+                static const unsigned char lead[5] = {0, 0, 0xc0, 0xe0, 0xf0};
+                for (size_t i = k - 1; i > 0; i--, v >>= 6) {
+                    utf8[i] = (unsigned char)(0x80 | (v & 0x3f));
                 }
-                c = (char)v;
+                utf8[0] = (unsigned char)(lead[k] | v);
+                if (n + k >= cap) {
+                    return false;
+                }
+                memcpy(out + n, utf8, k - 1);
+                n += k - 1;
+                c = (char)utf8[k - 1];
                 break;
             }
             default: return false;
@@ -398,105 +425,26 @@ bool sti_field_find(const strata_field_desc_t *fields, uint32_t count, unsigned 
     return false;
 }
 
-/* An integer value: whole, and within [lo, hi]. */
-static bool field_integer(const sti_member_t *v, long double lo, long double hi, long double *out) {
-    if (v->type != STI_JSON_NUMBER) {
+bool sti_field_set(const strata_field_desc_t *f, unsigned char *at, const sti_member_t *v, char *why) {
+    sti_token_t t = v->type == STI_JSON_BOOL     ? STI_TOKEN_BOOL
+                    : v->type == STI_JSON_NUMBER ? STI_TOKEN_NUMBER
+                    : v->type == STI_JSON_STRING ? STI_TOKEN_STRING
+                                                 : STI_TOKEN_NULL;
+    size_t len = t == STI_TOKEN_BOOL ? (size_t)v->boolean : strlen(v->text);
+    if (f->kind == STRATA_KIND_STRUCT) {
+        snprintf(why, STI_VALUE_WHY, "a struct is set a field at a time");
         return false;
     }
-    char *end = NULL;
-    errno = 0;
-    long double d = strtold(v->text, &end);
-    /* 2^64 and -2^63 - 1 are out of every integer type, even where long double is double and hi rounds up. */
-    if (errno != 0 || *end != '\0' || d != floorl(d) || d < lo || d > hi || d >= 0x1p64L || d < -0x1p63L) {
-        return false;
-    }
-    *out = d;
-    return true;
-}
-
-bool sti_field_set(const strata_field_desc_t *f, unsigned char *at, const sti_member_t *v) {
-    long double d = 0;
-    switch (f->kind) {
-    case STRATA_KIND_BOOL: {
-        if (v->type != STI_JSON_BOOL) {
+    if (f->kind == STRATA_KIND_ENTITY) {
+        strata_entity_t e = STRATA_ENTITY_NULL;
+        if (t != STI_TOKEN_NULL && (t != STI_TOKEN_STRING || !sti_entity_parse(v->text, &e))) {
+            snprintf(why, STI_VALUE_WHY, "an entity is spelled \"4v1\" (its index, v, its generation), or null");
             return false;
         }
-        bool b = v->boolean;
-        memcpy(at, &b, sizeof b);
+        memcpy(at, &e, sizeof e);
         return true;
     }
-#define STI_SET_INT(KIND, T, LO, HI)                                                                                   \
-    case KIND: {                                                                                                       \
-        if (!field_integer(v, (long double)(LO), (long double)(HI), &d)) {                                             \
-            return false;                                                                                              \
-        }                                                                                                              \
-        T x = (T)d;                                                                                                    \
-        memcpy(at, &x, sizeof x);                                                                                      \
-        return true;                                                                                                   \
-    }
-        STI_SET_INT(STRATA_KIND_I8, int8_t, INT8_MIN, INT8_MAX)
-        STI_SET_INT(STRATA_KIND_I16, int16_t, INT16_MIN, INT16_MAX)
-        STI_SET_INT(STRATA_KIND_I32, int32_t, INT32_MIN, INT32_MAX)
-        STI_SET_INT(STRATA_KIND_I64, int64_t, INT64_MIN, INT64_MAX)
-        STI_SET_INT(STRATA_KIND_U8, uint8_t, 0, UINT8_MAX)
-        STI_SET_INT(STRATA_KIND_U16, uint16_t, 0, UINT16_MAX)
-        STI_SET_INT(STRATA_KIND_U32, uint32_t, 0, UINT32_MAX)
-        STI_SET_INT(STRATA_KIND_U64, uint64_t, 0, UINT64_MAX)
-        STI_SET_INT(STRATA_KIND_ENTITY, uint64_t, 0, UINT64_MAX)
-#undef STI_SET_INT
-    case STRATA_KIND_F32:
-    case STRATA_KIND_F64: {
-        if (v->type != STI_JSON_NUMBER) {
-            return false;
-        }
-        char *end = NULL;
-        errno = 0;
-        double x = strtod(v->text, &end);
-        if (errno != 0 || *end != '\0' || !isfinite(x) || (f->kind == STRATA_KIND_F32 && fabs(x) > 3.4028234e38)) {
-            return false;
-        }
-        if (f->kind == STRATA_KIND_F32) {
-            float y = (float)x;
-            memcpy(at, &y, sizeof y);
-        } else {
-            memcpy(at, &x, sizeof x);
-        }
-        return true;
-    }
-    case STRATA_KIND_ENUM: {
-        int64_t e = -1;
-        for (uint32_t i = 0; f->type != NULL && i < f->type->count; i++) {
-            if (v->type == STI_JSON_STRING && strcmp(f->type->members[i], v->text) == 0) {
-                e = i;
-            }
-        }
-        if (e < 0 && (f->type == NULL || !field_integer(v, 0, (long double)f->type->count - 1, &d))) {
-            return false;
-        }
-        e = e < 0 ? (int64_t)d : e;
-        if (f->size == 1) {
-            int8_t x = (int8_t)e;
-            memcpy(at, &x, 1);
-        } else if (f->size == 2) {
-            int16_t x = (int16_t)e;
-            memcpy(at, &x, 2);
-        } else if (f->size == 4) {
-            int32_t x = (int32_t)e;
-            memcpy(at, &x, 4);
-        } else {
-            memcpy(at, &e, sizeof e);
-        }
-        return true;
-    }
-    case STRATA_KIND_STRING: {
-        size_t n = strlen(v->text);
-        if (v->type != STI_JSON_STRING || n >= f->size) {
-            return false;
-        }
-        memset(at, 0, f->size);
-        memcpy(at, v->text, n);
-        return true;
-    }
-    default: return false;
-    }
+    const struct lconv *locale = localeconv();
+    char point = locale != NULL && locale->decimal_point != NULL ? locale->decimal_point[0] : '.';
+    return sti_value_decode(f, t, v->text, len, point, at, why);
 }

@@ -4,6 +4,7 @@
 #ifndef STI_INSPECT_JSON_H
 #define STI_INSPECT_JSON_H
 
+#include "save/value.h"
 #include "strata.h"
 
 #include <stdbool.h>
@@ -26,14 +27,24 @@ void sti_buf_fmt(sti_buf_t *b, const char *fmt, ...) __attribute__((format(print
 void sti_buf_str(sti_buf_t *b, const char *s, size_t n);
 void sti_buf_free(sti_buf_t *b);
 
-/* Write count fields of the struct at base as a JSON object. */
+/* An entity as the inspector spells it everywhere: "4v1" (its index, "v",
+ * its generation), quoted; the null handle as null. */
+void sti_buf_entity(sti_buf_t *b, strata_entity_t e);
+
+/* Read the spelling "4v1" (whole decimal numbers, each within 32 bits, no
+ * sign, no leading zero, a generation of at least 1) into *out; false if
+ * s is anything else. */
+bool sti_entity_parse(const char *s, strata_entity_t *out);
+
+/* Write count fields of the struct at base as a JSON object (entity
+ * fields as sti_buf_entity spells them, every other value as a save does). */
 void sti_json_fields(sti_buf_t *b, const strata_field_desc_t *fields, uint32_t count, const unsigned char *base);
 
 /* One member of a flat request body; `text` points into the body. */
 typedef struct sti_member_t {
     char key[64];
     enum { STI_JSON_STRING, STI_JSON_NUMBER, STI_JSON_BOOL, STI_JSON_NULL } type;
-    char text[256]; /* the string (unescaped) or the number's characters */
+    char text[256]; /* the string (unescaped, UTF-8) or the number's characters */
     bool boolean;
 } sti_member_t;
 
@@ -53,9 +64,11 @@ const sti_member_t *sti_json_member(const sti_member_t *m, int count, const char
 bool sti_field_find(const strata_field_desc_t *fields, uint32_t count, unsigned char *base, const char *path,
                     const strata_field_desc_t **field, unsigned char **at);
 
-/* Set the element at `at` of `field` from a parsed value, checking its range
- * (an integer out of its type, a string too long, an unknown enum member).
- * False, and nothing written, if the value does not fit. */
-bool sti_field_set(const strata_field_desc_t *field, unsigned char *at, const sti_member_t *value);
+/* Set the element at `at` of `field` from a parsed value by the save
+ * layer's codec (save/value.h: what a JSON load takes, the loader's rules
+ * and messages); an entity field takes the inspector's spelling ("4v1", or
+ * null). False, nothing written and the reason in why[0..STI_VALUE_WHY),
+ * if the value does not fit. */
+bool sti_field_set(const strata_field_desc_t *field, unsigned char *at, const sti_member_t *value, char *why);
 
 #endif /* STI_INSPECT_JSON_H */

@@ -487,11 +487,7 @@ static bool load_map(load_t *ld) {
 static bool load_element(const load_op_t *op, const unsigned char *s, unsigned char *d, char *why, size_t why_size) {
     uint8_t sk = op->src_kind, dk = op->dst_kind;
     if (sk == STRATA_KIND_STRING) {
-        if (op->src_size >= op->dst_size && memchr(s, 0, op->src_size) == NULL) {
-            snprintf(why, why_size, "field '%.*s' holds %u bytes and no NUL: not a string for char[%u]",
-                     (int)op->field->name_len, (const char *)op->field->name, op->src_size, op->dst_size);
-            return false;
-        }
+        /* All its bytes, NUL or not (a full char[N] holds N bytes); zeros past them. */
         memcpy(d, s, op->src_size);
         memset(d + op->src_size, 0, op->dst_size - op->src_size);
         return true;

@@ -24,6 +24,9 @@
 #include "evolve.h"
 #include "file.h"
 #include "format.h"
+#include "names.h"
+#include "number.h"
+#include "value.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -89,23 +92,6 @@ typedef struct jr_link_t {
     strata_entity_t target;
 } jr_link_t;
 
-/* A set of names by hash (open addressing): unknown keys per object (to
- * refuse repeats), the dump's component names, the component map. */
-typedef struct jr_entry_t {
-    uint32_t serial; /* the object (0: a set of names) */
-    uint32_t hash;
-    uint32_t at, len; /* the name in the set's text */
-    int64_t value;
-    const char *name; /* the component map: the name as the schema spells it */
-} jr_entry_t;
-
-typedef struct jr_set_t {
-    jr_entry_t *slots; /* NULL-free: len == UINT32_MAX marks an empty slot */
-    size_t capacity, count;
-    char *text;
-    size_t text_used, text_capacity;
-} jr_set_t;
-
 /* A change noted in an entity, reported when it ends (the component's
  * before its fields', as a whole-entity reader noted them). */
 typedef struct jr_note_t {
@@ -159,7 +145,7 @@ typedef struct jr_t {
      * component c - 1 in the last entity that had it (guess[0]: first):
      * entities mostly list the same components in the same order, so a
      * key is most often the guessed one's, checked without hashing. */
-    const jr_entry_t **entry_of;
+    const sti_name_t **entry_of;
     int32_t *guess;
     uint32_t touched_count;
     jr_link_t *links; /* its links of non-exclusive relations */
@@ -171,9 +157,9 @@ typedef struct jr_t {
     size_t note_count, note_capacity;
     char *note_text;
     size_t note_used, note_text_capacity;
-    jr_set_t unknown; /* unknown keys, by object */
-    jr_set_t names;   /* the dump's component names (head pass) */
-    jr_set_t map;     /* the dump's component names -> the schema's components */
+    sti_names_t unknown; /* unknown keys, by object */
+    sti_names_t names;   /* the dump's component names (head pass) */
+    sti_names_t map;     /* the dump's component names -> the schema's components */
 } jr_t;
 
 static jr_frame_t *jr_top(jr_t *jr) {
@@ -282,96 +268,6 @@ static int jr_nomem(jr_t *jr) {
     return 0;
 }
 
-/* --- Sets of names ---------------------------------------------------------- */
-
-static uint32_t jr_hash(const char *s, size_t len, uint32_t serial) {
-    uint32_t h = 2166136261u ^ serial;
-    for (size_t i = 0; i < len; i++) {
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    }
-    return h;
-}
-
-/* The entry of (serial, name), or the empty slot where it would go. */
-static jr_entry_t *jr_set_slot(const jr_set_t *set, uint32_t serial, const char *s, size_t len, uint32_t hash) {
-    for (size_t i = hash & (set->capacity - 1);; i = (i + 1) & (set->capacity - 1)) {
-        jr_entry_t *e = &set->slots[i];
-        if (e->len == UINT32_MAX ||
-            (e->hash == hash && e->serial == serial && e->len == len && memcmp(set->text + e->at, s, len) == 0)) {
-            return e;
-        }
-    }
-}
-
-static jr_entry_t *jr_set_find(const jr_set_t *set, uint32_t serial, const char *s, size_t len) {
-    if (set->count == 0) {
-        return NULL;
-    }
-    jr_entry_t *e = jr_set_slot(set, serial, s, len, jr_hash(s, len, serial));
-    return e->len == UINT32_MAX ? NULL : e;
-}
-
-/* Add (serial, name): *added false if it was there. False: out of memory. */
-static bool jr_set_add(jr_t *jr, jr_set_t *set, uint32_t serial, const char *s, size_t len, jr_entry_t **out,
-                       bool *added) {
-    if (len >= UINT32_MAX / 2 || set->text_used + len >= UINT32_MAX) {
-        return false;
-    }
-    if ((set->count + 1) * 2 > set->capacity) {
-        size_t capacity = set->capacity == 0 ? 16 : set->capacity * 2;
-        jr_entry_t *slots = sti_mem_alloc(jr->w, capacity * sizeof *slots);
-        if (slots == NULL) {
-            return false;
-        }
-        for (size_t i = 0; i < capacity; i++) {
-            slots[i].len = UINT32_MAX;
-        }
-        jr_set_t grown = *set;
-        grown.slots = slots;
-        grown.capacity = capacity;
-        for (size_t i = 0; i < set->capacity; i++) {
-            if (set->slots[i].len != UINT32_MAX) {
-                *jr_set_slot(&grown, set->slots[i].serial, set->text + set->slots[i].at, set->slots[i].len,
-                             set->slots[i].hash) = set->slots[i];
-            }
-        }
-        sti_mem_free(jr->w, set->slots, set->capacity * sizeof *set->slots);
-        *set = grown;
-    }
-    uint32_t hash = jr_hash(s, len, serial);
-    jr_entry_t *e = jr_set_slot(set, serial, s, len, hash);
-    *added = e->len == UINT32_MAX;
-    if (*added) {
-        if (sti_mem_grow(jr->w, &set->text, 1, &set->text_capacity, set->text_used + len + 1, 256) != STRATA_OK) {
-            return false;
-        }
-        memcpy(set->text + set->text_used, s, len);
-        set->text[set->text_used + len] = '\0';
-        *e = (jr_entry_t){serial, hash, (uint32_t)set->text_used, (uint32_t)len, -1, NULL};
-        set->text_used += len + 1;
-        set->count++;
-    }
-    if (out != NULL) {
-        *out = e;
-    }
-    return true;
-}
-
-static void jr_set_clear(jr_set_t *set) {
-    if (set->count > 0) {
-        for (size_t i = 0; i < set->capacity; i++) {
-            set->slots[i].len = UINT32_MAX;
-        }
-    }
-    set->count = 0;
-    set->text_used = 0;
-}
-
-static void jr_set_free(jr_t *jr, jr_set_t *set) {
-    sti_mem_free(jr->w, set->slots, set->capacity * sizeof *set->slots);
-    sti_mem_free(jr->w, set->text, set->text_capacity);
-}
-
 /* A key of an object no schema element takes: refused if it came before in
  * the same object (as any repeated key). */
 static bool jr_unknown_key(jr_t *jr, const jr_frame_t *f, const char *s, size_t len) {
@@ -379,7 +275,7 @@ static bool jr_unknown_key(jr_t *jr, const jr_frame_t *f, const char *s, size_t 
     if (jr->head) {
         return true; /* the main pass checks them, with the path to them */
     }
-    if (!jr_set_add(jr, &jr->unknown, f->serial, s, len, NULL, &added)) {
+    if (!sti_names_add(jr->w, &jr->unknown, f->serial, s, len, NULL, &added)) {
         return jr_nomem(jr);
     }
     if (!added) {
@@ -473,227 +369,33 @@ static void jr_field_path(const jr_t *jr, char *out, size_t size) {
     }
 }
 
-/* --- Numbers -------------------------------------------------------------------- */
-
-typedef enum jr_int_t { JR_INT, JR_INT_BIG, JR_INT_NOT } jr_int_t;
-
-/* An integer's text (a JSON number without fraction or exponent, or with
- * `digits_only` a string of digits): its sign and magnitude. */
-static jr_int_t jr_integer(const char *s, size_t len, bool digits_only, bool *negative, uint64_t *magnitude) {
-    size_t i = !digits_only && len > 0 && s[0] == '-';
-    *negative = i == 1;
-    *magnitude = 0;
-    if (i >= len) {
-        return JR_INT_NOT;
-    }
-    bool big = false;
-    uint64_t m = 0;
-    for (; i < len; i++) {
-        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-        if (d > 9) {
-            return JR_INT_NOT;
-        }
-        big = big || m > (UINT64_MAX - d) / 10;
-        m = m * 10 + d;
-    }
-    *magnitude = m;
-    return big ? JR_INT_BIG : JR_INT;
-}
-
-/* A JSON number's text as the nearest double. Short decimals (at most 15
- * significant digits, a power of ten within 10^22) are exact quotients or
- * products of two doubles, so one correctly rounded operation gives the
- * nearest double; the rest go through strtod. */
-static double jr_double(const jr_t *jr, const char *s, size_t len) {
-    static const double tens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    size_t i = 0;
-    bool negative = len > 0 && s[0] == '-';
-    i += negative;
-    uint64_t m = 0;
-    int digits = 0, scale = 0;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-        m = m * 10 + (uint64_t)(s[i] - '0');
-        digits += m != 0;
-    }
-    if (i < len && s[i] == '.') {
-        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-            m = m * 10 + (uint64_t)(s[i] - '0');
-            digits += m != 0;
-            scale--;
-        }
-    }
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        bool minus = s[i] == '-';
-        i += s[i] == '-' || s[i] == '+';
-        int e = 0;
-        for (; i < len && s[i] >= '0' && s[i] <= '9' && e < 100000; i++) {
-            e = e * 10 + (s[i] - '0');
-        }
-        scale += minus ? -e : e;
-    }
-#if FLT_EVAL_METHOD == 0
-    if (i == len && digits <= 15 && scale >= -22 && scale <= 22) {
-        double d = (double)m;
-        d = scale < 0 ? d / tens[-scale] : d * tens[scale];
-        return negative ? -d : d;
-    }
-#else
-    (void)tens;
-#endif
-    char buffer[128];
-    char *copy = len < sizeof buffer ? buffer : malloc(len + 1);
-    if (copy == NULL) {
-        return strtod("nan", NULL);
-    }
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    for (size_t k = 0; jr->point != '.' && k < len; k++) {
-        copy[k] = copy[k] == '.' ? jr->point : copy[k];
-    }
-    double d = strtod(copy, NULL);
-    if (copy != buffer) {
-        free(copy);
-    }
-    return d;
-}
-
 /* --- Values --------------------------------------------------------------------- */
 
 static int jr_push_fields(jr_t *jr, const strata_field_desc_t *fields, uint32_t count, unsigned char *base,
                           const unsigned char *defaults, const char *path);
 
-/* An unsigned value: a JSON integer >= 0, or a string of digits (how the
- * writer spells values past INT64_MAX). 0: not one; -1: a negative or too
- * large integer. */
+/* An unsigned value (an id): a JSON integer >= 0, or a string of digits. 0: not one; -1: out of range. */
 static int jr_unsigned(jr_ev_t ev, const char *s, size_t len, uint64_t *out) {
-    bool negative = false;
-    if (ev != JR_EV_NUMBER && ev != JR_EV_STRING) {
-        return 0;
-    }
-    jr_int_t k = jr_integer(s, len, ev == JR_EV_STRING, &negative, out);
-    if (k == JR_INT && (!negative || *out == 0)) {
-        *out = negative ? 0 : *out;
-        return 1;
-    }
-    return k == JR_INT_NOT || ev == JR_EV_STRING ? 0 : -1;
+    *out = 0;
+    return ev == JR_EV_NUMBER || ev == JR_EV_STRING ? sti_number_unsigned(s, len, ev == JR_EV_STRING, out) : 0;
 }
 
 /* One element of field f from the token (ev, s, len) into p (defaults at d,
  * or NULL). One case a kind. */
 static int jr_element(jr_t *jr, const strata_field_desc_t *f, unsigned char *p, const unsigned char *d, jr_ev_t ev,
                       const char *s, size_t len) {
-    switch (f->kind) {
-    case STRATA_KIND_BOOL: {
-        if (ev != JR_EV_BOOL) {
-            return jr_fail(jr, "expected true or false");
-        }
-        bool b = len != 0;
-        memcpy(p, &b, 1);
-        return 1;
-    }
-    case STRATA_KIND_I8:
-    case STRATA_KIND_I16:
-    case STRATA_KIND_I32:
-    case STRATA_KIND_I64: {
-        bool negative = false;
-        uint64_t m = 0;
-        jr_int_t k = ev == JR_EV_NUMBER ? jr_integer(s, len, false, &negative, &m) : JR_INT_NOT;
-        if (k == JR_INT_NOT) {
-            return jr_fail(jr, "expected an integer");
-        }
-        uint32_t bits = sti_kind_bits(f->kind);
-        uint64_t limit = (uint64_t)1 << (bits - 1); /* |min|; max is limit - 1 */
-        if (k == JR_INT_BIG || m > limit || (!negative && m == limit)) {
-            return jr_fail(jr, "%.*s is out of range for %s", (int)(len < 40 ? len : 40), s, sti_kind_name(f->kind));
-        }
-        int64_t i = negative ? (int64_t)(0 - m) : (int64_t)m;
-        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.i = i, .u = (uint64_t)i});
-        return 1;
-    }
-    case STRATA_KIND_U8:
-    case STRATA_KIND_U16:
-    case STRATA_KIND_U32:
-    case STRATA_KIND_U64:
-    case STRATA_KIND_ENTITY: {
-        uint64_t u = 0;
-        int k = jr_unsigned((jr_ev_t)ev, s, len, &u);
-        uint32_t bits = sti_kind_bits(f->kind);
-        if (k < 0 || (k > 0 && bits < 64 && u >> bits != 0)) {
-            return jr_fail(jr, "%.*s is out of range for %s", (int)(len < 40 ? len : 40), s, sti_kind_name(f->kind));
-        }
-        if (k == 0) {
-            return jr_fail(jr, "expected %s", f->kind == STRATA_KIND_ENTITY ? "an entity id" : "an unsigned integer");
-        }
-        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.u = u});
-        return 1;
-    }
-    case STRATA_KIND_F32:
-    case STRATA_KIND_F64: {
-        double v;
-        if (ev == JR_EV_NUMBER) {
-            v = jr_double(jr, s, len);
-        } else if (ev == JR_EV_STRING && len == 3 && memcmp(s, "nan", 3) == 0) {
-            v = NAN;
-        } else if (ev == JR_EV_STRING && len == 3 && memcmp(s, "inf", 3) == 0) {
-            v = INFINITY;
-        } else if (ev == JR_EV_STRING && len == 4 && memcmp(s, "-inf", 4) == 0) {
-            v = -INFINITY;
-        } else {
-            return jr_fail(jr, "expected a number");
-        }
-        /* Below 2^128 - 2^103 (halfway from FLT_MAX to 2^128) a number rounds to a finite f32. */
-        if (f->kind == STRATA_KIND_F32 && isfinite(v) && fabs(v) >= 0x1.ffffffp127) {
-            return jr_fail(jr, "%g is out of range for f32", v);
-        }
-        sti_scalar_write(f->kind, f->size, p, (sti_scalar_t){.f = v});
-        return 1;
-    }
-    case STRATA_KIND_ENUM: {
-        if (ev != JR_EV_STRING) {
-            return jr_fail(jr, "expected a member name of %s", f->type->name);
-        }
-        for (uint32_t m = 0; m < f->type->count; m++) {
-            const char *member = f->type->members[m];
-            if (strncmp(member, s, len) == 0 && strlen(member) == len) {
-                sti_scalar_write(STRATA_KIND_ENUM, f->size, p, (sti_scalar_t){.i = m});
-                return 1;
-            }
-        }
-        return jr_fail(jr, "%s has no member '%.*s'", f->type->name, (int)(len < 60 ? len : 60), s);
-    }
-    case STRATA_KIND_STRING: {
-        if (ev != JR_EV_STRING) {
-            return jr_fail(jr, "expected a string");
-        }
-        if (memchr(s, 0, len) != NULL) {
-            return jr_fail(jr, "\\u0000 is not allowed in a char[%u] value", f->size);
-        }
-        /* U+F780..U+F7FF (EF 9E 80 .. EF 9F BF) are bytes 0x80..0xff that were not
-         * UTF-8 (json_write.c's out_string); every other byte is itself. */
-        const unsigned char *text = (const unsigned char *)s;
-        size_t n = 0;
-        for (size_t i = 0; i < len; n++) {
-            bool byte = i + 2 < len && text[i] == 0xef && (text[i + 1] == 0x9e || text[i + 1] == 0x9f);
-            if (n < f->size) {
-                p[n] = byte ? (unsigned char)(((text[i + 1] & 1u) << 6 | (text[i + 2] & 0x3fu)) + 0x80u) : text[i];
-            }
-            i += byte ? 3 : 1;
-        }
-        if (n >= f->size) {
-            return jr_fail(jr, "%zu bytes and the NUL do not fit in char[%u]", n, f->size);
-        }
-        memset(p + n, 0, f->size - n);
-        return 1;
-    }
-    case STRATA_KIND_STRUCT:
+    if (f->kind == STRATA_KIND_STRUCT) {
         if (ev != JR_EV_MAP) {
             return jr_fail(jr, "expected an object of %s's fields", f->type->name);
         }
         return jr_push_fields(jr, f->type->fields, f->type->count, p, d, NULL);
-    default: return jr_fail(jr, "a field of an unknown kind");
     }
+    sti_token_t t = ev == JR_EV_BOOL     ? STI_TOKEN_BOOL
+                    : ev == JR_EV_NUMBER ? STI_TOKEN_NUMBER
+                    : ev == JR_EV_STRING ? STI_TOKEN_STRING
+                                         : STI_TOKEN_NULL; /* null, or an object or array where a scalar goes */
+    char why[STI_VALUE_WHY];
+    return sti_value_decode(f, t, s, len, jr->point, p, why) ? 1 : jr_fail(jr, "%s", why);
 }
 
 static int jr_push_fields(jr_t *jr, const strata_field_desc_t *fields, uint32_t count, unsigned char *base,
@@ -871,12 +573,12 @@ static int jr_component_key(jr_t *jr, jr_frame_t *f, const char *s, size_t len) 
     f->key = NULL;
     if (jr->head) {
         bool added;
-        return jr_set_add(jr, &jr->names, 0, s, len, NULL, &added) ? 1 : jr_nomem(jr);
+        return sti_names_add(jr->w, &jr->names, 0, s, len, NULL, &added) ? 1 : jr_nomem(jr);
     }
     uint32_t previous = jr->touched_count > 0 ? jr->touched[jr->touched_count - 1] + 1 : 0;
-    const jr_entry_t *e = jr->guess[previous] >= 0 ? jr->entry_of[jr->guess[previous]] : NULL;
-    if (e == NULL || e->len != len || memcmp(jr->map.text + e->at, s, len) != 0) {
-        e = jr_set_find(&jr->map, 0, s, len);
+    const sti_name_t *e = jr->guess[previous] >= 0 ? jr->entry_of[jr->guess[previous]] : NULL;
+    if (e == NULL || e->len != len || memcmp(sti_names_text(&jr->map, e), s, len) != 0) {
+        e = sti_names_find(&jr->map, 0, s, len);
         jr->guess[previous] = e != NULL ? (int32_t)e->value : -1;
     }
     if (e == NULL) {
@@ -1008,7 +710,7 @@ static int jr_entity_end(jr_t *jr) {
     size_t start = f->start;
     bool has_id = f->taken & (1u << JR_ID);
     jr->depth--;
-    jr_set_clear(&jr->unknown);
+    sti_names_clear(&jr->unknown);
     if (jr->head) {
         return 1;
     }
@@ -1035,7 +737,9 @@ static int jr_entity_end(jr_t *jr) {
     }
     if (!sti_loader_place(jr->l, t, row, jr->id)) {
         /* Take the row back: the world is dropped anyway, but keep it consistent. */
-        t->count--;
+        if (--t->count == 0) {
+            sti_table_emptied(jr->w, t);
+        }
         return jr_fail_at(jr, STRATA_ERR_CORRUPT, start, "entity id %" PRIu64 " is out of range or used twice", jr->id);
     }
     for (uint32_t i = 0; i < jr->touched_count; i++) {
@@ -1147,7 +851,7 @@ static int jr_root_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, siz
 static int jr_pair_value(jr_t *jr, jr_frame_t *f, jr_ev_t ev, const char *s, size_t len) {
     bool negative = false;
     uint64_t m = 0;
-    bool number = ev == JR_EV_NUMBER && jr_integer(s, len, false, &negative, &m) == JR_INT && !negative;
+    bool number = ev == JR_EV_NUMBER && sti_number_integer(s, len, false, &negative, &m) == STI_INT && !negative;
     if (jr->head) {
         if (f->count == 1 && number && m < UINT32_MAX && m >= jr->highest) {
             jr->highest = m + 1;
@@ -1341,7 +1045,7 @@ static strata_result_t jr_pass(jr_t *jr) {
 static int64_t jr_member_integer(const jr_member_t *m, int64_t max) {
     bool negative = false;
     uint64_t u = 0;
-    if (m->ev != JR_EV_NUMBER || jr_integer(m->raw, m->len, false, &negative, &u) != JR_INT || negative ||
+    if (m->ev != JR_EV_NUMBER || sti_number_integer(m->raw, m->len, false, &negative, &u) != STI_INT || negative ||
         u > (uint64_t)max) {
         return negative && u == 0 && m->ev == JR_EV_NUMBER ? 0 : -1;
     }
@@ -1442,7 +1146,7 @@ static bool jr_header(jr_t *jr) {
 /* A level of the dump's component names for evolve.h. */
 static const void *jr_find_name(const void *set, const char *name, size_t len) {
     const jr_t *jr = set;
-    return jr_set_find(&jr->names, 0, name, len) != NULL ? jr : NULL;
+    return sti_names_find(&jr->names, 0, name, len) != NULL ? jr : NULL;
 }
 
 /* Every name is there: no component has a former name, so the names need not be gathered. */
@@ -1477,9 +1181,9 @@ static bool jr_components(jr_t *jr) {
             continue;
         }
         const char *key = former != NULL ? former : s->component_types[c].name;
-        jr_entry_t *e;
+        sti_name_t *e;
         bool added;
-        if (!jr_set_add(jr, &jr->map, 0, key, strlen(key), &e, &added)) {
+        if (!sti_names_add(jr->w, &jr->map, 0, key, strlen(key), &e, &added)) {
             return jr_nomem(jr);
         }
         if (added) {
@@ -1488,7 +1192,7 @@ static bool jr_components(jr_t *jr) {
         }
     }
     for (size_t i = 0; i < jr->map.capacity; i++) {
-        const jr_entry_t *e = &jr->map.slots[i];
+        const sti_name_t *e = &jr->map.slots[i];
         if (e->len != UINT32_MAX) {
             jr->entry_of[e->value] = e;
         }
@@ -1519,9 +1223,9 @@ static void jr_free(jr_t *jr) {
     sti_mem_free(w, jr->notes, jr->note_capacity * sizeof *jr->notes);
     sti_mem_free(w, jr->links, jr->link_capacity * sizeof *jr->links);
     sti_mem_free(w, jr->note_text, jr->note_text_capacity);
-    jr_set_free(jr, &jr->unknown);
-    jr_set_free(jr, &jr->names);
-    jr_set_free(jr, &jr->map);
+    sti_names_free(jr->w, &jr->unknown);
+    sti_names_free(jr->w, &jr->names);
+    sti_names_free(jr->w, &jr->map);
 }
 
 static strata_result_t json_body(sti_loader_t *l, void *ctx) {
@@ -1543,7 +1247,7 @@ static strata_result_t json_body(sti_loader_t *l, void *ctx) {
     if (jr.r == STRATA_OK && jr_pass(&jr) == STRATA_OK && jr_header(&jr) && jr_components(&jr)) {
         jr.head = false;
         jr.serial = 0;
-        jr_set_clear(&jr.unknown);
+        sti_names_clear(&jr.unknown);
         jr.entity_count = 0;
         jr.free_count = 0;
         jr.free_seen = false;

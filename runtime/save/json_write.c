@@ -2,14 +2,12 @@
  * needs nothing beyond libc, so it is part of libstrata; loading JSON
  * (json_read.c) needs yajl and lives in libstrata_json.
  *
- * Values: bool as true/false, integers as numbers (a u64 or an entity id
- * above 2^63-1 as a decimal string, since JSON readers keep integers in an
- * int64), floats in the fewest digits that read back to the same value
- * (NaN and infinities as the strings "nan", "inf", "-inf"), enums as their
- * member's name, char[N] as a string, T[N] as a list, structs as objects.
+ * Values are spelled by the codec the loader and the inspector read with
+ * (value.h); T[N] as a list, structs as objects.
  */
 #include "file.h"
 #include "format.h"
+#include "value.h"
 #include "writer.h"
 
 #include <inttypes.h>
@@ -29,145 +27,35 @@ static void out_indent(sti_writer_t *o, bool pretty, uint32_t depth) {
     }
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_length(const unsigned char *s, size_t n) {
-    unsigned char c = s[0];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || len > n) {
-        return 0;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            return 0;
-        }
-    }
-    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1fu : len == 3 ? c & 0x0fu : c & 0x07u;
-    for (size_t i = 1; i < len; i++) {
-        cp = (cp << 6) | (s[i] & 0x3fu);
-    }
-    /* Overlong forms, surrogates and values past U+10FFFF are not UTF-8. */
-    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < least[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
-        return 0;
-    }
-    return len;
+/* sti_value_put_t into the writer. */
+static void json_out_put(void *ctx, const char *s, size_t n) {
+    sti_writer_put(ctx, s, n);
 }
 
-/* A JSON string of n bytes: UTF-8 as it is, escapes for quotes, backslashes
- * and control characters. A byte b that is not part of valid UTF-8 becomes
- * the private-use character U+F700 + b (0x80 <= b <= 0xff), and so do the
- * three bytes of any such character the text really holds, so that the
- * loader (json_read.c) can turn every one of them back into its byte: any bytes
- * survive a dump and a load. */
+/* A JSON string of n bytes (value.h's rule for char[N]: any bytes survive). */
 static void out_string(sti_writer_t *o, const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    sti_writer_put(o, "\"", 1);
-    size_t run = 0; /* bytes at p[i - run, i) to copy as they are */
-    for (size_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        size_t len = c >= 0x20 && c != '"' && c != '\\' ? utf8_length(p + i, n - i) : 0;
-        /* U+F780..U+F7FF (EF 9E 80 .. EF 9F BF) stand for single bytes: written byte by byte. */
-        if (len == 3 && c == 0xef && (p[i + 1] == 0x9e || p[i + 1] == 0x9f)) {
-            len = 0;
-        }
-        if (len > 0) {
-            i += len;
-            run += len;
-            continue;
-        }
-        sti_writer_put(o, (const char *)p + i - run, run);
-        run = 0;
-        char esc[8];
-        if (c == '"' || c == '\\') {
-            snprintf(esc, sizeof esc, "\\%c", c);
-        } else if (c == '\n') {
-            snprintf(esc, sizeof esc, "\\n");
-        } else if (c == '\t') {
-            snprintf(esc, sizeof esc, "\\t");
-        } else if (c < 0x80) {
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-        } else {
-            snprintf(esc, sizeof esc, "\\u%04x", 0xf700u + c);
-        }
-        sti_writer_text(o, esc);
-        i++;
-    }
-    sti_writer_put(o, (const char *)p + n - run, run);
-    sti_writer_put(o, "\"", 1);
+    sti_value_string(s, n, json_out_put, o);
 }
 
+/* An entity id as value.h spells an entity field. */
 static void json_out_u64(sti_writer_t *o, uint64_t v) {
-    char text[32];
-    snprintf(text, sizeof text, v > INT64_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, v);
-    sti_writer_text(o, text);
-}
-
-static void out_i64(sti_writer_t *o, int64_t v) {
-    char text[32];
-    snprintf(text, sizeof text, "%" PRId64, v);
-    sti_writer_text(o, text);
-}
-
-/* The fewest digits that read back as the same double (or float). */
-static void out_float(sti_writer_t *o, double v, bool single) {
-    if (isnan(v)) {
-        sti_writer_text(o, "\"nan\"");
-        return;
-    }
-    if (isinf(v)) {
-        sti_writer_text(o, v > 0 ? "\"inf\"" : "\"-inf\"");
-        return;
-    }
-    if (v == 0 && signbit(v)) {
-        sti_writer_text(o, "-0.0"); /* "-0" would read back as the integer 0 */
-        return;
-    }
-    /* An f32 is checked the way loading reads it: as a double, then rounded. */
-    char text[40];
-    for (int digits = single ? 6 : 15; digits <= (single ? 9 : 17); digits++) {
-        snprintf(text, sizeof text, "%.*g", digits, v);
-        if (single ? (float)strtod(text, NULL) == (float)v : strtod(text, NULL) == v) {
-            break;
-        }
-    }
-    sti_writer_text(o, text);
+    static const strata_field_desc_t id = {.name = "id",
+                                           .size = sizeof(uint64_t),
+                                           .count = 1,
+                                           .kind = STRATA_KIND_ENTITY};
+    sti_value_encode(&id, (const unsigned char *)&v, json_out_put, o);
 }
 
 static void json_out_fields(sti_writer_t *o, const strata_field_desc_t *fields, uint32_t count,
                             const unsigned char *base, bool pretty, uint32_t depth);
 
-/* One element of field f at p. */
+/* One element of field f at p: a struct's fields, or value.h's spelling. */
 static void out_element(sti_writer_t *o, const strata_field_desc_t *f, const unsigned char *p, bool pretty,
                         uint32_t depth) {
-    sti_scalar_t v = sti_scalar_read(f->kind, f->size, p);
-    switch (f->kind) {
-    case STRATA_KIND_BOOL: sti_writer_text(o, v.u ? "true" : "false"); break;
-    case STRATA_KIND_I8:
-    case STRATA_KIND_I16:
-    case STRATA_KIND_I32:
-    case STRATA_KIND_I64: out_i64(o, v.i); break;
-    case STRATA_KIND_U8:
-    case STRATA_KIND_U16:
-    case STRATA_KIND_U32:
-    case STRATA_KIND_U64:
-    case STRATA_KIND_ENTITY: json_out_u64(o, v.u); break;
-    case STRATA_KIND_F32:
-    case STRATA_KIND_F64: out_float(o, v.f, f->kind == STRATA_KIND_F32); break;
-    case STRATA_KIND_ENUM:
-        if (v.i >= 0 && v.i < (int64_t)f->type->count) {
-            out_string(o, f->type->members[v.i], strlen(f->type->members[v.i]));
-        } else {
-            out_i64(o, v.i); /* not a member: the number, which loading rejects */
-        }
-        break;
-    case STRATA_KIND_STRING: {
-        const char *s = (const char *)p;
-        const char *nul = memchr(s, 0, f->size);
-        out_string(o, s, nul != NULL ? (size_t)(nul - s) : f->size);
-        break;
-    }
-    case STRATA_KIND_STRUCT: json_out_fields(o, f->type->fields, f->type->count, p, pretty, depth); break;
-    default: sti_writer_text(o, "null"); break;
+    if (f->kind == STRATA_KIND_STRUCT) {
+        json_out_fields(o, f->type->fields, f->type->count, p, pretty, depth);
+    } else {
+        sti_value_encode(f, p, json_out_put, o);
     }
 }
 

@@ -3,9 +3,12 @@ its .err file, exit status 1, and nothing written.
 
 A case is NAME.yaml beside NAME.err (cproc's runtests layout). The generator
 runs as a user runs it, from the repository root with the relative path, so
-the paths in the .err files read `tests/codegen/bad/NAME.yaml`.
+the paths in the .err files read `tests/codegen/bad/NAME.yaml`: one Python
+process runs the command line's main for every case, each with its own
+stdout, stderr and output directory.
 """
 import difflib
+import json
 import os
 import subprocess
 import sys
@@ -22,10 +25,31 @@ def case_names(suffix):
     return sorted(p.stem for p in (REPO / BAD).glob("*" + suffix))
 
 
-def run_generator(schema, outdir):
-    """Run `python3 -m codegen SCHEMA -o OUTDIR` from the repository root."""
-    return subprocess.run([sys.executable, "-m", "codegen", str(schema), "-o", str(outdir)],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
+# Runs `python3 -m codegen SCHEMA -o OUTDIR` for each (SCHEMA, OUTDIR) of argv in one process.
+DRIVER = """
+import contextlib, io, json, sys
+from codegen.__main__ import main
+results = []
+for schema, outdir in zip(sys.argv[1::2], sys.argv[2::2]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([schema, "-o", outdir])
+    results.append({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()})
+sys.stdout.write(json.dumps(results))
+"""
+
+
+def run_generator(cases):
+    """{case: (exit status, stdout, stderr, files written)}, the generator run
+    from the repository root on each case's schema."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [str(x) for name in cases for x in (BAD / (name + ".yaml"), Path(tmp, name))]
+        result = subprocess.run([sys.executable, "-c", DRIVER, *argv], cwd=REPO, capture_output=True, text=True,
+                                timeout=300)
+        assert result.returncode == 0, result.stderr
+        runs = json.loads(result.stdout)
+        written = {name: os.listdir(Path(tmp, name)) if Path(tmp, name).exists() else [] for name in cases}
+    return {name: (r["code"], r["stdout"], r["stderr"], written[name]) for name, r in zip(cases, runs)}
 
 
 class BadSchemaTest(unittest.TestCase):
@@ -36,22 +60,16 @@ class BadSchemaTest(unittest.TestCase):
         self.assertGreaterEqual(len(case_names(".yaml")), MIN_CASES)
 
     def test_bad_schemas_fail_with_exact_messages_and_write_nothing(self):
-        for name in case_names(".yaml"):
+        for name, (code, stdout, stderr, written) in run_generator(case_names(".yaml")).items():
             with self.subTest(case=name):
-                self.check_case(name)
-
-    def check_case(self, name):
-        expected = (REPO / BAD / (name + ".err")).read_text(encoding="utf-8")
-        with tempfile.TemporaryDirectory() as outdir:
-            result = run_generator(BAD / (name + ".yaml"), outdir)
-            written = os.listdir(outdir)
-        self.assertEqual(result.returncode, 1, result.stderr)
-        self.assertEqual(result.stdout, "")
-        if result.stderr != expected:
-            diff = "".join(difflib.unified_diff(expected.splitlines(True), result.stderr.splitlines(True),
-                                                f"{name}.err", "stderr"))
-            self.fail(f"stderr differs from {name}.err:\n{diff}")
-        self.assertEqual(written, [], "the generator wrote files despite errors")
+                expected = (REPO / BAD / (name + ".err")).read_text(encoding="utf-8")
+                self.assertEqual(code, 1, stderr)
+                self.assertEqual(stdout, "")
+                if stderr != expected:
+                    diff = "".join(difflib.unified_diff(expected.splitlines(True), stderr.splitlines(True),
+                                                        f"{name}.err", "stderr"))
+                    self.fail(f"stderr differs from {name}.err:\n{diff}")
+                self.assertEqual(written, [], "the generator wrote files despite errors")
 
 
 if __name__ == "__main__":

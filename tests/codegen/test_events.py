@@ -99,3 +99,77 @@ systems:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+SENT = """\
+world: w
+version: 1
+events:
+  Key: { code: u32, sent_by: game }
+  Tick: { n: u32, sent_by: game }
+systems:
+  Hear: { receive: [Key, Tick] }
+  Say: { emit: [Tick] }
+"""
+
+
+class SentByGameTest(unittest.TestCase):
+    """`sent_by: game`: an event game code (or a hook) sends with
+    `<world>_<event>_send`, which no system need emit."""
+
+    def test_no_system_need_emit_it_and_its_receivers_keep_their_checks(self):
+        schema = valid(SENT)
+        self.assertEqual([(e.name, e.sent_by) for e in schema.events], [("Key", "game"), ("Tick", "game")])
+        # A system may emit a game-sent event too: its receivers run after it, as for any event.
+        self.assertEqual(order(schema), ["Say", "Hear"])
+        _, messages = check(SENT.replace("  Hear: { receive: [Key, Tick] }", "  Hear: { receive: [Key, Tick], "
+                                                                            "before: [Say] }"))
+        self.assertEqual(len(messages), 1)
+        self.assertIn("warning: system 'Hear' receives 'Tick' but runs before 'Say'", messages[0])
+        _, messages = check(SENT.replace(", sent_by: game }\n  Tick", " }\n  Tick").replace("emit: [Tick]", "emit: []"))
+        self.assertEqual(messages, ["test.yaml:4:3: error: event 'Key': no system emits it (list it in a system's "
+                                    "'emit', say 'sent_by: game' if game code sends it, or remove the event)"])
+
+    def test_game_code_sends_and_a_system_receives(self):
+        import tempfile
+        from pathlib import Path
+        from codegen import render
+        from tests.codegen import ccheck, crun
+        schema = valid("""\
+world: inp
+version: 1
+events:
+  Key: { code: u32, sent_by: game }
+resources:
+  Seen: { count: u32, sum: u32 }
+systems:
+  Input: { receive: [Key], resources: { write: [Seen] } }
+""")
+        main = r"""#include <stdio.h>
+#include "inp.h"
+void inp_input_run(inp_input_ctx *ctx) {
+    for (uint32_t i = 0; i < ctx->key_count; i++) {
+        ctx->seen->count++;
+        ctx->seen->sum += ctx->key_events[i].code;
+    }
+}
+int main(void) {
+    inp_world *w = inp_world_create(NULL);
+    if (w == NULL) { return 1; }
+    for (uint32_t step = 1; step <= 3; step++) {
+        for (uint32_t k = 0; k < step; k++) {
+            if (inp_key_send(w, &(inp_key){ .code = 10 * step + k }) != STRATA_OK) { return 2; }
+        }
+        if (inp_world_step(w, 0.0f) != STRATA_OK) { return 3; }
+        printf("%u %u\n", inp_seen_res(w)->count, inp_seen_res(w)->sum);
+    }
+    inp_world_destroy(w);
+    return 0;
+}
+"""
+        with tempfile.TemporaryDirectory() as tmp:
+            sources = crun.write_outputs(Path(tmp), render.render(schema))
+            self.assertEqual(ccheck.compile_each(sources, ["-std=c11"]), {})
+            run = crun.build_and_run(Path(tmp), sources, main)
+        # Each step's receiver sees the keys sent before it, once: 10; then 20, 21; then 30, 31, 32.
+        self.assertEqual((run.returncode, run.stdout.split("\n")), (0, ["1 10", "3 51", "6 144", ""]), run.stderr)

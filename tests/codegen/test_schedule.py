@@ -2,7 +2,6 @@
 which are kept apart and why, and `threads: true` switching batches on."""
 import unittest
 
-from codegen import schedule
 from tests.codegen.test_validate import check, valid
 
 HEAD = """\
@@ -25,11 +24,11 @@ events:
 
 
 def batches(schema):
-    return [[y.name for y in b.systems] for b in schedule.compute(schema).batches]
+    return [[y.name for y in b.systems] for b in schema.schedule.batches]
 
 
 def apart(schema):
-    return {(p.earlier, p.later): p.reasons for p in schedule.compute(schema).apart}
+    return {(p.earlier, p.later): p.reasons for p in schema.schedule.apart}
 
 
 class ScheduleTest(unittest.TestCase):
@@ -100,8 +99,8 @@ systems:
         self.assertEqual(batches(schema), [["Move"], ["Paint"]])
         self.assertTrue(schema.systems[0].parallel)
         self.assertTrue(schema.systems[1].main_thread)
-        self.assertFalse(schedule.compute(schema).batches[0].alone)  # split: run through the pool
-        self.assertTrue(schedule.compute(schema).batches[1].alone)
+        self.assertFalse(schema.schedule.batches[0].alone)  # split: run through the pool
+        self.assertTrue(schema.schedule.batches[1].alone)
 
     def test_a_thousand_systems_writing_one_component(self):
         """1,023 systems writing Position: as a chain they list n - 1 pairs
@@ -110,7 +109,7 @@ systems:
         n = 1023
         chain = "".join(f"  S{i}: {{ write: [Position]{f', after: [S{i - 1}]' if i else ''} }}\n" for i in range(n))
         schema = valid(HEAD + "systems:\n" + chain)
-        self.assertEqual(len(schedule.compute(schema).apart), n - 1)
+        self.assertEqual(len(schema.schedule.apart), n - 1)
         self.assertEqual(len(batches(schema)), n)
         flat = "".join(f"  S{i}: {{ write: [Position] }}\n" for i in range(n))
         _, diagnostics = check(HEAD + "systems:\n" + flat)

@@ -196,7 +196,7 @@ class FullSchemaTest(unittest.TestCase):
         hash(self.schema)  # every part is frozen and hashable: tuples, never lists
         allowed = (str, int, float, bool, type(None), tuple, model.Loc, model.TypeRef, model.Field,
                    model.StructType, model.EnumType, model.Component, model.Resource, model.Terms,
-                   model.Query, model.System, model.Schema)
+                   model.Query, model.System, model.Schema, model.Schedule, model.Batch, model.Apart)
 
         def walk(value):
             self.assertIsInstance(value, allowed)
@@ -442,10 +442,6 @@ class RenameTest(unittest.TestCase):
         self.assertTrue(schema.components[0].is_tag)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class StorageTest(unittest.TestCase):
     """`storage:` in a component body: the model's storage, and its rules."""
 
@@ -492,3 +488,62 @@ class StorageTest(unittest.TestCase):
         self.assertEqual(messages, ["test.yaml:5:14: error: relation 'Targets': a relation's links are always "
                                     "stored in tables ('storage' is for components: the index of links and "
                                     "cascades read the links there)"])
+
+
+class TypeNameTest(unittest.TestCase):
+    """A field typed the way C (or another language) spells it gets the
+    schema's spelling as a hint, and one error only: nothing that uses the
+    field is reported again."""
+
+    def test_every_foreign_spelling_gets_the_schemas(self):
+        from codegen.spec import FOREIGN_TYPES, STRING_SPELLING
+        for foreign, ours in FOREIGN_TYPES.items():
+            with self.subTest(foreign=foreign):
+                _, messages = check(f'world: w\nversion: 1\ncomponents:\n  A: {{ x: "{foreign}" }}\n')
+                self.assertEqual(len(messages), 1, messages)
+                if ours == STRING_SPELLING:
+                    self.assertIn('a string is "char[N]"', messages[0])
+                    continue
+                self.assertTrue(messages[0].endswith(f"unknown type '{foreign}' ('{foreign}' is '{ours}' in a "
+                                                     f"schema)"), messages[0])
+                valid(f"world: w\nversion: 1\ncomponents:\n  A: {{ x: '{ours}' }}\n")
+                _, arrays = check(f'world: w\nversion: 1\ncomponents:\n  A: {{ x: "{foreign}[4]" }}\n')
+                self.assertIn(f"is '{ours}[4]' in a schema", arrays[0])
+
+    def test_a_declared_type_of_that_name_is_not_foreign(self):
+        valid("world: w\nversion: 1\ntypes:\n  string: { c: 'char[8]' }\ncomponents:\n  A: { x: string }\n")
+
+    def test_a_field_whose_type_is_wrong_is_reported_once(self):
+        _, messages = check("""\
+            world: w
+            version: 1
+            types:
+              T: { a: int, b: u8 }
+              U: { t: T }
+            components:
+              Health: { hp: int, max: f32 }
+              Holder: { t: { type: T, default: { a: 1, b: 2 } }, u: { type: U, default: { t: { a: 3 } } } }
+            relations:
+              ChildOf: { exclusive: true, data: { slot: int } }
+            assemblages:
+              Player: { Health: { hp: 5, max: 2 }, Holder: { t: { a: 4 } } }
+              Child: { extends: Player, Health: { hp: 6 } }
+            """)
+        self.assertEqual(messages, [
+            "test.yaml:4:11: error: type 'T': field 'a': unknown type 'int' ('int' is 'i32' in a schema)",
+            "test.yaml:7:17: error: component 'Health': field 'hp': unknown type 'int' ('int' is 'i32' in a schema)",
+            "test.yaml:10:45: error: relation 'ChildOf': field 'slot': unknown type 'int' ('int' is 'i32' in a "
+            "schema)"])
+
+    def test_an_array_type_in_a_flow_mapping_must_be_quoted(self):
+        for line, token in (("  Name: { text: char[16] }", "char[16]"), ("  B: { a: u8[4], b: f32 }", "u8[4]"),
+                            ("  C: { v: 'f32 = 1', w: Vec[2] }", "Vec[2]")):
+            with self.subTest(line=line):
+                _, messages = check(f"world: w\nversion: 1\ncomponents:\n{line}\n")
+                self.assertEqual(len(messages), 1, messages)
+                self.assertTrue(messages[0].endswith(f"(inside {{ }} or [ ], YAML reads '[' as a list: quote a "
+                                                     f"type with brackets, \"{token}\")"), messages[0])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -12,7 +12,8 @@ from pathlib import Path
 import jsonschema
 
 from codegen import jsonschema as strata_jsonschema
-from codegen import spec, validate
+from codegen import (check_assemblages, check_elements, check_renames, check_systems, check_types, checks, limits,
+                     spec, validate)
 from codegen.model import SCALARS
 from tests.editor.documents import REPO, document, valid_schemas
 
@@ -121,10 +122,15 @@ class DefinitionsTest(unittest.TestCase):
     """The validator and the JSON Schema read their keys from spec.py."""
 
     def test_the_validator_uses_specs_tables(self):
+        checkers = (validate, check_types, check_elements, check_systems, check_renames, check_assemblages)
         for table in ("TOP_LEVEL_KEYS", "TERM_KEYS", "QUERY_KEYS", "SYSTEM_KEYS", "HOOK_KEYS", "LONG_FIELD_KEYS",
-                      "RESOURCE_ACCESS_KEYS", "RENAMED_FROM", "EXTENDS"):
+                      "RESOURCE_ACCESS_KEYS", "RENAMED_FROM", "EXTENDS", "RELATION_KEYS", "EVENT_KEYS",
+                      "DEFAULT_PHASE", "DEFAULT_PHASES", "FIELD_POLICY", "RELATION_POLICY"):
             with self.subTest(table=table):
-                self.assertIs(getattr(validate, table), getattr(spec, table))
+                users = [m for m in checkers if hasattr(m, table)]
+                self.assertNotEqual(users, [], f"no check reads spec.{table}")
+                for m in users:
+                    self.assertIs(getattr(m, table), getattr(spec, table), m.__name__)
 
     def test_every_key_is_in_the_json_schema_with_its_description_and_example(self):
         schema = strata_jsonschema.json_schema()
@@ -176,12 +182,12 @@ class DefinitionsTest(unittest.TestCase):
 
     def test_names_exclude_every_c_keyword(self):
         name = jsonschema.Draft7Validator({"type": "string", "pattern": strata_jsonschema.name_pattern()})
-        for word in sorted(validate.C_KEYWORDS | validate.STDBOOL_NAMES):
+        for word in sorted(checks.C_KEYWORDS | checks.STDBOOL_NAMES):
             with self.subTest(word=word):
                 self.assertFalse(name.is_valid(word))
                 self.assertTrue(name.is_valid(word + "_"))
-        self.assertTrue(name.is_valid("x" * validate.MAX_NAME_LENGTH))
-        self.assertFalse(name.is_valid("x" * (validate.MAX_NAME_LENGTH + 1)))
+        self.assertTrue(name.is_valid("x" * limits.MAX_NAME_LENGTH))
+        self.assertFalse(name.is_valid("x" * (limits.MAX_NAME_LENGTH + 1)))
 
 
 class InstallTest(unittest.TestCase):

@@ -11,6 +11,7 @@
 //
 //     node tests/inspect/browser.mjs build/gcc/swarm-inspect build/release/inspect-game SCREENSHOT.png
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -44,6 +45,14 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+// Wait until fn() (async) is true, asking every 50 ms, at most `limit` ms: a bound, not a pause.
+async function until(fn, limit = 10000) {
+  for (const end = Date.now() + limit; Date.now() < end;) {
+    if (await fn()) return true;
+    await sleep(50);
+  }
+  return false;
+}
 
 // A game with the inspector on a free port: its first line names the URL.
 const games = [];
@@ -65,6 +74,65 @@ let url = await start(exe, ["--count", String(BOIDS), "--inspect", "0"]);
 console.log(`swarm inspector at ${url}`);
 const api = async (p) => (await fetch(url + p.slice(1))).json();
 
+// A page served by a second HTTP server on another port of this machine
+// (another origin, as a web site the developer has open would be) tries to
+// write to the inspector at `target` with fetch: a simple request (no
+// preflight: text/plain, no-cors), preflighted ones (JSON, with and without
+// a guessed secret), and a read of the page that holds the secret. Each
+// must fail, and the world must be as it was.
+async function crossSiteWrites(context, target) {
+  const evil = createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end("<!doctype html><title>another site</title><p>elsewhere</p>");
+  });
+  await new Promise((done) => evil.listen(0, "127.0.0.1", done));
+  const evilUrl = `http://127.0.0.1:${evil.address().port}/`;
+  const page = await context.newPage();
+  try {
+    await page.goto(evilUrl);
+    const first = (await api("/api/entities?limit=1&with=Health")).entities[0].id;
+    const health0 = (await api(`/api/entity/${first}`)).components.Health;
+    const score0 = (await api("/api/resources")).Score;
+    const attempts = await page.evaluate(async ({ base, id }) => {
+      const tries = [
+        ["simple POST (text/plain, no-cors) disabling Move", `${base}api/system/Move`,
+          { method: "POST", mode: "no-cors", headers: { "Content-Type": "text/plain" }, body: '{"enabled":false}' }],
+        ["simple POST (no-cors) pausing", `${base}api/pause`,
+          { method: "POST", mode: "no-cors", body: '{"paused":true}' }],
+        ["preflighted JSON POST disabling Move", `${base}api/system/Move`,
+          { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"enabled":false}' }],
+        ["preflighted JSON POST with a guessed secret, setting Health", `${base}api/entity/${id}`,
+          { method: "POST", headers: { "Content-Type": "application/json", "X-Strata-Token": "0".repeat(64) },
+            body: JSON.stringify({ component: "Health", field: "value", value: -5 }) }],
+        ["a read of the page that holds the secret", base, {}],
+        ["a read of the API", `${base}api/world`, {}],
+      ];
+      const out = [];
+      for (const [what, url, options] of tries) {
+        try {
+          const r = await fetch(url, options);
+          // An opaque answer (no-cors) says nothing to the page; the world is checked below.
+          out.push({ what, failed: r.type === "opaque", detail: r.type === "opaque" ? "opaque" : `read ${r.status}` });
+        } catch (e) {
+          out.push({ what, failed: true, detail: e.message });
+        }
+      }
+      return out;
+    }, { base: target, id: first });
+    for (const a of attempts) check(a.failed, `from another origin, ${a.what}: the page gets nothing back (${a.detail})`);
+    const world = await api("/api/world");
+    const move = (await api("/api/systems")).systems.find((s) => s.name === "Move");
+    const health1 = (await api(`/api/entity/${first}`)).components.Health;
+    const score1 = (await api("/api/resources")).Score;
+    check(move.enabled && !world.paused, "after the attempts Move is still on and the game not paused");
+    check(health1.value === health0.value && score1.value >= score0.value,
+      `the entity's Health is unchanged (${health1.value}) and the game ran on (score ${score0.value} -> ${score1.value})`);
+  } finally {
+    await page.close();
+    evil.close();
+  }
+}
+
 const profile = mkdtempSync(path.join(tmpdir(), "strata-chromium-"));
 let context;
 try {
@@ -83,10 +151,13 @@ try {
   const world = await api("/api/world");
   check(world.entities === BOIDS, `the world has ${world.entities} entities`);
   check(await page.textContent("#entities-count") === String(world.entities), "the page shows the entity count");
-  check(await page.textContent("#tables-count") === String(world.tables), "the page shows the archetype count");
+  check(await page.textContent("#archetypes-count") === String(world.archetypes), "the page shows the archetype count");
+  const archetypeRows = await page.$$eval("#archetypes tbody tr", (r) => r.length);
+  check(archetypeRows === world.archetypes,
+    `the header counts the archetypes the table shows (${world.archetypes} and ${archetypeRows} rows, the empty one among them)`);
   const rows = await page.$$eval("#archetypes tbody tr .count", (cells) => cells.map((c) => Number(c.textContent)));
   check(rows.reduce((a, b) => a + b, 0) === BOIDS, `the archetype rows sum to the entities (${rows.join(" + ")})`);
-  check(await page.$$eval("#systems tbody tr", (r) => r.length) === world.systems, "every system has a row");
+  check(await page.$$eval("#systems tbody tr", (r) => r.length) === world.systems.length, "every system has a row");
 
   // Timing without game code: the generated step reports each system once the page asks.
   await page.waitForFunction(() => Number(document.querySelector('#systems tr[data-system="Integrate"]').dataset.runs) > 0,
@@ -116,6 +187,12 @@ try {
   await page.locator(`#entity-list li[data-entity="${id}"]`).click();
   await page.waitForSelector('#entity [data-component="Fast"]', { timeout: 10000 });
   check(true, `entity ${id}: its components are shown, Fast among them`);
+  // One spelling: the list, the title, the API's path and answer all say 4v1.
+  const label = await page.locator(`#entity-list li[data-entity="${id}"]`).textContent();
+  const title = await page.textContent("#entity-id");
+  const answer = await api(`/api/entity/${id}`);
+  check(/^[0-9]+v[0-9]+$/.test(id) && label === id && title === id && answer.id === id,
+    `the entity is spelled ${id} in the list (${label}), the title (${title}) and the API (${answer.id})`);
 
   // Disable Integrate: positions stop changing, its run count stops.
   const integrate = '#systems tr[data-system="Integrate"]';
@@ -123,7 +200,8 @@ try {
   await page.waitForSelector(`${integrate}.off`, { timeout: 10000 });
   const runs0 = (await api("/api/systems")).systems.find((s) => s.name === "Integrate").runs;
   const before = (await api(`/api/entity/${id}`)).components.Position;
-  await sleep(700);
+  const step0 = (await api("/api/world")).step;
+  await until(async () => (await api("/api/world")).step >= step0 + 10); // ten steps with Integrate off
   const after = (await api(`/api/entity/${id}`)).components.Position;
   const runs1 = (await api("/api/systems")).systems.find((s) => s.name === "Integrate").runs;
   const stepped = (await api("/api/world")).step > world.step;
@@ -135,18 +213,14 @@ try {
   await x.fill("123.5");
   await x.press("Enter");
   await x.blur();
-  let moved = false;
-  for (let i = 0; i < 50 && !moved; i++) {
-    moved = (await api(`/api/entity/${id}`)).components.Position.x === 123.5;
-    if (!moved) await sleep(100);
-  }
+  const moved = await until(async () => (await api(`/api/entity/${id}`)).components.Position.x === 123.5);
   check(moved, "editing Position.x to 123.5 on the page sets it in the world");
 
   // Integrate on again: the boid moves off 123.5.
   await page.click(`${integrate} input.enable`);
   await page.waitForSelector(`${integrate}.on`, { timeout: 10000 });
-  await sleep(700);
-  check((await api(`/api/entity/${id}`)).components.Position.x !== 123.5, "with Integrate on again, the boid moves");
+  check(await until(async () => (await api(`/api/entity/${id}`)).components.Position.x !== 123.5),
+    "with Integrate on again, the boid moves");
 
   await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: 10000 });
   check(true, "the schedule is drawn");
@@ -187,6 +261,9 @@ try {
   check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
   check(requests.every((r) => r.startsWith(swarmUrl) || r.startsWith(url)), "the page fetched nothing from elsewhere");
   check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
+
+  // A page on another local server (another origin) tries to change the game.
+  await crossSiteWrites(context, url);
 
   mkdirSync(path.dirname(shot), { recursive: true });
   await page.screenshot({ path: shot, fullPage: true });

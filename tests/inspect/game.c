@@ -3,18 +3,39 @@
  * for the browser test's checks of the changed sets and the aspects.
  *
  *     inspect-game COUNT PORT     (PORT 0: any free port; the URL is printed)
+ *
+ * It stops (the inspector stopped, exit 0) on SIGTERM, SIGINT or SIGHUP
+ * and when its parent dies, as the swarm's `ninja inspect` does.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "strata_inspect.h"
 
 #include "insp.h"
 #include "insp_game.h"
 
+static volatile sig_atomic_t stopped;
+
+static void stop(int signal) {
+    stopped = signal;
+}
+
 int main(int argc, char **argv) {
+    struct sigaction on_stop = {.sa_handler = stop};
+    sigemptyset(&on_stop.sa_mask);
+    int signals[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++) {
+        sigaction(signals[i], &on_stop, NULL);
+    }
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* the parent's death is a SIGTERM */
+    stopped = getppid() != parent ? SIGTERM : 0;
     long count = argc == 3 ? strtol(argv[1], NULL, 10) : -1, port = argc == 3 ? strtol(argv[2], NULL, 10) : -1;
     if (count < 1 || count > 1000000 || port < 0 || port > 65535) {
         fprintf(stderr, "usage: inspect-game COUNT PORT\n");
@@ -34,9 +55,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "inspect-game: cannot start the world or its inspector\n");
         return 1;
     }
-    printf("inspect-game: inspector at http://127.0.0.1:%u/\n", (unsigned)strata_inspect_port(in));
+    printf("inspect-game: inspector at http://127.0.0.1:%u/ (writes need X-Strata-Token: %s)\n",
+           (unsigned)strata_inspect_port(in), strata_inspect_token(in));
     fflush(stdout);
-    for (strata_result_t r = STRATA_OK; r == STRATA_OK;) {
+    strata_result_t r = STRATA_OK;
+    while (r == STRATA_OK && !stopped) {
         if (strata_inspect_poll(in)) {
             r = insp_world_step(w, 1.0f / 30.0f);
         }
@@ -44,5 +67,5 @@ int main(int argc, char **argv) {
     }
     strata_inspect_stop(in);
     insp_world_destroy(w);
-    return 1;
+    return r == STRATA_OK ? 0 : 1;
 }

@@ -4,6 +4,7 @@
  * game stepping throughout; and the cost of a poll with no client. */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -36,6 +37,7 @@ typedef struct fixture_t {
     insp_entity e[ENTITIES];
     insp_entity gone; /* destroyed: its handle is stale */
     unsigned long steps;
+    bool still; /* answer requests without stepping (the world changes only by them) */
 } fixture_t;
 
 static int setup(void **state, bool writes) {
@@ -143,7 +145,7 @@ static void exchange(fixture_t *f, exchange_t *x) {
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, exchange_run, x), 0);
     while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
-        if (strata_inspect_poll(f->in)) {
+        if (strata_inspect_poll(f->in) && !f->still) {
             assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
             f->steps++;
         }
@@ -173,13 +175,48 @@ static int get(fixture_t *f, const char *path) {
     return ask(f, raw);
 }
 
+/* A POST as the page sends it: its origin, JSON, this run's secret. */
 static int post(fixture_t *f, const char *path, const char *json) {
     char raw[1024];
-    snprintf(
-        raw, sizeof raw,
-        "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-        path, strata_inspect_port(f->in), strlen(json), json);
+    unsigned port = strata_inspect_port(f->in);
+    snprintf(raw, sizeof raw,
+             "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://127.0.0.1:%u\r\nSec-Fetch-Site: same-origin\r\n"
+             "Content-Type: application/json\r\nX-Strata-Token: %s\r\nContent-Length: %zu\r\n\r\n%s",
+             path, port, port, strata_inspect_token(f->in), strlen(json), json);
     return ask(f, raw);
+}
+
+/* A save of the world (its entities, components, links and resources),
+ * which systems are on, and the score: what a refused request must leave. */
+typedef struct snapshot_t {
+    void *save;
+    size_t size;
+    bool move, tally, watch, hurt;
+} snapshot_t;
+
+static snapshot_t snapshot(fixture_t *f) {
+    snapshot_t s = {0};
+    strata_world_t *core = insp_world_core(f->w);
+    assert_int_equal(strata_world_save_mem(core, NULL, 0, &s.size), STRATA_ERR_LIMIT);
+    s.save = malloc(s.size);
+    assert_non_null(s.save);
+    assert_int_equal(strata_world_save_mem(core, s.save, s.size, &s.size), STRATA_OK);
+    s.move = insp_move_enabled(f->w);
+    s.tally = insp_tally_enabled(f->w);
+    s.watch = insp_watch_enabled(f->w);
+    s.hurt = insp_hurt_enabled(f->w);
+    return s;
+}
+
+/* The world is as the snapshot says (and the snapshot is freed). */
+static void assert_unchanged(fixture_t *f, snapshot_t *before) {
+    snapshot_t now = snapshot(f);
+    assert_int_equal(now.size, before->size);
+    assert_memory_equal(now.save, before->save, now.size);
+    assert_true(now.move == before->move && now.tally == before->tally && now.watch == before->watch &&
+                now.hurt == before->hurt);
+    free(now.save);
+    free(before->save);
 }
 
 /* The unsigned number after "key": in the last answer's body. */
@@ -191,6 +228,9 @@ static unsigned long long member(const char *key) {
     return strtoull(at + strlen(pattern), NULL, 10);
 }
 
+/* An entity id as the inspector spells it: "4v1" (index, v, generation). */
+#define SPELL(id) (unsigned)((id)&0xffffffffu), (unsigned)((id) >> 32)
+
 /* --- Reads ------------------------------------------------------------------------ */
 
 static void test_inspect_world_counts(void **state) {
@@ -199,7 +239,9 @@ static void test_inspect_world_counts(void **state) {
     assert_int_equal(get(f, "/api/world"), 200);
     insp_world_stats(f->w, &st);
     assert_int_equal(member("entities"), st.entities);
-    assert_int_equal(member("tables"), st.tables);
+    assert_int_equal(member("archetypes"), st.tables);
+    assert_non_null(strstr(body(), "\"systems\":[\"Move\",\"Tally\",\"Watch\",\"Hurt\"]"));
+    assert_non_null(strstr(body(), "\"components\":[\"Position\",\"Velocity\",\"Health\",\"Label\",\"Frozen\""));
     assert_true(member("bytes") > 0);
     assert_non_null(strstr(body(), "\"world\":\"insp\""));
     assert_non_null(strstr(body(), "\"writes\":true"));
@@ -232,17 +274,55 @@ static void test_inspect_entities_paged_and_filtered(void **state) {
     assert_null(strstr(strstr(last + 1, "\"id\":") + 1, "\"id\":")); /* two of them: 38 and 39 */
 }
 
-static void test_inspect_entity_as_json(void **state) {
+/* One spelling of an entity everywhere in the API: "4v1" (index, v,
+ * generation) in the list, in the entity's answer, in its links and entity
+ * fields, and in the paths, which take nothing else (once the list said
+ * 4v1 and the entity's answer 4294967300). */
+static void test_inspect_entity_spelled_one_way(void **state) {
     fixture_t *f = *state;
-    char path[64], printed[512];
-    insp_move_enable(f->w, false); /* nothing changes the entity while the answer travels */
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[10].id);
+    f->still = true;
+    insp_entity e = f->e[10], parent = f->e[3];
+    assert_int_equal(insp_child_of_set(f->w, e, parent), STRATA_OK);
+    assert_int_equal(insp_aim_add(f->w, e, (insp_aim){.who = parent}), STRATA_OK);
+    char path[64], spelled[32], parent_spelled[32];
+    snprintf(spelled, sizeof spelled, "\"%uv%u\"", SPELL(e.id));
+    snprintf(parent_spelled, sizeof parent_spelled, "\"%uv%u\"", SPELL(parent.id));
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
     assert_int_equal(get(f, path), 200);
-    size_t n = strata_entity_json(insp_world_core(f->w), f->e[10].id, printed, sizeof printed, 0);
-    assert_true(n > 0 && n < sizeof printed);
-    /* The printer's own text. */
-    assert_string_equal(body(), printed);
-    assert_non_null(strstr(body(), "\"Label\": {\"text\": \"box\", \"kind\": \"plain\""));
+    char expect[256];
+    snprintf(expect, sizeof expect, "{\"id\":%s,\"archetype\":", spelled);
+    assert_memory_equal(body(), expect, strlen(expect));
+    assert_non_null(strstr(body(), "\"Label\":{\"text\":\"box\",\"kind\":\"plain\",\"slots\":[0,0,0]}"));
+    snprintf(expect, sizeof expect, "\"ChildOf\":{\"target\":%s}", parent_spelled);
+    assert_non_null(strstr(body(), expect));
+    snprintf(expect, sizeof expect, "\"Aim\":{\"who\":%s}", parent_spelled);
+    assert_non_null(strstr(body(), expect));
+    assert_null(strstr(body(), "4294967")); /* no 64-bit handle anywhere */
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(e.id));
+    assert_int_equal(get(f, path), 200);
+    snprintf(expect, sizeof expect, "{\"id\":%s,", spelled);
+    assert_memory_equal(body(), expect, strlen(expect));
+    assert_int_equal(get(f, "/api/entities?limit=1000"), 200);
+    assert_non_null(strstr(body(), spelled));
+    assert_null(strstr(body(), "4294967"));
+    /* The 64-bit number, leading zeros, a generation 0: not a spelling. */
+    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)e.id);
+    assert_int_equal(get(f, path), 404);
+    snprintf(path, sizeof path, "/api/entity/0%uv%u", SPELL(e.id));
+    assert_int_equal(get(f, path), 404);
+    snprintf(path, sizeof path, "/api/entity/%uv0", (unsigned)(e.id & 0xffffffffu));
+    assert_int_equal(get(f, path), 404);
+    /* An entity field is written as it is shown; a number is refused. */
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
+    assert_int_equal(post(f, path, "{\"component\":\"Aim\",\"field\":\"who\",\"value\":null}"), 200);
+    assert_int_equal(insp_aim_get(f->w, e)->who.id, 0);
+    char json[160];
+    snprintf(json, sizeof json, "{\"component\":\"Aim\",\"field\":\"who\",\"value\":%llu}",
+             (unsigned long long)parent.id);
+    assert_int_equal(post(f, path, json), 400);
+    snprintf(json, sizeof json, "{\"component\":\"Aim\",\"field\":\"who\",\"value\":%s}", parent_spelled);
+    assert_int_equal(post(f, path, json), 200);
+    assert_int_equal(insp_aim_get(f->w, e)->who.id, parent.id);
 }
 
 static void test_inspect_systems_resources_schedule(void **state) {
@@ -322,20 +402,20 @@ static void test_inspect_changes_and_aspects(void **state) {
     assert_string_equal(body(), expect);
     /* One entity's view: its marked components and its aspects. */
     char path[64];
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[4].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[4].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[\"Health\"],\"aspects\":[{\"system\":\"Watch\",\"bytes\":\""));
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[2].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[2].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[],\"aspects\":[{\"system\":\"Watch\""));
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[1].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[1].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[],\"aspects\":[]}"));
     /* A write from the API marks the entity too. */
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[2].id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(f->e[2].id));
     insp_watch_enable(f->w, false);
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":3}"), 200);
-    snprintf(path, sizeof path, "/api/entity-state/%llu", (unsigned long long)f->e[2].id);
+    snprintf(path, sizeof path, "/api/entity-state/%uv%u", SPELL(f->e[2].id));
     assert_int_equal(get(f, path), 200);
     assert_non_null(strstr(body(), "\"marked\":[\"Health\"]"));
     assert_int_equal(get(f, "/api/changes"), 200);
@@ -357,7 +437,7 @@ static void test_inspect_page_is_served(void **state) {
 static void test_inspect_set_component_field(void **state) {
     fixture_t *f = *state;
     char path[64];
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(f->e[0].id));
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":-77}"), 200);
     assert_int_equal(insp_health_get(f->w, f->e[0])->value, -77);
     assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"slots.2\",\"value\":65535}"), 200);
@@ -368,9 +448,12 @@ static void test_inspect_set_component_field(void **state) {
     assert_string_equal(insp_label_get(f->w, f->e[0])->text, "crate");
     /* Out of range: refused, nothing written. */
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"max\",\"value\":256}"), 400);
-    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"eight ch\"}"), 400);
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"nine char\"}"), 400);
     assert_int_equal(insp_health_get(f->w, f->e[0])->max, 100);
     assert_string_equal(insp_label_get(f->w, f->e[0])->text, "crate");
+    /* Eight bytes fill a char[8], as a load takes them. */
+    assert_int_equal(post(f, path, "{\"component\":\"Label\",\"field\":\"text\",\"value\":\"eight ch\"}"), 200);
+    assert_memory_equal(insp_label_get(f->w, f->e[0])->text, "eight ch", 8);
 }
 
 static void test_inspect_set_resource_field(void **state) {
@@ -412,7 +495,7 @@ static void test_inspect_pause_and_step(void **state) {
 static void test_inspect_writes_off_by_default(void **state) {
     fixture_t *f = *state;
     char path[64];
-    snprintf(path, sizeof path, "/api/entity/%llu", (unsigned long long)f->e[0].id);
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(f->e[0].id));
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}"), 403);
     assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":false}"), 403);
     assert_int_equal(post(f, "/api/pause", "{\"paused\":true}"), 403);
@@ -420,6 +503,413 @@ static void test_inspect_writes_off_by_default(void **state) {
     assert_true(insp_move_enabled(f->w));
     assert_int_equal(get(f, "/api/world"), 200);
     assert_non_null(strstr(body(), "\"writes\":false"));
+}
+
+/* --- Links ---------------------------------------------------------------------------- */
+
+/* True if `source` is among the sources of `target` in ChildOf. */
+static bool child_of_source(fixture_t *f, insp_entity target, insp_entity source) {
+    uint32_t n = 0;
+    const insp_entity *s = insp_child_of_sources(f->w, target, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i].id == source.id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* POST an entity (spelled "4v1"; 0: null) to one field of an entity's component. */
+static int post_field(fixture_t *f, insp_entity e, const char *component, const char *field, uint64_t v) {
+    char path[64], json[160], value[32];
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
+    snprintf(value, sizeof value, v != 0 ? "\"%uv%u\"" : "null", SPELL(v));
+    snprintf(json, sizeof json, "{\"component\":\"%s\",\"field\":\"%s\",\"value\":%s}", component, field, value);
+    return post(f, path, json);
+}
+
+/* The page sets a link's target through the relation's own rules: a link
+ * to itself, to a stale, forged or null handle, or one closing a cycle is
+ * refused 4xx with the world (and the index of sources) as it was; a good
+ * one moves the entity and its index entry. */
+static void test_inspect_link_writes_follow_relation_rules(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    insp_entity d = f->e[3], a = f->e[0], b = f->e[1], c = f->e[2];
+    assert_int_equal(insp_child_of_set(f->w, a, d), STRATA_OK); /* d <- a <- b <- c */
+    assert_int_equal(insp_child_of_set(f->w, b, a), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, c, b), STRATA_OK);
+    assert_int_equal(insp_docked_set(f->w, c, d, &(insp_docked){.slot = 3}), STRATA_OK);
+    assert_int_equal(insp_aim_add(f->w, c, (insp_aim){.who = a}), STRATA_OK);
+    uint64_t next_generation = f->gone.id + ((uint64_t)1 << 32); /* the gone entity's index, a generation ahead */
+    uint64_t live_wrong_generation = a.id + ((uint64_t)1 << 32);
+    uint64_t never_made = (uint64_t)1 << 32 | 999999u; /* 999999v1 */
+    snapshot_t before = snapshot(f);
+    assert_int_equal(post_field(f, b, "ChildOf", "target", b.id), 409);       /* itself */
+    assert_int_equal(post_field(f, a, "ChildOf", "target", b.id), 409);       /* its child: a <-> b */
+    assert_int_equal(post_field(f, a, "ChildOf", "target", c.id), 409);       /* its grandchild */
+    assert_int_equal(post_field(f, b, "ChildOf", "target", f->gone.id), 404); /* stale */
+    assert_int_equal(post_field(f, b, "ChildOf", "target", next_generation), 404);
+    assert_int_equal(post_field(f, b, "ChildOf", "target", live_wrong_generation), 404); /* forged */
+    assert_int_equal(post_field(f, b, "ChildOf", "target", never_made), 404);
+    assert_int_equal(post_field(f, b, "ChildOf", "target", 0), 404); /* null */
+    assert_int_equal(post_field(f, b, "ChildOf", "depth", 0), 404);  /* the runtime's own: not a field */
+    assert_int_equal(post_field(f, c, "Docked", "target", c.id), 409);
+    assert_int_equal(post_field(f, c, "Docked", "target", live_wrong_generation), 404);
+    assert_int_equal(post_field(f, c, "Aim", "who", f->gone.id), 404);
+    assert_int_equal(post_field(f, c, "Aim", "who", live_wrong_generation), 404);
+    assert_int_equal(post_field(f, d, "ChildOf", "target", a.id), 404); /* d has no link to set */
+    assert_unchanged(f, &before);
+    assert_int_equal(insp_child_of_target(f->w, b).id, a.id);
+    assert_int_equal(insp_child_of_target(f->w, a).id, d.id);
+    assert_true(child_of_source(f, a, b) && child_of_source(f, b, c) && !child_of_source(f, b, a));
+    /* A good move: c from b to d; the index follows, the depth too. */
+    assert_int_equal(post_field(f, c, "ChildOf", "target", d.id), 200);
+    assert_int_equal(insp_child_of_target(f->w, c).id, d.id);
+    assert_true(child_of_source(f, d, c) && !child_of_source(f, b, c));
+    assert_int_equal(insp_child_of_depth(f->w, c), 1);
+    /* A link's data is the game's: set in place, the link kept. */
+    char path[64];
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(c.id));
+    assert_int_equal(post(f, path, "{\"component\":\"Docked\",\"field\":\"slot\",\"value\":9}"), 200);
+    assert_int_equal(insp_docked_get(f->w, c)->slot, 9);
+    assert_int_equal(insp_docked_target(f->w, c).id, d.id);
+    assert_int_equal(post_field(f, c, "Docked", "target", a.id), 200);
+    assert_int_equal(insp_docked_target(f->w, c).id, a.id);
+    assert_int_equal(insp_docked_get(f->w, c)->slot, 9);
+    /* An entity field takes a live entity or null. */
+    assert_int_equal(post_field(f, c, "Aim", "who", b.id), 200);
+    assert_int_equal(insp_aim_get(f->w, c)->who.id, b.id);
+    assert_int_equal(post_field(f, c, "Aim", "who", 0), 200);
+    assert_int_equal(insp_aim_get(f->w, c)->who.id, 0);
+}
+
+/* --- One codec: the page's writes and a JSON load --------------------------------- */
+
+/* One value for one field of Every, as JSON text. */
+typedef struct codec_case_t {
+    const char *field;
+    const char *json;
+} codec_case_t;
+
+static const codec_case_t codec_cases[] = {
+    {"flag", "true"},
+    {"flag", "false"},
+    {"flag", "1"},
+    {"flag", "\"true\""},
+    {"flag", "null"},
+    {"small", "-128"},
+    {"small", "127"},
+    {"small", "-129"},
+    {"small", "128"},
+    {"small", "-0"},
+    {"small", "1.0"},
+    {"small", "1e2"},
+    {"small", "\"5\""},
+    {"medium", "-32768"},
+    {"medium", "32767"},
+    {"medium", "32768"},
+    {"large", "-2147483648"},
+    {"large", "2147483647"},
+    {"large", "2147483648"},
+    {"huge", "-9223372036854775808"},
+    {"huge", "9223372036854775807"},
+    {"huge", "9223372036854775808"},
+    {"huge", "-9223372036854775809"},
+    {"huge", "99999999999999999999999"},
+    {"ubyte", "0"},
+    {"ubyte", "255"},
+    {"ubyte", "256"},
+    {"ubyte", "-1"},
+    {"ubyte", "-0"},
+    {"ushort", "65535"},
+    {"ushort", "65536"},
+    {"uint", "4294967295"},
+    {"uint", "4294967296"},
+    {"ulong", "18446744073709551615"},
+    {"ulong", "\"18446744073709551615\""},
+    {"ulong", "\"9223372036854775808\""},
+    {"ulong", "18446744073709551616"},
+    {"ulong", "-1"},
+    {"ulong", "1.5"},
+    {"single", "3.4028234663852886e38"},
+    {"single", "-3.4028234663852886e38"},
+    {"single", "3.4028236e38"},
+    {"single", "1.401298464324817e-45"},
+    {"single", "1e-46"},
+    {"single", "1.1754943508222875e-38"},
+    {"single", "-0.0"},
+    {"single", "0.1"},
+    {"single", "16777217"},
+    {"single", "\"nan\""},
+    {"single", "\"inf\""},
+    {"single", "\"-inf\""},
+    {"single", "\"infinity\""},
+    {"single", "null"},
+    {"dbl", "1.7976931348623157e308"},
+    {"dbl", "-1.7976931348623157e308"},
+    {"dbl", "1e309"},
+    {"dbl", "4.9406564584124654e-324"},
+    {"dbl", "2.2250738585072014e-308"},
+    {"dbl", "1e-400"},
+    {"dbl", "-0.0"},
+    {"dbl", "0.30000000000000004"},
+    {"dbl", "9007199254740993"},
+    {"dbl", "\"nan\""},
+    {"dbl", "\"-inf\""},
+    {"dbl", "true"},
+    {"kind", "\"plain\""},
+    {"kind", "\"bold\""},
+    {"kind", "\"italic\""},
+    {"kind", "1"},
+    {"text", "\"\""},
+    {"text", "\"1234567\""},
+    {"text", "\"12345678\""},
+    {"text", "\"123456789\""},
+    {"text", "\"\\uf780\\uf781\\uf782\\uf783\\uf784\\uf785\\uf786\\uf7ff\""},
+    {"text", "\"\\u00e9t\\u00e9\""},
+    {"text", "\"\\ud83d\\ude00\""},
+    {"text", "\"\\uf7ff\\uf780\""},
+    {"text", "\"a\\u0000b\""},
+    {"text", "\"tab\\t\\\"q\\\\\""},
+    {"text", "5"},
+};
+#define CODEC_CASES (sizeof codec_cases / sizeof codec_cases[0])
+
+/* Where field `name` of Every is, and its size. */
+static size_t every_field(const char *name, size_t *size) {
+    insp_world *w = insp_world_create(NULL);
+    const strata_type_desc_t *t = &strata_world_schema(insp_world_core(w))->component_types[INSP_EVERY];
+    insp_world_destroy(w);
+    for (uint32_t i = 0; i < t->count; i++) {
+        if (strcmp(t->fields[i].name, name) == 0) {
+            *size = t->fields[i].size * t->fields[i].count;
+            return t->fields[i].offset;
+        }
+    }
+    fail_msg("Every has no field %s", name);
+    return 0;
+}
+
+/* Load `json` as field `field` of Every through a JSON load of a world
+ * whose one entity holds Every at its defaults: true and the value in *out
+ * if the load took it. */
+static bool codec_load(const char *field, const char *json, insp_every *out) {
+    insp_world *w = insp_world_create(NULL);
+    insp_entity e = insp_entity_create(w);
+    assert_int_equal(insp_every_add(w, e, INSP_EVERY_DEFAULT), STRATA_OK);
+    size_t size = 0;
+    assert_int_equal(strata_world_write_json_mem(insp_world_core(w), NULL, 0, &size), STRATA_ERR_LIMIT);
+    char *text = malloc(size + 1), *edited = malloc(size + strlen(json) + 1);
+    assert_int_equal(strata_world_write_json_mem(insp_world_core(w), text, size + 1, &size), STRATA_OK);
+    text[size] = '\0';
+    char key[32];
+    snprintf(key, sizeof key, "\"%s\": ", field);
+    const char *at = strstr(text, key);
+    assert_non_null(at);
+    at += strlen(key);
+    const char *end = at + strcspn(at, ",}");
+    snprintf(edited, size + strlen(json) + 1, "%.*s%s%s", (int)(at - text), text, json, end);
+    insp_world *loaded = insp_world_create(NULL);
+    strata_load_report_t report;
+    bool ok = strata_world_load_json_mem(insp_world_core(loaded), edited, strlen(edited), &report) == STRATA_OK;
+    if (ok) {
+        *out = *insp_every_get(loaded, e);
+    }
+    free(edited);
+    free(text);
+    insp_world_destroy(loaded);
+    insp_world_destroy(w);
+    return ok;
+}
+
+/* Every scalar type's extremes (minimum, maximum, past them, -0.0,
+ * denormals, NaN and the infinities, the longest string and past it, odd
+ * spellings) give the same answer through the page's write and a JSON
+ * load: both take it and store the same bytes, or both refuse it. */
+static void test_inspect_writes_and_loads_read_values_alike(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    insp_entity e = f->e[1];
+    assert_int_equal(insp_every_add(f->w, e, INSP_EVERY_DEFAULT), STRATA_OK);
+    char path[64];
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
+    size_t taken = 0;
+    for (size_t i = 0; i < CODEC_CASES; i++) {
+        const codec_case_t *c = &codec_cases[i];
+        size_t size = 0, offset = every_field(c->field, &size);
+        assert_int_equal(insp_every_set(f->w, e, INSP_EVERY_DEFAULT), STRATA_OK);
+        char json[256];
+        snprintf(json, sizeof json, "{\"component\":\"Every\",\"field\":\"%s\",\"value\":%s}", c->field, c->json);
+        int status = post(f, path, json);
+        insp_every loaded;
+        bool load = codec_load(c->field, c->json, &loaded);
+        if ((status == 200) != load) {
+            fail_msg("%s = %s: the page's write answered %d, the load %s it", c->field, c->json, status,
+                     load ? "took" : "refused");
+        }
+        assert_true(status == 200 || status == 400);
+        if (load) {
+            const unsigned char *page = (const unsigned char *)insp_every_get(f->w, e) + offset;
+            if (memcmp(page, (const unsigned char *)&loaded + offset, size) != 0) {
+                fail_msg("%s = %s: the page's write and the load stored different bytes", c->field, c->json);
+            }
+            taken++;
+        }
+    }
+    print_message("%zu values, %zu taken by both, %zu refused by both\n", CODEC_CASES, taken, CODEC_CASES - taken);
+    /* The rule for floats: NaN and the infinities are the strings; a number past the type is refused. */
+    assert_int_equal(post(f, path, "{\"component\":\"Every\",\"field\":\"dbl\",\"value\":\"-inf\"}"), 200);
+    assert_true(isinf(insp_every_get(f->w, e)->dbl) && insp_every_get(f->w, e)->dbl < 0);
+    assert_int_equal(post(f, path, "{\"component\":\"Every\",\"field\":\"single\",\"value\":\"nan\"}"), 200);
+    assert_true(isnan(insp_every_get(f->w, e)->single));
+    /* And the page reads back what it wrote, spelled as a save spells it. */
+    snprintf(path, sizeof path, "/api/entity/%uv%u", SPELL(e.id));
+    assert_int_equal(get(f, path), 200);
+    assert_non_null(strstr(body(), "\"single\":\"nan\""));
+    assert_non_null(strstr(body(), "\"dbl\":\"-inf\""));
+}
+
+/* --- Writes from elsewhere ---------------------------------------------------------- */
+
+/* Every write path, with a body the page could send to it. */
+typedef struct write_t {
+    char path[64];
+    const char *body;
+} write_t;
+
+static size_t write_paths(fixture_t *f, write_t *out) {
+    size_t n = 0;
+    snprintf(out[n].path, sizeof out[n].path, "/api/entity/%uv%u", SPELL(f->e[0].id));
+    out[n++].body = "{\"component\":\"Health\",\"field\":\"value\",\"value\":3}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/resource");
+    out[n++].body = "{\"resource\":\"Score\",\"field\":\"value\",\"value\":77}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/system/Move");
+    out[n++].body = "{\"enabled\":false}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/pause");
+    out[n++].body = "{\"paused\":true}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/step");
+    out[n++].body = "{}";
+    return n;
+}
+
+/* A raw POST of `body` to `path` with these headers (each ending in CRLF). */
+static int post_with(fixture_t *f, const char *path, const char *headers, const char *body) {
+    char raw[4096];
+    int n = snprintf(raw, sizeof raw, "POST %s HTTP/1.1\r\n%sContent-Length: %zu\r\n\r\n%s", path, headers,
+                     strlen(body), body);
+    assert_true(n > 0 && (size_t)n < sizeof raw);
+    return ask(f, raw);
+}
+
+/* A page on another site (or another port of this machine) cannot change
+ * the game: no CORS preflight is granted, and every write that does not
+ * come from the inspector's own page with this run's secret, as JSON, to
+ * this server's own name, is refused 4xx; the world stays as it was. */
+static void test_inspect_cross_site_writes_refused(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    unsigned port = strata_inspect_port(f->in);
+    const char *token = strata_inspect_token(f->in);
+    assert_int_equal(strlen(token), 64);
+    char wrong[65], shorter[64];
+    snprintf(wrong, sizeof wrong, "%s", token);
+    wrong[10] = wrong[10] == '0' ? '1' : '0';
+    snprintf(shorter, sizeof shorter, "%.63s", token);
+    /* Each: the headers of a request the page would not send, and the status expected. */
+    struct {
+        char headers[400];
+        int status;
+    } bad[16];
+    size_t nbad = 0;
+#define BAD(STATUS, ...)                                                                                               \
+    do {                                                                                                               \
+        snprintf(bad[nbad].headers, sizeof bad[nbad].headers, __VA_ARGS__);                                            \
+        bad[nbad++].status = (STATUS);                                                                                 \
+    } while (0)
+    const char *json = "Content-Type: application/json\r\n";
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: http://127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port, port + 1, json,
+        token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: null\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nSec-Fetch-Site: cross-site\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nSec-Fetch-Site: same-site\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(403, "Host: 127.0.0.1:%u\r\nOrigin: http://127.0.0.1:%u\r\n%s", port, port, json);
+    BAD(403, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port, json, wrong);
+    BAD(403, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port, json, shorter);
+    BAD(403, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: \r\n", port, json);
+    BAD(415, "Host: 127.0.0.1:%u\r\nContent-Type: application/jsonx\r\nX-Strata-Token: %s\r\n", port, token);
+    BAD(415, "Host: 127.0.0.1:%u\r\nContent-Type: text/plain\r\nX-Strata-Token: %s\r\n", port, token);
+    BAD(415, "Host: 127.0.0.1:%u\r\nContent-Type: application/json; charset=latin1\r\nX-Strata-Token: %s\r\n", port,
+        token);
+    BAD(415, "Host: 127.0.0.1:%u\r\nX-Strata-Token: %s\r\n", port, token);
+    BAD(421, "Host: evil.example:%u\r\n%sX-Strata-Token: %s\r\n", port, json, token);
+    BAD(421, "Host: 127.0.0.1:%u\r\n%sX-Strata-Token: %s\r\n", port + 1, json, token);
+    BAD(421, "%sX-Strata-Token: %s\r\n", json, token);
+#undef BAD
+    write_t writes[8];
+    size_t nwrites = write_paths(f, writes);
+    snapshot_t before = snapshot(f);
+    for (size_t w = 0; w < nwrites; w++) {
+        /* The preflight a page elsewhere sends first: refused, and nothing granted. */
+        char raw[1024];
+        snprintf(raw, sizeof raw,
+                 "OPTIONS %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n"
+                 "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type,x-strata-token"
+                 "\r\n\r\n",
+                 writes[w].path, port);
+        assert_int_equal(ask(f, raw), 405);
+        assert_null(strstr(reply, "Access-Control-"));
+        for (size_t b = 0; b < nbad; b++) {
+            int status = post_with(f, writes[w].path, bad[b].headers, writes[w].body);
+            if (status != bad[b].status) {
+                print_message("%s with\n%s-> %d\n", writes[w].path, bad[b].headers, status);
+            }
+            assert_int_equal(status, bad[b].status);
+            assert_null(strstr(reply, "Access-Control-"));
+        }
+    }
+    /* A read from another origin is refused too (a browser would not show it, but the game need not answer). */
+    char raw[512];
+    snprintf(raw, sizeof raw, "GET /api/world HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n\r\n",
+             port);
+    assert_int_equal(ask(f, raw), 403);
+    assert_unchanged(f, &before);
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_non_null(strstr(body(), "\"paused\":false"));
+    /* The same writes from the page itself go through: the refusals above were for where they came from. */
+    for (size_t w = 0; w < nwrites; w++) {
+        assert_int_equal(post(f, writes[w].path, writes[w].body), 200);
+    }
+    assert_int_equal(insp_health_get(f->w, f->e[0])->value, 3);
+    assert_int_equal(insp_score_res(f->w)->value, 77);
+    assert_false(insp_move_enabled(f->w));
+    /* A charset is allowed, in any case, as is a script's POST that sends no Origin. */
+    char headers[512];
+    snprintf(headers, sizeof headers,
+             "Host: localhost:%u\r\nContent-Type: Application/JSON; Charset=UTF-8\r\n"
+             "X-Strata-Token: %s\r\n",
+             port, token);
+    assert_int_equal(post_with(f, "/api/system/Move", headers, "{\"enabled\":true}"), 200);
+    assert_true(insp_move_enabled(f->w));
+}
+
+/* The page carries this run's secret; another run has another. */
+static void test_inspect_page_holds_the_secret(void **state) {
+    fixture_t *f = *state;
+    assert_int_equal(get(f, "/"), 200);
+    char meta[128];
+    snprintf(meta, sizeof meta, "<meta name=\"strata-token\" content=\"%s\">", strata_inspect_token(f->in));
+    assert_non_null(strstr(body(), meta));
+    assert_non_null(strstr(reply, "X-Frame-Options: DENY"));
+    assert_non_null(strstr(reply, "frame-ancestors 'none'"));
+    strata_inspect_t *other = NULL;
+    assert_int_equal(insp_inspect_start(f->w, &(strata_inspect_desc_t){.any_port = true}, &other), STRATA_OK);
+    assert_string_not_equal(strata_inspect_token(other), strata_inspect_token(f->in));
+    strata_inspect_stop(other);
+    /* The script, which a page elsewhere could include and run, holds no secret. */
+    assert_int_equal(get(f, "/inspector.js"), 200);
+    assert_null(strstr(body(), strata_inspect_token(f->in)));
 }
 
 /* --- Hostile requests -------------------------------------------------------------- */
@@ -450,11 +940,14 @@ static void hostile_fmt(hostile_t *h, const char *fmt, ...) {
     hostile_add(h, raw, (size_t)n);
 }
 
-/* A POST with a JSON body to path. */
+/* A POST with a JSON body to path, with the secret: refused only for what it asks. */
+static const char *hostile_token;
+
 static void hostile_post(hostile_t *h, unsigned port, const char *path, const char *json) {
-    hostile_fmt(
-        h, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-        path, port, strlen(json), json);
+    hostile_fmt(h,
+                "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\nX-Strata-Token: %s\r\n"
+                "Content-Length: %zu\r\n\r\n%s",
+                path, port, hostile_token, strlen(json), json);
 }
 
 static uint32_t xorshift(uint32_t *s) {
@@ -468,6 +961,47 @@ static void test_inspect_hostile_requests(void **state) {
     fixture_t *f = *state;
     unsigned port = strata_inspect_port(f->in);
     hostile_t *h = calloc(1, sizeof *h);
+    hostile_token = strata_inspect_token(f->in);
+    /* Links to forge and cycles to close: e3 <- e0 <- e1. With every system
+     * off, the world steps on but nothing in it changes unless a request
+     * changes it: a save before and after must be the same bytes. */
+    assert_int_equal(insp_child_of_set(f->w, f->e[0], f->e[3]), STRATA_OK);
+    assert_int_equal(insp_child_of_set(f->w, f->e[1], f->e[0]), STRATA_OK);
+    insp_move_enable(f->w, false);
+    insp_tally_enable(f->w, false);
+    insp_watch_enable(f->w, false);
+    insp_hurt_enable(f->w, false);
+    snapshot_t before_world = snapshot(f);
+    write_t writes[8];
+    size_t nwrites = write_paths(f, writes);
+    static const char *const reads[] = {"/api/world", "/api/entities", "/api/systems", "/api/changes", "/"};
+    /* Headers of requests the page would not send (a page elsewhere, or no secret). */
+    char elsewhere[6][256];
+    snprintf(elsewhere[0], sizeof elsewhere[0],
+             "Origin: http://evil.example\r\nContent-Type: application/json\r\n"
+             "X-Strata-Token: %s\r\n",
+             hostile_token);
+    snprintf(elsewhere[1], sizeof elsewhere[1],
+             "Sec-Fetch-Site: cross-site\r\nContent-Type: application/json\r\n"
+             "X-Strata-Token: %s\r\n",
+             hostile_token);
+    snprintf(elsewhere[2], sizeof elsewhere[2], "Content-Type: application/json\r\n");
+    snprintf(elsewhere[3], sizeof elsewhere[3], "Content-Type: application/json\r\nX-Strata-Token: %.63sx\r\n",
+             hostile_token);
+    snprintf(elsewhere[4], sizeof elsewhere[4], "Content-Type: application/jsonx\r\nX-Strata-Token: %s\r\n",
+             hostile_token);
+    snprintf(elsewhere[5], sizeof elsewhere[5], "Content-Type: text/plain\r\nX-Strata-Token: %s\r\n", hostile_token);
+    /* Entity ids that name no live entity, and links that break the relation's rules. */
+    char forged[8][64];
+    snprintf(forged[0], sizeof forged[0], "%uv%u", SPELL(f->gone.id));
+    snprintf(forged[1], sizeof forged[1], "%uv%u", SPELL(f->e[5].id + ((uint64_t)1 << 32)));
+    snprintf(forged[2], sizeof forged[2], "%uv0", (unsigned)(f->e[5].id & 0xffffffffu));
+    snprintf(forged[3], sizeof forged[3], "%uv%u", SPELL(f->gone.id + ((uint64_t)1 << 32)));
+    snprintf(forged[4], sizeof forged[4], "999999v1");
+    snprintf(forged[5], sizeof forged[5], "39v7");
+    snprintf(forged[6], sizeof forged[6], "%llu",
+             (unsigned long long)f->e[5].id); /* the 64-bit number: not a spelling */
+    snprintf(forged[7], sizeof forged[7], "0%uv%u", SPELL(f->e[5].id));
     uint32_t seed = 0x9e3779b9u;
     static const char *const methods[] = {"PUT",     "DELETE", "PATCH", "OPTIONS", "TRACE",
                                           "CONNECT", "FOO",    "get",   "HEAD"};
@@ -514,8 +1048,8 @@ static void test_inspect_hostile_requests(void **state) {
         "{\"x\":\"\x7f\xff\"}",
     };
     char entity[64], stale[64];
-    snprintf(entity, sizeof entity, "/api/entity/%llu", (unsigned long long)f->e[0].id);
-    snprintf(stale, sizeof stale, "/api/entity/%llu", (unsigned long long)f->gone.id);
+    snprintf(entity, sizeof entity, "/api/entity/%uv%u", SPELL(f->e[0].id));
+    snprintf(stale, sizeof stale, "/api/entity/%uv%u", SPELL(f->gone.id));
     static const char *const out_of_range[] = {
         "{\"component\":\"Health\",\"field\":\"value\",\"value\":32768}",
         "{\"component\":\"Health\",\"field\":\"value\",\"value\":-32769}",
@@ -571,7 +1105,7 @@ static void test_inspect_hostile_requests(void **state) {
     };
     for (uint32_t round = 0; h->count + 40 < HOSTILE; round++) {
         uint32_t r = xorshift(&seed);
-        switch (round % 10) {
+        switch (round % 12) {
         case 0: /* bad methods */
             hostile_fmt(h, "%s /api/world HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", methods[r % 9], port);
             break;
@@ -653,6 +1187,41 @@ static void test_inspect_hostile_requests(void **state) {
                 break;
             }
             break;
+        case 10: /* from elsewhere, or without the secret: every path */
+            if (r % 4 == 0) {
+                hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: http://evil.example\r\n\r\n",
+                            reads[r % (sizeof reads / sizeof *reads)], port);
+            } else {
+                const write_t *w = &writes[r % nwrites];
+                hostile_fmt(h, "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n%sContent-Length: %zu\r\n\r\n%s", w->path,
+                            port, elsewhere[(r >> 4) % 6], strlen(w->body), w->body);
+            }
+            break;
+        case 11: { /* forged and stale ids on every entity path; links to them, to itself, in a cycle */
+            const char *id = forged[(r >> 3) % 8];
+            char json[160];
+            switch (r % 6) {
+            case 0: hostile_fmt(h, "GET /api/entity/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", id, port); break;
+            case 1: hostile_fmt(h, "GET /api/entity-state/%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", id, port); break;
+            case 2: {
+                char path[64];
+                snprintf(path, sizeof path, "/api/entity/%s", id);
+                hostile_post(h, port, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}");
+                break;
+            }
+            case 3: /* e0's link to a forged target, or to null */
+                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":%s%s%s}",
+                         r & 64 ? "" : "\"", r & 64 ? (r & 128 ? "0" : "null") : id, r & 64 ? "" : "\"");
+                hostile_post(h, port, entity, json);
+                break;
+            default: /* e0's link to itself or to its child e1: a cycle */
+                snprintf(json, sizeof json, "{\"component\":\"ChildOf\",\"field\":\"target\",\"value\":\"%uv%u\"}",
+                         SPELL(r % 6 == 4 ? f->e[0].id : f->e[1].id));
+                hostile_post(h, port, entity, json);
+                break;
+            }
+            break;
+        }
         case 8: /* a Host that is not this server (DNS rebinding), or none */
             if (r & 1) {
                 hostile_fmt(h, "GET /api/world HTTP/1.1\r\nHost: evil.example:%u\r\n\r\n", port);
@@ -703,9 +1272,9 @@ static void test_inspect_hostile_requests(void **state) {
     assert_int_equal(bad, 0);
     assert_true(f->steps - before >= 1000); /* the game kept stepping */
     /* The world is as the game left it, and the inspector still answers. */
-    assert_int_equal(insp_health_get(f->w, f->e[0])->value, 10);
-    assert_true(insp_move_enabled(f->w));
+    assert_unchanged(f, &before_world);
     assert_int_equal(get(f, "/api/world"), 200);
+    assert_non_null(strstr(body(), "\"paused\":false"));
     assert_int_equal(member("entities"), ENTITIES);
     free(statuses);
     free(h);
@@ -734,7 +1303,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_world_counts, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_archetypes, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_entities_paged_and_filtered, setup_writes, teardown),
-        cmocka_unit_test_setup_teardown(test_inspect_entity_as_json, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_entity_spelled_one_way, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_systems_resources_schedule, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_step_times_each_system, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_changes_and_aspects, setup_writes, teardown),
@@ -745,6 +1314,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_disable_system_stops_it, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_pause_and_step, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_writes_off_by_default, setup_read_only, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_link_writes_follow_relation_rules, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_writes_and_loads_read_values_alike, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_cross_site_writes_refused, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_page_holds_the_secret, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_hostile_requests, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_poll_cost_without_client, setup_read_only, teardown),
     };

@@ -85,6 +85,89 @@ class CheckLayersTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("error: module 'query' has no query.c or query.h", result.stderr)
 
+    # Calls: the public header declares functions of every layer, so a call
+    # through it is seen only by the call check.
+    PUBLIC_API = {
+        "include/strata.h": textwrap.dedent("""\
+            #pragma once
+            #ifdef __cplusplus
+            extern "C" {
+            #endif
+            void world_tick(int n); /* defined in world.c */
+            int mem_size(void);     /* defined in mem.c */
+            static inline int strata_twice(int x) { return 2 * x; }
+            #ifdef __cplusplus
+            }
+            #endif
+            """),
+        "mem.c": '#include "mem.h"\nint mem_size(void) {\n    return 8;\n}\n',
+        "world.c": textwrap.dedent("""\
+            #include "table.h"
+            #include "save/format.h"
+            void world_tick(int n) {
+                (void)n;
+            }
+            """),
+    }
+
+    def test_check_layers_fails_on_a_call_up_through_the_public_header(self):
+        table = textwrap.dedent("""\
+            #include "table.h"
+            /* world_tick(1) in a comment is no call, nor "world_tick(2)" in a string */
+            static void table_grow(void) {
+                world_tick(mem_size());
+            }
+            """)
+        root = self.plant({**CLEAN, **self.PUBLIC_API, "table.c": table})
+        result = self.check(root)
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(result.stderr.splitlines(), [
+            f"{root / 'table.c'}:4: error: 'table' (layer 2) calls world_tick of 'world', a higher layer (3)"])
+
+    def test_check_layers_passes_calls_down_prototypes_statics_and_pointers(self):
+        # A call down (mem_size), to the public header's inline function; a
+        # prototype of a higher function in a lower header; a static of the
+        # same name as a higher function; a call through a pointer that a
+        # higher module installs: none is a call up.
+        files = {**CLEAN, **self.PUBLIC_API,
+                 "table.h": '#include "mem.h"\nvoid world_tick(int n);\nextern void (*table_hook)(int);\n',
+                 "table.c": textwrap.dedent("""\
+                     #include "table.h"
+                     void (*table_hook)(int);
+                     static int world_tick_count(void) {
+                         return strata_twice(mem_size());
+                     }
+                     int table_run(void) {
+                         table_hook(world_tick_count());
+                         return 0;
+                     }
+                     """),
+                 "save/format.c": '#include "format.h"\nstatic void world_tick(int n) {\n    (void)n;\n}\n',
+                 "world.c": textwrap.dedent("""\
+                     #include "table.h"
+                     #include "save/format.h"
+                     void world_tick(int n) {
+                         (void)n;
+                     }
+                     void world_open(void) {
+                         table_hook = world_tick;
+                         (void)table_run();
+                     }
+                     """)}
+        files["save/format.c"] = '#include "format.h"\n#include "table.h"\nstatic void world_tick(int n) {\n}\n'
+        result = self.check(self.plant(files))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("no call up", result.stdout)
+
+    def test_check_layers_fails_on_a_variable_of_a_higher_layer(self):
+        files = {**CLEAN, **self.PUBLIC_API,
+                 "world.h": '#include "table.h"\nextern const int world_limit;\n',
+                 "world.c": '#include "world.h"\nconst int world_limit = 4;\n',
+                 "mem.c": '#include "mem.h"\n#include "strata.h"\nint mem_size(void) {\n    return world_limit;\n}\n'}
+        result = self.check(self.plant(files))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("'mem' (layer 1) calls world_limit of 'world', a higher layer (3)", result.stderr)
+
     # A base.h with the hooks struct: world.c sets the hook table.c calls.
     HOOKED = {
         **CLEAN,
@@ -105,6 +188,21 @@ class CheckLayersTest(unittest.TestCase):
     def test_check_layers_passes_hooks_set_above_their_callers(self):
         result = self.check(self.plant(self.HOOKED, "base\n" + LAYERS))
         self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_check_layers_passes_a_hook_named_like_a_higher_function(self):
+        # The call checker reads `w->hooks.destroyed(w)` as a member, not as
+        # the function world.c defines under the same name.
+        world = self.HOOKED["world.c"] + "void destroyed(struct strata_world_t *w) {\n    (void)w;\n}\n"
+        world = world.replace("hooks.destroyed = 0;", "hooks.destroyed = destroyed;")
+        mem = '#include "mem.h"\nvoid m(struct strata_world_t *w) {\n    (*w).hooks.destroyed(w);\n}\n'
+        root = self.plant({**self.HOOKED, "world.c": world, "mem.c": mem}, "base\n" + LAYERS)
+        result = self.check(root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # Named as a function, it is a call up.
+        table = '#include "table.h"\nvoid f(struct strata_world_t *w) {\n    destroyed(w);\n}\n'
+        result = self.check(self.plant({**self.HOOKED, "world.c": world, "table.c": table}, "base\n" + LAYERS))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("'table' (layer 3) calls destroyed of 'world', a higher layer (4)", result.stderr)
 
     def test_check_layers_fails_on_an_up_call_outside_the_hooks_struct(self):
         base = self.HOOKED["base.h"].replace("    int count;\n", "    int count;\n    void (*on_grow)(int n);\n")

@@ -1,9 +1,9 @@
 /* The extremes of every field type through both save formats, on
  * tests/schema/save.yaml's Everything component (one field of each type):
  * a table of values (minimum, maximum, smallest denormal, -0.0, the
- * longest string...), each saved and loaded in binary and in JSON, which
- * must give back the same bits and, dumped again, the same bytes. And the
- * values a load must refuse: a char[N] with no NUL in its N bytes. */
+ * longest string: N bytes filling a char[N] with no NUL...), each saved
+ * and loaded in binary and in JSON, which must give back the same bits
+ * and, dumped again, the same bytes: a save Strata writes always loads. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -96,7 +96,9 @@ static const case_t cases[] = {
     {"tint", {.tint = {0, 0, 0, 0}}, false},
     {"tint", {.tint = {255, 255, 255, 255}}, false},
     {"label", {.label = ""}, false},
-    {"label", {.label = "1234567"}, false}, /* the longest: 7 bytes and the NUL */
+    {"label", {.label = "1234567"}, false},                                /* 7 bytes and the NUL */
+    {"label", {.label = {'1', '2', '3', '4', '5', '6', '7', '8'}}, false}, /* the longest: 8 bytes, no NUL */
+    {"label", {.label = {'\x80', '\xff', '\xef', '\x9e', '\x80', 'a', '"', '\x01'}}, false}, /* 8 odd bytes */
     {"label", {.label = "\x01\x7f\x80\xff\"\\\n"}, false},
     {"path", {.path = {{-0.0f, FLT_MAX}, {-FLT_MAX, FLT_TRUE_MIN}, {FLT_MIN, -0.0f}}}, false},
     {"codes", {.codes = {0, UINT16_MAX, 0, UINT16_MAX}}, false},
@@ -239,10 +241,10 @@ static void test_save_values_json_refuses_an_f32_beyond_range(void **state) {
     save_world_destroy(w);
 }
 
-/* --- Strings that are not C strings ---------------------------------------- */
+/* --- Strings that fill their array ----------------------------------------- */
 
 /* A world whose Everything.label holds 8 bytes and no NUL. */
-static save_world *unterminated_world(save_entity *e) {
+static save_world *full_label_world(save_entity *e) {
     save_world *w = save_world_create(NULL);
     *e = save_entity_create(w);
     save_everything v = SAVE_EVERYTHING_DEFAULT;
@@ -251,39 +253,55 @@ static save_world *unterminated_world(save_entity *e) {
     return w;
 }
 
-static void test_save_values_json_string_without_room_for_its_nul_is_an_error(void **state) {
+/* A game may fill a char[N] with N bytes and no NUL, as C lets it: a JSON
+ * save of it loads back with the same N bytes (it once saved and then
+ * refused to load: "8 bytes and the NUL do not fit"). */
+static void test_save_values_json_full_char_array_loads_back(void **state) {
     (void)state;
     save_entity e;
-    save_world *w = unterminated_world(&e);
+    save_world *w = full_label_world(&e);
     char *text = json_text(w);
     assert_non_null(strstr(text, "\"label\": \"12345678\""));
     save_world *loaded = save_world_create(NULL);
-    save_entity before = save_entity_create(loaded);
     strata_load_report_t report;
-    assert_int_equal(save_world_load_json_mem(loaded, text, strlen(text), &report), STRATA_ERR_CORRUPT);
+    if (save_world_load_json_mem(loaded, text, strlen(text), &report) != STRATA_OK) {
+        fail_msg("%s", report.error);
+    }
+    assert_memory_equal(save_everything_get(loaded, e)->label, "12345678", 8);
+    /* One byte more does not fit, and the load says where. */
+    char *at = strstr(text, "12345678");
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%.*s123456789%s", (int)(at - text), text, at + 8);
+    save_world *other = save_world_create(NULL);
+    save_entity before = save_entity_create(other);
+    assert_int_equal(save_world_load_json_mem(other, edited, strlen(edited), &report), STRATA_ERR_CORRUPT);
     assert_non_null(strstr(report.error, "Everything.label"));
-    assert_non_null(strstr(report.error, "char[8]"));
-    assert_true(save_entity_alive(loaded, before)); /* untouched */
+    assert_non_null(strstr(report.error, "9 bytes do not fit in char[8]"));
+    assert_true(save_entity_alive(other, before)); /* untouched */
     free(text);
+    save_world_destroy(other);
     save_world_destroy(loaded);
     save_world_destroy(w);
 }
 
-static void test_save_values_binary_string_without_its_nul_is_an_error(void **state) {
+/* The same in a binary save. */
+static void test_save_values_binary_full_char_array_loads_back(void **state) {
     (void)state;
     save_entity e;
-    save_world *w = unterminated_world(&e);
+    save_world *w = full_label_world(&e);
     size_t size = 0;
     unsigned char *bytes = save_bytes(w, &size);
     save_world *loaded = save_world_create(NULL);
-    save_entity before = save_entity_create(loaded);
     strata_load_report_t report;
-    assert_int_equal(save_world_load_mem(loaded, bytes, size, &report), STRATA_ERR_CORRUPT);
-    assert_non_null(strstr(report.error, "label"));
-    assert_non_null(strstr(report.error, "char[8]"));
-    assert_true(report.offset > 0 && report.offset < size);
-    assert_memory_equal(bytes + report.offset, "12345678", 8);
-    assert_true(save_entity_alive(loaded, before));
+    if (save_world_load_mem(loaded, bytes, size, &report) != STRATA_OK) {
+        fail_msg("%s", report.error);
+    }
+    assert_memory_equal(save_everything_get(loaded, e)->label, "12345678", 8);
+    size_t again_size = 0;
+    unsigned char *again = save_bytes(loaded, &again_size);
+    assert_int_equal(again_size, size);
+    assert_memory_equal(again, bytes, size);
+    free(again);
     free(bytes);
     save_world_destroy(loaded);
     save_world_destroy(w);
@@ -295,8 +313,8 @@ int main(void) {
         cmocka_unit_test(test_save_values_every_extreme_survives_a_json_round_trip),
         cmocka_unit_test(test_save_values_json_keeps_negative_zero_and_flt_max),
         cmocka_unit_test(test_save_values_json_refuses_an_f32_beyond_range),
-        cmocka_unit_test(test_save_values_json_string_without_room_for_its_nul_is_an_error),
-        cmocka_unit_test(test_save_values_binary_string_without_its_nul_is_an_error),
+        cmocka_unit_test(test_save_values_json_full_char_array_loads_back),
+        cmocka_unit_test(test_save_values_binary_full_char_array_loads_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* The seeds' own examples, ported: each test prints what the seed prints
+/* The examples of the articles Strata's ideas come from (a TypeScript ECS in
+ * 99 lines, and Aspects), ported: each test prints what the article prints
  * (or says in its comments) and checks it. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +12,7 @@
 
 #include "seeds.h"
 
-/* What the tests printed, to compare with what the seeds print. */
+/* What the tests printed, to compare with what the articles print. */
 static char out[1024];
 static size_t out_len;
 
@@ -83,7 +84,7 @@ static int teardown(void **state) {
 /* Seed 000: "ecs.removeEntity(entity); // Removed after next update()
  * // Entity still here now. ecs.update(); // Entity gone." and the Locator
  * that tracks an entity once it has a Position. */
-static void test_seed_000_locator_and_removal_after_the_update(void **state) {
+static void test_seeds_typescript_ecs_locator_and_removal_after_the_update(void **state) {
     seeds_world *w = *state;
     seeds_entity entity = seeds_entity_create(w);
     assert_int_equal(seeds_world_step(w, 0), STRATA_OK);
@@ -108,7 +109,7 @@ static void test_seed_000_locator_and_removal_after_the_update(void **state) {
 }
 
 /* Seed 002: "When we run it, we see: n=4, n^2=16 / n=10, n^2=100". */
-static void test_seed_002_number_squarer_aspect(void **state) {
+static void test_seeds_aspects_number_squarer(void **state) {
     seeds_world *w = *state;
     seeds_entity e1 = seeds_entity_create(w);
     seeds_number_holder_add(w, e1, (seeds_number_holder){4});
@@ -121,8 +122,9 @@ static void test_seed_002_number_squarer_aspect(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_seed_000_locator_and_removal_after_the_update, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_seed_002_number_squarer_aspect, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seeds_typescript_ecs_locator_and_removal_after_the_update, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_seeds_aspects_number_squarer, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

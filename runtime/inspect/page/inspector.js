@@ -18,9 +18,13 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// This run's secret, which the server put in the page: every write carries it.
+const token = document.querySelector('meta[name="strata-token"]').content;
+
 async function api(path, body) {
   const options = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    method: "POST", headers: { "Content-Type": "application/json", "X-Strata-Token": token },
+    body: typeof body === "string" ? body : JSON.stringify(body),
   };
   const response = await fetch(path, options);
   const type = response.headers.get("Content-Type") || "";
@@ -28,6 +32,9 @@ async function api(path, body) {
   if (!response.ok) throw new Error((data && data.error) || response.statusText);
   return data;
 }
+
+const ENTITY = /^[0-9]+v[0-9]+$/;
+const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
 function status(text) { $("status").textContent = text; }
 
@@ -39,7 +46,7 @@ function drawWorld(w) {
   s.replaceChildren();
   const item = (label, value, id) => s.append(el("span", {}, `${label} `, el("b", { id }, value)));
   item("entities", w.entities, "entities-count");
-  item("archetypes", w.tables, "tables-count");
+  item("archetypes", w.archetypes, "archetypes-count"); // every one the world made: the table's rows
   item("bytes", w.bytes.toLocaleString("en"), "bytes-count");
   item("step", w.step, "step-count");
   item("last step", `${w.last_step_ms.toFixed(3)} ms`, "step-time");
@@ -91,7 +98,6 @@ function drawArchetypes(list) {
   const body = $("archetypes").tBodies[0];
   body.replaceChildren();
   for (const a of list) {
-    if (a.count === 0 && a.components.length === 0) continue;
     body.append(el("tr", { "data-archetype": a.id }, el("td", { class: "num" }, a.id),
       el("td", { class: "num count" }, a.count), el("td", { class: "num" }, a.row_bytes),
       el("td", {}, a.components.join(", ") || "(none)")));
@@ -109,21 +115,22 @@ function entityQuery() {
 async function drawEntities() {
   const text = state.search.trim();
   const list = $("entity-list");
-  if (/^\d+$/.test(text)) {
-    list.replaceChildren(entityItem(Number(text)));
+  if (ENTITY.test(text)) {
+    list.replaceChildren(entityItem(text));
     $("entity-range").textContent = "by id";
     return;
   }
   const page = await api(`/api/entities?${entityQuery()}`);
-  list.replaceChildren(...page.entities.map((e) => entityItem(e.id, e)));
+  list.replaceChildren(...page.entities.map((e) => entityItem(e.id)));
   const last = Math.min(page.total, page.offset + page.entities.length);
   $("entity-range").textContent = `${page.total ? page.offset + 1 : 0}-${last} of ${page.total}`;
   $("entity-range").dataset.total = page.total;
 }
 
-function entityItem(id, e) {
-  const label = e ? `${e.index}v${e.generation}` : String(id);
-  const item = el("li", { "data-entity": id, title: `handle ${id}` }, label);
+// An entity is spelled "4v1" (its index, v, its generation) everywhere: the
+// list, the picked entity's title, the API's paths and answers.
+function entityItem(id) {
+  const item = el("li", { "data-entity": id, title: `entity ${id}: index ${id.split("v")[0]}, generation ${id.split("v")[1]}` }, id);
   if (String(id) === String(state.picked)) item.classList.add("picked");
   item.addEventListener("click", () => { state.picked = String(id); drawEntity().catch(fail); });
   return item;
@@ -143,9 +150,15 @@ function fieldRows(prefix, value, path, onSet) {
     input.addEventListener("focus", () => { state.editing = true; });
     input.addEventListener("blur", () => { state.editing = false; });
     input.addEventListener("change", () => {
-      let v = input.value;
-      if (typeof value === "number") v = Number(v);
-      else if (typeof value === "boolean") v = v === "true";
+      // The value as JSON text: a number as typed (so a 64-bit integer keeps
+      // every digit), a boolean, else a string ("nan", "inf", a u64 past
+      // 2^63 as digits, a name, a text); the server's codec checks it.
+      const text = input.value.trim();
+      const numeric = typeof value === "number" || ["nan", "inf", "-inf"].includes(value);
+      let v = JSON.stringify(input.value);
+      if (numeric && JSON_NUMBER.test(text)) v = text;
+      else if ((value === null || ENTITY.test(value)) && text === "null") v = "null"; // an entity field emptied
+      else if (typeof value === "boolean") v = text === "true" ? "true" : text === "false" ? "false" : v;
       onSet(path, v).then(() => { input.style.background = ""; status(`${prefix}.${path} set to ${input.value}`); refresh(); },
         (err) => { input.style.background = "#fbd"; fail(err); });
     });
@@ -168,7 +181,8 @@ async function drawEntity() {
   }
   const parts = [];
   for (const [name, value] of Object.entries(e.components)) {
-    const set = (field, v) => api(`/api/entity/${state.picked}`, { component: name, field, value: v });
+    const set = (field, v) => api(`/api/entity/${state.picked}`,
+      `{"component":${JSON.stringify(name)},"field":${JSON.stringify(field)},"value":${v}}`);
     const marked = more.marked.includes(name);
     const title = el("h3", {}, name, marked ? el("span", { class: "marked", title: "written since the systems watching it last ran" }, "changed") : "");
     parts.push(el("div", { class: "component", "data-component": name }, title, ...fieldRows(name, value || {}, "", set)));
@@ -186,7 +200,8 @@ async function drawResources() {
   const res = await api("/api/resources");
   const parts = [];
   for (const [name, value] of Object.entries(res)) {
-    const set = (field, v) => api("/api/resource", { resource: name, field, value: v });
+    const set = (field, v) => api("/api/resource",
+      `{"resource":${JSON.stringify(name)},"field":${JSON.stringify(field)},"value":${v}}`);
     parts.push(el("div", { class: "component", "data-resource": name }, el("h3", {}, name), ...fieldRows(name, value, "", set)));
   }
   $("resources").replaceChildren(...parts);

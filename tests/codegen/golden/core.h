@@ -86,7 +86,7 @@ typedef struct core_position {
     float y;
 } core_position;
 /* Position with every field at its schema default. */
-#define CORE_POSITION_DEFAULT ((core_position){0})
+#define CORE_POSITION_DEFAULT ((core_position){ .x = 0 })
 
 typedef struct core_velocity {
     float x;
@@ -106,7 +106,7 @@ typedef struct core_link {
     core_entity to;
 } core_link;
 /* Link with every field at its schema default. */
-#define CORE_LINK_DEFAULT ((core_link){0})
+#define CORE_LINK_DEFAULT ((core_link){ .to = {0} })
 
 /* --- Resources: one value each, stored in the world ---------------------- */
 
@@ -141,19 +141,26 @@ core_result_t core_world_step(core_world *w, float dt);
 /* Entity, table and memory counts. */
 void core_world_stats(const core_world *w, core_world_stats_t *out);
 
+/* The runtime world under this one, for the strata_* functions. */
+static inline strata_world_t *core_world_core(core_world *w) {
+    return (strata_world_t *)(void *)w;
+}
+
+/* The same, read-only. */
+static inline const strata_world_t *core_world_core_const(const core_world *w) {
+    return (const strata_world_t *)(const void *)w;
+}
+
 /* The game's pointer, given as desc->user or by core_world_set_user;
  * NULL if none. Systems reach it as core_world_user(ctx->world). */
 static inline void *core_world_user(const core_world *w) {
-    return strata_world_user((const strata_world_t *)(const void *)w);
+    return strata_world_user(core_world_core_const(w));
 }
 
 /* Replace the game's pointer. */
 static inline void core_world_set_user(core_world *w, void *user) {
-    strata_world_set_user((strata_world_t *)(void *)w, user);
+    strata_world_set_user(core_world_core(w), user);
 }
-
-/* The runtime world under this one, for the strata_* functions. */
-static inline strata_world_t *core_world_core(core_world *w) { return (strata_world_t *)(void *)w; }
 
 /* Destroy every entity at once: their on_remove hooks (components and
  * systems) run as destroy runs them, and whatever the hooks create or
@@ -162,6 +169,16 @@ static inline strata_world_t *core_world_core(core_world *w) { return (strata_wo
  * resources, the game's pointer, which systems are enabled. Changed sets
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void core_world_clear(core_world *w) { strata_world_clear(core_world_core(w)); }
+
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t core_world_free_empty_tables(core_world *w) {
+    return strata_world_free_empty_tables(core_world_core(w));
+}
 
 /* --- Entities ------------------------------------------------------------ */
 
@@ -189,7 +206,7 @@ static inline core_result_t core_entity_destroy(core_world *w, core_entity e) {
 
 /* True if e is alive in w. */
 static inline bool core_entity_alive(const core_world *w, core_entity e) {
-    return strata_entity_alive((const strata_world_t *)(const void *)w, e.id);
+    return strata_entity_alive(core_world_core_const(w), e.id);
 }
 
 /* Several components at once: a NULL pointer (false for a tag) leaves that
@@ -220,6 +237,19 @@ core_result_t core_entity_add_bundle(core_world *w, core_entity e, const core_bu
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 core_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core_bundle *b);
 
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+core_result_t core_reserve_bundle(core_world *w, const core_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline core_result_t core_reserve_entities(core_world *w, uint32_t n) {
+    return strata_entity_reserve(core_world_core(w), n);
+}
+
 /* --- Position */
 
 /* Add Position with value v (overwrites if present): STRATA_OK,
@@ -231,7 +261,7 @@ static inline core_result_t core_position_add(core_world *w, core_entity e, core
 /* e's Position, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const core_position *core_position_get(const core_world *w, core_entity e) {
-    return (const core_position *)strata_get((const strata_world_t *)(const void *)w, e.id, CORE_POSITION);
+    return (const core_position *)strata_get(core_world_core_const(w), e.id, CORE_POSITION);
 }
 
 /* e's Position to write in place, or NULL if e is stale or lacks it. */
@@ -246,7 +276,7 @@ static inline core_result_t core_position_set(core_world *w, core_entity e, core
 
 /* True if e is alive and has Position. */
 static inline bool core_position_has(const core_world *w, core_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, CORE_POSITION);
+    return strata_has(core_world_core_const(w), e.id, CORE_POSITION);
 }
 
 /* Remove Position: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -269,7 +299,6 @@ static inline core_result_t core_position_remove_many(core_world *w, const core_
     return strata_bulk_remove(core_world_core(w), CORE_POSITION, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Velocity */
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
@@ -281,7 +310,7 @@ static inline core_result_t core_velocity_add(core_world *w, core_entity e, core
 /* e's Velocity, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const core_velocity *core_velocity_get(const core_world *w, core_entity e) {
-    return (const core_velocity *)strata_get((const strata_world_t *)(const void *)w, e.id, CORE_VELOCITY);
+    return (const core_velocity *)strata_get(core_world_core_const(w), e.id, CORE_VELOCITY);
 }
 
 /* e's Velocity to write in place, or NULL if e is stale or lacks it. */
@@ -296,7 +325,7 @@ static inline core_result_t core_velocity_set(core_world *w, core_entity e, core
 
 /* True if e is alive and has Velocity. */
 static inline bool core_velocity_has(const core_world *w, core_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, CORE_VELOCITY);
+    return strata_has(core_world_core_const(w), e.id, CORE_VELOCITY);
 }
 
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -319,7 +348,6 @@ static inline core_result_t core_velocity_remove_many(core_world *w, const core_
     return strata_bulk_remove(core_world_core(w), CORE_VELOCITY, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Health */
 
 /* Add Health with value v (overwrites if present): STRATA_OK,
@@ -331,7 +359,7 @@ static inline core_result_t core_health_add(core_world *w, core_entity e, core_h
 /* e's Health, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const core_health *core_health_get(const core_world *w, core_entity e) {
-    return (const core_health *)strata_get((const strata_world_t *)(const void *)w, e.id, CORE_HEALTH);
+    return (const core_health *)strata_get(core_world_core_const(w), e.id, CORE_HEALTH);
 }
 
 /* e's Health to write in place, or NULL if e is stale or lacks it. */
@@ -346,7 +374,7 @@ static inline core_result_t core_health_set(core_world *w, core_entity e, core_h
 
 /* True if e is alive and has Health. */
 static inline bool core_health_has(const core_world *w, core_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, CORE_HEALTH);
+    return strata_has(core_world_core_const(w), e.id, CORE_HEALTH);
 }
 
 /* Remove Health: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -369,7 +397,6 @@ static inline core_result_t core_health_remove_many(core_world *w, const core_en
     return strata_bulk_remove(core_world_core(w), CORE_HEALTH, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Frozen (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -379,7 +406,7 @@ static inline core_result_t core_frozen_add(core_world *w, core_entity e) {
 
 /* True if e is alive and has Frozen. */
 static inline bool core_frozen_has(const core_world *w, core_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, CORE_FROZEN);
+    return strata_has(core_world_core_const(w), e.id, CORE_FROZEN);
 }
 
 /* Remove Frozen: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -402,7 +429,6 @@ static inline core_result_t core_frozen_remove_many(core_world *w, const core_en
     return strata_bulk_remove(core_world_core(w), CORE_FROZEN, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Marked (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -412,7 +438,7 @@ static inline core_result_t core_marked_add(core_world *w, core_entity e) {
 
 /* True if e is alive and has Marked. */
 static inline bool core_marked_has(const core_world *w, core_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, CORE_MARKED);
+    return strata_has(core_world_core_const(w), e.id, CORE_MARKED);
 }
 
 /* Remove Marked: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -435,7 +461,6 @@ static inline core_result_t core_marked_remove_many(core_world *w, const core_en
     return strata_bulk_remove(core_world_core(w), CORE_MARKED, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Link */
 
 /* Add Link with value v (overwrites if present): STRATA_OK,
@@ -447,7 +472,7 @@ static inline core_result_t core_link_add(core_world *w, core_entity e, core_lin
 /* e's Link, or NULL if e is stale or lacks it. Valid until the next
  * structural change. */
 static inline const core_link *core_link_get(const core_world *w, core_entity e) {
-    return (const core_link *)strata_get((const strata_world_t *)(const void *)w, e.id, CORE_LINK);
+    return (const core_link *)strata_get(core_world_core_const(w), e.id, CORE_LINK);
 }
 
 /* e's Link to write in place, or NULL if e is stale or lacks it. */
@@ -462,7 +487,7 @@ static inline core_result_t core_link_set(core_world *w, core_entity e, core_lin
 
 /* True if e is alive and has Link. */
 static inline bool core_link_has(const core_world *w, core_entity e) {
-    return strata_has((const strata_world_t *)(const void *)w, e.id, CORE_LINK);
+    return strata_has(core_world_core_const(w), e.id, CORE_LINK);
 }
 
 /* Remove Link: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
@@ -485,14 +510,17 @@ static inline core_result_t core_link_remove_many(core_world *w, const core_enti
     return strata_bulk_remove(core_world_core(w), CORE_LINK, n, (const strata_entity_t *)(const void *)entities);
 }
 
-
 /* --- Queries ------------------------------------------------------------- */
 
-/* Query ids, for strata_iter. */
+/* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
 typedef enum core_query_id {
     CORE_QUERY_MOVING = 0,
     CORE_QUERY_VITAL = 1,
     CORE_QUERY_POSITIONED = 2,
+    CORE_QUERY_DAMAGE = 3,
+    CORE_QUERY_LATE = 4,
+    CORE_QUERY_MOVE = 5,
+    CORE_QUERY_CLEANUP = 6,
 } core_query_id;
 
 /* Add Position (v) to every entity query q matches now, as core_position_add_many:
@@ -607,7 +635,7 @@ static inline core_result_t core_moving_end(core_moving_iter *it) { return strat
 
 /* How many entities match Moving. */
 static inline uint32_t core_moving_count(const core_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, CORE_QUERY_MOVING);
+    return strata_query_count(core_world_core_const(w), CORE_QUERY_MOVING);
 }
 
 /* The callback of core_moving_each: one batch's rows, their handles and columns. */
@@ -669,7 +697,7 @@ static inline core_result_t core_vital_end(core_vital_iter *it) { return strata_
 
 /* How many entities match Vital. */
 static inline uint32_t core_vital_count(const core_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, CORE_QUERY_VITAL);
+    return strata_query_count(core_world_core_const(w), CORE_QUERY_VITAL);
 }
 
 /* The callback of core_vital_each: one batch's rows, their handles and columns. */
@@ -722,7 +750,7 @@ static inline core_result_t core_positioned_end(core_positioned_iter *it) { retu
 
 /* How many entities match Positioned. */
 static inline uint32_t core_positioned_count(const core_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, CORE_QUERY_POSITIONED);
+    return strata_query_count(core_world_core_const(w), CORE_QUERY_POSITIONED);
 }
 
 /* The callback of core_positioned_each: one batch's rows, their handles and columns. */
@@ -813,7 +841,7 @@ static inline bool core_damage_next(core_damage_ctx *ctx) {
 
 /* How many entities match Damage's terms. */
 static inline uint32_t core_damage_count(const core_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 3u);
+    return strata_query_count(core_world_core_const(w), CORE_QUERY_DAMAGE);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -867,7 +895,7 @@ static inline bool core_late_next(core_late_ctx *ctx) {
 
 /* How many entities match Late's terms. */
 static inline uint32_t core_late_count(const core_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 4u);
+    return strata_query_count(core_world_core_const(w), CORE_QUERY_LATE);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -924,7 +952,7 @@ static inline bool core_move_next(core_move_ctx *ctx) {
 
 /* How many entities match Move's terms. */
 static inline uint32_t core_move_count(const core_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 5u);
+    return strata_query_count(core_world_core_const(w), CORE_QUERY_MOVE);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -975,7 +1003,7 @@ static inline bool core_cleanup_next(core_cleanup_ctx *ctx) {
 
 /* How many entities match Cleanup's terms. */
 static inline uint32_t core_cleanup_count(const core_world *w) {
-    return strata_query_count((const strata_world_t *)(const void *)w, 6u);
+    return strata_query_count(core_world_core_const(w), CORE_QUERY_CLEANUP);
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
@@ -1007,11 +1035,11 @@ core_result_t core_system_run(core_world *w, uint32_t id, float dt);
 static inline strata_result_t core_inspect_start(core_world *w, const strata_inspect_desc_t *desc,
         strata_inspect_t **out) {
     static const strata_inspect_system_t systems[5 + 1] = {
-        {"Record", "first", 0xffffffffu, 0u},
-        {"Damage", "first", 3u, 0u},
-        {"Late", "first", 4u, 0u},
-        {"Move", "first", 5u, 0u},
-        {"Cleanup", "second", 6u, 0u},
+        {"Record", "first", STRATA_NO_QUERY, 0u},
+        {"Damage", "first", CORE_QUERY_DAMAGE, 0u},
+        {"Late", "first", CORE_QUERY_LATE, 0u},
+        {"Move", "first", CORE_QUERY_MOVE, 0u},
+        {"Cleanup", "second", CORE_QUERY_CLEANUP, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
@@ -1028,13 +1056,13 @@ static inline strata_result_t core_inspect_start(core_world *w, const strata_ins
 /* Save w to path (through path.tmp and a rename): STRATA_OK, STRATA_ERR_IO
  * or STRATA_ERR_NOMEM; on error the file at path is untouched. */
 static inline core_result_t core_world_save(const core_world *w, const char *path) {
-    return strata_world_save((const strata_world_t *)(const void *)w, path);
+    return strata_world_save(core_world_core_const(w), path);
 }
 
 /* Save w into buf[0..cap); *size gets the size. STRATA_ERR_LIMIT if cap is
  * too small (cap 0 asks for the size). */
 static inline core_result_t core_world_save_mem(const core_world *w, void *buf, size_t cap, size_t *size) {
-    return strata_world_save_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_save_mem(core_world_core_const(w), buf, cap, size);
 }
 
 /* Replace w's contents with the save at path (a save of 'core', any
@@ -1052,29 +1080,29 @@ static inline core_result_t core_world_load_mem(core_world *w, const void *data,
 /* Print e as indented JSON and a newline to f: STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_IO. */
 static inline core_result_t core_entity_print(const core_world *w, core_entity e, FILE *f) {
-    return strata_entity_write_json((const strata_world_t *)(const void *)w, e.id, f, STRATA_JSON_PRETTY);
+    return strata_entity_write_json(core_world_core_const(w), e.id, f, STRATA_JSON_PRETTY);
 }
 
 /* e as one line of JSON in buf[0..cap) (snprintf style): its length, or 0
  * if e is stale. */
 static inline size_t core_entity_json(const core_world *w, core_entity e, char *buf, size_t cap) {
-    return strata_entity_json((const strata_world_t *)(const void *)w, e.id, buf, cap, 0);
+    return strata_entity_json(core_world_core_const(w), e.id, buf, cap, 0);
 }
 
 /* Write the whole world as JSON to f: STRATA_OK or STRATA_ERR_IO. */
 static inline core_result_t core_world_dump_json(const core_world *w, FILE *f) {
-    return strata_world_write_json((const strata_world_t *)(const void *)w, f);
+    return strata_world_write_json(core_world_core_const(w), f);
 }
 
 /* The world's JSON into buf[0..cap); *size gets the length (STRATA_ERR_LIMIT
  * if cap is too small). */
 static inline core_result_t core_world_dump_json_mem(const core_world *w, char *buf, size_t cap, size_t *size) {
-    return strata_world_write_json_mem((const strata_world_t *)(const void *)w, buf, cap, size);
+    return strata_world_write_json_mem(core_world_core_const(w), buf, cap, size);
 }
 
 /* Write the world's JSON to path through path.tmp and a rename. */
 static inline core_result_t core_world_save_json(const core_world *w, const char *path) {
-    return strata_world_save_json((const strata_world_t *)(const void *)w, path);
+    return strata_world_save_json(core_world_core_const(w), path);
 }
 
 /* Load a JSON dump, as core_world_load (needs -lstrata_json -lyajl). */
