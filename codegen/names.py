@@ -90,7 +90,7 @@ BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no com
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
           "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
-          "first", "r", "desc", "systems", "full", "view", "system", "all", "i")
+          "first", "r", "desc", "systems", "full", "view", "system", "all", "i", "at", "entities", "q")
 
 
 def has_query_ids(s: model.Schema) -> bool:

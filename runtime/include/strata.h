@@ -306,7 +306,8 @@ uint32_t strata_world_free_empty_tables(strata_world_t *w);
 /* Make room for n more rows in the table of the components `ids` (count k,
  * no duplicates; made now if it does not exist), and fault its pages in,
  * so that the adds and creates that fill it later grow nothing and meet no
- * page fault. n = 0 does nothing. Returns STRATA_OK, STRATA_ERR_NOMEM or
+ * page fault; for a component stored sparse, room for n more values in its
+ * set instead (it has no column). n = 0 does nothing. Returns STRATA_OK, STRATA_ERR_NOMEM or
  * STRATA_ERR_LIMIT (a new table over the limit); on error the world is as
  * it was but for spare capacity (a table made by the call is freed again).
  * Not inside a step, an iterator, a deferral scope or a hook (an assert;

@@ -742,6 +742,33 @@ static void test_sparse_stats_count_the_sets_bytes(void **state) {
     world_close(f);
 }
 
+/* A reserve that names sparse components makes the table of the others
+ * only, and room in the sets of those with values: the creates and adds
+ * it was made for then allocate nothing. */
+static void test_sparse_reserve_makes_room_in_the_sets_not_a_table(void **state) {
+    fixture_t *f = world_open(state);
+    enum { N = 100 };
+    const uint32_t ids[] = {POSITION, HEAT, STUN};
+    assert_int_equal(strata_reserve(f->w, 3, ids, N), STRATA_OK);
+    for (uint32_t t = 0; t < f->w->table_count; t++) {
+        assert_false(strata_mask_test(&f->w->tables[t]->mask, HEAT));
+        assert_false(strata_mask_test(&f->w->tables[t]->mask, STUN));
+    }
+    const sti_sparse_t *heat_set = &f->w->sparse_sets[f->w->sparse_plane[HEAT]];
+    assert_true(heat_set->capacity >= N);
+    assert_true(heat_set->slot_capacity >= N);
+    assert_int_equal(strata_entity_reserve(f->w, N), STRATA_OK);
+    long calls = f->heap.calls;
+    for (uint32_t i = 0; i < N; i++) {
+        strata_entity_t e;
+        assert_int_equal(strata_entity_create_many(f->w, 1, 1, ids, NULL, &e), STRATA_OK);
+        assert_int_equal(strata_add(f->w, e, HEAT, &(heat){(float)i}), STRATA_OK);
+        assert_int_equal(strata_add(f->w, e, STUN, NULL), STRATA_OK);
+    }
+    assert_int_equal(f->heap.calls, calls);
+    world_close(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_sparse_add_and_remove_move_no_row, reset, teardown),
@@ -764,6 +791,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sparse_out_of_memory_changes_nothing, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_entry_points_match_add_and_remove, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_stats_count_the_sets_bytes, reset, teardown),
+        cmocka_unit_test_setup_teardown(test_sparse_reserve_makes_room_in_the_sets_not_a_table, reset, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
