@@ -2196,7 +2196,7 @@ static void op_bulk(source_t *src) {
     fz_entity es[MAX_BULK];
     uint64_t hs[MAX_BULK];
     uint32_t n = pick_bulk(src, es);
-    int c = (int)take(src, M_NPLAIN);
+    int c = pick_component(src); /* (no entity field in the large world) */
     bool add = take(src, 2) != 0, defaults = take(src, 4) == 0;
     for (uint32_t i = 0; i < n; i++) {
         hs[i] = es[i].id;
@@ -2218,7 +2218,7 @@ static void op_bulk_query(source_t *src) {
     static uint64_t hs[M_MAX_ENTITIES];
     static value_t vals[M_NC], v[M_MAX_ENTITIES];
     model *m = &H.m;
-    int q = (int)take(src, M_NQ), c = (int)take(src, M_NPLAIN);
+    int q = (int)take(src, M_NQ), c = pick_component(src);
     bool add = take(src, 2) != 0;
     pick_values(src, vals);
     uint32_t n = 0;
