@@ -4,6 +4,7 @@
 
 #include "bulk.h"
 #include "entity.h"
+#include "step.h"
 
 /* Every entity of w has just arrived (a load; aspects at their defaults):
  * mark each changed, run its on_add hooks, then settle what they recorded. */
