@@ -78,7 +78,8 @@ LAYERS = "runtime/LAYERS"
 # Test programs, built with each of TEST_VARIANTS and run by `ninja test`.
 # tests/worlds/test_<world>_*.c links the world of tests/schema/<world>.yaml,
 # and those EXTRA_WORLDS name besides.
-EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4", "save5"], "test_rel_save": ["rel2"]}
+EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4", "save5"], "test_rel_save": ["rel2"],
+                "test_mig_migrate": ["mig2", "mig3"]}
 # Linked into every test: CMOCKA_TEST_FILTER=PATTERN runs the tests matching it.
 TEST_FILTER = "tools/test_filter.c"
 
