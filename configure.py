@@ -387,6 +387,48 @@ def inspector(b, generated):
     return libs, cost
 
 
+# --- Live reload -------------------------------------------------------------------------
+
+# libstrata_live: runtime/live/*.c (inotify, dlopen, a watching thread); its
+# header is runtime/include/strata_live.h. A host links it and the runtime
+# whole, exported for the modules it loads (docs/live.md).
+LIVE_SOURCES = sources("runtime/live/*.c")
+LIVE_VARIANTS = THREAD_TEST_VARIANTS + ("release",)
+LIVE_LIBS = "-ldl -lpthread"
+
+
+def whole(runtime):
+    """Link flags for a host: the whole runtime archive, exported for a module to use."""
+    return f"-Wl,--whole-archive {runtime} -Wl,--no-whole-archive -rdynamic"
+
+
+def live_host(b, v, name, srcs, live_lib, libs="", extra="", default=True):
+    """A program that loads modules: srcs compiled with variant v, linked with
+    libstrata_live and the whole runtime of v (the gcc one for "sdl")."""
+    objs = [b.compile(v, s, extra=f"-Iexamples/common {extra}".strip()) for s in srcs]
+    runtime = b.libs["gcc" if v == "sdl" else v]
+    exe = f"build/{v}/{name}"
+    b.n.build(exe, f"link_{v}", inputs=objs + [live_lib], implicit=runtime,
+              variables={"libs": f"{whole(runtime)} {libs} {LIVE_LIBS} -lm".strip()})
+    if default:
+        b.all.append(exe)
+    return exe
+
+
+def live(b):
+    """libstrata_live in each variant and its test (tests/live/: a module
+    built, edited and reloaded as the test runs); returns the libraries."""
+    libs = {v: b.library(v, "libstrata_live.a", LIVE_SOURCES) for v in LIVE_VARIANTS}
+    module = sources("tests/live/*")
+    for v in THREAD_TEST_VARIANTS:
+        exe = live_host(b, v, "tests/test_live", ["tests/live/test_live.c", TEST_FILTER], libs[v], libs="-lcmocka",
+                        extra="-Itests/live", default=False)
+        b.all.append(exe)
+        b.test(f"{exe}.ok", f"{exe} build/{v}/live-test", variant=v, inputs=exe, implicit=module + b.codegen,
+               order_only=b.deps)
+    return libs
+
+
 # --- The tutorial and the docs' examples ----------------------------------------------
 
 # docs/tutorial.md's steps, examples/tutorial/<N>-<name>/: each a program that
@@ -517,6 +559,7 @@ def main(argv):
     b.test("build/layers.ok", "$python tools/check-layers.py runtime",
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     inspect_libs, inspect_bench = inspector(b, generated)
+    live_libs = live(b)
     tutorial_and_docs(b, inspect_libs)
     # A game outside the tree, built with Make, CMake and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",

@@ -108,26 +108,25 @@ typedef enum strata_live_event_t {
 
 /* One attempt, as the host and the inspector show it. */
 typedef struct strata_live_reload_t {
-    uint32_t number;        /* 1, 2, ... */
-    uint8_t event;          /* strata_live_event_t: RELOADED, RESTARTED, REFUSED or FAILED */
-    double when;            /* seconds since strata_live_open when the first change was seen */
-    double build_ms;        /* the build command (0 without one) */
-    double load_ms;         /* copying and loading the module */
-    double migrate_ms;      /* the migration (or the fresh world) */
-    double total_ms;        /* from the first change seen to the new world's first step being possible */
-    uint32_t changes;       /* file changes seen before the build started */
-    uint32_t entities;      /* entities carried (or refused) */
-    uint64_t bytes;         /* bytes of world state migrated */
-    const char *text;       /* what happened, lines each ending in '\n': the changes migrated, the
+    uint32_t number;             /* 1, 2, ... */
+    uint8_t event;               /* strata_live_event_t: RELOADED, RESTARTED, REFUSED or FAILED */
+    double when;                 /* seconds since strata_live_open when the first change was seen */
+    double build_ms;             /* the build command (0 without one) */
+    double load_ms;              /* copying and loading the module */
+    double migrate_ms;           /* the migration (or the fresh world) */
+    double total_ms;             /* from the first change seen to the new world's first step being possible */
+    uint32_t changes;            /* file changes seen before the build started */
+    uint32_t entities;           /* entities carried (or refused) */
+    const char *text;            /* what happened, lines each ending in '\n': the changes migrated, the
                              * refusal's `schema:line:col: error: ...` lines, the build's output */
     strata_load_report_t report; /* the migration's report (zero when there was none) */
 } strata_live_reload_t;
 
 /* Options for strata_live_open; zero means default for every field but `module`. */
 typedef struct strata_live_desc_t {
-    const char *module;        /* the module's shared library (required) */
-    const char *build;         /* a shell command (sh -c) that rebuilds it; NULL: none, reload when the module changes */
-    const char *const *watch;  /* NULL-terminated files and folders (not their subfolders) whose changes start a
+    const char *module;       /* the module's shared library (required) */
+    const char *build;        /* a shell command (sh -c) that rebuilds it; NULL: none, reload when the module changes */
+    const char *const *watch; /* NULL-terminated files and folders (not their subfolders) whose changes start a
                                 * build; NULL: the module alone. Watch sources, not what the build writes. */
     strata_world_desc_t world; /* every world's desc (allocator, threads, ...); `user` carries from world to world */
     /* The world of a new game from module m (at open and at restart); NULL
@@ -137,8 +136,8 @@ typedef struct strata_live_desc_t {
     void *user;                                /* given to start and log */
     uint32_t game_version;                     /* the game table's version this host is built for (0: none) */
     uint32_t game_size;                        /* and its size: a module's may be larger, not smaller */
-    double quiet;   /* seconds without a change before a build starts (default 0.05): a save is a burst of writes */
-    bool verify;    /* after each migration, compare every carried value of the two worlds (slow: tests, demos) */
+    double quiet; /* seconds without a change before a build starts (default 0.05): a save is a burst of writes */
+    bool verify;  /* after each migration, compare every carried value of the two worlds (slow: tests, demos) */
 } strata_live_desc_t;
 
 /* Build (when desc->build is set) and load the module, make the world, and
