@@ -402,22 +402,29 @@ def whole(runtime):
     return f"-Wl,--whole-archive {runtime} -Wl,--no-whole-archive -rdynamic"
 
 
-def live_host(b, v, name, srcs, live_lib, libs="", extra="", default=True):
+def live_host(b, v, name, srcs, live_lib, libs="", extra="", default=True, archives=()):
     """A program that loads modules: srcs compiled with variant v, linked with
-    libstrata_live and the whole runtime of v (the gcc one for "sdl")."""
+    `archives`, libstrata_live and the whole runtime of v (the gcc one for "sdl")."""
     objs = [b.compile(v, s, extra=f"-Iexamples/common {extra}".strip()) for s in srcs]
     runtime = b.libs["gcc" if v == "sdl" else v]
     exe = f"build/{v}/{name}"
-    b.n.build(exe, f"link_{v}", inputs=objs + [live_lib], implicit=runtime,
+    b.n.build(exe, f"link_{v}", inputs=objs + list(archives) + [live_lib], implicit=runtime,
               variables={"libs": f"{whole(runtime)} {libs} {LIVE_LIBS} -lm".strip()})
     if default:
         b.all.append(exe)
     return exe
 
 
-def live(b):
+# Rectangle Eater on the live loop (examples/rectangle_eater/live/): the
+# module is built by the host as it runs; its sources are the game's.
+RECT_LIVE = ["examples/rectangle_eater/live/host.c", "examples/common/live_build.c"] + COMMON
+RECT_LIVE_FLAGS = "-Iexamples/rectangle_eater -Iexamples/rectangle_eater/live"
+
+
+def live(b, inspect_libs):
     """libstrata_live in each variant and its test (tests/live/: a module
-    built, edited and reloaded as the test runs); returns the libraries."""
+    built, edited and reloaded as the test runs), Rectangle Eater's live
+    hosts, `ninja live` and `ninja live-demo`; returns the libraries."""
     libs = {v: b.library(v, "libstrata_live.a", LIVE_SOURCES) for v in LIVE_VARIANTS}
     module = sources("tests/live/*")
     for v in THREAD_TEST_VARIANTS:
@@ -426,6 +433,13 @@ def live(b):
         b.all.append(exe)
         b.test(f"{exe}.ok", f"{exe} build/{v}/live-test", variant=v, inputs=exe, implicit=module + b.codegen,
                order_only=b.deps)
+    demo = live_host(b, "gcc", "rectangle_eater_live_demo", ["examples/rectangle_eater/live/demo.c"] + RECT_LIVE,
+                     libs["gcc"], extra=RECT_LIVE_FLAGS)
+    b.run("live-demo", demo, inputs=demo, order_only=b.deps)
+    window = live_host(b, "sdl", "rectangle_eater_live", ["examples/rectangle_eater/live/window.c"] + RECT_LIVE,
+                       libs["gcc"], libs=INSPECT_LIBS, extra=RECT_LIVE_FLAGS, default=False,
+                       archives=[inspect_libs["gcc"]])
+    b.run("live", window, inputs=window, order_only=b.deps)
     return libs
 
 
@@ -559,7 +573,7 @@ def main(argv):
     b.test("build/layers.ok", "$python tools/check-layers.py runtime",
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     inspect_libs, inspect_bench = inspector(b, generated)
-    live_libs = live(b)
+    live_libs = live(b, inspect_libs)
     tutorial_and_docs(b, inspect_libs)
     # A game outside the tree, built with Make, CMake and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",

@@ -169,11 +169,10 @@ static strata_world_desc_t live_world_desc(const strata_live_t *l) {
     return desc;
 }
 
-/* Replace the running world with w (made by module m) and the running module with m. */
+/* Replace the running world with w (made by module m) and the running
+ * module with m. A tool watching the old world's steps (its step
+ * observer) is not carried: it may hold what the old module described. */
 static void live_swap(strata_live_t *l, strata_world_t *w, sti_live_module_t *m) {
-    if (l->world != NULL) {
-        strata_world_set_step_observer(w, strata_world_step_observer(l->world));
-    }
     strata_world_destroy(l->world); /* its hooks run: the old module is still there */
     l->world = w;
     if (m->handle != l->current.handle) {
