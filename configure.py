@@ -440,7 +440,14 @@ def live(b, inspect_libs):
                        libs["gcc"], libs=INSPECT_LIBS, extra=RECT_LIVE_FLAGS, default=False,
                        archives=[inspect_libs["gcc"]])
     b.run("live", window, inputs=window, order_only=b.deps)
-    return libs
+    # The swarm on the live loop, and the speed of reloads (run after `ninja bench`'s suite).
+    swarm_host = ["examples/swarm/live/host.c", "examples/common/live_build.c"]
+    swarm = live_host(b, "gcc", "swarm_live", ["examples/swarm/live/main.c"] + swarm_host, libs["gcc"],
+                      extra="-Iexamples/swarm/live")
+    b.run("swarm-live", f"{swarm} --threads $${{THREADS:-1}}", inputs=swarm, order_only=b.deps)
+    bench_exe = live_host(b, "gcc", "live-bench", ["bench/live/live_bench.c"] + RECT_LIVE + swarm_host[:1], libs["gcc"],
+                          extra=f"-Iexamples {RECT_LIVE_FLAGS} -Iexamples/swarm/live")
+    return libs, bench_exe
 
 
 # --- The tutorial and the docs' examples ----------------------------------------------
@@ -573,7 +580,7 @@ def main(argv):
     b.test("build/layers.ok", "$python tools/check-layers.py runtime",
            implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     inspect_libs, inspect_bench = inspector(b, generated)
-    live_libs = live(b, inspect_libs)
+    live_libs, live_bench = live(b, inspect_libs)
     tutorial_and_docs(b, inspect_libs)
     # A game outside the tree, built with Make, CMake and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
@@ -595,7 +602,7 @@ def main(argv):
     save_world = b.generate("bench/save/save.yaml", "build/gen")
     save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],
                            headers=save_world, libs=JSON_LIBS, archives=[b.json_libs["gcc"]])
-    bench(b, then=[save_bench, inspect_bench])
+    bench(b, then=[save_bench, inspect_bench, live_bench])
     n.line()
 
     # libFuzzer targets: `ninja fuzz` runs each from its checked-in corpus
