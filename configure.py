@@ -130,6 +130,7 @@ INSTALL_SCRIPTS = ["tools/install.sh", "tools/uninstall.sh", "tools/install-comm
 # What `ninja install` copies besides the libraries.
 INSTALLED = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in",
              "runtime/include/strata_inspect.h", "tools/strata-inspect.pc.in",
+             "runtime/include/strata_live.h", "tools/strata-live.pc.in",
              "schema/strata.schema.json"] + sources(
     "codegen/*.py", "codegen/templates/*.j2")
 
@@ -584,7 +585,8 @@ def main(argv):
     tutorial_and_docs(b, inspect_libs)
     # A game outside the tree, built with Make, CMake and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
-           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md"]
+           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"],
+                     live_libs["release"], "docs/using.md"]
            + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/*"), order_only=b.deps)
     b.summary("test", list(b.tests))
     b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
@@ -630,7 +632,7 @@ def main(argv):
     n.build("all", "phony", inputs=["generate", "libs"] + b.all)
     # `install` and `uninstall` name no file, so they run every time asked.
     n.build("install", "install_files", inputs=[b.libs["release"], b.libs["debug"], b.json_libs["release"],
-                                                inspect_libs["release"]],
+                                                inspect_libs["release"], live_libs["release"]],
             implicit=INSTALL_SCRIPTS + INSTALLED)
     n.build("uninstall", "uninstall_files", implicit=INSTALL_SCRIPTS)
     n.line()
