@@ -67,7 +67,8 @@ int main(int argc, char **argv) {
     }
     insp_world_destroy(w);
     w = next;
-    strata_inspect_reload_t reload = {1, "reloaded", 0.0, "the world migrated into a new one, as a live reload's does\n"};
+    strata_inspect_reload_t reload = {1, "reloaded", 0.0,
+                                      "the world migrated into a new one, as a live reload's does\n"};
     strata_inspect_add_reload(in, &reload);
     printf("inspect-game: inspector at http://127.0.0.1:%u/ (writes need X-Strata-Token: %s)\n",
            (unsigned)strata_inspect_port(in), strata_inspect_token(in));
