@@ -418,7 +418,8 @@ def live_host(b, v, name, srcs, live_lib, libs="", extra="", default=True, archi
 
 # Rectangle Eater on the live loop (examples/rectangle_eater/live/): the
 # module is built by the host as it runs; its sources are the game's.
-RECT_LIVE = ["examples/rectangle_eater/live/host.c", "examples/common/live_build.c"] + COMMON
+RECT_LIVE = ["examples/rectangle_eater/live/host.c", "examples/common/live_build.c",
+             "examples/common/text_file.c"] + COMMON
 RECT_LIVE_FLAGS = "-Iexamples/rectangle_eater -Iexamples/rectangle_eater/live"
 
 
@@ -429,7 +430,8 @@ def live(b, inspect_libs):
     libs = {v: b.library(v, "libstrata_live.a", LIVE_SOURCES) for v in LIVE_VARIANTS}
     module = sources("tests/live/*")
     for v in THREAD_TEST_VARIANTS:
-        exe = live_host(b, v, "tests/test_live", ["tests/live/test_live.c", TEST_FILTER], libs[v], libs="-lcmocka",
+        exe = live_host(b, v, "tests/test_live", ["tests/live/test_live.c", "examples/common/text_file.c", TEST_FILTER],
+                        libs[v], libs="-lcmocka",
                         extra="-Itests/live", default=False)
         b.all.append(exe)
         b.test(f"{exe}.ok", f"{exe} build/{v}/live-test", variant=v, inputs=exe, implicit=module + b.codegen,

@@ -24,6 +24,7 @@
 
 #include "rectangle_eater/live/host.h"
 #include "swarm/live/host.h"
+#include "text_file.h"
 
 #define OUTCOME_SECONDS 600.0
 
@@ -70,44 +71,23 @@ static void row(const char *name, double value, const char *unit, double target,
 
 /* --- Files ----------------------------------------------------------------------------- */
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    if (text != NULL && fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = '\0';
-    } else {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    return text;
-}
-
 /* Replace the first `from` in the file with `to`, saved as an editor saves (a rename). */
 static bool swap_text(const char *path, const char *from, const char *to) {
-    char *text = read_file(path);
+    char *text = text_file_read(path);
     char *at = text != NULL ? strstr(text, from) : NULL;
     if (at == NULL) {
         fprintf(stderr, "live-bench: %s: no '%s'\n", path, from);
         free(text);
         return false;
     }
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f != NULL;
+    size_t size = strlen(text) + strlen(to) + 1;
+    char *edited = malloc(size);
+    bool ok = edited != NULL;
     if (ok) {
-        fwrite(text, 1, (size_t)(at - text), f);
-        fputs(to, f);
-        fputs(at + strlen(from), f);
-        ok = fclose(f) == 0 && rename(tmp, path) == 0;
+        snprintf(edited, size, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+        ok = text_file_save(path, edited);
     }
+    free(edited);
     free(text);
     return ok;
 }

@@ -88,3 +88,21 @@ bool live_build_write(const live_build *b, char *command, size_t size) {
     snprintf(command, size, "ninja --quiet -f %s/build.ninja", d);
     return true;
 }
+
+strata_live_t *live_build_open(const live_build *b, strata_live_desc_t *desc) {
+    char command[1200];
+    if (!live_build_write(b, command, sizeof command)) {
+        char line[1200];
+        snprintf(line, sizeof line, "%s: cannot write the module's build file: %s", b->dir, strerror(errno));
+        if (desc->log != NULL) {
+            desc->log(line, desc->user);
+        } else {
+            fprintf(stderr, "%s\n", line);
+        }
+        return NULL;
+    }
+    desc->module = b->module;
+    desc->build = command;
+    strata_live_t *live = NULL;
+    return strata_live_open(desc, &live) == STRATA_OK ? live : NULL;
+}

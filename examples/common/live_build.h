@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "strata_live.h"
+
 typedef struct live_build {
     const char *dir;            /* the build's folder: its Ninja file, the generated world, the objects */
     const char *schema;         /* the world's schema */
@@ -21,5 +23,10 @@ typedef struct live_build {
 /* Write b->dir/build.ninja (making the folder), and in command the shell
  * command that runs it. False when it cannot be written (errno says why). */
 bool live_build_write(const live_build *b, char *command, size_t size);
+
+/* Write the module's build (live_build_write) and open a live session on
+ * it: desc's module and build are filled in here, the rest is the
+ * caller's. NULL when that fails (desc->log says why). */
+strata_live_t *live_build_open(const live_build *b, strata_live_desc_t *desc);
 
 #endif

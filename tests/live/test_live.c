@@ -22,6 +22,7 @@
 
 #include "arena_game.h"
 #include "strata_live.h"
+#include "text_file.h"
 
 /* Generous: a build waits for the generator and the compiler, on a loaded machine. */
 #define OUTCOME_SECONDS 600.0
@@ -31,27 +32,13 @@ static const char *scratch; /* argv[1] */
 /* --- Files ------------------------------------------------------------------------- */
 
 static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
+    char *text = text_file_read(path);
+    assert_non_null(text);
     return text;
 }
 
-/* Write text as an editor saves: a temporary file renamed over the path. */
 static void write_file(const char *path, const char *text) {
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-    assert_int_equal(rename(tmp, path), 0);
+    assert_true(text_file_save(path, text));
 }
 
 /* text (malloc'd, freed) with its first `old` replaced by `new` (it must be there). */
@@ -124,8 +111,8 @@ static void session_files(session_t *s, const char *name) {
     snprintf(s->src, sizeof s->src, "%s/%s", scratch, name);
     char command[4000];
     snprintf(command, sizeof command,
-             "rm -rf '%s' && mkdir -p '%s' && cp tests/live/arena.yaml tests/live/*.c "
-             "tests/live/*.h '%s'",
+             "rm -rf '%s' && mkdir -p '%s' && cp tests/live/arena.yaml tests/live/arena_*.c "
+             "tests/live/arena_*.h '%s'",
              s->src, s->src, s->src);
     assert_int_equal(system(command), 0);
     snprintf(s->schema, sizeof s->schema, "%s/arena.yaml", s->src);

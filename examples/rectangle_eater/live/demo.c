@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "text_file.h"
 
 #define FRAME (1.0f / 60.0f)
 #define OUTCOME_SECONDS 300.0 /* an attempt with no outcome by then is a failure */
@@ -53,38 +54,9 @@ static void log_line(const char *line, void *user) {
 
 /* --- Files, edited by pattern ----------------------------------------------------- */
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    if (text != NULL && fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = '\0';
-    } else {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    return text;
-}
-
-/* Save as an editor does: a temporary file renamed over the path. */
-static bool write_file(const char *path, const char *text) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f != NULL && fwrite(text, 1, strlen(text), f) == strlen(text);
-    ok = f != NULL && fclose(f) == 0 && ok;
-    return ok && rename(tmp, path) == 0;
-}
-
 static bool copy_file(const char *from, const char *to) {
-    char *text = read_file(from);
-    bool ok = text != NULL && write_file(to, text);
+    char *text = text_file_read(from);
+    bool ok = text != NULL && text_file_save(to, text);
     free(text);
     return ok;
 }
@@ -124,8 +96,8 @@ static char *substitute(char *text, const char *anchor, const char *pattern, int
 /* One save of the file at path with the edit of substitute() made. */
 static bool edit(const char *path, const char *anchor, const char *pattern, int group, const char *with, char *was,
                  size_t was_size) {
-    char *text = substitute(read_file(path), anchor, pattern, group, with, was, was_size);
-    bool ok = text != NULL && write_file(path, text);
+    char *text = substitute(text_file_read(path), anchor, pattern, group, with, was, was_size);
+    bool ok = text != NULL && text_file_save(path, text);
     free(text);
     return ok;
 }
@@ -310,10 +282,10 @@ int main(int argc, char **argv) {
     ok = edit(d.schema, NULL, "^ *Position: *\\{.*[^ ]() *\\}", 1, ", w: f33", was, sizeof was) && ok;
     ok = attempt(&d, 4, "an unknown type in Position", now_ms(), STRATA_LIVE_FAILED) && ok;
     /* 5: the error taken out and depth narrowed to i8, in one save: 1.5 is no i8. */
-    char *text = substitute(read_file(d.schema), NULL, "(, w: f33)", 1, "", was, sizeof was);
+    char *text = substitute(text_file_read(d.schema), NULL, "(, w: f33)", 1, "", was, sizeof was);
     text = substitute(text, NULL, "(depth: \\{ type: f32, default: 1\\.5)", 1, "depth: { type: i8, default: 1", was,
                       sizeof was);
-    ok = text != NULL && write_file(d.schema, text) && ok;
+    ok = text != NULL && text_file_save(d.schema, text) && ok;
     free(text);
     ok = attempt(&d, 5, "Position.depth f32 -> i8", now_ms(), STRATA_LIVE_REFUSED) && ok;
 

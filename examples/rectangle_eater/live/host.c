@@ -41,23 +41,13 @@ strata_live_t *rect_host_open(const rect_host_desc *d) {
     sources[n++] = "examples/common/canvas.c";
     sources[n++] = "examples/common/font.c";
     sources[n] = NULL;
-    char includes[1200], module[1100], command[1200];
+    char includes[1200], module[1100];
     snprintf(includes, sizeof includes, "-I%s -Iexamples/rectangle_eater/live -Iexamples/common", d->game);
     snprintf(module, sizeof module, "%s/rect.so", d->dir);
     live_build build = {d->dir, d->schema, "rect", sources, includes, module};
-    bool written = live_build_write(&build, command, sizeof command);
-    globfree(&found);
-    if (!written) {
-        char line[1200];
-        snprintf(line, sizeof line, "%s: cannot write the module's build file", d->dir);
-        d->log(line, d->user);
-        return NULL;
-    }
     const char *watch[] = {d->schema, d->game, "examples/common", NULL};
     host_seed = d->seed;
-    strata_live_desc_t desc = {.module = module,
-                               .build = command,
-                               .watch = watch,
+    strata_live_desc_t desc = {.watch = watch,
                                .world = {.threads = d->threads},
                                .start = host_start,
                                .log = d->log,
@@ -65,6 +55,7 @@ strata_live_t *rect_host_open(const rect_host_desc *d) {
                                .game_version = RECT_LIVE_GAME_VERSION,
                                .game_size = sizeof(rect_live_table),
                                .verify = d->verify};
-    strata_live_t *live = NULL;
-    return strata_live_open(&desc, &live) == STRATA_OK ? live : NULL;
+    strata_live_t *live = live_build_open(&build, &desc);
+    globfree(&found);
+    return live;
 }
