@@ -439,6 +439,11 @@ def live(b, inspect_libs):
     demo = live_host(b, "gcc", "rectangle_eater_live_demo", ["examples/rectangle_eater/live/demo.c"] + RECT_LIVE,
                      libs["gcc"], extra=RECT_LIVE_FLAGS)
     b.run("live-demo", demo, inputs=demo, order_only=b.deps)
+    # ninja test runs the demo too: the same program, its module built in a folder of its own.
+    demo_inputs = sources("examples/rectangle_eater/*.[ch]", "examples/rectangle_eater/live/*.[ch]",
+                          "examples/common/*.[ch]", "runtime/include/*.h") + ["schema/rectangle_eater.yaml"]
+    b.test(f"{demo}.ok", f"{demo} --dir build/gcc/live-demo", variant="gcc", inputs=demo,
+           implicit=demo_inputs + b.codegen, order_only=b.deps)
     window = live_host(b, "sdl", "rectangle_eater_live", ["examples/rectangle_eater/live/window.c"] + RECT_LIVE,
                        libs["gcc"], libs=INSPECT_LIBS, extra=RECT_LIVE_FLAGS, default=False,
                        archives=[inspect_libs["gcc"]])

@@ -164,9 +164,10 @@ static bool attempt(demo_t *d, int number, const char *what, double written, str
         if (event == STRATA_LIVE_NONE) {
             step(d);
             next_frame += FRAME * 1e3;
+            /* The rest of the frame, or less: the watcher's outcome wakes it. */
             double wait = next_frame - now_ms();
             if (wait > 0) {
-                nanosleep(&(struct timespec){0, (long)(wait * 1e6)}, NULL);
+                strata_live_wait(d->live, wait / 1e3);
             }
         }
     }
