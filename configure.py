@@ -120,6 +120,8 @@ BENCH_JS_PACKAGE = "bitecs@0.4.0"  # what `ninja bench-js` installs from npm
 FUZZ_SECONDS = {"diff": 60, "load_bin": 30, "load_json": 30}
 LONG_OPS = 1000000
 LONG_PAR_OPS = 50000
+# The differential test's large world in `ninja fuzz-long`: operations, and the entities it keeps alive.
+LARGE_OPS, LARGE_AIM = 5000, 100000
 
 # The project's own C files, as `ninja format-check` sees them (not
 # generated/, build/ or the generator's golden files).
@@ -630,7 +632,9 @@ def main(argv):
     b.run("fuzz", " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items()),
           inputs=list(fuzzers.values()), implicit="tools/fuzz.sh")
     long_exe, par_exe = "build/san/tests/test_fuzz_diff", "build/san/tests/test_fuzz_par"
-    b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601 && {par_exe} --ops {LONG_PAR_OPS} --seed 20240601",
+    b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601 && "
+          f"{long_exe} --large --ops {LARGE_OPS} --aim {LARGE_AIM} --seed 20240601 && "
+          f"{par_exe} --ops {LONG_PAR_OPS} --seed 20240601",
           inputs=[long_exe, par_exe])
     n.line()
 

@@ -114,6 +114,7 @@ void bench_changed(void);
 void bench_events(void);
 void bench_simple_iter(void);
 void bench_frag_iter(void);
+void bench_empty_tables(void);
 void bench_entity_cycle(void);
 void bench_add_remove(void);
 void bench_move(void);

@@ -18,12 +18,19 @@ static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
-    {"packed_5", bench_packed5},        {"simple_iter", bench_simple_iter},
-    {"frag_iter", bench_frag_iter},     {"entity_cycle", bench_entity_cycle},
-    {"add_remove", bench_add_remove},   {"move", bench_move},
-    {"changed", bench_changed},         {"events", bench_events},
-    {"two_systems", bench_two_systems}, {"seven_systems", bench_seven_systems},
-    {"relations", bench_relations},     {"threads", bench_threads},
+    {"packed_5", bench_packed5},
+    {"simple_iter", bench_simple_iter},
+    {"frag_iter", bench_frag_iter},
+    {"empty_tables", bench_empty_tables},
+    {"entity_cycle", bench_entity_cycle},
+    {"add_remove", bench_add_remove},
+    {"move", bench_move},
+    {"changed", bench_changed},
+    {"events", bench_events},
+    {"two_systems", bench_two_systems},
+    {"seven_systems", bench_seven_systems},
+    {"relations", bench_relations},
+    {"threads", bench_threads},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
@@ -31,7 +38,7 @@ static const struct {
  * enough that the whole bench stays well under its five minutes. */
 #define RUN_NS 20e6
 
-#define MAX_ROWS 64
+#define MAX_ROWS 96
 
 /* One row of the table, with every sample kept for the JSON. */
 typedef struct bench_row {

@@ -60,6 +60,8 @@ WORLD_FUNCTIONS = (
     "inspect_schedule",
     # statics of the live module's entry (<world>_live.c)
     "live_create_",
+    # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
+    "world_free_empty_tables", "reserve_bundle", "reserve_entities",
     # statics of the world's .c
     "bundle_gather_", "entity_visit_call_", "world_of_",
 )
@@ -397,6 +399,7 @@ class Names:
         return self._spelled("assemblage", name, loc, lambda s: dict({
             "spawn": (self._p(f"spawn_{s}"), FUNC),
             "spawn_many": (self._p(f"spawn_{s}_many"), FUNC),
+            "reserve": (self._p(f"reserve_{s}"), FUNC),
             "ids_": (self._p(f"spawn_{s}_ids_"), FILE),
             "values_": (self._p(f"spawn_{s}_values_"), FILE),
         }, **{f"value {c}": (self._p(f"spawn_{s}_{snake(c)}_value_"), FILE) for c, _ in components

@@ -471,6 +471,13 @@ orbits_result_t orbits_entity_remove_bundle(orbits_world *w, orbits_entity e, co
     return strata_remove_many(orbits_world_core(w), e.id, k, ids);
 }
 
+orbits_result_t orbits_reserve_bundle(orbits_world *w, const orbits_bundle *b, uint32_t n) {
+    uint32_t ids[ORBITS_COMPONENT_COUNT + 1];
+    const void *values[ORBITS_COMPONENT_COUNT + 1];
+    uint32_t k = orbits_bundle_gather_(b, ids, values);
+    return strata_reserve(orbits_world_core(w), k, ids, n);
+}
+
 /* --- System Spin */
 
 orbits_spin_ctx orbits_spin_begin(orbits_world *w, float dt) {

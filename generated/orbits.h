@@ -158,6 +158,16 @@ static inline void orbits_world_set_user(orbits_world *w, void *user) {
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void orbits_world_clear(orbits_world *w) { strata_world_clear(orbits_world_core(w)); }
 
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t orbits_world_free_empty_tables(orbits_world *w) {
+    return strata_world_free_empty_tables(orbits_world_core(w));
+}
+
 /* --- Entities ------------------------------------------------------------ */
 
 /* What orbits_entity_each calls with each entity and the game's pointer. */
@@ -215,6 +225,19 @@ orbits_result_t orbits_entity_add_bundle(orbits_world *w, orbits_entity e, const
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 orbits_result_t orbits_entity_remove_bundle(orbits_world *w, orbits_entity e, const orbits_bundle *b);
+
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+orbits_result_t orbits_reserve_bundle(orbits_world *w, const orbits_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline orbits_result_t orbits_reserve_entities(orbits_world *w, uint32_t n) {
+    return strata_entity_reserve(orbits_world_core(w), n);
+}
 
 /* --- Orbit */
 

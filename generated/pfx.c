@@ -523,6 +523,13 @@ pfx_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bund
     return strata_remove_many(pfx_world_core(w), e.id, k, ids);
 }
 
+pfx_result_t pfx_reserve_bundle(pfx_world *w, const pfx_bundle *b, uint32_t n) {
+    uint32_t ids[PFX_COMPONENT_COUNT + 1];
+    const void *values[PFX_COMPONENT_COUNT + 1];
+    uint32_t k = pfx_bundle_gather_(b, ids, values);
+    return strata_reserve(pfx_world_core(w), k, ids, n);
+}
+
 /* --- System Emit */
 
 pfx_emit_ctx pfx_emit_begin(pfx_world *w, float dt) {

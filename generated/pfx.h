@@ -156,6 +156,16 @@ static inline void pfx_world_set_user(pfx_world *w, void *user) {
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void pfx_world_clear(pfx_world *w) { strata_world_clear(pfx_world_core(w)); }
 
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t pfx_world_free_empty_tables(pfx_world *w) {
+    return strata_world_free_empty_tables(pfx_world_core(w));
+}
+
 /* --- Entities ------------------------------------------------------------ */
 
 /* What pfx_entity_each calls with each entity and the game's pointer. */
@@ -210,6 +220,19 @@ pfx_result_t pfx_entity_add_bundle(pfx_world *w, pfx_entity e, const pfx_bundle 
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 pfx_result_t pfx_entity_remove_bundle(pfx_world *w, pfx_entity e, const pfx_bundle *b);
+
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+pfx_result_t pfx_reserve_bundle(pfx_world *w, const pfx_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline pfx_result_t pfx_reserve_entities(pfx_world *w, uint32_t n) {
+    return strata_entity_reserve(pfx_world_core(w), n);
+}
 
 /* --- Position */
 

@@ -1165,6 +1165,13 @@ rect_result_t rect_entity_remove_bundle(rect_world *w, rect_entity e, const rect
     return strata_remove_many(rect_world_core(w), e.id, k, ids);
 }
 
+rect_result_t rect_reserve_bundle(rect_world *w, const rect_bundle *b, uint32_t n) {
+    uint32_t ids[RECT_COMPONENT_COUNT + 1];
+    const void *values[RECT_COMPONENT_COUNT + 1];
+    uint32_t k = rect_bundle_gather_(b, ids, values);
+    return strata_reserve(rect_world_core(w), k, ids, n);
+}
+
 /* --- Assemblage Rect */
 
 static const rect_position rect_spawn_rect_position_value_ = {0};
@@ -1199,6 +1206,12 @@ rect_result_t rect_spawn_rect_many(rect_world *w, uint32_t n, rect_entity *out) 
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(rect_world_core(w), n, 3u, rect_spawn_rect_ids_, rect_spawn_rect_values_,
                                      (strata_entity_t *)(void *)out);
+}
+
+rect_result_t rect_reserve_rect(rect_world *w, uint32_t n) {
+    /* The records first: they make no table, so a failure leaves nothing to take back. */
+    strata_result_t r = strata_entity_reserve(rect_world_core(w), n);
+    return r != STRATA_OK ? r : strata_reserve(rect_world_core(w), 3u, rect_spawn_rect_ids_, n);
 }
 
 /* --- Assemblage Food (extends Rect) */
@@ -1241,6 +1254,12 @@ rect_result_t rect_spawn_food_many(rect_world *w, uint32_t n, rect_entity *out) 
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(rect_world_core(w), n, 4u, rect_spawn_food_ids_, rect_spawn_food_values_,
                                      (strata_entity_t *)(void *)out);
+}
+
+rect_result_t rect_reserve_food(rect_world *w, uint32_t n) {
+    /* The records first: they make no table, so a failure leaves nothing to take back. */
+    strata_result_t r = strata_entity_reserve(rect_world_core(w), n);
+    return r != STRATA_OK ? r : strata_reserve(rect_world_core(w), 4u, rect_spawn_food_ids_, n);
 }
 
 /* --- Assemblage Player (extends Rect) */
@@ -1291,6 +1310,12 @@ rect_result_t rect_spawn_player_many(rect_world *w, uint32_t n, rect_entity *out
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(rect_world_core(w), n, 5u, rect_spawn_player_ids_, rect_spawn_player_values_,
                                      (strata_entity_t *)(void *)out);
+}
+
+rect_result_t rect_reserve_player(rect_world *w, uint32_t n) {
+    /* The records first: they make no table, so a failure leaves nothing to take back. */
+    strata_result_t r = strata_entity_reserve(rect_world_core(w), n);
+    return r != STRATA_OK ? r : strata_reserve(rect_world_core(w), 5u, rect_spawn_player_ids_, n);
 }
 
 /* --- System Autopilot */

@@ -218,6 +218,16 @@ static inline void rect_world_set_user(rect_world *w, void *user) {
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void rect_world_clear(rect_world *w) { strata_world_clear(rect_world_core(w)); }
 
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t rect_world_free_empty_tables(rect_world *w) {
+    return strata_world_free_empty_tables(rect_world_core(w));
+}
+
 /* --- Entities ------------------------------------------------------------ */
 
 /* What rect_entity_each calls with each entity and the game's pointer. */
@@ -274,6 +284,19 @@ rect_result_t rect_entity_add_bundle(rect_world *w, rect_entity e, const rect_bu
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 rect_result_t rect_entity_remove_bundle(rect_world *w, rect_entity e, const rect_bundle *b);
+
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+rect_result_t rect_reserve_bundle(rect_world *w, const rect_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline rect_result_t rect_reserve_entities(rect_world *w, uint32_t n) {
+    return strata_entity_reserve(rect_world_core(w), n);
+}
 
 /* --- Position */
 
@@ -1110,6 +1133,13 @@ rect_entity rect_spawn_rect(rect_world *w);
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
 rect_result_t rect_spawn_rect_many(rect_world *w, uint32_t n, rect_entity *out);
 
+/* Room for n more entities from Rect: their records and their
+ * archetype's rows, made now with the pages faulted in, so that spawning
+ * them (or adding into that archetype) grows nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+rect_result_t rect_reserve_rect(rect_world *w, uint32_t n);
+
 /* A new entity from assemblage Food (Position, Appearance, Health, Collision),
  * placed in its archetype with one move; RECT_ENTITY_NULL when out of memory. */
 rect_entity rect_spawn_food(rect_world *w);
@@ -1118,6 +1148,13 @@ rect_entity rect_spawn_food(rect_world *w);
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
 rect_result_t rect_spawn_food_many(rect_world *w, uint32_t n, rect_entity *out);
 
+/* Room for n more entities from Food: their records and their
+ * archetype's rows, made now with the pages faulted in, so that spawning
+ * them (or adding into that archetype) grows nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+rect_result_t rect_reserve_food(rect_world *w, uint32_t n);
+
 /* A new entity from assemblage Player (Position, Appearance, Health, Collision, PlayerControlled),
  * placed in its archetype with one move; RECT_ENTITY_NULL when out of memory. */
 rect_entity rect_spawn_player(rect_world *w);
@@ -1125,6 +1162,13 @@ rect_entity rect_spawn_player(rect_world *w);
 /* n entities from Player, their handles in out[0..n): one placement for
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
 rect_result_t rect_spawn_player_many(rect_world *w, uint32_t n, rect_entity *out);
+
+/* Room for n more entities from Player: their records and their
+ * archetype's rows, made now with the pages faulted in, so that spawning
+ * them (or adding into that archetype) grows nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+rect_result_t rect_reserve_player(rect_world *w, uint32_t n);
 
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 

@@ -660,6 +660,13 @@ swarm_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const 
     return strata_remove_many(swarm_world_core(w), e.id, k, ids);
 }
 
+swarm_result_t swarm_reserve_bundle(swarm_world *w, const swarm_bundle *b, uint32_t n) {
+    uint32_t ids[SWARM_COMPONENT_COUNT + 1];
+    const void *values[SWARM_COMPONENT_COUNT + 1];
+    uint32_t k = swarm_bundle_gather_(b, ids, values);
+    return strata_reserve(swarm_world_core(w), k, ids, n);
+}
+
 /* --- Assemblage Boid */
 
 static const swarm_position swarm_spawn_boid_position_value_ = {0};
@@ -695,6 +702,12 @@ swarm_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *o
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(swarm_world_core(w), n, 3u, swarm_spawn_boid_ids_, swarm_spawn_boid_values_,
                                      (strata_entity_t *)(void *)out);
+}
+
+swarm_result_t swarm_reserve_boid(swarm_world *w, uint32_t n) {
+    /* The records first: they make no table, so a failure leaves nothing to take back. */
+    strata_result_t r = strata_entity_reserve(swarm_world_core(w), n);
+    return r != STRATA_OK ? r : strata_reserve(swarm_world_core(w), 3u, swarm_spawn_boid_ids_, n);
 }
 
 /* --- Assemblage FastBoid (extends Boid) */
@@ -734,6 +747,12 @@ swarm_result_t swarm_spawn_fast_boid_many(swarm_world *w, uint32_t n, swarm_enti
     /* A handle is one uint64_t: the runtime writes the ids in place. */
     return strata_entity_create_many(swarm_world_core(w), n, 4u, swarm_spawn_fast_boid_ids_,
                                      swarm_spawn_fast_boid_values_, (strata_entity_t *)(void *)out);
+}
+
+swarm_result_t swarm_reserve_fast_boid(swarm_world *w, uint32_t n) {
+    /* The records first: they make no table, so a failure leaves nothing to take back. */
+    strata_result_t r = strata_entity_reserve(swarm_world_core(w), n);
+    return r != STRATA_OK ? r : strata_reserve(swarm_world_core(w), 4u, swarm_spawn_fast_boid_ids_, n);
 }
 
 /* --- System Bin */

@@ -164,6 +164,16 @@ static inline void swarm_world_set_user(swarm_world *w, void *user) {
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void swarm_world_clear(swarm_world *w) { strata_world_clear(swarm_world_core(w)); }
 
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t swarm_world_free_empty_tables(swarm_world *w) {
+    return strata_world_free_empty_tables(swarm_world_core(w));
+}
+
 /* --- Entities ------------------------------------------------------------ */
 
 /* What swarm_entity_each calls with each entity and the game's pointer. */
@@ -218,6 +228,19 @@ swarm_result_t swarm_entity_add_bundle(swarm_world *w, swarm_entity e, const swa
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 swarm_result_t swarm_entity_remove_bundle(swarm_world *w, swarm_entity e, const swarm_bundle *b);
+
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+swarm_result_t swarm_reserve_bundle(swarm_world *w, const swarm_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline swarm_result_t swarm_reserve_entities(swarm_world *w, uint32_t n) {
+    return strata_entity_reserve(swarm_world_core(w), n);
+}
 
 /* --- Position */
 
@@ -839,6 +862,13 @@ swarm_entity swarm_spawn_boid(swarm_world *w);
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
 swarm_result_t swarm_spawn_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
 
+/* Room for n more entities from Boid: their records and their
+ * archetype's rows, made now with the pages faulted in, so that spawning
+ * them (or adding into that archetype) grows nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+swarm_result_t swarm_reserve_boid(swarm_world *w, uint32_t n);
+
 /* A new entity from assemblage FastBoid (Position, Velocity, Tint, Fast),
  * placed in its archetype with one move; SWARM_ENTITY_NULL when out of memory. */
 swarm_entity swarm_spawn_fast_boid(swarm_world *w);
@@ -846,6 +876,13 @@ swarm_entity swarm_spawn_fast_boid(swarm_world *w);
 /* n entities from FastBoid, their handles in out[0..n): one placement for
  * all. All or nothing: STRATA_OK, or STRATA_ERR_NOMEM / STRATA_ERR_LIMIT. */
 swarm_result_t swarm_spawn_fast_boid_many(swarm_world *w, uint32_t n, swarm_entity *out);
+
+/* Room for n more entities from FastBoid: their records and their
+ * archetype's rows, made now with the pages faulted in, so that spawning
+ * them (or adding into that archetype) grows nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+swarm_result_t swarm_reserve_fast_boid(swarm_world *w, uint32_t n);
 
 /* --- Saves and JSON (docs/saves.md) -------------------------------------- */
 

@@ -24,6 +24,36 @@ static uint32_t archetype_slot(const strata_world_t *w, const uint16_t *hash, ui
     return i;
 }
 
+/* The slot that holds table id `id` (in the hash: its mask is m). */
+static uint32_t archetype_slot_of(const strata_world_t *w, const strata_mask_t *m, uint32_t id) {
+    uint32_t cap = w->hash_capacity;
+    uint32_t i = (uint32_t)archetype_hash_mask(m, w->mask_words) & (cap - 1);
+    while (w->table_hash[i] != id) {
+        i = (i + 1) & (cap - 1);
+    }
+    return i;
+}
+
+/* Take table id `id` (mask m) out of the hash, moving the entries after it
+ * in its run back so that every probe still finds its table (linear
+ * probing's deletion). */
+static void archetype_hash_delete(strata_world_t *w, const strata_mask_t *m, uint32_t id) {
+    uint32_t cap = w->hash_capacity;
+    uint16_t *hash = w->table_hash;
+    uint32_t hole = archetype_slot_of(w, m, id);
+    hash[hole] = STI_NO_TABLE;
+    for (uint32_t j = (hole + 1) & (cap - 1); hash[j] != STI_NO_TABLE; j = (j + 1) & (cap - 1)) {
+        uint32_t home = (uint32_t)archetype_hash_mask(&w->tables[hash[j]]->mask, w->mask_words) & (cap - 1);
+        /* The entry at j stays if its home lies cyclically in (hole, j]. */
+        bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+        if (!stays) {
+            hash[hole] = hash[j];
+            hash[j] = STI_NO_TABLE;
+            hole = j;
+        }
+    }
+}
+
 /* Make the hash hold one more table at load <= 1/2 (rehashing into a new
  * array, so a failure changes nothing). */
 static strata_result_t archetype_hash_reserve(strata_world_t *w) {
@@ -72,6 +102,61 @@ static void archetype_classify(const strata_world_t *w, sti_table_t *t) {
     t->hooked = t->monitors != 0 || sti_mask_meets(&t->mask, &w->hooked);
 }
 
+/* --- The idle list: the tables without rows, oldest first ------------------ */
+
+/* t (not the empty table) lost its last row, or was made: at the list's end. */
+static void archetype_idle_add(strata_world_t *w, sti_table_t *t) {
+    t->idle_since = w->table_clock;
+    t->idle_next = NULL;
+    t->idle_prev = w->idle_tail;
+    if (w->idle_tail != NULL) {
+        w->idle_tail->idle_next = t;
+    } else {
+        w->idle_head = t;
+    }
+    w->idle_tail = t;
+}
+
+/* t leaves the list (it has rows again, or is freed). */
+static void archetype_idle_remove(strata_world_t *w, sti_table_t *t) {
+    if (t->idle_prev != NULL) {
+        t->idle_prev->idle_next = t->idle_next;
+    } else {
+        w->idle_head = t->idle_next;
+    }
+    if (t->idle_next != NULL) {
+        t->idle_next->idle_prev = t->idle_prev;
+    } else {
+        w->idle_tail = t->idle_prev;
+    }
+    t->idle_prev = t->idle_next = NULL;
+}
+
+void sti_table_filled(strata_world_t *w, sti_table_t *t) {
+    t->room = t->capacity;
+    sti_query_filled(w, t);
+    if (t->id != 0) {
+        archetype_idle_remove(w, t);
+    }
+}
+
+void sti_table_emptied(strata_world_t *w, sti_table_t *t) {
+    t->room = 0;
+    sti_query_emptied(w, t);
+    if (t->id != 0) {
+        archetype_idle_add(w, t);
+    }
+}
+
+void sti_table_turned(strata_world_t *w, sti_table_t *src, sti_table_t *dst, uint32_t to) {
+    if (src->count == 0) {
+        sti_table_emptied(w, src);
+    }
+    if (to == 0) {
+        sti_table_filled(w, dst);
+    }
+}
+
 /* Create the table of `mask` (not present yet). Every allocation comes
  * before the first change, and those that succeed before one fails only
  * add capacity, so a failure leaves the world as it was. */
@@ -98,6 +183,9 @@ static strata_result_t archetype_create(strata_world_t *w, const strata_mask_t *
     w->tables[w->table_count++] = t;
     w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, mask)] = (uint16_t)t->id;
     sti_query_register(w, t);
+    if (t->id != 0) {
+        archetype_idle_add(w, t); /* idle until its first row */
+    }
     *out = t;
     return STRATA_OK;
 }
@@ -203,6 +291,77 @@ strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, 
         *out = *forward;
     }
     return STRATA_OK;
+}
+
+/* --- Freeing tables -------------------------------------------------------- */
+
+/* Forget the edge slot of `n` that leads back to t along component c (`add`: n has c, t lacks it). */
+static void archetype_edge_forget(strata_world_t *w, sti_table_t *n, uint32_t c, bool add, const sti_table_t *t) {
+    sti_edge_t *back = &n->edges[add ? w->component_count + c : c];
+    if (back->table == t) {
+        archetype_plan_free(w, back->plan);
+        *back = (sti_edge_t){NULL, NULL, STI_NO_HOLE, false, false};
+    }
+}
+
+void sti_table_unlink(strata_world_t *w, sti_table_t *t) {
+    STRATA_ASSERT(t->count == 0 && t->id != 0 && t->id != STI_NO_TABLE);
+    archetype_hash_delete(w, &t->mask, t->id);
+    sti_query_unregister(w, t);
+    uint32_t cc = w->component_count;
+    for (uint32_t c = 0; c < cc; c++) {
+        if (t->edges[c].table != NULL) {
+            archetype_edge_forget(w, t->edges[c].table, c, true, t);
+        }
+        if (t->edges[cc + c].table != NULL) {
+            archetype_edge_forget(w, t->edges[cc + c].table, c, false, t);
+        }
+    }
+    archetype_idle_remove(w, t);
+    if (w->last_found == t) {
+        w->last_found = NULL;
+    }
+    t->id = STI_NO_TABLE;
+}
+
+uint32_t sti_table_renumber(strata_world_t *w) {
+    uint32_t n = w->table_count, freed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        freed += w->tables[i]->id == STI_NO_TABLE;
+    }
+    uint32_t left = n - freed, hole = 0;
+    for (uint32_t i = left; i < n; i++) {
+        sti_table_t *t = w->tables[i];
+        if (t->id == STI_NO_TABLE) {
+            continue;
+        }
+        while (w->tables[hole]->id != STI_NO_TABLE) {
+            hole++; /* a hole below `left` for each table kept above it */
+        }
+        w->table_hash[archetype_slot_of(w, &t->mask, i)] = (uint16_t)hole;
+        for (uint32_t row = 0; row < t->count; row++) {
+            w->records[(uint32_t)t->entities[row]].table = (uint16_t)hole;
+        }
+        t->id = hole++;
+    }
+    return left;
+}
+
+void sti_table_compact(strata_world_t *w, uint32_t left) {
+    uint32_t n = w->table_count;
+    for (uint32_t i = 0; i < n; i++) {
+        if (w->tables[i]->id == STI_NO_TABLE) {
+            sti_table_free(w, w->tables[i]);
+            w->tables[i] = NULL;
+        }
+    }
+    for (uint32_t i = left; i < n; i++) {
+        if (w->tables[i] != NULL) {
+            w->tables[w->tables[i]->id] = w->tables[i];
+        }
+    }
+    w->table_count = left;
+    w->table_epoch++;
 }
 
 /* Every table, then the arrays that index them. */

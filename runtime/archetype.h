@@ -22,6 +22,33 @@ strata_result_t sti_table_ensure(strata_world_t *w, const strata_mask_t *mask, s
 strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, bool add, sti_edge_t *out);
 /* True if moving between src and dst must run hooks or change aspects. */
 bool sti_move_is_hooked(const strata_world_t *w, const sti_table_t *src, const sti_table_t *dst);
+/* t's first row arrived (its count rose from 0): it joins the first part
+ * of its queries' lists and leaves the idle list. O(queries matching t). */
+STI_COLD void sti_table_filled(strata_world_t *w, sti_table_t *t);
+/* t's last row left (its count fell to 0): the second part of its
+ * queries' lists, and the end of the idle list (the empty table aside). */
+STI_COLD void sti_table_emptied(strata_world_t *w, sti_table_t *t);
+/* After rows moved from src to dst, the first of them at row `to`: src if
+ * it has none left, dst if `to` is 0 (its first rows), as above. */
+STI_COLD void sti_table_turned(strata_world_t *w, sti_table_t *src, sti_table_t *dst, uint32_t to);
+
+/* --- Freeing tables (capacity.c): unlink each, renumber, compact. No
+ * scope may be open (no iterator holds a range, no visit a table). */
+
+/* Take t (no row, not the empty table) out of every lookup: the hash,
+ * the queries' lists, its neighbours' edges, the idle list, last_found.
+ * Its id becomes STI_NO_TABLE; it stays in world->tables until compacted. */
+void sti_table_unlink(strata_world_t *w, sti_table_t *t);
+/* Give each table past the unlinked ones' count the id of an unlinked one
+ * below it (t->id; the hash and its rows' records follow; world->tables
+ * keeps the old order for those who still read old ids). Returns the
+ * number of tables kept. */
+uint32_t sti_table_renumber(strata_world_t *w);
+/* Free the unlinked tables and put the kept ones at their new ids
+ * (`left` of them, from sti_table_renumber); table ids kept from before
+ * may now name other tables (world->table_epoch is bumped). */
+void sti_table_compact(strata_world_t *w, uint32_t left);
+
 /* Free every table, the table array and the hash. */
 void sti_archetype_free(strata_world_t *w);
 

@@ -145,6 +145,14 @@ struct strata_world_t {
     uint16_t *table_hash;    /* table ids by mask hash, STI_NO_TABLE when empty */
     uint32_t hash_capacity;  /* a power of two, at least twice table_count */
     sti_table_t *last_found; /* the last table found by mask: spawning the same bundle again skips the hash */
+    sti_table_t *idle_head;  /* the tables without a row (the empty table aside), in the order they emptied */
+    sti_table_t *idle_tail;
+    uint32_t table_clock; /* steps ended (capacity.c counts them): when each idle table emptied */
+    uint32_t table_epoch; /* bumped when tables are freed: a table id kept from before may name another table */
+
+    /* capacity.c */
+    uint32_t free_after; /* desc.free_empty_tables_after: steps a table stays idle before a step's end frees it */
+    bool free_requested; /* strata_world_free_empty_tables was called inside a scope: done when the scopes end */
 
     /* query.c: by query id. */
     sti_query_cache_t *queries;

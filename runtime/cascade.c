@@ -45,8 +45,9 @@ typedef struct cascade_stamp_t {
  *
  * A pass that finds its tables as the last pass left them (`built`, and
  * the stamps hold: no row of them has moved or left, none was appended,
- * no link of the relation has changed (`links`), the query has no new
- * table, and the runs were sorted if this pass may sort) takes the runs as
+ * no link of the relation has changed (`links`), no table of the query has
+ * gained its first row, none was freed, and the runs were sorted if this
+ * pass may sort) takes the runs as
  * they are, and saves itself as it goes: its batches, each child's
  * parent's row (in visiting order) and the parents' tables. The pass after
  * it replays that, reading only those arrays, while the stamps hold. A
@@ -75,7 +76,8 @@ typedef struct cascade_list_t {
     uint32_t stamp_count;
     size_t stamp_capacity;
     uint32_t links;  /* the relation's `links` when it was built */
-    uint32_t tables; /* the query's table count then */
+    uint32_t tables; /* the query's tables with rows then (the first part of its list: those it stamps) */
+    uint32_t epoch;  /* the world's table_epoch then: a table freed since, and the ids may name others */
     bool built;      /* the runs and the stamps of the query's tables are whole */
     bool filling;    /* this pass writes the parents' rows into `parents` */
     bool saving;     /* ... and saves its batches (no allocation has failed) */
@@ -285,17 +287,18 @@ static void cascade_build(strata_world_t *w, uint32_t q, uint32_t r, bool sort) 
         .stamps = list->stamps,
         .stamp_capacity = list->stamp_capacity,
         .links = w->cascades->links[r],
-        .tables = cache->count,
+        .tables = cache->live,
+        .epoch = w->table_epoch,
         .sorted = sort,
     };
-    for (uint32_t i = 0; i < cache->count && !cascade_table_order(w, list, cache->tables[i], sort); i++) {}
+    for (uint32_t i = 0; i < list->tables && !cascade_table_order(w, list, cache->tables[i], sort); i++) {}
     if (list->count > 1) { /* (no runs: no array, and qsort takes none) */
         qsort(list->runs, list->count, sizeof(cascade_run_t), cascade_run_compare);
     }
     /* The tables as this pass leaves them, for the next to compare. */
     list->built = !list->walk && sti_mem_grow(w, &list->stamps, sizeof(cascade_stamp_t), &list->stamp_capacity,
-                                              cache->count, 8) == STRATA_OK;
-    for (uint32_t i = 0; list->built && i < cache->count; i++) {
+                                              list->tables, 8) == STRATA_OK;
+    for (uint32_t i = 0; list->built && i < list->tables; i++) {
         list->stamps[list->stamp_count++] = (cascade_stamp_t){.table = cache->tables[i]->id,
                                                               .moved = cache->tables[i]->moved,
                                                               .count = cache->tables[i]->count};
@@ -321,7 +324,7 @@ static void cascade_refill(strata_world_t *w, cascade_list_t *list) {
 /* True if query q's runs of relation r, and its saved pass if any, hold (cascade_list_t). */
 static bool cascade_holds(const strata_world_t *w, const cascade_list_t *list, uint32_t q, uint32_t r, bool sort) {
     if (!list->built || list->relation != r || list->links != w->cascades->links[r] ||
-        list->tables != w->queries[q].count || (sort && !list->sorted)) {
+        list->tables != w->queries[q].live || list->epoch != w->table_epoch || (sort && !list->sorted)) {
         return false;
     }
     for (uint32_t i = 0; i < list->stamp_count; i++) {
@@ -363,7 +366,7 @@ static bool cascade_walk(strata_world_t *w, cascade_list_t *list, uint32_t q, ca
     uint32_t c = w->schema->relations[list->walk_relation].component;
     size_t size = w->components[c].size;
     for (;;) {
-        for (; list->walk_table < cache->count; list->walk_table++, list->walk_row = 0) {
+        for (; list->walk_table < cache->live; list->walk_table++, list->walk_row = 0) {
             const sti_table_t *t = cache->tables[list->walk_table];
             const unsigned char *links = t->columns[c];
             while (list->walk_row < t->count) {

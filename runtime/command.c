@@ -390,6 +390,7 @@ static strata_result_t command_destroy_doomed(strata_world_t *w) {
             }
             i += t->count - 1;
             t->count = 0;
+            sti_table_emptied(w, t);
             sti_dirty_drop_rows(w, t);
             t->moved++;
             continue;
@@ -457,6 +458,14 @@ strata_result_t sti_command_settle(strata_world_t *w) {
     return command_settle_all(w);
 }
 
+/* A scope closed while strata_world_free_empty_tables waits (it was
+ * called inside): settle, then free the tables if no scope is left open. */
+STI_COLD static strata_result_t command_settle_then_free(strata_world_t *w) {
+    strata_result_t r = sti_command_settle(w);
+    sti_capacity_scope_end(w);
+    return r;
+}
+
 /* Open a deferral scope (scopes nest). */
 void strata_defer_begin(strata_world_t *w) {
     STRATA_ASSERT(w != NULL);
@@ -472,6 +481,9 @@ strata_result_t strata_defer_end(strata_world_t *w) {
     }
     STRATA_ASSERT(w->slot == NULL || w->defer_depth > 1); /* a batch's view never settles (pool.c) */
     sti_scope_close(w);
+    if (STI_UNLIKELY(w->free_requested)) {
+        return command_settle_then_free(w);
+    }
     return sti_command_settle(w);
 }
 
@@ -494,7 +506,9 @@ strata_result_t strata_step_end(strata_world_t *w) {
     STRATA_ASSERT(w->in_step);
     /* Inside a scope still open, the destroys wait for its end (settle skips). */
     w->in_step = false;
-    return sti_command_settle(w);
+    strata_result_t r = sti_command_settle(w);
+    sti_capacity_step_end(w); /* the tables that stayed empty, when the world frees them */
+    return r;
 }
 
 /* Schedule e's destroy for the end of the step (room in the list first). */

@@ -8,6 +8,7 @@
 #ifndef STI_COMMAND_H
 #define STI_COMMAND_H
 
+#include "capacity.h"
 #include "move.h"
 
 /* Kinds of deferred command. */

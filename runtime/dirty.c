@@ -115,6 +115,35 @@ void sti_dirty_clear_set(strata_world_t *w, uint32_t k) {
     d->head = d->tail = STI_DIRTY_END;
 }
 
+/* Walk each list by the old ids, link it again by the new ones. A table
+ * that goes has no row, so no bit: it just leaves. */
+void sti_dirty_renumber(strata_world_t *w) {
+    for (uint32_t k = 0; k < w->dirty_count; k++) {
+        sti_dirty_t *d = &w->dirty[k];
+        STRATA_ASSERT(!d->busy);
+        sti_table_t *prev = NULL;
+        for (uint32_t id = d->head; id != STI_DIRTY_END;) {
+            sti_table_t *t = w->tables[id];
+            id = t->mark_next[k]; /* read before prev's link is rewritten below */
+            if (t->id == STI_NO_TABLE) {
+                continue;
+            }
+            if (prev == NULL) {
+                d->head = (uint16_t)t->id;
+            } else {
+                prev->mark_next[k] = (uint16_t)t->id;
+            }
+            prev = t;
+        }
+        if (prev == NULL) {
+            d->head = d->tail = STI_DIRTY_END;
+        } else {
+            prev->mark_next[k] = STI_DIRTY_END;
+            d->tail = (uint16_t)prev->id;
+        }
+    }
+}
+
 /* Every set empty: the tables have no rows, so only the lists go (and any
  * bits of rows past the counts). */
 void sti_dirty_empty(strata_world_t *w) {

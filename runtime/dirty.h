@@ -108,6 +108,12 @@ uint32_t sti_dirty_count(const strata_world_t *w, uint64_t sets);
 /* Put row `row` of t (no visit open) in set k, t joining its list. */
 void sti_dirty_put(strata_world_t *w, uint32_t k, sti_table_t *t, uint32_t row);
 
+/* Tables are being freed and renumbered (archetype.h: each one's id is
+ * its new one, STI_NO_TABLE if it goes, while world->tables still holds the
+ * old order): every set's list drops those that go and names the others by
+ * their new ids. No visit is open. */
+void sti_dirty_renumber(strata_world_t *w);
+
 /* --- Rows that move ----------------------------------------------------------
  * Each path that moves rows carries their bits (none while a visit is open:
  * nothing moves then). Only tables on some set's list have bits, so callers

@@ -14,6 +14,9 @@ strata_result_t sti_records_reserve(strata_world_t *w, uint32_t fresh) {
 /* A new index for one entity at the end of t (row and record reserved). */
 STI_HOT strata_entity_t entity_place_one(strata_world_t *w, sti_table_t *t) {
     uint32_t row = t->count++;
+    if (STI_UNLIKELY(row == 0)) {
+        sti_table_filled(w, t);
+    }
     return t->entities[row] = sti_index_take(w, (uint16_t)t->id, row);
 }
 
@@ -173,6 +176,9 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     uint32_t row = t->count;
     sti_index_take_many(w, (uint16_t)t->id, row, n, t->entities + row, out);
     t->count += n;
+    if (row == 0 && n > 0) {
+        sti_table_filled(w, t);
+    }
     if (deferred) {
         sti_command_write(w, bytes, STI_CMD_ADD, n, out, k, ids, values);
         return STRATA_OK;

@@ -20,9 +20,10 @@ strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     if (d != NULL) {
         sti_dirty_open(d);
     }
-    /* No marks to make: next may walk the tables itself (none yet: entries is NULL). */
-    if (!iter_tracked(w, q) && cache->count != 0) {
-        it.stop += cache->count;
+    /* No marks to make: next may walk the tables with rows itself (none
+     * yet: entries is NULL). */
+    if (!iter_tracked(w, q) && cache->live != 0) {
+        it.stop += cache->live;
     }
     return it;
 }
@@ -57,7 +58,7 @@ STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
         return false;
     }
     const sti_query_cache_t *cache = &w->queries[it->query];
-    while (it->cursor < cache->count) {
+    while (it->cursor < cache->live) {
         const sti_table_t *t = cache->tables[it->cursor++];
         if (t->count > 0) {
             it->count = t->count;

@@ -73,3 +73,13 @@ strata_result_t sti_mem_resize(strata_world_t *w, void *array, size_t elem, size
     *cap = new_cap;
     return STRATA_OK;
 }
+
+void sti_mem_touch(void *p, size_t n) {
+    volatile unsigned char *v = p;
+    for (size_t at = 0; at < n; at += 4096) {
+        v[at] = 0;
+    }
+    if (n > 0) {
+        v[n - 1] = 0; /* the last page, when the steps passed over its start */
+    }
+}

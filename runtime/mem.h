@@ -22,6 +22,10 @@ void *sti_mem_alloc(strata_world_t *w, size_t size);
 void *sti_mem_realloc(strata_world_t *w, void *p, size_t old_size, size_t size);
 /* Free `p` of `size` bytes; NULL is a no-op. */
 void sti_mem_free(strata_world_t *w, void *p, size_t size);
+/* Write a zero byte in each page of the n bytes at p (room not in use: what
+ * it held does not matter), so that the kernel maps them now rather than
+ * at their first use. */
+void sti_mem_touch(void *p, size_t n);
 
 /* The growth policy: the capacity for `need` elements from `cap`, doubled
  * (`first` when cap is 0) and at least need, at most `max`; 0 if need > max. */

@@ -111,6 +111,9 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
     src->count = 0;
     src->moved++;
     dst->count = to + n;
+    if (n > 0) {
+        sti_table_turned(w, src, dst, to);
+    }
     return to;
 }
 

@@ -30,6 +30,9 @@ extern const unsigned char sti_zeros[STI_SMALL_SIZE];
 STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
     t->moved++;
     uint32_t last = --t->count;
+    if (STI_UNLIKELY(last == 0)) {
+        sti_table_emptied(w, t);
+    }
     if (STI_UNLIKELY(t->listed != 0)) {
         sti_dirty_move_row(w, t, row, last, NULL, 0); /* its changed-set bits go, the last row's fill in */
     }
@@ -48,8 +51,9 @@ STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
 
 /* The bookkeeping of a move (columns and changed-set bits aside): the
  * handle goes to the end of dst, the last handle of src fills its place,
- * both records follow. Returns the new row. */
-STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
+ * both records follow. Returns the new row; src emptied, or dst filled
+ * (the new row is 0), is the caller's (sti_row_turned). */
+STI_HOT uint32_t sti_row_book(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
     uint32_t row = rec->row;
     uint32_t last = src->count - 1;
     uint32_t to = dst->count;
@@ -68,6 +72,20 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
     return to;
 }
 
+/* True if the move that left src and made row `to` of dst emptied one or filled the other. */
+STI_HOT bool sti_row_turns(const sti_table_t *src, uint32_t to) {
+    return STI_UNLIKELY((uint64_t)src->count * to == 0); /* either is 0: one branch */
+}
+
+/* sti_row_book, then the tables it emptied or filled move in their queries' lists. */
+STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst) {
+    uint32_t to = sti_row_book(w, rec, src, dst);
+    if (sti_row_turns(src, to)) {
+        sti_table_turned(w, src, dst, to);
+    }
+    return to;
+}
+
 /* The column work of a move along an edge with plan p, after the
  * bookkeeping (so the source's old last row is `last` and the new row in
  * the destination `to`): row `row` of each planned column goes to row `to`
@@ -78,7 +96,6 @@ STI_HOT uint32_t sti_row_finish(strata_world_t *w, sti_record_t *rec, sti_table_
  * line, so the callers stay small. */
 extern strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_plan_t *p, size_t row, size_t last,
                                                                    size_t to);
-
 /* Move an entity's row from src to the end of dst (room reserved) along
  * an edge, copying the columns its plan lists, and return the new row. */
 STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_table_t *src, sti_table_t *dst,
@@ -119,10 +136,13 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
 
 /* True if adding c to the entity of rec takes the leaf path. */
 STI_HOT bool sti_move_add_is_plain(const strata_world_t *w, const sti_record_t *rec, uint32_t c) {
-    const sti_edge_t *edge = &w->tables[rec->table]->edges[c];
+    const sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[c];
     const sti_table_t *dst = edge->table;
-    /* A NULL edge also covers "already present": add edges of present components are never filled. */
-    return dst != NULL && edge->plain && dst->count < dst->capacity;
+    /* A NULL edge also covers "already present": add edges of present
+     * components are never filled. An empty dst has no room (table.h),
+     * and src keeps a row: the move empties and fills no table. */
+    return dst != NULL && edge->plain && dst->count < dst->room && src->count > 1;
 }
 
 /* Add c (sti_move_add_is_plain): the value (NULL: defaults), then the row. STRATA_OK. */
@@ -138,16 +158,19 @@ STI_HOT strata_result_t sti_move_add_plain(strata_world_t *w, sti_record_t *rec,
         sti_copy_small(col->data + (size_t)dst->count * col->size, value, col->size);
     }
     uint32_t row = rec->row;
-    uint32_t to = sti_row_finish(w, rec, src, dst);
+    uint32_t to = sti_row_book(w, rec, src, dst);
     return sti_plan_copiers[edge->plan->copier](edge->plan, row, src->count, to);
 }
 
 /* True if removing c from the entity of rec takes the leaf path. */
 STI_HOT bool sti_move_remove_is_plain(const strata_world_t *w, const sti_record_t *rec, uint32_t c) {
-    const sti_edge_t *edge = &w->tables[rec->table]->edges[w->component_count + c];
+    const sti_table_t *src = w->tables[rec->table];
+    const sti_edge_t *edge = &src->edges[w->component_count + c];
     const sti_table_t *dst = edge->table;
-    /* A NULL edge also covers "absent": remove edges of absent components are never filled. */
-    return dst != NULL && edge->plain && dst->count < dst->capacity;
+    /* A NULL edge also covers "absent": remove edges of absent components
+     * are never filled. An empty dst has no room (table.h), and src keeps
+     * a row: the move empties and fills no table. */
+    return dst != NULL && edge->plain && dst->count < dst->room && src->count > 1;
 }
 
 /* Remove c (sti_move_remove_is_plain). STRATA_OK. */
@@ -155,7 +178,7 @@ STI_HOT strata_result_t sti_move_remove_plain(strata_world_t *w, sti_record_t *r
     sti_table_t *src = w->tables[rec->table];
     const sti_edge_t *edge = &src->edges[w->component_count + c];
     uint32_t row = rec->row;
-    uint32_t to = sti_row_finish(w, rec, src, edge->table);
+    uint32_t to = sti_row_book(w, rec, src, edge->table);
     return sti_plan_copiers[edge->plan->copier](edge->plan, row, src->count, to);
 }
 

@@ -383,6 +383,7 @@ static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_
     s->queries[item->query] = (sti_query_cache_t){.tables = (sti_table_t **)(void *)s->list,
                                                   .entries = &s->entry,
                                                   .count = 1,
+                                                  .live = 1,
                                                   .capacity = 1,
                                                   .entry_capacity = 1};
     v->queries = s->queries;
@@ -406,7 +407,7 @@ static strata_result_t pool_tasks(strata_world_t *w, const strata_batch_item_t *
         if (item->parallel) {
             const sti_query_cache_t *q = &w->queries[item->query];
             need = 0;
-            for (uint32_t k = 0; k < q->count; k++) {
+            for (uint32_t k = 0; k < q->live; k++) {
                 need += (q->tables[k]->count + chunk - 1) / chunk;
             }
         }
@@ -418,7 +419,7 @@ static strata_result_t pool_tasks(strata_world_t *w, const strata_batch_item_t *
             continue;
         }
         const sti_query_cache_t *q = &w->queries[item->query];
-        for (uint32_t k = 0; k < q->count; k++) {
+        for (uint32_t k = 0; k < q->live; k++) {
             const sti_table_t *t = q->tables[k];
             for (uint32_t row = 0; row < t->count; row += chunk) {
                 uint32_t rows = t->count - row < chunk ? t->count - row : chunk;
@@ -440,7 +441,7 @@ static void pool_mark(strata_world_t *w, const sti_slot_t *s, const strata_batch
     }
     if (item->query != STRATA_NO_QUERY && w->query_marks[item->query] != 0) {
         const sti_query_cache_t *q = &w->queries[item->query];
-        for (uint32_t k = 0; s->task.from == NULL && k < q->count; k++) {
+        for (uint32_t k = 0; s->task.from == NULL && k < q->live; k++) {
             if (q->tables[k]->count > 0) {
                 sti_dirty_mark_rows(w, item->query, q->tables[k], 0, q->tables[k]->count);
             }

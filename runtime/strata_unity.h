@@ -21,6 +21,7 @@
 #include "archetype.c"
 #include "dirty.c"
 #include "observe.c"
+#include "capacity.c"
 #include "move.c"
 #include "command.c"
 #include "pool.c"

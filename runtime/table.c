@@ -7,7 +7,8 @@ static size_t table_align_up(size_t x, size_t a) {
     return (x + a - 1) & ~(a - 1);
 }
 
-/* One allocation: the struct and its edges, the dense list, the columns by id. */
+/* One allocation: the struct and its edges, the dense list, the columns by
+ * id, the listings. */
 sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint32_t id) {
     uint32_t cc = w->component_count;
     uint32_t ids = w->column_id_count; /* components, then aspects */
@@ -15,9 +16,14 @@ sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint3
     for (uint32_t c = 0; c < ids; c++) {
         ncols += strata_mask_test(mask, c) && w->components[c].size > 0;
     }
+    uint32_t nlist = 0;
+    for (uint32_t q = 0; q < w->schema->query_count; q++) {
+        nlist += sti_query_matches(w, q, mask);
+    }
     size_t at_dense = table_align_up(sizeof(sti_table_t) + sizeof(sti_edge_t) * 2 * cc, _Alignof(sti_column_t));
     size_t at_columns = table_align_up(at_dense + sizeof(sti_column_t) * ncols, _Alignof(void *));
-    size_t size = at_columns + sizeof(void *) * ids;
+    size_t at_listings = table_align_up(at_columns + sizeof(void *) * ids, _Alignof(sti_listing_t));
+    size_t size = at_listings + sizeof(sti_listing_t) * nlist;
     unsigned char *mem = sti_mem_alloc(w, size);
     if (mem == NULL) {
         return NULL;
@@ -30,6 +36,8 @@ sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint3
     t->alloc_size = size;
     t->columns = (void **)(void *)(mem + at_columns);
     t->dense = (sti_column_t *)(void *)(mem + at_dense);
+    t->listings = (sti_listing_t *)(void *)(mem + at_listings);
+    t->listing_count = nlist;
     for (uint32_t c = 0, i = 0; c < ids; c++) {
         t->columns[c] = NULL;
         if (strata_mask_test(mask, c) && w->components[c].size > 0) {
@@ -208,7 +216,20 @@ strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t ex
         return r;
     }
     t->capacity = (uint32_t)cap;
+    t->room = t->count > 0 ? t->capacity : 0;
     return STRATA_OK;
+}
+
+void sti_table_touch(const sti_table_t *t) {
+    size_t unused = (size_t)t->capacity - t->count;
+    if (unused == 0) {
+        return; /* (and no array may exist yet) */
+    }
+    sti_mem_touch((unsigned char *)(t->entities + t->count), sizeof(strata_entity_t) * unused);
+    for (uint32_t i = 0; i < t->column_count; i++) {
+        const sti_column_t *col = &t->dense[i];
+        sti_mem_touch(col->data + (size_t)t->count * col->size, (size_t)col->size * unused);
+    }
 }
 
 /* Copy `size` bytes at `value` into n consecutive elements at dst, doubling

@@ -59,6 +59,13 @@ typedef struct sti_plan_t {
     sti_plan_pair_t pairs[];
 } sti_plan_t;
 
+/* A table's place in the list of one query that matches it (query.c
+ * keeps `at` true as tables move within the list). */
+typedef struct sti_listing_t {
+    uint32_t query; /* query id */
+    uint32_t at;    /* position in the query's list */
+} sti_listing_t;
+
 /* One edge of the archetype graph, between a table and the one with a
  * component more. */
 typedef struct sti_edge_t {
@@ -69,15 +76,18 @@ typedef struct sti_edge_t {
     bool plain;                /* not hooked, no changed set in the world, an added value small: the leaf path */
 } sti_edge_t;
 
-/* One archetype. The struct with its edges, the dense list and the columns
- * array are one allocation; the entity column and each component column are
- * one more each, grown with realloc (so large ones are remapped, not copied). */
+/* One archetype. The struct with its edges, the dense list, the columns
+ * array and the listings are one allocation; the entity column and each
+ * component column are one more each, grown with realloc (so large ones are
+ * remapped, not copied). */
 struct sti_table_t {
     strata_mask_t mask;
     uint32_t id;           /* index in world->tables; what records store */
     uint32_t count;        /* rows in use */
     uint32_t moved;        /* bumped when a row leaves or rows reorder (appends only raise count) */
     uint32_t capacity;     /* rows every column holds */
+    uint32_t room;         /* capacity while it has rows, 0 without: the leaf paths' one test of room keeps
+                            * them off an empty table too (its first row moves it in its queries' lists) */
     uint32_t column_count; /* entries of dense */
     uint32_t max_size;     /* of its columns' elements: above STI_SMALL_SIZE, moves call memcpy */
     strata_entity_t *entities;
@@ -96,13 +106,23 @@ struct sti_table_t {
     uint64_t later;                         /* bit k: has bits in set k's second plane */
     uint16_t mark_next[STRATA_MAX_CHANGED]; /* by set: the next table id on its list */
     bool hooked;                            /* monitors != 0 or a component with a hook: destroy runs hooks */
+    /* The queries it matches, by ascending id, and its place in each one's
+     * list (query.c): listing_count of them, fixed at creation. */
+    sti_listing_t *listings;
+    uint32_t listing_count;
+    /* archetype.c: while it has no row (the empty table aside), its place
+     * on the world's list of idle tables, in the order they emptied, and
+     * the steps ended when it joined (world->table_clock). */
+    uint32_t idle_since;
+    struct sti_table_t *idle_prev, *idle_next;
     /* By component id c: [c] leads to the table with c added, [component_count + c]
      * to the one with c removed. Inline, so the hot path saves a load. */
     sti_edge_t edges[];
 };
 
 /* A new empty table of `mask` with id `id`, no rows, no edges, not yet
- * classified or registered (archetype.c does that); NULL on NOMEM. */
+ * classified or registered (archetype.c does that; its listings are
+ * sized for the queries it matches); NULL on NOMEM. */
 sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint32_t id);
 /* The copy plan of a move from src to dst (tables that differ by one
  * component and no aspect), or NULL on NOMEM. */
@@ -112,6 +132,10 @@ void sti_table_free(strata_world_t *w, sti_table_t *t);
 /* Make room for `extra` more rows, growing geometrically. STRATA_ERR_NOMEM
  * leaves the table as it was. */
 strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t extra);
+/* Fault in the pages of t's room past its rows (each array's unused
+ * part written once a page), so the rows that fill it later meet no page
+ * fault. */
+void sti_table_touch(const sti_table_t *t);
 
 /* Room for one more row (the hot path only compares). */
 STI_HOT strata_result_t sti_table_room(strata_world_t *w, sti_table_t *t) {

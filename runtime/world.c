@@ -205,6 +205,7 @@ strata_result_t strata_world_create(const strata_schema_t *schema, const strata_
     w->free_head = STI_NO_INDEX;
     w->entity_limit = STRATA_MAX_ENTITIES;
     w->table_limit = STRATA_MAX_TABLES;
+    w->free_after = d.free_empty_tables_after;
     strata_result_t r = world_alloc_parts(w, d.initial_capacity);
     if (r == STRATA_OK) {
         r = sti_pool_create(w, d.threads, d.chunk_rows);
@@ -258,7 +259,10 @@ void strata_world_clear(strata_world_t *w) {
     sti_command_drop(w);
     sti_index_release_all(w); /* clears the records' doomed flags too */
     for (uint32_t t = 0; t < w->table_count; t++) {
-        w->tables[t]->count = 0;
+        if (w->tables[t]->count > 0) {
+            w->tables[t]->count = 0;
+            sti_table_emptied(w, w->tables[t]);
+        }
     }
     sti_dirty_empty(w);
 }

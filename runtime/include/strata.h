@@ -228,6 +228,10 @@ typedef struct strata_world_desc_t {
                                    * thread (the default); STRATA_THREADS_PER_CORE = one per core */
     uint32_t chunk_rows;          /* rows a chunk of a split system holds at most (default
                                    * STRATA_CHUNK_ROWS); whatever the thread count, the same chunks */
+    /* Steps a table (archetype) may stay without a row: the end of the step
+     * that makes it this many frees it, as strata_world_free_empty_tables
+     * would; 0 (the default): never. */
+    uint32_t free_empty_tables_after;
 } strata_world_desc_t;
 
 /* desc.threads: as many threads as the machine has cores. */
@@ -236,7 +240,7 @@ typedef struct strata_world_desc_t {
 /* What a world holds, for tools and tests. */
 typedef struct strata_world_stats_t {
     uint32_t entities; /* alive */
-    uint32_t tables;   /* archetypes created, including the empty one */
+    uint32_t tables;   /* archetypes held (made and not freed), including the empty one */
     uint32_t pending;  /* deferred commands not yet applied */
     size_t bytes;      /* memory held through the allocator */
 } strata_world_stats_t;
@@ -275,6 +279,34 @@ void *strata_world_resources(strata_world_t *w);
 
 /* Fill *out with the world's counts. */
 void strata_world_stats(const strata_world_t *w, strata_world_stats_t *out);
+
+/* Free every table (archetype) that has no row, the empty one aside: its
+ * columns, its edges in the archetype graph, its place in each query's
+ * list. An add or create that needs one again makes it again. The tables
+ * kept are renumbered (the last ones take the freed ones' ids; the records
+ * of their rows are rewritten). Allocates nothing, so cannot fail. Inside
+ * a step, an iterator or a deferral scope nothing is freed yet: it is done
+ * when the step ends or the outermost scope closes, whichever comes first
+ * with no scope open. Returns the number of tables freed now. Not from a
+ * system run on a worker thread (an assert). */
+uint32_t strata_world_free_empty_tables(strata_world_t *w);
+
+/* Make room for n more rows in the table of the components `ids` (count k,
+ * no duplicates; made now if it does not exist), and fault its pages in,
+ * so that the adds and creates that fill it later grow nothing and meet no
+ * page fault. n = 0 does nothing. Returns STRATA_OK, STRATA_ERR_NOMEM or
+ * STRATA_ERR_LIMIT (a new table over the limit); on error the world is as
+ * it was but for spare capacity (a table made by the call is freed again).
+ * Not inside a step, an iterator, a deferral scope or a hook (an assert;
+ * with asserts off it then reserves nothing): a table does not grow while
+ * something may hold its columns. */
+strata_result_t strata_reserve(strata_world_t *w, uint32_t k, const uint32_t *ids, uint32_t n);
+
+/* Make room for n more entities (records beyond the indices free now) and
+ * fault their pages in. Returns STRATA_OK, STRATA_ERR_NOMEM (nothing
+ * changed) or STRATA_ERR_LIMIT (past the entity limit). Allowed anywhere a
+ * create is, but not from a system run on a worker thread (an assert). */
+strata_result_t strata_entity_reserve(strata_world_t *w, uint32_t n);
 
 /* A watcher of the generated step (the inspector): told as each system
  * begins and ends, with the system's index in the schedule. */

@@ -737,7 +737,9 @@ static int jr_entity_end(jr_t *jr) {
     }
     if (!sti_loader_place(jr->l, t, row, jr->id)) {
         /* Take the row back: the world is dropped anyway, but keep it consistent. */
-        t->count--;
+        if (--t->count == 0) {
+            sti_table_emptied(jr->w, t);
+        }
         return jr_fail_at(jr, STRATA_ERR_CORRUPT, start, "entity id %" PRIu64 " is out of range or used twice", jr->id);
     }
     for (uint32_t i = 0; i < jr->touched_count; i++) {

@@ -52,6 +52,7 @@ strata_result_t sti_loader_begin(sti_loader_t *l, strata_world_t *target, strata
     strata_world_t *w = l->fresh;
     w->entity_limit = target->entity_limit;
     w->table_limit = target->table_limit;
+    w->free_after = target->free_after;
     w->observer = target->observer; /* like the game's pointer: the tool watching stays */
     /* The block holds the scheduler's state too (which systems are enabled):
      * keep the target's, then reset each resource to its defaults. */
@@ -137,6 +138,9 @@ strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint
     /* Rows nobody has placed yet hold the null entity. */
     memset(t->entities + first, 0, sizeof(strata_entity_t) * n);
     t->count += n;
+    if (first == 0) {
+        sti_table_filled(w, t);
+    }
     return STRATA_OK;
 }
 

@@ -440,6 +440,21 @@ class ReservedWordTest(unittest.TestCase):
         self.assertIn("strata_iter(w_world_core(w), W_QUERY_SYS)", source)
         self.assertIn(".call = w_sys_call_,", source)
 
+    def test_assemblage_names_meet_the_reserve_functions(self):
+        # An assemblage's reserve is spelt as the bundle's and the records' are: 'Bundle' makes
+        # w_reserve_bundle, the world's own.
+        for name in ("Bundle", "Entities"):
+            doc = yaml.safe_load(yaml.safe_dump(BASE))
+            doc["assemblages"][name] = {"Tag": {}}
+            schema, errors = schema_of(doc)
+            self.assertIsNone(schema, name)
+            self.assertTrue(any(f"'w_reserve_{name.lower()}'" in e and "world's own API" in e for e in errors), errors)
+        doc = yaml.safe_load(yaml.safe_dump(BASE))
+        doc["assemblages"]["Crate"] = {"Tag": {}}
+        schema, errors = schema_of(doc)
+        self.assertIsNotNone(schema, errors)
+        self.assertIn("w_reserve_crate", {x.ident for x in names.Names(schema).emitted()})
+
     def test_file_scope_library_names_as_generated_names(self):
         # 'w_' prefix: a world whose prefix makes a library name (world 'int8', type 'T' -> int8_t).
         self.assertTrue(self.rejected(dict(with_name("type", "T"), world="int8")))

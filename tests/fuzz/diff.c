@@ -19,7 +19,16 @@
  * each on live, destroyed, null and forged handles; steps; systems run
  * alone; enable / disable; deferral scopes; iterating a query while
  * changing what it visits; passes over `changed` sets; binary and JSON
- * saves, loaded into the same world, into a fresh one, or cut short.
+ * saves, loaded into the same world, into a fresh one, or cut short;
+ * freeing the empty tables (then the world holds exactly the tables its
+ * entities need) and reserving room. The runtime's table set (query lists,
+ * edges, ids, the idle list and the free policy) is checked beside the
+ * model after every operation.
+ *
+ * The large world (test_fuzz_diff_large_world_matches_model, `--large`):
+ * tens of thousands of entities made, moved and destroyed in bulk over
+ * thousands of tables that are emptied and freed, with no links or entity
+ * fields (op_large).
  *
  * The systems below log what they visit and what each call returned; the
  * model replays that log in the same order (so it never has to predict
@@ -183,7 +192,8 @@ typedef struct event_t {
     int64_t value; /* a result, or a handle */
 } event_t;
 
-/* Children a system makes stop at this many entities (and the operations' creates near it). */
+/* Children a system makes stop at this many entities (and the operations'
+ * creates near it); the large-world mode's cap is its own (H.cap). */
 #define ENTITY_CAP 160
 
 static struct harness_t {
@@ -204,6 +214,20 @@ static struct harness_t {
     uint64_t links;      /* ChildOf links alive, summed over the operations */
     uint32_t deepest;    /* the deepest ChildOf link seen */
     uint64_t cycles;     /* links refused as cycles */
+    /* The world's shape: small (ENTITY_CAP, every operation) or large
+     * (tens of thousands of entities, bulk operations, thousands of tables
+     * made and freed, no links or entity fields: see op_large). */
+    bool large;
+    uint32_t cap;          /* entities at most (creates stop short of it) */
+    uint32_t aim;          /* the large mode's population: creates above it turn to destroys */
+    uint32_t free_after;   /* the world desc's free_empty_tables_after */
+    long check_every;      /* operations between whole comparisons (1: after each) */
+    bool free_waiting;     /* a free of the empty tables waits for the scope to close */
+    uint64_t tables_freed; /* by free calls and the policy (tables_seen) */
+    uint64_t tables_made;
+    uint32_t tables_most;
+    const void **seen_tables; /* the tables alive after the last operation, sorted (large mode) */
+    uint32_t seen_count, seen_capacity;
 } H;
 
 static void log_event(int kind, int64_t value) {
@@ -266,6 +290,11 @@ static void sync_system(int sys);
 void fz_tick_run(fz_tick_ctx *ctx) {
     sync_system(M_SYS_TICK);
     ctx->stats->steps++;
+    if (ctx->stats->steps % 7 == 3) {
+        /* Inside a step it waits for the step's end; run alone (no scope) it frees now. */
+        (void)fz_world_free_empty_tables(ctx->world);
+        H.free_waiting = true;
+    }
 }
 
 /* Grow's decisions for one row, whose Hp is now v (mirrored by grow_model). */
@@ -289,7 +318,7 @@ static void grow_row(fz_world *w, fz_entity e, int32_t v) {
     if (v % 19 == 0) {
         LOG_RETRY(fz_armor_remove(w, e));
     }
-    if (v % 13 == 0 && world_entities(w) < ENTITY_CAP) {
+    if (v % 13 == 0 && !H.large && world_entities(w) < H.cap) {
         fz_entity c = make_child(w, e, v);
         log_event(EV_CREATED, (int64_t)c.id);
         LOG_RETRY(fz_child_of_set(w, c, e)); /* deferred: the child is a root until the system ends */
@@ -359,7 +388,7 @@ void fz_hunt_run(fz_hunt_ctx *ctx) {
                 }
                 uint32_t n = 0;
                 (void)fz_targets_targets(w, e, &n);
-                if (hits % 4 == 1 && n < M_MAX_TARGETS) {
+                if (hits % 4 == 1 && n < M_MAX_TARGETS && !H.large) {
                     LOG_RETRY(fz_targets_add(w, e, t));
                 }
                 if (hits % 3 == 0) {
@@ -559,7 +588,7 @@ static m_entity *row_entity(fz_entity e, uint8_t *seen, int q, bool system) {
 static bool compare_queries(char *why, size_t why_size) {
     model *m = &H.m;
     fz_world *w = H.w;
-    uint8_t *seen = calloc(M_MAX_ENTITIES, 1);
+    uint8_t *seen = calloc(m->n + 1, 1);
     CHECK(seen != NULL, "out of memory");
     bool ok = true;
     uint32_t n = 0;
@@ -577,7 +606,7 @@ static bool compare_queries(char *why, size_t why_size) {
             }
         }
     }
-    memset(seen, 0, M_MAX_ENTITIES);
+    memset(seen, 0, m->n + 1);
     for (fz_named_iter it = fz_named_begin(w); ok && fz_named_next(&it);) {
         for (uint32_t i = 0; i < it.count; i++, n++) {
             m_entity *me = row_entity(it.entities[i], seen, M_Q_NAMED, false);
@@ -591,7 +620,7 @@ static bool compare_queries(char *why, size_t why_size) {
             }
         }
     }
-    memset(seen, 0, M_MAX_ENTITIES);
+    memset(seen, 0, m->n + 1);
     for (fz_heavy_iter it = fz_heavy_begin(w); ok && fz_heavy_next(&it);) {
         for (uint32_t i = 0; i < it.count; i++, n++) {
             if (row_entity(it.entities[i], seen, M_Q_HEAVY, false) == NULL) {
@@ -603,7 +632,7 @@ static bool compare_queries(char *why, size_t why_size) {
         }
     }
     /* Move's aspects, through its context (its writes feed no `changed` set). */
-    memset(seen, 0, M_MAX_ENTITIES);
+    memset(seen, 0, m->n + 1);
     fz_move_ctx ctx = fz_move_begin(w, 0.0f);
     while (ok && fz_move_next(&ctx)) {
         for (uint32_t i = 0; i < ctx.count; i++) {
@@ -674,7 +703,9 @@ static bool sources_match(char *why, size_t why_size) {
     static uint64_t stamp[M_MAX_ENTITIES];
     static uint64_t clock;
     static const int rels[3] = {M_CHILD, M_DOCK, M_TGTS};
-    memset(count, 0, sizeof count);
+    for (int k = 0; k < 3; k++) {
+        memset(count[k], 0, sizeof(uint32_t) * m->n);
+    }
     for (uint32_t i = 0; i < m->n; i++) {
         const m_entity *s = &m->ents[i];
         for (int k = 0; k < 2; k++) {
@@ -717,6 +748,83 @@ static bool sources_match(char *why, size_t why_size) {
     return true;
 }
 
+/* The table set as the runtime keeps it (which the model knows nothing
+ * of): each query lists every table it matches once, those with rows
+ * first, each table's listings pointing at its places; ids are indices;
+ * edges are mirrored; the idle list holds the tables without rows (the
+ * empty one aside), oldest first, none idle longer than the policy allows
+ * once a step has ended. */
+static bool tables_match(char *why, size_t why_size) {
+    const strata_world_t *w = fz_world_core(H.w);
+    uint32_t cc = w->component_count, idle = 0;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const sti_table_t *t = w->tables[i];
+        if (t->id != i) {
+            DIFFER("table %u holds id %u", i, t->id);
+        }
+        idle += i != 0 && t->count == 0;
+        for (uint32_t c = 0; c < 2 * cc; c++) {
+            const sti_table_t *n = t->edges[c].table;
+            if (n != NULL &&
+                (n->id >= w->table_count || w->tables[n->id] != n || n->edges[c < cc ? cc + c : c - cc].table != t)) {
+                DIFFER("table %u: edge %u leads to a table that is gone or does not lead back", i, c);
+            }
+        }
+        for (uint32_t k = 0; k < t->listing_count; k++) {
+            const sti_query_cache_t *q = &w->queries[t->listings[k].query];
+            if (t->listings[k].at >= q->count || q->tables[t->listings[k].at] != t) {
+                DIFFER("table %u: its place in query %u's list is wrong", i, t->listings[k].query);
+            }
+        }
+    }
+    for (uint32_t q = 0; q < w->schema->query_count; q++) {
+        const sti_query_cache_t *c = &w->queries[q];
+        uint32_t matching = 0;
+        for (uint32_t i = 0; i < w->table_count; i++) {
+            matching += sti_query_matches(w, q, &w->tables[i]->mask);
+        }
+        if (c->count != matching || c->live > c->count) {
+            DIFFER("query %u lists %u tables (%u with rows), %u match", q, c->count, c->live, matching);
+        }
+        for (uint32_t i = 0; i < c->count; i++) {
+            const sti_table_t *t = c->tables[i];
+            if ((i < c->live) != (t->count > 0) || c->entries[i].count != &t->count ||
+                t->listings[c->listing[i]].query != q || t->listings[c->listing[i]].at != i) {
+                DIFFER("query %u: entry %u (table %u, %u rows) is out of place", q, i, t->id, t->count);
+            }
+        }
+    }
+    uint32_t listed = 0;
+    for (const sti_table_t *t = w->idle_head; t != NULL; t = t->idle_next, listed++) {
+        if (t->count != 0 || t->id == 0 || (t->idle_next != NULL && t->idle_next->idle_since < t->idle_since)) {
+            DIFFER("the idle list holds table %u (%u rows) out of order", t->id, t->count);
+        }
+        if (H.free_after != 0 && H.m.depth == 0 && w->table_clock - t->idle_since >= H.free_after &&
+            w->table_clock != 0 && !H.stepping) {
+            DIFFER("table %u idle for %u steps, the policy frees at %u", t->id, w->table_clock - t->idle_since,
+                   H.free_after);
+        }
+    }
+    if (listed != idle) {
+        DIFFER("the idle list holds %u tables, %u have no rows", listed, idle);
+    }
+    return true;
+}
+
+/* The tables a world holds once its empty ones are freed: the empty
+ * archetype and one for each component set a live entity has. */
+static uint32_t tables_predicted(void) {
+    static uint8_t met[1u << M_NC];
+    memset(met, 0, sizeof met);
+    uint32_t n = 1;
+    for (uint32_t i = 0; i < H.m.n; i++) {
+        uint16_t mask = H.m.ents[i].mask;
+        n += mask != 0 && !met[mask];
+        met[mask] = 1;
+    }
+    return n;
+}
+
 /* True if the world shows exactly what the model holds; else why not. */
 static bool world_matches(char *why, size_t why_size) {
     model *m = &H.m;
@@ -739,6 +847,11 @@ static bool world_matches(char *why, size_t why_size) {
         }
         if (!links_match(me, why, why_size)) {
             return false;
+        }
+        if (H.m.linkless &&
+            ((me->mask & (M_BIT(M_CHILD) | M_BIT(M_DOCK) | M_BIT(M_TGTS) | M_BIT(M_AIM))) || me->ntgts > 0)) {
+            DIFFER("%#llx holds a link or an entity field in a world the model keeps without",
+                   (unsigned long long)me->h);
         }
         for (int c = 0; c < M_NPLAIN; c++) {
             bool has = (me->mask & M_BIT(c)) != 0;
@@ -780,6 +893,9 @@ static bool world_matches(char *why, size_t why_size) {
     }
     if (fz_entity_alive(w, FZ_ENTITY_NULL)) {
         DIFFER("the null entity is alive");
+    }
+    if (!tables_match(why, why_size)) {
+        return false;
     }
     const uint32_t got[M_NQ] = {fz_movers_count(w), fz_named_count(w),   fz_heavy_count(w),
                                 fz_hurt_count(w),   fz_touched_count(w), fz_tree_count(w)};
@@ -865,6 +981,7 @@ typedef struct visits_t {
     uint8_t will[M_MAX_ENTITIES];
     uint8_t done[M_MAX_ENTITIES];
     uint32_t expected, seen;
+    uint32_t will_top, done_top; /* what a prediction clears: the entries set since the last */
 } visits_t;
 
 static visits_t visits;
@@ -872,7 +989,11 @@ static visits_t visits;
 /* Predict: the entities matching (system s, query q or `changed` set k). */
 static void visits_predict(int kind, int which) {
     model *m = &H.m;
-    memset(&visits, 0, sizeof visits);
+    memset(visits.will, 0, visits.will_top);
+    memset(visits.done, 0, visits.done_top);
+    visits.will_top = m->n;
+    visits.done_top = 0;
+    visits.expected = visits.seen = 0;
     for (uint32_t i = 0; i < m->n; i++) {
         const m_entity *me = &m->ents[i];
         bool yes = kind == 0   ? m_system_matches(me, which)
@@ -891,6 +1012,7 @@ static m_entity *visit_next(void) {
     uint32_t i = (uint32_t)(me - H.m.ents);
     CHECK(visits.will[i], "op %ld: visited %#llx, which does not match", H.ops, (unsigned long long)h);
     CHECK(!visits.done[i]++, "op %ld: visited %#llx twice", H.ops, (unsigned long long)h);
+    visits.done_top = i + 1 > visits.done_top ? i + 1 : visits.done_top;
     visits.seen++;
     H.visits++;
     return me;
@@ -943,7 +1065,7 @@ static void grow_model(m_entity *me) {
     if (v % 19 == 0) {
         log_expect(m_remove(m, h, M_BIT(M_ARMOR)), "Grow's Armor remove");
     }
-    if (v % 13 == 0 && m->n < ENTITY_CAP) {
+    if (v % 13 == 0 && !H.large && m->n < H.cap) {
         uint64_t child = adopt_logged();
         vals[M_POS].pos = (fz_pos){v, 0};
         vals[M_LINK].link = (fz_link){.to = {h}};
@@ -1010,7 +1132,7 @@ static void system_model(int sys) {
                     v = wrap_add(v, -1);
                     memcpy(hp, &v, 4);
                 }
-                if (link.hits % 4 == 1 && me->ntgts < M_MAX_TARGETS) {
+                if (link.hits % 4 == 1 && me->ntgts < M_MAX_TARGETS && !H.large) {
                     log_expect(m_targets_add(m, h, link.to.id), "Hunt's Targets add");
                 }
                 if (link.hits % 3 == 0) {
@@ -1112,6 +1234,19 @@ static int pick_value_component(source_t *src) {
     return c == M_FROZEN ? M_AIM : c;
 }
 
+/* A set of plain components from the stream; the large world holds no
+ * entity field (Aim) either, so that no destroy has sources to find. */
+static uint16_t pick_mask(source_t *src) {
+    uint16_t mask = (uint16_t)take(src, 1u << M_NPLAIN);
+    return H.large ? mask & (uint16_t)~M_BIT(M_AIM) : mask;
+}
+
+/* One plain component from the stream (as pick_mask). */
+static int pick_component(source_t *src) {
+    int c = (int)take(src, M_NPLAIN);
+    return H.large && c == M_AIM ? M_TINY : c;
+}
+
 /* Values for every component, in ranges that keep the systems busy. */
 static void pick_values(source_t *src, value_t *vals) {
     memset(vals, 0, sizeof(value_t) * M_NC);
@@ -1171,7 +1306,7 @@ static void op_create(source_t *src, int how) {
     fz_world *w = H.w;
     value_t vals[M_NC];
     pick_values(src, vals);
-    uint16_t mask = (uint16_t)take(src, 1u << M_NPLAIN);
+    uint16_t mask = pick_mask(src);
     const void *mv[M_NC];
     model_vals(vals, mv);
     if (how == 0) {
@@ -1207,6 +1342,13 @@ static void op_create(source_t *src, int how) {
     flush_model("a create");
 }
 
+/* What op_iterate does to entity h (0 to 10); the large world makes no
+ * link (8, 9, 10 add Frozen instead). */
+static uint32_t iterate_kind(uint64_t h, uint32_t salt) {
+    uint32_t kind = (uint32_t)(h * 0x9e3779b97f4a7c15u >> 40 ^ salt) % 11;
+    return H.large && kind >= 8 ? 1 : kind;
+}
+
 /* Iterate Movers outside a step, changing what it visits (applied at the
  * end), stopping after `limit` rows. */
 static void op_iterate(source_t *src) {
@@ -1229,7 +1371,7 @@ static void op_iterate(source_t *src) {
             fz_entity e = it.entities[i];
             log_event(EV_VISIT, (int64_t)e.id);
             fz_entity other = it.entities[(i + 1) % it.count];
-            switch ((uint32_t)(e.id * 0x9e3779b97f4a7c15u >> 40 ^ salt) % 11) {
+            switch (iterate_kind(e.id, salt)) {
             case 8:
                 log_event(EV_HANDLE, (int64_t)other.id);
                 LOG_RETRY(fz_child_of_set(w, e, other));
@@ -1249,7 +1391,7 @@ static void op_iterate(source_t *src) {
             case 2: LOG_RETRY(fz_vel_remove(w, e)); break;
             case 3: LOG_RETRY(fz_hp_add(w, e, (fz_hp){(int32_t)salt})); break;
             case 4:
-                if (world_entities(w) < ENTITY_CAP) {
+                if (world_entities(w) < H.cap) {
                     fz_entity c;
                     do {
                         c = fz_entity_create_bundle(w, &(fz_bundle){.pos = &(fz_pos){1, 2},
@@ -1276,7 +1418,7 @@ static void op_iterate(source_t *src) {
         const void *mv[M_NC];
         memset(vals, 0, sizeof vals);
         model_vals(vals, mv);
-        switch ((uint32_t)(h * 0x9e3779b97f4a7c15u >> 40 ^ salt) % 11) {
+        switch (iterate_kind(h, salt)) {
         case 8: {
             uint64_t t = (uint64_t)log_next(EV_HANDLE);
             log_expect(m_link_set(m, M_CHILD, h, t, 0), "ChildOf set while iterating");
@@ -1298,7 +1440,7 @@ static void op_iterate(source_t *src) {
             log_expect(m_add(m, h, M_BIT(M_HP), mv), "Hp add while iterating");
             break;
         case 4:
-            if (m->n < ENTITY_CAP) {
+            if (m->n < H.cap) {
                 uint64_t c = adopt_logged();
                 vals[M_POS].pos = (fz_pos){1, 2};
                 vals[M_TINY].tiny.b = (uint8_t)salt;
@@ -1538,22 +1680,25 @@ static void model_load(void) {
     strata_world_t *core = fz_world_core(H.w);
     m_save s = saved.model;
     s.ents = malloc(sizeof(m_entity) * (s.n > 0 ? s.n : 1));
-    CHECK(s.ents != NULL, "out of memory");
+    uint32_t *at = calloc(M_MAX_INDEX, sizeof(uint32_t)); /* by index: 1 + the saved entity's place, or 0 */
+    CHECK(s.ents != NULL && at != NULL, "out of memory");
+    for (uint32_t i = 0; i < saved.model.n; i++) {
+        at[(uint32_t)saved.model.ents[i].h] = i + 1;
+    }
     uint32_t n = 0;
     for (uint32_t t = 0; t < core->table_count; t++) {
         for (uint32_t row = 0; row < core->tables[t]->count; row++) {
             uint64_t h = core->tables[t]->entities[row];
-            uint32_t i = 0;
-            while (i < saved.model.n && saved.model.ents[i].h != h) {
-                i++;
-            }
-            CHECK(i < saved.model.n && n < s.n, "op %ld: the load made %#llx, which the save does not hold", H.ops,
+            uint32_t index = (uint32_t)h;
+            bool held = index < M_MAX_INDEX && at[index] != 0 && saved.model.ents[at[index] - 1].h == h;
+            CHECK(held && n < s.n, "op %ld: the load made %#llx, which the save does not hold", H.ops,
                   (unsigned long long)h);
-            s.ents[n++] = saved.model.ents[i];
+            s.ents[n++] = saved.model.ents[at[index] - 1];
         }
     }
     CHECK(n == s.n, "op %ld: the load made %u entities, the save holds %u", H.ops, n, s.n);
     m_load(&H.m, &s);
+    free(at);
     free(s.ents);
 }
 
@@ -1591,7 +1736,9 @@ static void op_load(source_t *src) {
         return;
     }
     /* A fresh world loads the save, then takes the place of this one. */
-    strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap}, .initial_capacity = 16};
+    strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap},
+                                .initial_capacity = 16,
+                                .free_empty_tables_after = H.free_after};
     fz_world *fresh;
     while ((fresh = fz_world_create(&desc)) == NULL) {
         CHECK(H.alloc_mode, "op %ld: world creation failed", H.ops);
@@ -1815,21 +1962,81 @@ static void op_create_linked(source_t *src) {
     m_create(m, &e.id, 1, (uint16_t)(mask | M_BIT(c)), mv);
 }
 
+/* --- Tables: freed and reserved --------------------------------------------- */
+
+/* Free the empty tables, now or (inside a scope, sometimes) when it closes;
+ * then the world holds the tables the model's entities need, no more. */
+static void op_free_tables(source_t *src) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    bool scoped = m->depth == 0 && take(src, 3) == 0;
+    if (scoped) {
+        strata_defer_begin(fz_world_core(w));
+        m_defer_begin(m);
+    }
+    uint32_t before = fz_world_core(w)->table_count;
+    uint32_t freed = fz_world_free_empty_tables(w);
+    uint32_t after = fz_world_core(w)->table_count;
+    CHECK(freed == before - after, "op %ld: free_empty_tables says %u went, the count went from %u to %u", H.ops, freed,
+          before, after);
+    CHECK(m->depth == 0 || freed == 0, "op %ld: tables freed inside a scope", H.ops);
+    H.free_waiting = true;
+    if (scoped) {
+        strata_result_t r = strata_defer_end(fz_world_core(w));
+        m_defer_end(m);
+        close_scope(r, "the scope of a free");
+    }
+}
+
+/* After a free that ran (no scope left open): exactly the tables the live entities need. */
+static void check_freed(void) {
+    if (!H.free_waiting || H.m.depth > 0 || H.stepping) {
+        return;
+    }
+    H.free_waiting = false;
+    uint32_t tables = fz_world_core(H.w)->table_count, want = tables_predicted();
+    /* (A flush that failed for want of memory and was retried after the
+     * free may have made tables since, and left them empty.) */
+    CHECK(H.heap.failures > 0 ? tables >= want : tables == want,
+          "op %ld: after a free the world holds %u tables, its entities need %u", H.ops, tables, want);
+}
+
+/* Room ahead: a bundle's archetype or an assemblage's (and its records).
+ * Nothing to see in the world but for a table made without rows. */
+static void op_reserve(source_t *src) {
+    fz_world *w = H.w;
+    uint32_t n = 1 + take(src, H.large ? 4096 : 64);
+    switch (take(src, 3)) {
+    case 0: {
+        value_t vals[M_NC];
+        pick_values(src, vals);
+        fz_bundle b = make_bundle(pick_mask(src), vals);
+        EXPECT_OP(fz_reserve_bundle(w, &b, n), M_OK, "reserve_bundle");
+        break;
+    }
+    case 1: EXPECT_OP(fz_reserve_knight(w, n), M_OK, "reserve_knight"); break;
+    default: EXPECT_OP(fz_reserve_entities(w, n), M_OK, "reserve_entities"); break;
+    }
+}
+
 /* One operation from the stream. */
 static void op_one(source_t *src) {
     model *m = &H.m;
     fz_world *w = H.w;
-    uint32_t op = take(src, 40);
+    uint32_t op = take(src, 42);
     static int trace = -1; /* FUZZ_TRACE=1 in the environment: each operation's number and kind */
     if (trace < 0) {
         trace = getenv("FUZZ_TRACE") != NULL;
     }
-    bool crowded = m->n + 8 >= ENTITY_CAP;
+    bool crowded = m->n + 8 >= H.cap;
     if (crowded && (op <= 4 || op == 28 || op == 29 || op == 38)) {
         op = 14; /* destroy instead */
     }
-    if (m->depth > 0 && (op == 16 || op == 17 || op == 26 || op == 27)) {
-        op = 19; /* no step, save or load inside a scope: close it instead */
+    if (H.large && ((op >= 30 && op <= 36) || op == 38)) {
+        op = 37; /* no link in the large world: read them instead */
+    }
+    if (m->depth > 0 && (op == 16 || op == 17 || op == 24 || op == 26 || op == 27)) {
+        op = 19; /* no step, reserve, save or load inside a scope: close it instead */
     }
     if (op == 27 && !saved.valid) {
         op = 26; /* nothing to load yet: save */
@@ -1851,7 +2058,7 @@ static void op_one(source_t *src) {
     case 5:
     case 6: {
         fz_entity e = pick(src);
-        int c = (int)take(src, M_NPLAIN);
+        int c = pick_component(src);
         pick_values(src, vals);
         model_vals(vals, mv);
         EXPECT_OP(real_add(w, e, c, &vals[c]), m_add(m, e.id, M_BIT(c), mv), "add");
@@ -1859,7 +2066,7 @@ static void op_one(source_t *src) {
     }
     case 7: {
         fz_entity e = pick(src);
-        uint16_t mask = (uint16_t)take(src, 1u << M_NPLAIN);
+        uint16_t mask = pick_mask(src);
         pick_values(src, vals);
         model_vals(vals, mv);
         fz_bundle b = make_bundle(mask, vals);
@@ -1928,6 +2135,8 @@ static void op_one(source_t *src) {
     case 21: op_iterate(src); break;
     case 22: op_changed(src); break;
     case 23: op_system(src); break;
+    case 24: op_reserve(src); break;
+    case 41: op_free_tables(src); break;
     case 26: op_save(); break;
     case 27: op_load(src); break;
     case 28:
@@ -1960,6 +2169,203 @@ static void op_one(source_t *src) {
     flush_model("an operation's end");
 }
 
+/* --- The large world ------------------------------------------------------------
+ *
+ * Tens of thousands of entities (H.population), made, changed and
+ * destroyed in bulk, so that thousands of tables are made, emptied and
+ * freed (by free calls and by the world's policy, H.free_after). No link
+ * and no entity field (m.linkless: the model then finds no sources when it
+ * destroys, which keeps it linear); the small world covers those. */
+
+/* The handles of the live entities with exactly `mask` (a table's rows), or
+ * of up to `most` picked at random (duplicates possible); malloc'd. */
+static uint64_t *large_pick(source_t *src, bool table, uint16_t mask, uint32_t most, uint32_t *n) {
+    model *m = &H.m;
+    uint64_t *hs = malloc(sizeof(uint64_t) * (m->n + 1));
+    CHECK(hs != NULL, "out of memory");
+    *n = 0;
+    for (uint32_t i = 0; table && i < m->n; i++) {
+        if (m->ents[i].mask == mask) {
+            hs[(*n)++] = m->ents[i].h;
+        }
+    }
+    for (uint32_t i = 0; !table && i < most && i < m->n; i++) {
+        hs[(*n)++] = m->ents[take(src, m->n)].h;
+    }
+    return hs;
+}
+
+/* n entities of one component set at once (its archetype reserved first, sometimes), or spawned. */
+static void large_create(source_t *src) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    uint32_t n = 1 + take(src, 4096);
+    n = m->n + n > H.cap ? H.cap - m->n : n;
+    if (n == 0) {
+        return;
+    }
+    value_t vals[M_NC];
+    const void *mv[M_NC];
+    pick_values(src, vals);
+    model_vals(vals, mv);
+    uint16_t mask = pick_mask(src);
+    fz_bundle b = make_bundle(mask, vals);
+    fz_entity *out = malloc(sizeof(fz_entity) * n);
+    uint64_t *hs = malloc(sizeof(uint64_t) * n);
+    CHECK(out != NULL && hs != NULL, "out of memory");
+    uint32_t how = take(src, 4);
+    if (how == 0) {
+        EXPECT_OP(fz_reserve_bundle(w, &b, n), M_OK, "reserve_bundle");
+    }
+    if (how == 3) { /* Walkers (Pos, Vel, Hp), from the assemblage, reserved first */
+        EXPECT_OP(fz_reserve_walker(w, n), M_OK, "reserve_walker");
+        EXPECT_OP(fz_spawn_walker_many(w, n, out), M_OK, "spawn_walker_many");
+        memset(vals, 0, sizeof vals);
+        model_vals(vals, mv);
+        mv[M_POS] = mv[M_VEL] = NULL;
+        vals[M_HP].hp.value = 12;
+        mask = M_BIT(M_POS) | M_BIT(M_VEL) | M_BIT(M_HP);
+    } else {
+        EXPECT_OP(fz_entity_create_many(w, &b, n, out), M_OK, "create_many");
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        CHECK(m_adopt(m, out[i].id), "op %ld: create_many issued %#llx again", H.ops, (unsigned long long)out[i].id);
+        hs[i] = out[i].id;
+    }
+    m_create(m, hs, n, mask, mv);
+    free(out);
+    free(hs);
+}
+
+/* Destroy every entity of one table, or many picked at random. */
+static void large_destroy(source_t *src) {
+    model *m = &H.m;
+    if (m->n == 0) {
+        return;
+    }
+    uint16_t mask = m->ents[take(src, m->n)].mask;
+    uint32_t n = 0;
+    /* Whole tables while the world is above half its aim; a few entities otherwise. */
+    bool table = take(src, 3) != 0 && m->n > H.aim / 2;
+    uint64_t *hs = large_pick(src, table, mask, 1 + take(src, table ? 1 : 256), &n);
+    for (uint32_t i = 0; i < n; i++) {
+        EXPECT_OP(fz_entity_destroy(H.w, (fz_entity){hs[i]}), m_destroy(m, hs[i]), "destroy");
+    }
+    free(hs);
+}
+
+/* Add a component to every entity of one table, or remove one from them:
+ * the table empties, one after another or (inside a scope) in one batch. */
+static void large_migrate(source_t *src) {
+    model *m = &H.m;
+    fz_world *w = H.w;
+    if (m->n == 0) {
+        return;
+    }
+    uint16_t mask = m->ents[take(src, m->n)].mask;
+    int c = pick_component(src);
+    bool add = (mask & M_BIT(c)) == 0, scoped = take(src, 2) != 0;
+    value_t vals[M_NC];
+    const void *mv[M_NC];
+    pick_values(src, vals);
+    model_vals(vals, mv);
+    uint32_t n = 0;
+    uint64_t *hs = large_pick(src, true, mask, 0, &n);
+    if (scoped) {
+        strata_defer_begin(fz_world_core(w));
+        m_defer_begin(m);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        fz_entity e = {hs[i]};
+        if (add) {
+            EXPECT_OP(real_add(w, e, c, &vals[c]), m_add(m, e.id, M_BIT(c), mv), "a migration's add");
+        } else {
+            EXPECT_OP(real_remove(w, e, c), m_remove(m, e.id, M_BIT(c)), "a migration's remove");
+        }
+    }
+    if (scoped) {
+        strata_result_t r = strata_defer_end(fz_world_core(w));
+        m_defer_end(m);
+        close_scope(r, "the end of a migration");
+    }
+    free(hs);
+}
+
+/* One operation of the large world: mostly bulk work; creates turn to
+ * destroys above the population aimed at. No scope is left open. */
+static void op_large(source_t *src) {
+    model *m = &H.m;
+    if (m->depth > 0) { /* left by op_one: close it first */
+        strata_result_t r = strata_defer_end(fz_world_core(H.w));
+        m_defer_end(m);
+        close_scope(r, "defer_end");
+        return;
+    }
+    uint32_t op = take(src, 100);
+    bool full = m->n >= H.aim;
+    if (getenv("FUZZ_TRACE") != NULL) {
+        fprintf(stderr, "op %ld: large %u (%u entities, %u tables)\n", H.ops, op, m->n,
+                fz_world_core(H.w)->table_count);
+    }
+    if (op < 36 && !full) {
+        large_create(src);
+    } else if (op < 42) {
+        large_destroy(src);
+    } else if (op < 58) {
+        large_migrate(src);
+    } else if (op < 63) {
+        op_free_tables(src);
+    } else if (op < 67) {
+        op_reserve(src);
+    } else if (op < 75) {
+        op_step();
+    } else if (op < 78) {
+        op_changed(src);
+    } else if (op < 81) {
+        op_iterate(src);
+    } else if (op < 82 && take(src, 4) == 0 && m_pending(m) == 0) {
+        if (saved.valid && take(src, 2)) {
+            op_load(src);
+        } else {
+            op_save();
+        }
+    } else {
+        op_one(src);
+        return;
+    }
+    flush_model("an operation's end");
+}
+
+/* Note the tables made and freed since the last operation (the set of
+ * table addresses before and after; a table freed and another made at
+ * its address in one operation count as neither). */
+static int table_order(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void tables_seen(void) {
+    const strata_world_t *w = fz_world_core(H.w);
+    const void **now = malloc(sizeof(void *) * (w->table_count + 1));
+    CHECK(now != NULL, "out of memory");
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        now[i] = w->tables[i];
+    }
+    qsort(now, w->table_count, sizeof(void *), table_order);
+    uint32_t i = 0, j = 0;
+    while (i < H.seen_count || j < w->table_count) {
+        int d = i == H.seen_count ? 1 : j == w->table_count ? -1 : table_order(&H.seen_tables[i], &now[j]);
+        H.tables_freed += d < 0;
+        H.tables_made += d > 0;
+        i += d <= 0;
+        j += d >= 0;
+    }
+    free(H.seen_tables);
+    H.seen_tables = now;
+    H.seen_count = w->table_count;
+    H.tables_most = w->table_count > H.tables_most ? w->table_count : H.tables_most;
+}
+
 /* --- Runs ------------------------------------------------------------------ */
 
 /* Find the runtime's dirty set of each model set, by query name. */
@@ -1977,8 +2383,34 @@ static void find_sets(void) {
     }
 }
 
+/* The shape of the runs that follow: small (ENTITY_CAP entities, every
+ * operation, the world compared with the model after each) or large
+ * (about `aim` entities, bulk operations, compared every few operations
+ * and checked lightly after each); the world desc's policy. */
+static void shape(bool large, uint32_t aim, uint32_t free_after) {
+    H.large = large;
+    H.aim = aim;
+    H.cap = large ? (aim + aim / 5 < M_MAX_ENTITIES ? aim + aim / 5 : M_MAX_ENTITIES) : ENTITY_CAP;
+    H.free_after = free_after;
+    H.check_every = !large ? 1 : aim >= 20000 ? 50 : 10;
+}
+
+/* The checks that cost little: counts, pending work, the table set. */
+static void check_light(const char *where) {
+    char why[256];
+    strata_world_stats_t st;
+    fz_world_stats(H.w, &st);
+    CHECK(st.entities == H.m.n && st.pending == m_pending(&H.m),
+          "op %ld (%s): %u entities and %u pending, the model %u and %u", H.ops, where, st.entities, st.pending, H.m.n,
+          m_pending(&H.m));
+    CHECK(tables_match(why, sizeof why), "op %ld (%s): %s", H.ops, where, why);
+}
+
 /* A new world and model, the world's allocator failing its fail_at-th call (0: never). */
 static void run_begin(long fail_at) {
+    if (H.cap == 0) {
+        shape(false, 0, 0);
+    }
     memset(&H.heap, 0, sizeof H.heap);
     H.heap.fail_at = fail_at;
     failing_allocation = fail_at;
@@ -1987,8 +2419,17 @@ static void run_begin(long fail_at) {
     H.stepping = false;
     H.move_added = H.move_removed = H.armor_added = H.armor_removed = H.mark_added = H.mark_removed = 0;
     H.log_count = H.log_read = 0;
-    m_init(&H.m);
-    strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap}, .initial_capacity = 16};
+    m_init(&H.m, H.large ? M_MAX_ENTITIES : 2048); /* (the small world stays below ENTITY_CAP and a little) */
+    H.m.linkless = H.large;
+    H.free_waiting = false;
+    H.tables_made = H.tables_freed = 0;
+    H.tables_most = 0;
+    free(H.seen_tables);
+    H.seen_tables = NULL;
+    H.seen_count = 0;
+    strata_world_desc_t desc = {.allocator = {heap_alloc, heap_realloc, heap_free, &H.heap},
+                                .initial_capacity = 16,
+                                .free_empty_tables_after = H.free_after};
     while ((H.w = fz_world_create(&desc)) == NULL) {
         CHECK(H.alloc_mode && H.heap.bytes == 0, "world creation failed, or leaked");
     }
@@ -2000,17 +2441,27 @@ static void run_begin(long fail_at) {
 static void run_ops(source_t *src, long ops) {
     long stop = ops;
     for (H.ops = 0; H.ops < stop && source_more(src); H.ops++) {
-        op_one(src);
+        if (H.large) {
+            op_large(src);
+            tables_seen();
+        } else {
+            op_one(src);
+        }
+        check_freed();
         /* Until its allocation fails, a sweep's run is the reference run;
          * from then on, a few dozen operations show the world intact. */
         if (!H.alloc_mode || H.heap.failures > 0) {
-            check_world("after the operation");
+            if (H.ops % H.check_every == 0) {
+                check_world("after the operation");
+            } else {
+                check_light("after the operation");
+            }
             if (H.alloc_mode && stop == ops) {
                 stop = H.ops + 32 < ops ? H.ops + 32 : ops;
             }
         }
         H.population += H.m.n;
-        for (uint32_t i = 0; i < H.m.n; i++) {
+        for (uint32_t i = 0; !H.large && i < H.m.n; i++) {
             uint32_t d = m_link_depth(&H.m.ents[i], M_CHILD);
             H.links += m_link_target(&H.m.ents[i], M_CHILD) != 0;
             H.deepest = d > H.deepest ? d : H.deepest;
@@ -2021,6 +2472,7 @@ static void run_ops(source_t *src, long ops) {
         m_defer_end(&H.m);
         close_scope(r, "the last defer_end");
     }
+    check_freed();
 }
 
 /* Destroy the world (every byte must come back) and the model. */
@@ -2036,6 +2488,9 @@ static void run_end(void) {
     free(H.log);
     H.log = NULL;
     H.log_capacity = 0;
+    free(H.seen_tables);
+    H.seen_tables = NULL;
+    H.seen_count = 0;
 }
 
 /* Run up to `ops` operations from src on a new world whose allocator fails
@@ -2173,14 +2628,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 static long option_ops = 20000;
 static uint64_t option_seed = 0;
+static bool option_large = false; /* --large: the large-world run alone, with --ops, --seed, --aim */
+static uint32_t option_aim = 100000;
 
-/* 20,000 operations from each of a few seeds (--ops, --seed: one long run). */
+/* 20,000 operations from each of a few seeds (--ops, --seed: one long run);
+ * the second seed's world frees the tables empty for 2 steps, the third's
+ * for 1. */
 static void test_fuzz_diff_matches_model(void **state) {
     (void)state;
     uint64_t seeds[] = {1, 2, 3};
     int n = option_seed != 0 ? 1 : 3;
     for (int i = 0; i < n; i++) {
         source_t src = {NULL, 0, 0, option_seed != 0 ? option_seed : seeds[i]};
+        shape(false, 0, option_seed != 0 ? (uint32_t)(option_seed % 3) : (uint32_t)i);
         H.population = H.visits = H.links = H.cycles = 0;
         H.deepest = 0;
         run(&src, option_ops, 0);
@@ -2192,11 +2652,38 @@ static void test_fuzz_diff_matches_model(void **state) {
     }
 }
 
+/* The large world: about option_aim entities (5,000 in the short run of
+ * `ninja test`, 100,000 in `ninja fuzz-long`), made, changed and destroyed
+ * in bulk over thousands of tables that are emptied and freed (free calls,
+ * the Tick system's, and the policy: 3 steps), compared with the model
+ * every few operations and checked lightly after each. */
+static void test_fuzz_diff_large_world_matches_model(void **state) {
+    (void)state;
+    uint32_t aim = option_large ? option_aim : 5000;
+    long ops = option_large ? option_ops : 500;
+    uint64_t seed = option_large && option_seed != 0 ? option_seed : 9;
+    shape(true, aim, 3);
+    source_t src = {NULL, 0, 0, seed};
+    H.population = H.visits = 0;
+    run_begin(0);
+    run_ops(&src, ops);
+    check_world("the end");
+    uint64_t made = H.tables_made, freed = H.tables_freed, most = H.tables_most;
+    run_end();
+    print_message("large world, seed %llu: %ld operations, model and world agree (%.0f entities alive on average, "
+                  "%llu rows visited; %llu tables made, %llu freed, %llu at most at once)\n",
+                  (unsigned long long)seed, ops, (double)H.population / (double)ops, (unsigned long long)H.visits,
+                  (unsigned long long)made, (unsigned long long)freed, (unsigned long long)most);
+    assert_true(freed > (uint64_t)ops / 2); /* thousands in a long run: every table made is a candidate */
+    shape(false, 0, 0);
+}
+
 /* A scripted workload run again with its Nth allocation failing, for every
  * N until none fails: each failed call leaves the world equal to the model,
  * each failed flush leaves a prefix of it, nothing leaks. */
 static void test_fuzz_nomem_every_allocation(void **state) {
     (void)state;
+    shape(false, 0, 2);
     long n = 1;
     for (;; n++) {
         source_t src = {NULL, 0, 0, 77};
@@ -2342,17 +2829,34 @@ static int write_seeds(const char *dir) {
 }
 
 int main(int argc, char **argv) {
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--ops") == 0) {
-            option_ops = atol(argv[i + 1]);
-        } else if (strcmp(argv[i], "--seed") == 0) {
-            option_seed = strtoull(argv[i + 1], NULL, 10);
-        } else if (strcmp(argv[i], "--write-seeds") == 0) {
-            return write_seeds(argv[i + 1]);
+    for (int i = 1; i < argc; i++) {
+        const char *value = i + 1 < argc ? argv[i + 1] : "0";
+        if (strcmp(argv[i], "--large") == 0) {
+            option_large = true;
+            continue;
         }
+        if (strcmp(argv[i], "--ops") == 0) {
+            option_ops = atol(value);
+        } else if (strcmp(argv[i], "--seed") == 0) {
+            option_seed = strtoull(value, NULL, 10);
+        } else if (strcmp(argv[i], "--write-seeds") == 0) {
+            return write_seeds(value);
+        } else if (strcmp(argv[i], "--aim") == 0) {
+            option_aim = (uint32_t)strtoul(value, NULL, 10);
+        }
+        i++; /* the option's value */
+    }
+    if (option_aim == 0 || option_aim > M_MAX_ENTITIES * 5 / 6) {
+        fprintf(stderr, "test_fuzz_diff: --aim takes 1 to %d\n", M_MAX_ENTITIES * 5 / 6);
+        return 2;
+    }
+    if (option_large) {
+        const struct CMUnitTest large[] = {cmocka_unit_test(test_fuzz_diff_large_world_matches_model)};
+        return cmocka_run_group_tests(large, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fuzz_diff_matches_model),
+        cmocka_unit_test(test_fuzz_diff_large_world_matches_model),
         cmocka_unit_test(test_fuzz_nomem_every_allocation),
         cmocka_unit_test(test_load_bin_table_with_no_rows),
         cmocka_unit_test(test_limit_entities_stop_every_create_cleanly),

@@ -32,14 +32,17 @@ static void *m_xalloc(void *p, size_t size) {
     return p;
 }
 
-void m_init(model *m) {
+void m_init(model *m, uint32_t capacity) {
     memset(m, 0, sizeof *m);
-    m->ents = m_xalloc(NULL, sizeof(m_entity) * M_MAX_ENTITIES);
-    m->generation = m_xalloc(NULL, sizeof(uint32_t) * M_MAX_INDEX);
-    memset(m->generation, 0, sizeof(uint32_t) * M_MAX_INDEX);
+    /* The indices are sized for the large-world mode; only those used are
+     * touched (below `top`), so a small run pays for what it holds. */
+    m->capacity = capacity < M_MAX_ENTITIES ? capacity : M_MAX_ENTITIES;
+    m->ents = m_xalloc(NULL, sizeof(m_entity) * m->capacity);
+    m->generation = calloc(M_MAX_INDEX, sizeof(uint32_t));
     m->slot = m_xalloc(NULL, sizeof(int32_t) * M_MAX_INDEX);
-    for (uint32_t i = 0; i < M_MAX_INDEX; i++) {
-        m->slot[i] = -1;
+    if (m->generation == NULL) {
+        fprintf(stderr, "model: out of memory\n");
+        abort();
     }
     for (int s = 0; s < M_NSYS; s++) {
         m->enabled[s] = true; /* "systems start enabled" */
@@ -57,7 +60,7 @@ void m_free(model *m) {
 
 m_entity *m_find(const model *m, uint64_t h) {
     uint32_t index = (uint32_t)h;
-    if (index >= M_MAX_INDEX || m->slot[index] < 0) {
+    if (index >= m->top || m->slot[index] < 0) {
         return NULL;
     }
     m_entity *e = &m->ents[m->slot[index]];
@@ -119,6 +122,9 @@ bool m_adopt(model *m, uint64_t h) {
     /* "a destroyed index is reused with the next generation": a handle is never issued twice. */
     if (h == 0 || index >= M_MAX_INDEX || generation <= m->generation[index] || m_alive(m, h)) {
         return false;
+    }
+    for (; m->top <= index; m->top++) {
+        m->slot[m->top] = -1;
     }
     m->generation[index] = generation;
     return true;
@@ -287,6 +293,10 @@ static void m_destroy_now(model *m, m_entity *e) {
 }
 
 void m_create(model *m, const uint64_t *hs, uint32_t n, uint16_t mask, const void *const vals[M_NC]) {
+    if (n > m->capacity - m->n) {
+        fprintf(stderr, "model: more than %u entities\n", m->capacity);
+        abort();
+    }
     for (uint32_t i = 0; i < n; i++) {
         m->slot[(uint32_t)hs[i]] = (int32_t)m->n;
         m_entity *e = &m->ents[m->n++];
@@ -665,6 +675,9 @@ int m_destroy_tree(model *m, uint64_t root) {
  * (a source's tag with its last), Docked's sources lose their link (roots
  * until the recorded remove), Aim fields naming e are cleared. */
 static void m_target_dies(model *m, m_entity *e) {
+    if (m->linkless) {
+        return; /* nothing names it (the harness checks that no entity holds a link or a field) */
+    }
     uint64_t h = e->h;
     for (uint32_t i = 0; i < m->n; i++) {
         if (m_is_source(m, &m->ents[i], M_CHILD, h)) {
@@ -702,8 +715,9 @@ void m_save_take(const model *m, m_save *s) {
     s->ents = m_xalloc(s->ents, sizeof(m_entity) * (m->n > 0 ? m->n : 1));
     memcpy(s->ents, m->ents, sizeof(m_entity) * m->n);
     s->n = m->n;
-    s->generation = m_xalloc(s->generation, sizeof(uint32_t) * M_MAX_INDEX);
-    memcpy(s->generation, m->generation, sizeof(uint32_t) * M_MAX_INDEX);
+    s->generation = m_xalloc(s->generation, sizeof(uint32_t) * (m->top > 0 ? m->top : 1));
+    memcpy(s->generation, m->generation, sizeof(uint32_t) * m->top);
+    s->top = m->top;
     memcpy(s->dead, m->dead, sizeof s->dead);
     s->dead_count = m->dead_count;
     s->steps = m->steps;
@@ -741,7 +755,13 @@ void m_load(model *m, const m_save *s) {
     m_all_leave(m);
     memcpy(m->ents, s->ents, sizeof(m_entity) * s->n);
     m->n = s->n;
-    memcpy(m->generation, s->generation, sizeof(uint32_t) * M_MAX_INDEX);
+    uint32_t top = m->top > s->top ? m->top : s->top;
+    for (uint32_t i = m->top; i < top; i++) {
+        m->slot[i] = -1;
+    }
+    memcpy(m->generation, s->generation, sizeof(uint32_t) * s->top);
+    memset(m->generation + s->top, 0, sizeof(uint32_t) * (top - s->top));
+    m->top = top;
     memcpy(m->dead, s->dead, sizeof m->dead);
     m->dead_count = s->dead_count;
     m->steps = s->steps;

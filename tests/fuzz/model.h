@@ -52,11 +52,11 @@ enum { M_Q_MOVERS, M_Q_NAMED, M_Q_HEAVY, M_Q_HURT, M_Q_TOUCHED, M_Q_TREE, M_NQ }
 /* Results, as strata_result_t spells them. */
 enum { M_OK = 0, M_STALE = -1, M_MISSING = -2, M_CYCLE = -8 };
 
-#define M_MAX_ENTITIES 2048 /* live at once: the engine keeps well below */
-#define M_MAX_BATCH 16      /* entities of one deferred create */
-#define M_MAX_INDEX 65536   /* entity indices the model tracks generations of */
-#define M_DEAD_RING 64      /* recently destroyed handles, for stale-handle use */
-#define M_MAX_TARGETS 12    /* Targets links of one source (the engine adds no more) */
+#define M_MAX_ENTITIES 131072 /* live at once: the large-world mode keeps below (a model's capacity) */
+#define M_MAX_BATCH 16        /* entities of one deferred create */
+#define M_MAX_INDEX 262144    /* entity indices the model tracks generations of */
+#define M_DEAD_RING 64        /* recently destroyed handles, for stale-handle use */
+#define M_MAX_TARGETS 12      /* Targets links of one source (the engine adds no more) */
 
 /* An exclusive relation's link, as its component holds it: the target, the
  * depth the runtime keeps, then the data (Docked's slot). */
@@ -91,7 +91,8 @@ typedef struct m_cmd {
 typedef struct model {
     m_entity *ents; /* live, in no order */
     uint32_t n;
-    m_cmd *queue; /* a ring: head .. head + count */
+    uint32_t capacity; /* of ents */
+    m_cmd *queue;      /* a ring: head .. head + count */
     uint32_t queue_head, queue_count, queue_capacity;
     uint64_t *doomed; /* destroys scheduled for the step's end */
     uint32_t doomed_count, doomed_capacity;
@@ -100,6 +101,8 @@ typedef struct model {
     bool in_step;
     uint32_t *generation; /* by index: the last generation issued */
     int32_t *slot;        /* by index: its entity in ents, or -1 */
+    uint32_t top;         /* indices below it have been seen: slot and generation hold for them (0 above) */
+    bool linkless;        /* the game makes no link and no entity field: a destroy has no sources to find */
     uint64_t dead[M_DEAD_RING];
     uint32_t dead_count;
     /* What the hooks saw. */
@@ -108,8 +111,9 @@ typedef struct model {
     uint32_t steps; /* the Stats resource */
 } model;
 
-/* A fresh model (an empty world); m_free releases it. */
-void m_init(model *m);
+/* A fresh model (an empty world) for up to `capacity` live entities
+ * (at most M_MAX_ENTITIES); m_free releases it. */
+void m_init(model *m, uint32_t capacity);
 void m_free(model *m);
 
 /* The live entity of handle h, or NULL. */
@@ -160,7 +164,8 @@ void m_mark(model *m, m_entity *e, int c);
 typedef struct m_save {
     m_entity *ents;
     uint32_t n;
-    uint32_t *generation;
+    uint32_t *generation; /* [0, top) */
+    uint32_t top;
     uint64_t dead[M_DEAD_RING];
     uint32_t dead_count;
     uint32_t steps;

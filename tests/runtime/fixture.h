@@ -117,4 +117,56 @@ static inline void world_close(fixture_t *f) {
     assert_int_equal(f->heap.bytes, 0);
 }
 
+/* --- The table set's invariants ------------------------------------------- */
+
+/* Each query's list holds every table it matches once, those with rows
+ * first ([0, live)); each table's listings point at its places; the
+ * entries follow the tables; each table's id is its index, its edges are
+ * mirrored by its neighbours', and the hash finds it. */
+static inline void check_tables(const strata_world_t *w) {
+    for (uint32_t q = 0; q < w->schema->query_count; q++) {
+        const sti_query_cache_t *c = &w->queries[q];
+        uint32_t matching = 0;
+        for (uint32_t i = 0; i < w->table_count; i++) {
+            matching += sti_query_matches(w, q, &w->tables[i]->mask);
+        }
+        assert_int_equal(c->count, matching);
+        assert_true(c->live <= c->count);
+        for (uint32_t i = 0; i < c->count; i++) {
+            const sti_table_t *t = c->tables[i];
+            assert_true(t->id < w->table_count && w->tables[t->id] == t);
+            assert_true(i < c->live ? t->count > 0 : t->count == 0);
+            assert_true(c->entries[i].count == &t->count && c->entries[i].columns == t->columns);
+            assert_true(c->listing[i] < t->listing_count);
+            assert_int_equal(t->listings[c->listing[i]].query, q);
+            assert_int_equal(t->listings[c->listing[i]].at, i);
+        }
+    }
+    uint32_t cc = w->component_count, idle = 0;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const sti_table_t *t = w->tables[i];
+        assert_int_equal(t->id, i);
+        idle += i != 0 && t->count == 0;
+        for (uint32_t k = 0; k < t->listing_count; k++) {
+            assert_true(w->queries[t->listings[k].query].tables[t->listings[k].at] == t);
+        }
+        for (uint32_t c = 0; c < 2 * cc; c++) {
+            const sti_table_t *n = t->edges[c].table;
+            if (n != NULL) {
+                assert_true(n->id < w->table_count && w->tables[n->id] == n);
+                assert_true(n->edges[c < cc ? cc + c : c - cc].table == t);
+            }
+        }
+        assert_int_equal(w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, &t->mask)], i);
+    }
+    /* The idle list: the tables without rows (the empty one aside), oldest first. */
+    uint32_t listed = 0;
+    for (const sti_table_t *t = w->idle_head; t != NULL; t = t->idle_next, listed++) {
+        assert_true(t->count == 0 && t->id != 0);
+        assert_true(t->idle_next == NULL ? w->idle_tail == t : t->idle_next->idle_prev == t);
+        assert_true(t->idle_next == NULL || t->idle_since <= t->idle_next->idle_since);
+    }
+    assert_int_equal(listed, idle);
+}
+
 #endif /* STRATA_TEST_FIXTURE_H */

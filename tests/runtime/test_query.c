@@ -1,6 +1,8 @@
 /* test_query.c: the query cache (matching tables, kept up to date as
- * tables appear), iteration (non-empty tables only, columns by id, scopes
- * opened and closed exactly once), query counts. */
+ * tables appear, those with rows first: a table that empties or fills
+ * moves between the parts), iteration (the tables with rows only, never
+ * visiting an empty one; columns by id, scopes opened and closed exactly
+ * once), query counts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,6 +57,14 @@ static void spawn(fixture_t *f, uint32_t n, uint32_t k, const uint32_t *ids, str
     assert_int_equal(strata_entity_create_many(f->w, n, k, ids, NULL, out), STRATA_OK);
 }
 
+/* na entities with Position and Velocity into a[], nb with Health too into b[]. */
+static void spawn_two_tables(fixture_t *f, uint32_t na, strata_entity_t *a, uint32_t nb, strata_entity_t *b) {
+    uint32_t pv[] = {POSITION, VELOCITY};
+    uint32_t pvh[] = {POSITION, VELOCITY, HEALTH};
+    spawn(f, na, 2, pv, a);
+    spawn(f, nb, 3, pvh, b);
+}
+
 /* --- Tests ---------------------------------------------------------------- */
 
 static void test_query_matches_all_and_none(void **state) {
@@ -95,10 +105,7 @@ static void test_query_cache_follows_new_tables_and_second_mask_word(void **stat
 static void test_query_iteration_skips_empty_tables(void **state) {
     fixture_t *f = world_open(state);
     strata_entity_t a[3], b[2];
-    uint32_t pv[] = {POSITION, VELOCITY};
-    uint32_t pvh[] = {POSITION, VELOCITY, HEALTH};
-    spawn(f, 3, 2, pv, a);
-    spawn(f, 2, 3, pvh, b);
+    spawn_two_tables(f, 3, a, 2, b);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(strata_entity_destroy(f->w, a[i]), STRATA_OK);
     }
@@ -228,6 +235,130 @@ static void test_query_empty_world_iterates_nothing(void **state) {
     world_close(f);
 }
 
+/* The iterator's range: the list's first part, the tables with rows. */
+static uint32_t range_of(strata_world_t *w, uint32_t q) {
+    strata_iter_t it = strata_iter(w, q);
+    uint32_t n = (uint32_t)(it.stop - it.at);
+    assert_int_equal(strata_iter_end(&it), STRATA_OK);
+    return n;
+}
+
+static void test_query_emptied_table_leaves_the_walk(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t a[3], b[2];
+    spawn_two_tables(f, 3, a, 2, b);
+    assert_int_equal(range_of(f->w, Q_MOVING), 2);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(strata_entity_destroy(f->w, a[i]), STRATA_OK);
+        check_tables(f->w);
+    }
+    /* {Position, Velocity} is still listed, behind the range: never visited. */
+    assert_int_equal(f->w->queries[Q_MOVING].count, 2);
+    assert_int_equal(f->w->queries[Q_MOVING].live, 1);
+    assert_int_equal(range_of(f->w, Q_MOVING), 1);
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    assert_true(strata_iter_next(&it));
+    assert_int_equal(it.count, 2);
+    assert_int_equal(it.entities[0], b[0]);
+    assert_false(strata_iter_next(&it));
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), 2);
+    world_close(f);
+}
+
+static void test_query_refilled_table_rejoins_the_walk(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t a, b[2];
+    spawn_two_tables(f, 1, &a, 2, b);
+    /* Empty both, refill the first: the order of the first part follows the fills. */
+    assert_int_equal(strata_entity_destroy(f->w, a), STRATA_OK);
+    assert_int_equal(strata_remove(f->w, b[0], HEALTH), STRATA_OK); /* refills {P, V} */
+    assert_int_equal(strata_remove(f->w, b[1], HEALTH), STRATA_OK); /* empties {P, V, H} */
+    check_tables(f->w);
+    assert_int_equal(range_of(f->w, Q_MOVING), 1);
+    assert_int_equal(range_of(f->w, Q_ALIVE), 0);
+    assert_int_equal(strata_add(f->w, b[1], HEALTH, NULL), STRATA_OK); /* refills {P, V, H} */
+    check_tables(f->w);
+    assert_int_equal(range_of(f->w, Q_MOVING), 2);
+    assert_int_equal(range_of(f->w, Q_ALIVE), 1);
+    uint32_t seen = 0;
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    while (strata_iter_next(&it)) {
+        assert_int_equal(it.count, 1);
+        seen++;
+    }
+    assert_int_equal(seen, 2);
+    world_close(f);
+}
+
+/* Every way a table's count reaches 0 or leaves it keeps the lists whole:
+ * one create and many, an add and a remove on the leaf path and off it,
+ * destroy now and at a step's end (a whole table at once), deferred moves
+ * of a whole table at once, a clear. */
+static void test_query_lists_follow_every_path_that_empties_or_fills(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[8], one;
+    uint32_t pv[] = {POSITION, VELOCITY};
+    spawn(f, 4, 2, pv, e);
+    check_tables(f->w);
+    assert_int_equal(strata_entity_create(f->w, &one), STRATA_OK);    /* the empty table fills */
+    assert_int_equal(strata_add(f->w, one, HEALTH, NULL), STRATA_OK); /* a new edge: the slow path */
+    check_tables(f->w);
+    assert_int_equal(strata_remove(f->w, one, HEALTH), STRATA_OK);
+    assert_int_equal(strata_add(f->w, one, HEALTH, NULL), STRATA_OK); /* the leaf path, into an empty table */
+    check_tables(f->w);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(strata_add(f->w, e[i], FROZEN, NULL), STRATA_OK);
+    }
+    check_tables(f->w);
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), 0);
+    /* Deferred: the run of removes moves the whole table at once. */
+    strata_iter_t it = strata_iter(f->w, Q_FROZEN);
+    while (strata_iter_next(&it)) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            assert_int_equal(strata_remove(f->w, it.entities[i], FROZEN), STRATA_OK);
+        }
+    }
+    check_tables(f->w);
+    assert_int_equal(range_of(f->w, Q_FROZEN), 0);
+    assert_int_equal(strata_query_count(f->w, Q_MOVING), 4);
+    /* Destroys at a step's end: the whole table at once. */
+    strata_step_begin(f->w);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(strata_entity_destroy(f->w, e[i]), STRATA_OK);
+    }
+    assert_int_equal(range_of(f->w, Q_MOVING), 1);
+    assert_int_equal(strata_step_end(f->w), STRATA_OK);
+    check_tables(f->w);
+    assert_int_equal(range_of(f->w, Q_MOVING), 0);
+    spawn(f, 2, 2, pv, e);
+    check_tables(f->w);
+    strata_world_clear(f->w);
+    check_tables(f->w);
+    assert_int_equal(range_of(f->w, Q_MOVING), 0);
+    assert_int_equal(range_of(f->w, Q_ALIVE), 0);
+    world_close(f);
+}
+
+/* While an iterator is open its range holds: changes wait for its end, so
+ * the tables it visits keep their rows; after it, the lists follow. */
+static void test_query_range_holds_while_the_visit_empties_tables(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t a[2], b[2];
+    spawn_two_tables(f, 2, a, 2, b);
+    strata_iter_t it = strata_iter(f->w, Q_MOVING);
+    uint32_t seen = 0;
+    while (strata_iter_next(&it)) {
+        for (uint32_t i = 0; i < it.count; i++, seen++) {
+            assert_int_equal(strata_entity_destroy(f->w, it.entities[i]), STRATA_OK);
+        }
+        assert_int_equal(f->w->queries[Q_MOVING].live, 2);
+    }
+    assert_int_equal(seen, 4);
+    check_tables(f->w);
+    assert_int_equal(f->w->queries[Q_MOVING].live, 0);
+    world_close(f);
+}
+
 static void test_query_assert_query_out_of_range(void **state) {
     fixture_t *f = world_open(state);
     expect_assert_failure(strata_iter(f->w, QUERY_COUNT));
@@ -247,6 +378,10 @@ int main(void) {
                                         teardown),
         cmocka_unit_test_setup_teardown(test_query_nested_iterators_settle_at_outermost_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_empty_world_iterates_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_emptied_table_leaves_the_walk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_refilled_table_rejoins_the_walk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_lists_follow_every_path_that_empties_or_fills, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_range_holds_while_the_visit_empties_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_assert_query_out_of_range, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

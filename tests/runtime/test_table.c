@@ -1,6 +1,8 @@
 /* test_table.c: archetype tables: the empty table, lookup by mask (the
  * hash and its growth), columns by id, growth (geometric, aligned, values
- * kept, all or nothing), the table limit. */
+ * kept, all or nothing), the table limit; `room`, the touch of a
+ * reserve's pages, and taking tables out of the set (the hash's deletion,
+ * the renumbering, edges). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,6 +172,113 @@ static void test_table_hash_grows_and_keeps_every_table(void **state) {
     world_close(f);
 }
 
+/* The tag sets of `bits` (seven tags) with Position, as a mask. */
+static strata_mask_t tagged(uint32_t bits) {
+    strata_mask_t m = {{0}};
+    strata_mask_set(&m, POSITION);
+    for (uint32_t i = 0; i < 7; i++) {
+        if (bits & (1u << i)) {
+            strata_mask_set(&m, T0 + i);
+        }
+    }
+    return m;
+}
+
+/* Tables taken out of the set in an order that breaks the hash's probe
+ * runs (every third, then every other of the rest, out of 128 crowded in
+ * a hash at most half full): every table left is found by its mask, ids
+ * are indices again, the rows of the tables renumbered keep their records,
+ * and the edges to tables that went are gone. */
+static void test_table_unlink_renumber_compact_keep_the_set_whole(void **state) {
+    fixture_t *f = world_open(state);
+    sti_table_t *made[128];
+    strata_entity_t in[128];
+    for (uint32_t bits = 0; bits < 128; bits++) {
+        strata_mask_t m = tagged(bits);
+        assert_int_equal(sti_table_ensure(f->w, &m, &made[bits]), STRATA_OK);
+        uint32_t ids[8] = {POSITION}, k = 1;
+        for (uint32_t i = 0; i < 7; i++) {
+            if (bits & (1u << i)) {
+                ids[k++] = T0 + i;
+            }
+        }
+        assert_int_equal(strata_entity_create_many(f->w, 1, k, ids, NULL, &in[bits]), STRATA_OK);
+        if (bits > 0) { /* an edge to each from the untagged table */
+            assert_int_equal(sti_table_edge(f->w, made[0], T0 + (uint32_t)__builtin_ctz(bits), true, NULL), STRATA_OK);
+        }
+    }
+    check_tables(f->w);
+    bool gone[128] = {false};
+    for (int round = 0; round < 2; round++) {
+        uint32_t step = round == 0 ? 3 : 2, seen = 0;
+        for (uint32_t bits = 1; bits < 128; bits++) {
+            if (gone[bits] || seen++ % step != 0) {
+                continue;
+            }
+            assert_int_equal(strata_entity_destroy(f->w, in[bits]), STRATA_OK);
+            sti_table_unlink(f->w, made[bits]);
+            gone[bits] = true;
+        }
+        uint32_t left = sti_table_renumber(f->w);
+        sti_table_compact(f->w, left);
+        assert_int_equal(f->w->table_count, left);
+        check_tables(f->w);
+        for (uint32_t i = 0; i < 7; i++) { /* the untagged table's edges to one tag: gone with their tables */
+            assert_ptr_equal(made[0]->edges[T0 + i].table, gone[1u << i] ? NULL : made[1u << i]);
+        }
+        for (uint32_t bits = 0; bits < 128; bits++) {
+            strata_mask_t m = tagged(bits);
+            sti_table_t *t = NULL;
+            uint32_t before = f->w->table_count;
+            assert_int_equal(sti_table_ensure(f->w, &m, &t), STRATA_OK);
+            if (gone[bits]) {
+                assert_int_equal(f->w->table_count, before + 1); /* made again: it was not found */
+                sti_table_unlink(f->w, t);
+                sti_table_compact(f->w, sti_table_renumber(f->w));
+                continue;
+            }
+            assert_ptr_equal(t, made[bits]);
+            const sti_record_t *rec = sti_record_lookup(f->w, in[bits]);
+            assert_non_null(rec);
+            assert_ptr_equal(f->w->tables[rec->table], t);
+            assert_true(t->entities[rec->row] == in[bits]);
+        }
+        check_tables(f->w);
+    }
+    world_close(f);
+}
+
+/* room is the capacity while a table has rows and 0 while it has none;
+ * sti_table_touch writes only the room past the rows. */
+static void test_table_room_follows_rows_and_touch_keeps_them(void **state) {
+    fixture_t *f = world_open(state);
+    uint32_t pv[] = {POSITION, VELOCITY};
+    strata_mask_t m = mask_of(2, pv);
+    sti_table_t *t = NULL;
+    assert_int_equal(sti_table_ensure(f->w, &m, &t), STRATA_OK);
+    assert_int_equal(sti_table_reserve(f->w, t, 100), STRATA_OK);
+    assert_true(t->capacity >= 100);
+    assert_int_equal(t->room, 0);
+    strata_entity_t e[3];
+    vec2 v = {4, 5};
+    const void *values[] = {&v, &v};
+    assert_int_equal(strata_entity_create_many(f->w, 3, 2, pv, values, e), STRATA_OK);
+    assert_int_equal(t->room, t->capacity);
+    sti_table_touch(t);
+    for (int i = 0; i < 3; i++) {
+        assert_true(((const vec2 *)strata_get(f->w, e[i], POSITION))->x == 4.0f);
+    }
+    assert_int_equal(sti_table_reserve(f->w, t, 1000), STRATA_OK);
+    assert_int_equal(t->room, t->capacity);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(strata_entity_destroy(f->w, e[i]), STRATA_OK);
+    }
+    assert_int_equal(t->room, 0);
+    assert_true(t->capacity >= 1003);
+    check_tables(f->w);
+    world_close(f);
+}
+
 static void test_table_grows_geometrically_keeping_values_aligned(void **state) {
     fixture_t *f = world_open(state);
     enum { N = 1000 };
@@ -333,6 +442,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_table_empty_table_exists_from_creation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_ensure_finds_the_same_table_by_mask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_hash_grows_and_keeps_every_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_unlink_renumber_compact_keep_the_set_whole, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_room_follows_rows_and_touch_keeps_them, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_grows_geometrically_keeping_values_aligned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_failed_growth_leaves_table_as_it_was, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_limit_stops_creation, setup, teardown),

@@ -584,6 +584,13 @@ core_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core
     return strata_remove_many(core_world_core(w), e.id, k, ids);
 }
 
+core_result_t core_reserve_bundle(core_world *w, const core_bundle *b, uint32_t n) {
+    uint32_t ids[CORE_COMPONENT_COUNT + 1];
+    const void *values[CORE_COMPONENT_COUNT + 1];
+    uint32_t k = core_bundle_gather_(b, ids, values);
+    return strata_reserve(core_world_core(w), k, ids, n);
+}
+
 /* --- System Record */
 
 core_record_ctx core_record_begin(core_world *w, float dt) {

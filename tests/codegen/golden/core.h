@@ -170,6 +170,16 @@ static inline void core_world_set_user(core_world *w, void *user) {
  * end empty. Not inside a step, system, iterator or hook (an assert). */
 static inline void core_world_clear(core_world *w) { strata_world_clear(core_world_core(w)); }
 
+/* Free every archetype table that has no row (the empty one aside): its
+ * columns, its edges in the archetype graph, its place in each query. An
+ * add or create that needs one makes it again. Inside a step, system or
+ * iterator it waits for the step's end or the outermost iterator's.
+ * Returns the number freed now; allocates nothing. desc.free_empty_tables_after
+ * does it at a step's end for the tables empty that many steps. */
+static inline uint32_t core_world_free_empty_tables(core_world *w) {
+    return strata_world_free_empty_tables(core_world_core(w));
+}
+
 /* --- Entities ------------------------------------------------------------ */
 
 /* What core_entity_each calls with each entity and the game's pointer. */
@@ -226,6 +236,19 @@ core_result_t core_entity_add_bundle(core_world *w, core_entity e, const core_bu
 /* Remove the bundle's components (values are ignored) with one move.
  * Returns STRATA_OK, STRATA_ERR_STALE, or STRATA_ERR_MISSING if e has none. */
 core_result_t core_entity_remove_bundle(core_world *w, core_entity e, const core_bundle *b);
+
+/* Room for n more entities with exactly the bundle's components (values
+ * ignored): their archetype made and grown now, its new pages faulted in,
+ * so the creates and adds that fill it grow nothing. STRATA_OK,
+ * STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (the world as it was but for spare
+ * capacity). Not inside a step, system or iterator (an assert). */
+core_result_t core_reserve_bundle(core_world *w, const core_bundle *b, uint32_t n);
+
+/* Room for n more entities' records (beyond the indices free now), pages
+ * faulted in: STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+static inline core_result_t core_reserve_entities(core_world *w, uint32_t n) {
+    return strata_entity_reserve(core_world_core(w), n);
+}
 
 /* --- Position */
 
