@@ -35,6 +35,7 @@ static const struct {
     {"seven_systems", bench_seven_systems},
     {"relations", bench_relations},
     {"threads", bench_threads},
+    {"loop", bench_loop},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 

@@ -125,7 +125,7 @@ groups_of() {
     bench-js) echo node ;;
     fuzz) echo core yajl clang cmocka ;;
     fuzz-long) echo core yajl cmocka ;;
-    test-quick) echo core yajl civetweb cmocka ;;
+    test-quick) echo core png yajl civetweb cmocka ;;
     format-check) echo format ;;
     all) echo core png yajl civetweb clang cmocka ;;
     test) echo core png yajl civetweb clang cmocka outside editor browser format ;;

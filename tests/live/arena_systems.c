@@ -16,3 +16,11 @@ void arena_move_run(arena_move_ctx *ctx) {
 void arena_tick_run(arena_tick_ctx *ctx) {
     ctx->clock->ticks++;
 }
+
+void arena_drift_run(arena_drift_ctx *ctx) {
+    (void)ctx;
+}
+
+void arena_busy_run(arena_busy_ctx *ctx) {
+    (void)ctx;
+}

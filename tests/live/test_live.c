@@ -499,6 +499,40 @@ static void test_live_reload_between_threaded_steps(void **state) {
     strata_live_close(s.live);
 }
 
+static void test_live_reload_carries_states_and_accumulators(void **state) {
+    (void)state;
+    session_t s;
+    session_open(&s, "loop", 1);
+    strata_world_t *w = strata_live_world(s.live);
+    /* Mode goes to busy; steps of 7 ms leave the fixed phase (20 ms) a
+     * fraction of a period, and Drift's count (every third run) midway. */
+    assert_int_equal(strata_state_set(w, 0, 1), STRATA_OK);
+    for (int i = 0; i < 11; i++) {
+        assert_int_equal(strata_world_step(w, 0.007f), STRATA_OK);
+    }
+    double fraction = strata_phase_fraction(w, 1);
+    assert_true(fraction > 0.0);
+    assert_int_equal(strata_state_get(w, 0), 1);
+    size_t size = 0;
+    unsigned char *before = snapshot(w, &size);
+
+    edit(s.systems, "#define ARENA_SPEED 1.0f", "#define ARENA_SPEED 2.0f");
+    assert_int_equal(outcome(&s), STRATA_LIVE_RELOADED);
+    w = strata_live_world(s.live);
+    assert_int_equal(strata_state_get(w, 0), 1);
+    assert_true(strata_system_gate_open(w, 3)); /* Busy runs in busy */
+    assert_true(strata_phase_fraction(w, 1) == fraction);
+    /* The same schema: the whole save, the loop's clock and counters among it, is the same. */
+    size_t now_size = 0;
+    unsigned char *now = snapshot(w, &now_size);
+    assert_int_equal(now_size, size);
+    assert_memory_equal(now, before, size);
+    free(now);
+    free(before);
+    step(&s, 1);
+    strata_live_close(s.live);
+}
+
 static void test_live_verify_finds_a_difference(void **state) {
     (void)state;
     session_t s;
@@ -533,6 +567,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_live_burst_of_saves_and_deleted_file),
         cmocka_unit_test(test_live_nomem_at_each_step_of_a_reload),
         cmocka_unit_test(test_live_reload_between_threaded_steps),
+        cmocka_unit_test(test_live_reload_carries_states_and_accumulators),
         cmocka_unit_test(test_live_verify_finds_a_difference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
