@@ -957,8 +957,8 @@ void sti_api_answer(sti_api_t *api, sti_request_t *r) {
     bool reads_here = is_entity || is_state || strcmp(p, "/api/world") == 0 || strcmp(p, "/api/archetypes") == 0 ||
                       strcmp(p, "/api/entities") == 0 || strcmp(p, "/api/systems") == 0 ||
                       strcmp(p, "/api/resources") == 0 || strcmp(p, "/api/schedule.svg") == 0 ||
-                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0 || strcmp(p, "/api/states") == 0 ||
-                      strcmp(p, "/api/reloads") == 0;
+                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0 ||
+                      strcmp(p, "/api/states") == 0 || strcmp(p, "/api/reloads") == 0;
     if (!writes_here && !reads_here) {
         sti_api_error(r, 404, "no such path");
     } else if (r->post ? !writes_here : !reads_here) {
