@@ -35,6 +35,7 @@ static const struct {
     {"seven_systems", bench_seven_systems},
     {"relations", bench_relations},
     {"threads", bench_threads},
+    {"sparse", bench_sparse},
     {"loop", bench_loop},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
@@ -71,6 +72,12 @@ double bench_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+double bench_lap(double *slot, double t0, uint32_t n) {
+    double t1 = bench_now();
+    *slot = (t1 - t0) / n;
+    return t1;
 }
 
 int bench_runs(void) {
