@@ -22,6 +22,9 @@ static strata_world_t *start(const strata_world_desc_t *desc, uint32_t count) {
         if (i % 5 == 0) {
             arena_marked_add(w, e);
         }
+        if (i % 6 == 2) {
+            arena_glow_add(w, e, (arena_glow){.heat = (float)i + 0.25f});
+        }
         if (i % 4 == 1) { /* a link to the entity made before */
             arena_likes_add(w, e, last);
         }

@@ -8,6 +8,7 @@
  * module that does not load, a burst of saves and a deleted file change
  * nothing, and an allocation failure at each step of a reload. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -269,10 +270,16 @@ static void test_live_scripted_edits_carry_every_value(void **state) {
     assert_int_equal(before.n, 40);
     float x7 = f32_of(w, before.e[7], "Position", "x");
     int32_t hp[64];
+    float glow[64]; /* a sparse component's values (NAN: none) */
+    uint32_t glowing = 0;
     for (uint32_t i = 0; i < before.n; i++) {
         const void *v = field(w, before.e[i], "Health", "value");
         hp[i] = v != NULL ? *(const int32_t *)v : INT32_MIN;
+        const void *g = field(w, before.e[i], "Glow", "heat");
+        glow[i] = g != NULL ? *(const float *)g : NAN;
+        glowing += g != NULL;
     }
+    assert_int_equal(glowing, 7);
 
     /* 1: a field added, with a default. */
     edit(s.schema, "Position: { x: f32, y: f32 }", "Position: { x: f32, y: f32, z: f32 = 2.5 }");
@@ -284,6 +291,11 @@ static void test_live_scripted_edits_carry_every_value(void **state) {
         assert_true(f32_of(w, before.e[i], "Position", "z") == 2.5f);
     }
     assert_true(f32_of(w, before.e[7], "Position", "x") == x7);
+    for (uint32_t i = 0; i < before.n; i++) { /* the sparse component's values, and who holds none */
+        const void *g = field(w, before.e[i], "Glow", "heat");
+        assert_int_equal(g != NULL, !isnan(glow[i]));
+        assert_true(g == NULL || *(const float *)g == glow[i]);
+    }
     assert_false(strata_system_enabled(w, 1)); /* Tick stays off */
     step(&s, 1);
 
