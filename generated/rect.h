@@ -1599,8 +1599,9 @@ static inline strata_result_t rect_inspect_spawn_(strata_world_t *core, uint32_t
     }
 }
 
-static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them;
+ * the schema's labels (unless desc names its own) and assemblages. */
+static inline void rect_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[10 + 1] = {
         {"Autopilot", "physics", STRATA_NO_QUERY, 0u},
         {"UserInput", "physics", RECT_QUERY_USER_INPUT, 0u},
@@ -1614,15 +1615,20 @@ static inline strata_result_t rect_inspect_start(rect_world *w, const strata_ins
         {"GameOver", "transitions", STRATA_NO_QUERY, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
-    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 10u;
-    full.systems = systems;
-    full.set_enabled = rect_system_set_enabled;
-    full.enabled = rect_system_is_enabled;
+    desc->system_count = 10u;
+    desc->systems = systems;
+    desc->set_enabled = rect_system_set_enabled;
+    desc->enabled = rect_system_is_enabled;
     static const char *const assemblages[3] = {"Rect", "Food", "Player"};
-    full.assemblage_count = 3u;
-    full.assemblages = assemblages;
-    full.spawn = rect_inspect_spawn_;
+    desc->assemblage_count = 3u;
+    desc->assemblages = assemblages;
+    desc->spawn = rect_inspect_spawn_;
+}
+
+static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    rect_inspect_schedule(&full);
     return strata_inspect_start(rect_world_core(w), &full, out);
 }
 #endif

@@ -1124,8 +1124,9 @@ static inline strata_result_t swarm_inspect_spawn_(strata_world_t *core, uint32_
     }
 }
 
-static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them;
+ * the schema's labels (unless desc names its own) and assemblages. */
+static inline void swarm_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[7 + 1] = {
         {"Bin", "sense", SWARM_QUERY_BIN, 1u},
         {"Colour", "sense", SWARM_QUERY_COLOUR, 1u},
@@ -1136,15 +1137,20 @@ static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_i
         {"Splat", "look", SWARM_QUERY_SPLAT, 5u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
-    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 7u;
-    full.systems = systems;
-    full.set_enabled = swarm_system_set_enabled;
-    full.enabled = swarm_system_is_enabled;
+    desc->system_count = 7u;
+    desc->systems = systems;
+    desc->set_enabled = swarm_system_set_enabled;
+    desc->enabled = swarm_system_is_enabled;
     static const char *const assemblages[2] = {"Boid", "FastBoid"};
-    full.assemblage_count = 2u;
-    full.assemblages = assemblages;
-    full.spawn = swarm_inspect_spawn_;
+    desc->assemblage_count = 2u;
+    desc->assemblages = assemblages;
+    desc->spawn = swarm_inspect_spawn_;
+}
+
+static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
+    strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
+    swarm_inspect_schedule(&full);
     return strata_inspect_start(swarm_world_core(w), &full, out);
 }
 #endif

@@ -113,9 +113,10 @@ GROUPS="core png yajl civetweb clang cmocka outside sdl2 node editor browser for
 # checks this table against build.ninja), or the group itself.
 groups_of() {
     case $1 in
-    generate | particles | bench-o3 | bench-profile | bench-vec) echo core ;;
+    generate | particles | bench-o3 | bench-profile | bench-vec | live-demo | swarm-live) echo core ;;
     demo | swarm | orbits) echo core png ;;
     play) echo core png sdl2 ;;
+    live) echo core civetweb sdl2 ;;
     libs) echo core yajl ;;
     install | bench) echo core yajl civetweb ;;
     uninstall) ;;
@@ -137,7 +138,7 @@ groups_of() {
     esac
 }
 TARGETS="demo test install play swarm particles orbits inspect inspect-screenshot bench bench-o3 bench-profile
-bench-vec bench-js fuzz fuzz-long format-check test-quick generate libs all uninstall"
+bench-vec bench-js fuzz fuzz-long format-check test-quick generate libs all uninstall live live-demo swarm-live"
 
 # --- Arguments ------------------------------------------------------------------------
 

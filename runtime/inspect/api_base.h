@@ -69,6 +69,18 @@ typedef struct sti_history_t {
     uint64_t *last_runs; /* each system's runs at the last sample */
 } sti_history_t;
 
+/* A live reload the game listed (strata_inspect_add_reload). */
+typedef struct sti_reload_t {
+    uint32_t number;
+    char outcome[16];
+    double at;  /* seconds since the inspector started */
+    double ms;  /* from the change to the new world */
+    char *text; /* malloc'd (NULL: out of memory, or none) */
+} sti_reload_t;
+
+/* The reloads /api/reloads lists: the last ones, oldest dropped. */
+#define STI_RELOADS 16u
+
 #define STI_MARKS 32u /* the state changes the history keeps */
 
 /* A state machine's change, seen while recording: the history marks it. */
@@ -89,6 +101,9 @@ typedef struct sti_api_t {
     double last_step, average_step; /* seconds */
     double poll_seconds; /* the game thread's CPU time in the polls after timed steps: answering, recording */
     bool timing;         /* a client asked lately: the step and its systems are timed */
+    sti_reload_t reloads[STI_RELOADS]; /* a ring: reload i at i % STI_RELOADS */
+    uint32_t reload_count;             /* reloads listed so far */
+    double started;                    /* the inspector's clock when it started (seconds) */
     /* Labels: the desc's "Component.field", resolved at start. */
     uint32_t label_count;
     uint32_t *label_components;               /* component id of each */

@@ -6,6 +6,7 @@
 
 #include "strata_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,7 +357,7 @@ void sti_view_history(sti_api_t *api, sti_request_t *r, double now) {
         }
         first++;
     }
-    /* The marks of the span: the state changes seen. */
+    /* The marks of the span: the state changes seen and the reloads listed. */
     sti_buf_text(b, ",\"marks\":[");
     bool any = false;
     for (uint32_t i = api->mark_count > STI_MARKS ? api->mark_count - STI_MARKS : 0; i < api->mark_count; i++) {
@@ -364,6 +365,19 @@ void sti_view_history(sti_api_t *api, sti_request_t *r, double now) {
         if (now - m->t <= STI_HISTORY_SECONDS) {
             sti_buf_fmt(b, "%s{\"ago\":%.4f,\"kind\":\"state\",\"text\":", any ? "," : "", now - m->t);
             sti_buf_str(b, m->text, SIZE_MAX);
+            sti_buf_put(b, "}", 1);
+            any = true;
+        }
+    }
+    for (uint32_t i = api->reload_count > STI_RELOADS ? api->reload_count - STI_RELOADS : 0; i < api->reload_count;
+         i++) {
+        const sti_reload_t *x = &api->reloads[i % STI_RELOADS];
+        double ago = now - api->started - x->at;
+        if (ago <= STI_HISTORY_SECONDS) {
+            char text[48];
+            snprintf(text, sizeof text, "reload %u: %s", (unsigned)x->number, x->outcome);
+            sti_buf_fmt(b, "%s{\"ago\":%.4f,\"kind\":\"reload\",\"text\":", any ? "," : "", ago);
+            sti_buf_str(b, text, SIZE_MAX);
             sti_buf_put(b, "}", 1);
             any = true;
         }

@@ -8,6 +8,7 @@
  * number is little-endian and fixed-width; a value is its fields' encodings
  * one after the other, so no padding byte is ever written.
  */
+#include "binary.h"
 #include "file.h"
 #include "format.h"
 #include "writer.h"
@@ -167,6 +168,8 @@ typedef struct save_out_t {
     bool dry;      /* only hashing: nothing is emitted */
     uint64_t hash; /* of the layout, while `hashing` */
     bool hashing;
+    bool trusted;  /* no checksum (a migration's bytes, loaded at once) */
+    bool counting; /* only the size is counted: no byte is written or encoded */
     sti_crc_t crc_table;
 } save_out_t;
 
@@ -176,6 +179,10 @@ static void out_put(save_out_t *o, const void *data, size_t n) {
         o->hash = sti_fnv(o->hash, p, n);
     }
     if (o->dry) {
+        return;
+    }
+    if (o->counting) {
+        o->sink.pos += n;
         return;
     }
     if (o->checking) {
@@ -239,6 +246,10 @@ static void out_fields(save_out_t *o, const strata_field_desc_t *fields, uint32_
 
 /* n values (C bytes from src, `stride` apart) encoded through the scratch buffer. */
 static void out_values(save_out_t *o, const save_leaves_t *ls, const unsigned char *src, uint32_t stride, uint32_t n) {
+    if (o->counting) {
+        o->sink.pos += (uint64_t)(ls->raw ? stride : ls->bytes) * n;
+        return;
+    }
     if (ls->raw) {
         out_put(o, src, (size_t)stride * n);
         return;
@@ -422,7 +433,7 @@ static strata_result_t save_write(save_out_t *o) {
             sti_put32(header + 28, s->version);
             sti_put64(header + 32, o->hash);
             out_put(o, header, 28);
-            o->checking = true;
+            o->checking = !o->trusted;
             out_put(o, header + 28, STI_SAVE_HEADER - 28);
             out_str(o, s->save_name != NULL ? s->save_name : s->name);
         }
@@ -516,7 +527,7 @@ static strata_result_t save_write(save_out_t *o) {
         sti_put32(header + 8, STI_SAVE_FORMAT);
         sti_put32(header + 12, STI_SAVE_HEADER);
         sti_put64(header + 16, o->sink.pos);
-        sti_put32(header + 24, o->crc ^ 0xffffffffu);
+        sti_put32(header + 24, o->trusted ? 0u : o->crc ^ 0xffffffffu);
         if (o->sink.file != NULL) {
             sti_writer_flush(&o->sink);
             FILE *f = o->sink.file;
@@ -558,8 +569,10 @@ static void save_out_close(save_out_t *o) {
 }
 
 
-/* Save w into memory (buf, cap) or, when path is set, into that file. */
-static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, const char *path, size_t *size) {
+/* Save w into memory (buf, cap) or, when path is set, into that file;
+ * `trusted`: without a checksum (and with buf NULL, only counted). */
+static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, const char *path, size_t *size,
+                                bool trusted) {
     if (!sti_save_reflected(w)) {
         return STRATA_ERR_SCHEMA;
     }
@@ -570,6 +583,8 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
     memset(o, 0, sizeof *o);
     o->sink.mem = buf;
     o->sink.cap = cap;
+    o->trusted = trusted;
+    o->counting = trusted && buf == NULL;
     strata_result_t r = save_out_open(o, w);
     if (r == STRATA_OK && path != NULL) {
         char tmp[4096];
@@ -589,7 +604,7 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
     }
     if (r == STRATA_OK) {
         *size = (size_t)o->sink.pos;
-        if (path == NULL && o->sink.pos > cap) {
+        if (path == NULL && !o->counting && o->sink.pos > cap) {
             r = STRATA_ERR_LIMIT;
         }
     }
@@ -602,12 +617,17 @@ strata_result_t strata_world_save_mem(const strata_world_t *w, void *buf, size_t
     STRATA_ASSERT(size != NULL);
     STRATA_ASSERT(buf != NULL || cap == 0);
     *size = 0;
-    return save_run(w, buf, cap, NULL, size);
+    return save_run(w, buf, cap, NULL, size, false);
+}
+
+strata_result_t sti_save_mem_trusted(const strata_world_t *w, void *buf, size_t cap, size_t *size) {
+    *size = 0;
+    return save_run(w, buf, cap, NULL, size, true);
 }
 
 strata_result_t strata_world_save(const strata_world_t *w, const char *path) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(path != NULL);
     size_t size = 0;
-    return save_run(w, NULL, 0, path, &size);
+    return save_run(w, NULL, 0, path, &size, false);
 }

@@ -730,6 +730,49 @@ static void test_inspect_history_marks_state_changes(void **state) {
     assert_null(strstr(body(), "Mode: menu"));
 }
 
+/* The history marks a reload the game lists; a reload's new world is
+ * recorded afresh, with its labels and assemblages (the old module's may
+ * be gone). */
+static void test_inspect_reload_marked_and_recorded_afresh(void **state) {
+    fixture_t *f = *state;
+    f->still = true;                             /* this test steps the world itself */
+    assert_int_equal(get(f, "/api/world"), 200); /* a client: recording from now */
+    assert_true(strata_inspect_poll(f->in));
+    assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
+    strata_inspect_reload_t reload = {7, "reloaded", 12.0, "a change\n"};
+    strata_inspect_add_reload(f->in, &reload);
+    assert_int_equal(get(f, "/api/history"), 200);
+    assert_non_null(strstr(body(), "\"kind\":\"reload\",\"text\":\"reload 7: reloaded\"}"));
+    insp_world *next = insp_world_create(NULL);
+    insp_entity e;
+    assert_true(insp_game_spawn(next, 0, &e));
+    strata_inspect_desc_t desc = {0};
+    insp_inspect_schedule(&desc);
+    assert_int_equal(strata_inspect_retarget(f->in, insp_world_core(next), &desc), STRATA_OK);
+    insp_world *old = f->w;
+    f->w = next;
+    assert_int_equal(get(f, "/api/history"), 200);
+    assert_non_null(strstr(body(), "\"recording\":false,"));
+    assert_int_equal(get(f, "/api/events"), 200);
+    assert_non_null(strstr(body(), "\"recording\":false,"));
+    assert_int_equal(get(f, "/api/entities"), 200);
+    assert_non_null(strstr(body(), "\"label\":\"box\"")); /* entity 0 of the new world: Label "box" */
+    assert_int_equal(post(f, "/api/create", "{\"assemblage\":\"Crate\"}"), 200);
+    strata_world_stats_t st;
+    insp_world_stats(next, &st);
+    assert_int_equal(st.entities, 2); /* spawned in the new world */
+    assert_true(strata_inspect_poll(f->in));
+    assert_int_equal(insp_world_step(next, 1.0f / 60.0f), STRATA_OK);
+    assert_true(strata_inspect_poll(f->in));
+    assert_int_equal(get(f, "/api/history"), 200);
+    assert_non_null(strstr(body(), "\"entities\":[2]"));
+    /* Back to the fixture's world, for its teardown. */
+    insp_inspect_schedule(&desc);
+    assert_int_equal(strata_inspect_retarget(f->in, insp_world_core(old), &desc), STRATA_OK);
+    f->w = old;
+    insp_world_destroy(next);
+}
+
 /* --- Structural edits ------------------------------------------------------------------- */
 
 /* Create, spawn, add, remove, link and destroy from the page, through the
@@ -798,6 +841,52 @@ static void test_inspect_structural_edits(void **state) {
     assert_int_equal(post(f, path, "{}"), 404);
     insp_world_stats(f->w, &st);
     assert_int_equal(st.entities, alive);
+}
+
+/* A live reload: the inspector serves the new world, with its schedule,
+ * on the same port with the same secret, and lists the reloads the game
+ * adds (the last 16, newest first, their text escaped). */
+static void test_inspect_retarget_and_reloads(void **state) {
+    fixture_t *f = *state;
+    uint16_t port = strata_inspect_port(f->in);
+    char token[80];
+    snprintf(token, sizeof token, "%s", strata_inspect_token(f->in));
+    assert_int_equal(get(f, "/api/reloads"), 200);
+    assert_string_equal(body(), "{\"reloads\":[]}");
+    insp_world *next = insp_world_create(NULL);
+    insp_entity e;
+    assert_true(insp_game_spawn(next, 0, &e));
+    insp_move_enable(next, false);
+    strata_inspect_desc_t desc = {0};
+    insp_inspect_schedule(&desc);
+    assert_int_equal(strata_inspect_retarget(f->in, insp_world_core(next), &desc), STRATA_OK);
+    insp_world *old = f->w;
+    f->w = next; /* the fixture's steps go to the world served */
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_int_equal(member("entities"), 1);
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_non_null(strstr(body(), "\"Move\""));
+    assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":true}"), 200);
+    assert_true(insp_move_enabled(next)); /* switched in the new world */
+    assert_int_equal(strata_inspect_port(f->in), port);
+    assert_string_equal(strata_inspect_token(f->in), token);
+    for (uint32_t i = 1; i <= 20; i++) {
+        strata_inspect_reload_t r = {i, i % 2 ? "reloaded" : "refused", 100.0 + i,
+                                     "rect.yaml:12:7: error: reload would lose \"Health\"\n\tin 3 entities\n"};
+        strata_inspect_add_reload(f->in, &r);
+    }
+    assert_int_equal(get(f, "/api/reloads"), 200);
+    assert_int_equal(member("number"), 20); /* newest first */
+    assert_non_null(strstr(body(), "\"outcome\":\"refused\",\"at\":"));
+    assert_non_null(strstr(body(), "lose \\\"Health\\\"\\u000a\\u0009in 3"));
+    assert_non_null(strstr(body(), "{\"number\":5,"));
+    assert_null(strstr(body(), "{\"number\":4,")); /* only the last 16 */
+    assert_int_equal(post(f, "/api/reloads", "{}"), 405);
+    /* Back to the fixture's world, for its teardown. */
+    insp_inspect_schedule(&desc);
+    assert_int_equal(strata_inspect_retarget(f->in, insp_world_core(old), &desc), STRATA_OK);
+    f->w = old;
+    insp_world_destroy(next);
 }
 
 static void test_inspect_page_is_served(void **state) {
@@ -1434,7 +1523,8 @@ static void test_inspect_hostile_requests(void **state) {
     snapshot_t before_world = snapshot(f);
     write_t writes[12];
     size_t nwrites = write_paths(f, writes);
-    static const char *const reads[] = {"/api/world", "/api/entities", "/api/systems", "/api/changes", "/"};
+    static const char *const reads[] = {"/api/world",   "/api/entities", "/api/systems",
+                                        "/api/changes", "/api/reloads",  "/"};
     /* Headers of requests the page would not send (a page elsewhere, or no secret). */
     char elsewhere[6][256];
     snprintf(elsewhere[0], sizeof elsewhere[0],
@@ -1602,6 +1692,8 @@ static void test_inspect_hostile_requests(void **state) {
         "/api/create",
         "/api/add/1v1",
         "/api/destroy/1v1",
+        "/api/reloads/1",
+        "/api/reload",
         "/api/state/Mode",
         "/api/state/Nope",
         "/api/states/Mode",
@@ -1715,7 +1807,14 @@ static void test_inspect_hostile_requests(void **state) {
                             "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n\r\n",
                             port);
                 break;
-            case 3: hostile_post(h, port, r & 8 ? "/api/changes" : r & 16 ? "/api/aspects" : "/api/world", "{}"); break;
+            case 3:
+                hostile_post(h, port,
+                             r & 8    ? "/api/changes"
+                             : r & 16 ? "/api/aspects"
+                             : r & 32 ? "/api/reloads"
+                                      : "/api/world",
+                             "{}");
+                break;
             case 4: hostile_fmt(h, "GET /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port); break;
             default:
                 hostile_fmt(h,
@@ -1864,7 +1963,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_history_recorded, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_nothing_recorded_without_client, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_history_marks_state_changes, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_reload_marked_and_recorded_afresh, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_structural_edits, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_retarget_and_reloads, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_page_is_served, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_component_field, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_resource_field, setup_writes, teardown),
