@@ -63,7 +63,7 @@ WORLD_FUNCTIONS = (
     # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
     "world_free_empty_tables", "reserve_bundle", "reserve_entities",
     # statics of the world's .c
-    "bundle_gather_", "entity_visit_call_", "world_of_", "inspect_spawn_",
+    "bundle_gather_", "entity_visit_call_", "world_of_",
 )
 WORLD_FILE_NOUNS = (
     "world", "entity", "bundle", ("component_id_type", "component_id"), "entity_fn",
@@ -192,6 +192,8 @@ class Names:
         """The world's own names that its files hold."""
         nouns = {FILE: list(WORLD_FILE_NOUNS), FUNC: list(WORLD_FUNCTIONS)}
         constants = list(WORLD_CONSTANTS)
+        if s.assemblages:
+            nouns[FUNC].append("inspect_spawn_")  # the inspector's spawn (with strata_inspect.h)
         if s.systems:
             nouns[FILE].append(("system_id_type", "system_id"))
             # the schedule's tables, which strata_world_step walks
