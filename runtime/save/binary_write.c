@@ -360,11 +360,14 @@ static int save_row_order(const void *a, const void *b) {
  * rows[0 .. t->count)); returns how many groups. A save's tables are such
  * groups: each holds one component set, whatever the storage. */
 static uint32_t save_groups(const strata_world_t *w, const sti_table_t *t, save_row_t *rows) {
+    if (t->count == 0) { /* no rows: rows may be null (no table with sparse rows) */
+        return 0;
+    }
     for (uint32_t row = 0; row < t->count; row++) {
         rows[row] = (save_row_t){sti_sparse_held(w, t, row), row};
     }
     qsort(rows, t->count, sizeof *rows, save_row_order);
-    uint32_t groups = t->count > 0;
+    uint32_t groups = 1;
     for (uint32_t i = 1; i < t->count; i++) {
         groups += rows[i].held != rows[i - 1].held;
     }
