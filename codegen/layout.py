@@ -84,12 +84,12 @@ def _wrap_args(line: str) -> str:
 
 
 def c_header(text: str) -> str:
-    """A generated header laid out: long directives continued, enums that
-    fit joined on one line, long lines wrapped (c_wrap), trailing comments
+    """A generated header laid out: enums that fit joined on one line, long
+    lines wrapped (c_wrap), long directives continued (after c_wrap, which
+    must not break a directive's continued lines), trailing comments
     aligned."""
-    lines = _directives(text.split("\n"))
-    lines = _short_enums(lines)
-    lines = c_wrap("\n".join(lines)).split("\n")
+    lines = _short_enums(text.split("\n"))
+    lines = _directives(c_wrap("\n".join(lines)).split("\n"))
     return "\n".join(align_comments(lines))
 
 
