@@ -14,7 +14,6 @@
 #include "writer.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define SAVE_CHUNK 65536u
@@ -347,29 +346,16 @@ typedef struct save_row_t {
     uint32_t row;
 } save_row_t;
 
-/* Rows by the sparse components they hold, then by row. */
-static int save_row_order(const void *a, const void *b) {
-    const save_row_t *x = a, *y = b;
-    if (x->held != y->held) {
-        return x->held < y->held ? -1 : 1;
-    }
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* t's rows sorted into groups that hold the same sparse components (into
- * rows[0 .. t->count)); returns how many groups. A save's tables are such
- * groups: each holds one component set, whatever the storage. */
+/* t's rows in runs that hold the same sparse components (into rows[0 ..
+ * t->count), in row order); returns how many runs. A save's tables are such
+ * runs: each holds one component set, whatever the storage, and a load
+ * appends them in order, so the rows keep their order (and a loaded world
+ * iterates as the saved one did). */
 static uint32_t save_groups(const strata_world_t *w, const sti_table_t *t, save_row_t *rows) {
-    if (t->count == 0) { /* no rows: rows may be null (no table with sparse rows) */
-        return 0;
-    }
+    uint32_t groups = 0;
     for (uint32_t row = 0; row < t->count; row++) {
         rows[row] = (save_row_t){sti_sparse_held(w, t, row), row};
-    }
-    qsort(rows, t->count, sizeof *rows, save_row_order);
-    uint32_t groups = 1;
-    for (uint32_t i = 1; i < t->count; i++) {
-        groups += rows[i].held != rows[i - 1].held;
+        groups += row == 0 || rows[row].held != rows[row - 1].held;
     }
     return groups;
 }
