@@ -178,6 +178,9 @@ struct strata_world_t {
     sti_relations_t *relations;
     sti_cascades_t *cascades;
     sti_hooks_t hooks;
+    /* snapshot.c: the clock that stamps writes in place (a table's and a
+     * query's `written`), advanced by each take and restore. */
+    uint32_t snap_clock;
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;

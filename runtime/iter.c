@@ -14,7 +14,10 @@ strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
     strata_defer_begin(w);
-    const sti_query_cache_t *cache = &w->queries[q];
+    sti_query_cache_t *cache = &w->queries[q];
+    if (w->slot == NULL) {
+        cache->written = w->snap_clock; /* its rows may be written (a view's batch did this at its start) */
+    }
     strata_iter_t it = {.world = w, .at = cache->entries, .stop = cache->entries, .query = q, .open = true};
     sti_dirty_t *d = sti_dirty_of(w, q);
     if (d != NULL) {

@@ -215,6 +215,7 @@ static strata_result_t move_remove_hooked_one(strata_world_t *w, sti_record_t *r
  * (NOMEM: nothing changed). */
 static strata_result_t move_overwrite(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
                                       const void *const *values) {
+    sti_table_wrote(w, t);
     if (w->hooks.relink == NULL) {
         sti_table_write(w, t, row, k, ids, values);
         return STRATA_OK;

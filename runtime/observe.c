@@ -172,6 +172,7 @@ void sti_observe_sets(strata_world_t *w) {
         uint32_t row;
         while (sti_dirty_take(w, k, &t, &row)) {
             if (strata_mask_test(&t->mask, c)) { /* removed since the write: nothing to observe */
+                sti_table_wrote(w, t);
                 hook(w, t->entities[row], sti_table_cell(w, t, c, row));
             }
         }

@@ -46,6 +46,10 @@ command -v cmake >/dev/null 2>&1 || need cmake
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
 # `ninja format-check` checks the C files with it.
 command -v clang-format >/dev/null 2>&1 || need clang-format
+# The runtime's checksum (strata_checksum, the rollback demo's desync check)
+# hashes with xxHash's XXH3, from its header alone: building libstrata needs
+# the header, nothing links a library.
+[ -f /usr/include/xxhash.h ] || need libxxhash-dev
 # JSON loading (libstrata_json) streams with yajl.
 [ -f /usr/include/yajl/yajl_parse.h ] || need libyajl-dev
 # The examples write PNGs with libpng.

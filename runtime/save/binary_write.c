@@ -15,6 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* xxHash (Debian's libxxhash-dev), header only: the checksum needs no library to link. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #define SAVE_CHUNK 65536u
 
 /* --- Leaves: a value's fields flattened, for the row loops ---------------- */
@@ -166,6 +170,7 @@ typedef struct save_out_t {
     bool dry;      /* only hashing: nothing is emitted */
     uint64_t hash; /* of the layout, while `hashing` */
     bool hashing;
+    XXH3_state_t *sum; /* strata_checksum: every byte goes to this hash instead of the sink */
     sti_crc_t crc_table;
 } save_out_t;
 
@@ -175,6 +180,10 @@ static void out_put(save_out_t *o, const void *data, size_t n) {
         o->hash = sti_fnv(o->hash, p, n);
     }
     if (o->dry) {
+        return;
+    }
+    if (o->sum != NULL) {
+        (void)XXH3_64bits_update(o->sum, p, n);
         return;
     }
     if (o->checking) {
@@ -439,7 +448,7 @@ static strata_result_t save_write(save_out_t *o) {
             if (o->sink.failed || fseek(f, 0, SEEK_SET) != 0 || fwrite(header, 1, sizeof header, f) != sizeof header) {
                 r = STRATA_ERR_IO;
             }
-        } else if (o->sink.pos <= o->sink.cap) {
+        } else if (o->sum == NULL && o->sink.pos <= o->sink.cap) {
             memcpy(o->sink.mem, header, sizeof header);
         }
     }
@@ -471,8 +480,10 @@ static void save_out_close(save_out_t *o) {
 }
 
 
-/* Save w into memory (buf, cap) or, when path is set, into that file. */
-static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, const char *path, size_t *size) {
+/* Save w into memory (buf, cap), or when path is set into that file, or
+ * when sum is set into that hash. */
+static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, const char *path, size_t *size,
+                                XXH3_state_t *sum) {
     if (!sti_save_reflected(w)) {
         return STRATA_ERR_SCHEMA;
     }
@@ -481,6 +492,7 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
         return STRATA_ERR_NOMEM;
     }
     memset(o, 0, sizeof *o);
+    o->sum = sum;
     o->sink.mem = buf;
     o->sink.cap = cap;
     strata_result_t r = save_out_open(o, w);
@@ -502,7 +514,7 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
     }
     if (r == STRATA_OK) {
         *size = (size_t)o->sink.pos;
-        if (path == NULL && o->sink.pos > cap) {
+        if (path == NULL && sum == NULL && o->sink.pos > cap) {
             r = STRATA_ERR_LIMIT;
         }
     }
@@ -515,12 +527,23 @@ strata_result_t strata_world_save_mem(const strata_world_t *w, void *buf, size_t
     STRATA_ASSERT(size != NULL);
     STRATA_ASSERT(buf != NULL || cap == 0);
     *size = 0;
-    return save_run(w, buf, cap, NULL, size);
+    return save_run(w, buf, cap, NULL, size, NULL);
 }
 
 strata_result_t strata_world_save(const strata_world_t *w, const char *path) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(path != NULL);
     size_t size = 0;
-    return save_run(w, NULL, 0, path, &size);
+    return save_run(w, NULL, 0, path, &size, NULL);
+}
+
+strata_result_t strata_checksum(const strata_world_t *w, uint64_t *out) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(out != NULL);
+    XXH3_state_t sum;
+    (void)XXH3_64bits_reset(&sum);
+    size_t size = 0;
+    strata_result_t r = save_run(w, NULL, 0, NULL, &size, &sum);
+    *out = r == STRATA_OK ? XXH3_64bits_digest(&sum) : 0;
+    return r;
 }
