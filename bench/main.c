@@ -31,6 +31,7 @@ static const struct {
     {"seven_systems", bench_seven_systems},
     {"relations", bench_relations},
     {"threads", bench_threads},
+    {"snapshot", bench_snapshot},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 

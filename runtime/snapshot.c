@@ -52,6 +52,7 @@ struct strata_snapshot_t {
     uint32_t epoch;                            /* the world's table_epoch at the take */
     uint32_t links_seen[STRATA_MAX_RELATIONS]; /* the cascades' counts of links changed in place, at the take */
     strata_mask_t relinked; /* during a take: the relations' components whose links changed in place since */
+    bool records_current;   /* during a take: no row came or went since, so the records are the copy's */
 
     /* entity records */
     sti_record_t *records;
@@ -114,17 +115,36 @@ static inline void snap_copy(void *restrict dst, const void *restrict src, size_
 }
 
 /* True if the world is between steps, with no scope, iterator or settle open. */
-static bool snapshot_quiet(const strata_world_t *w) {
+static inline bool snapshot_quiet(const strata_world_t *w) {
     return w->defer_depth == 0 && !w->in_step && !w->settling && w->slot == NULL;
 }
 
 /* --- Records -------------------------------------------------------------- */
+
+/* True if no table gained, lost or moved a row since s was taken (nor was
+ * made or freed): every record, and the free list, is as s holds it. */
+static bool snap_records_current(const strata_world_t *w, const strata_snapshot_t *s) {
+    if (!s->held || s->epoch != w->table_epoch || s->table_count != w->table_count ||
+        s->record_count != w->record_count || s->free_head != w->free_head || s->free_count != w->free_count ||
+        s->alive != w->alive) {
+        return false;
+    }
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        if (s->tables[i].count != w->tables[i]->count || s->tables[i].moved != w->tables[i]->moved) {
+            return false;
+        }
+    }
+    return true;
+}
 
 static strata_result_t snap_records_room(strata_world_t *w, strata_snapshot_t *s) {
     return sti_mem_grow(w, &s->records, sizeof(sti_record_t), &s->records_cap, w->record_count, 64);
 }
 
 static void snap_records_take(strata_world_t *w, strata_snapshot_t *s) {
+    if (s->records_current) {
+        return;
+    }
     snap_copy(s->records, w->records, sizeof(sti_record_t) * w->record_count);
     s->record_count = w->record_count;
     s->free_head = w->free_head;
@@ -737,6 +757,7 @@ void strata_snapshot_destroy(strata_snapshot_t *s) {
 strata_result_t strata_snapshot_take(strata_world_t *w, strata_snapshot_t *s) {
     STRATA_ASSERT(w != NULL && s != NULL && s->world == w);
     STRATA_ASSERT(snapshot_quiet(w));
+    s->records_current = snap_records_current(w, s);
     /* Links change in place (a target, a depth) without a write stamp: their count does. */
     memset(&s->relinked, 0, sizeof s->relinked);
     for (uint32_t r = 0; w->cascades != NULL && r < w->schema->relation_count; r++) {

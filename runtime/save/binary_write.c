@@ -460,23 +460,30 @@ done:
     return r;
 }
 
-/* Set up an output: the CRC tables and the scratch buffers. */
+/* Bytes of an output's buffers: file staging and row encoding; a checksum needs no staging. */
+static size_t save_out_bytes(const save_out_t *o) {
+    return o->sum != NULL ? SAVE_CHUNK : 2 * (size_t)SAVE_CHUNK;
+}
+
+/* Set up an output: the CRC tables (not for a checksum) and the scratch buffers. */
 static strata_result_t save_out_open(save_out_t *o, const strata_world_t *w) {
     o->w = w;
     o->crc = 0xffffffffu;
-    sti_crc_init(&o->crc_table);
-    o->chunk = w->allocator.alloc(2 * (size_t)SAVE_CHUNK, w->allocator.user);
+    if (o->sum == NULL) {
+        sti_crc_init(&o->crc_table);
+    }
+    o->chunk = w->allocator.alloc(save_out_bytes(o), w->allocator.user);
     if (o->chunk == NULL) {
         return STRATA_ERR_NOMEM;
     }
-    o->scratch = o->chunk + SAVE_CHUNK;
+    o->scratch = o->chunk + save_out_bytes(o) - SAVE_CHUNK;
     o->sink.stage = o->chunk;
     o->sink.stage_cap = SAVE_CHUNK;
     return STRATA_OK;
 }
 
 static void save_out_close(save_out_t *o) {
-    o->w->allocator.free(o->chunk, 2 * (size_t)SAVE_CHUNK, o->w->allocator.user);
+    o->w->allocator.free(o->chunk, save_out_bytes(o), o->w->allocator.user);
 }
 
 
