@@ -508,6 +508,9 @@ def main(argv):
                        ["tests/threads/test_threads_examples.c", "examples/swarm/systems.c"] + GAME
                        + [c for _, c in worlds], headers=[h for h, _ in worlds], libs="-lm",
                        extra="-Iexamples/rectangle_eater -Iexamples/swarm")
+    # The snapshots' tests step at 1 to 8 threads: under ThreadSanitizer as well.
+    h, c = test_worlds["snap"]
+    b.test_program("tsan", "test_snap", ["tests/worlds/test_snap.c", c], headers=[h])
     # The generator's tests, the build tools' tests, and the runtime's layering.
     codegen_tests = sources("tests/codegen/*.py", "tests/codegen/bad/*", "tests/schema/*.yaml")
     b.test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
