@@ -383,19 +383,6 @@ static void test_snap_delta_sees_writes_in_place(void **state) {
     snap_world_destroy(w);
 }
 
-/* Allocations counted through the world's hooks. */
-static uint32_t allocations;
-
-static void *counting_alloc(size_t size, void *user) {
-    allocations++;
-    return test_alloc(size, user);
-}
-
-static void *counting_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
-    allocations++;
-    return test_resize(ptr, old_size, new_size, user);
-}
-
 static void test_snap_take_and_restore_allocate_nothing_once_grown(void **state) {
     (void)state;
     snap_world *w = snap_world_create(
