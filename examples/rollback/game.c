@@ -37,7 +37,8 @@ void duel_drive_run(duel_drive_ctx *ctx) {
     while (duel_drive_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
             uint32_t seat = ctx->player[i].seat & 1u;
-            ctx->player[i].size = 6.0f + (float)ctx->score->eaten[seat] * 0.05f;
+            uint32_t eaten = ctx->score->eaten[seat];
+            ctx->player[i].size = 6.0f + (float)(eaten < 120 ? eaten : 120) * 0.05f; /* up to 12 */
             ctx->pos[i].x = clamp(ctx->pos[i].x + ctx->vel[i].x, 0, DUEL_W);
             ctx->pos[i].y = clamp(ctx->pos[i].y + ctx->vel[i].y, 0, DUEL_H);
             ctx->seats->x[seat] = ctx->pos[i].x;
