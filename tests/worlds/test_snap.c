@@ -495,6 +495,32 @@ static void test_snap_ring_holds_the_last_frames(void **state) {
     snap_world_destroy(w);
 }
 
+/* A ring's take that runs out of memory leaves the slot's older frame, whole. */
+static void test_snap_ring_keeps_the_older_frame_when_a_take_fails(void **state) {
+    (void)state;
+    budget = 1 << 30;
+    snap_world *w = snap_world_create(
+        &(snap_world_desc_t){.allocator = {.alloc = failing_alloc, .realloc = failing_resize, .free = test_release}});
+    snap_snapshot_ring_t *ring = snap_snapshot_ring_create(w, 2);
+    kept_t k = {0};
+    uint64_t seed = 21;
+    random_ops(w, &k, &seed, 20);
+    assert_int_equal(snap_snapshot_ring_take(w, ring, 0), STRATA_OK);
+    size_t size = 0;
+    unsigned char *frame0 = save_of(w, &size);
+    random_ops(w, &k, &seed, 300); /* more entities and tables than the slot has room for */
+    budget = 0;
+    assert_int_equal(snap_snapshot_ring_take(w, ring, 2), STRATA_ERR_NOMEM); /* frame 2 goes in frame 0's slot */
+    budget = 1 << 30;
+    assert_false(snap_snapshot_ring_holds(ring, 2));
+    assert_true(snap_snapshot_ring_holds(ring, 0));
+    assert_int_equal(snap_snapshot_ring_restore(w, ring, 0), STRATA_OK);
+    assert_true(saves_as(w, frame0, size));
+    free(frame0);
+    snap_snapshot_ring_destroy(ring);
+    snap_world_destroy(w);
+}
+
 static void test_snap_restore_of_an_empty_snapshot_is_missing(void **state) {
     (void)state;
     snap_world *w = scripted(1, 4, 30);
@@ -543,6 +569,7 @@ int main(void) {
         cmocka_unit_test(test_snap_take_and_restore_allocate_nothing_once_grown),
         cmocka_unit_test(test_snap_out_of_memory_at_each_allocation),
         cmocka_unit_test(test_snap_ring_holds_the_last_frames),
+        cmocka_unit_test(test_snap_ring_keeps_the_older_frame_when_a_take_fails),
         cmocka_unit_test(test_snap_restore_of_an_empty_snapshot_is_missing),
         cmocka_unit_test(test_snap_checksum_follows_the_state_and_survives_save_load),
     };
