@@ -330,6 +330,11 @@ static bool snap_same_tables(const strata_world_t *w, const strata_snapshot_t *s
 /* Every table of the snapshot exists (a missing one is made: a new table
  * without rows is room, not a change) with room for its rows. */
 static strata_result_t snap_tables_make_room(strata_world_t *w, const strata_snapshot_t *s) {
+    size_t order = sizeof(sti_table_t *) * s->table_count;
+    if (!snap_same_tables(w, s) && order > w->scratch_capacity &&
+        sti_mem_resize(w, &w->scratch, 1, &w->scratch_capacity, order) != STRATA_OK) {
+        return STRATA_ERR_NOMEM;
+    }
     for (uint32_t i = 0; i < s->table_count; i++) {
         sti_table_t *t = NULL;
         strata_result_t r = sti_table_ensure(w, &s->tables[i].mask, &t);
@@ -349,13 +354,22 @@ static strata_result_t snap_tables_make_room(strata_world_t *w, const strata_sna
  * hold lose their rows and are freed, the rest take the snapshot's ids.
  * Nothing is allocated (every table exists: snap_tables_make_room). */
 static void snap_tables_rebuild(strata_world_t *w, const strata_snapshot_t *s) {
+    /* The snapshot's tables by the hash, in the order they take, in the
+     * world's scratch (idle between settles; its room made before); the
+     * others are told by their idle_since, which the restore sets after. */
+    sti_table_t **order = (sti_table_t **)(void *)w->scratch;
+    for (uint32_t i = 1; i < w->table_count; i++) {
+        w->tables[i]->idle_since = 0;
+    }
+    for (uint32_t i = 0; i < s->table_count; i++) {
+        strata_result_t r = sti_table_ensure(w, &s->tables[i].mask, &order[i]);
+        STRATA_ASSERT(r == STRATA_OK); /* every one exists: snap_tables_make_room */
+        (void)r;
+        order[i]->idle_since = UINT32_MAX;
+    }
     for (uint32_t i = 1; i < w->table_count; i++) {
         sti_table_t *t = w->tables[i];
-        bool kept = false;
-        for (uint32_t j = 0; j < s->table_count && !kept; j++) {
-            kept = sti_mask_equal(&t->mask, &s->tables[j].mask, w->mask_words);
-        }
-        if (kept) {
+        if (t->idle_since == UINT32_MAX) {
             continue;
         }
         if (t->count > 0) {
@@ -366,17 +380,8 @@ static void snap_tables_rebuild(strata_world_t *w, const strata_snapshot_t *s) {
         sti_table_unlink(w, t);
     }
     sti_table_compact(w, sti_table_renumber(w));
-    /* Every table is one of the snapshot's now: put each at its id. */
-    sti_table_t **tables = w->tables;
-    for (uint32_t i = 0; i < s->table_count; i++) {
-        uint32_t at = i;
-        while (!sti_mask_equal(&tables[at]->mask, &s->tables[i].mask, w->mask_words)) {
-            at++;
-        }
-        sti_table_t *t = tables[at];
-        tables[at] = tables[i];
-        tables[i] = t;
-    }
+    /* Every table is one of the snapshot's now: each takes its id. */
+    memcpy(w->tables, order, sizeof(sti_table_t *) * s->table_count);
     sti_table_order(w);
 }
 
