@@ -14,6 +14,7 @@ example is one line of EXAMPLES.
 """
 import glob
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -61,6 +62,11 @@ VARIANTS = {
     "bench-o3": ("gcc", "-O3 -g -DNDEBUG"),
 }
 BENCH_VARIANTS = ("bench", "bench-o3")
+# The order their edges are written in, and so started in: Ninja starts the
+# ready edges in the order they appear, so those on the longest chains of
+# `ninja test` come first (the install's runtimes for tests/outside, then the
+# sanitizers', whose tests run longest).
+BUILD_ORDER = ["fuzz", "release", "debug", "tsan", "san", "san-clang", "gcc", "clang", "bench", "bench-o3"]
 LIBRARY_VARIANTS = [v for v in VARIANTS if v not in BENCH_VARIANTS]
 TEST_VARIANTS = ("gcc", "clang", "san", "san-clang")
 THREAD_TEST_VARIANTS = TEST_VARIANTS + ("tsan",)  # tests/threads/ runs under ThreadSanitizer too
@@ -79,6 +85,8 @@ LAYERS = "runtime/LAYERS"
 # tests/worlds/test_<world>_*.c links the world of tests/schema/<world>.yaml,
 # and those EXTRA_WORLDS name besides.
 EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4", "save5"], "test_rel_save": ["rel2"]}
+# Tests whose long sweep takes --shard K/N: each test variant runs its own part.
+SHARDED_TESTS = ("test_fuzz_diff", "test_rel_save")
 # Linked into every test: CMOCKA_TEST_FILTER=PATTERN runs the tests matching it.
 TEST_FILTER = "tools/test_filter.c"
 
@@ -137,7 +145,41 @@ INSTALL_SCRIPTS = ["tools/install.sh", "tools/uninstall.sh", "tools/install-comm
 INSTALLED = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in",
              "runtime/include/strata_inspect.h", "tools/strata-inspect.pc.in",
              "schema/strata.schema.json"] + sources(
-    "codegen/*.py", "codegen/templates/*.j2")
+    "codegen/*.py", "codegen/templates/*.j2", "tools/cmake/*")
+
+
+# What each edge needs installed: tools/deps.sh checks (and, as root,
+# installs) one group of packages at a time, touching build/deps/<group>.stamp,
+# and an edge waits for the stamps of the groups it needs. So a target checks
+# only what it builds: `ninja demo` a C compiler, Python with Jinja2 and PyYAML,
+# and libpng. Every edge needs "core"; a clang variant "clang"; a C file
+# whatever its #includes name (SOURCE_NEEDS); a Python test module whatever
+# program it runs besides the compilers (COMMAND_NEEDS); the other edges say theirs.
+SOURCE_NEEDS = {"png.h": "png", "SDL.h": "sdl2", "yajl/": "yajl", "civetweb.h": "civetweb", "cmocka.h": "cmocka",
+                "xxhash.h": "xxhash"}
+COMMAND_NEEDS = {"clang-format": "format"}
+
+
+def source_needs(src):
+    """The groups a C file's system #includes need (none for a file not written yet)."""
+    path = os.path.join(ROOT, src)
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        included = re.findall(r"(?m)^#\s*include\s*<([^>]+)>", f.read())
+    return sorted({g for header, g in SOURCE_NEEDS.items() for i in included if i.startswith(header)})
+
+
+def command_needs(module):
+    """The groups of the programs a Python test module runs (a command's first word, `["clang-format", ...`)."""
+    with open(os.path.join(ROOT, module), encoding="utf-8") as f:
+        text = f.read()
+    return sorted({g for command, g in COMMAND_NEEDS.items() if re.search(rf'\[\s*"{re.escape(command)}"', text)})
+
+
+def stamps(*groups):
+    """The deps stamps of these groups, each once."""
+    return [f"build/deps/{g}.stamp" for g in sorted(set(groups))]
 
 
 # --- A minimal Ninja writer ---------------------------------------------------
@@ -204,7 +246,8 @@ def obj(build, src):
 # --- The rules ------------------------------------------------------------------
 
 def rules(n):
-    n.rule("deps", "sh tools/deps.sh $flags $out", "DEPS checking build dependencies")
+    # One at a time (apt-get takes a lock), in the console: it may install.
+    n.rule("deps", "sh tools/deps.sh --stamp $out $group", "DEPS $group", pool="console")
     n.rule("gen", "$python -m codegen $in -o $outdir --depfile $depfile",
            "GEN $in", depfile="$depfile", deps="gcc", restat="1")
     for v, (cc, flags) in VARIANTS.items():
@@ -218,8 +261,20 @@ def rules(n):
     n.rule("link_sdl", "gcc -O2 -g -o $out $in $libs `pkg-config --libs sdl2`", "LINK[sdl] $out")
     n.rule("ar", "rm -f $out && ar crs $out $in", "AR $out")
     n.rule("test", "sh tools/run-test.sh $out.log $out $cmd", "TEST $cmd")
+    # The Python test modules take at most two of ninja's jobs, so that the
+    # C builds (and the tests waiting on them) go on beside them.
+    n.line("pool python_tests")
+    n.variable("depth", "2", 1)
+    n.line()
     n.rule("summary", "sh tools/test-summary.sh $in", "SUMMARY", pool="console")
     n.rule("run", "$cmd", "RUN $cmd", pool="console")
+    # The fuzzers run for a time, not an amount of work: one at a time, so
+    # that beside the tests (CI's `ninja test fuzz`) they take one job, not all.
+    n.line("pool fuzz")
+    n.variable("depth", "1", 1)
+    n.line()
+    n.rule("fuzz", "sh tools/fuzz.sh $seconds $target $in", "FUZZ $target for $seconds s", pool="fuzz")
+    n.rule("embed", "$python runtime/inspect/embed.py $out $in", "EMBED $out", restat="1")
     n.rule("install_files", "sh tools/install.sh $in", "INSTALL Strata", pool="console")
     n.rule("uninstall_files", "sh tools/uninstall.sh", "UNINSTALL Strata", pool="console")
     n.line()
@@ -232,10 +287,8 @@ class Build:
 
     def __init__(self, n):
         self.n = n
-        self.deps = "build/deps.stamp"
-        self.deps_sdl2 = "build/deps-sdl2.stamp"  # SDL2: checked (and installed) for `ninja play` only
         self.codegen = sources("codegen/*.py", "codegen/templates/*.j2")
-        self.objects = set()
+        self.objects = set()          # the objects and generated headers written so far
         self.all = []                 # what `ninja all` builds besides the worlds
         self.tests = {}               # test stamp -> the variant it belongs to (None: no compiler)
         self.libs = {}                # variant -> libstrata.a
@@ -245,9 +298,12 @@ class Build:
         """schema -> (outdir/<world>.h, outdir/<world>.c), with the schedule beside them."""
         world = world_of(schema)
         h, c = f"{outdir}/{world}.h", f"{outdir}/{world}.c"
+        if h in self.objects:
+            return h, c
+        self.objects.add(h)
         schedule = [f"{outdir}/{world}_schedule.txt", f"{outdir}/{world}_schedule.dot"]
         self.n.build(h, "gen", inputs=schema, implicit_outputs=[c] + schedule, implicit=self.codegen,
-                     order_only=self.deps, variables={"outdir": outdir, "depfile": f"{h}.d"})
+                     order_only=stamps("core"), variables={"outdir": outdir, "depfile": f"{h}.d"})
         return h, c
 
     def compile(self, build, src, headers=(), extra="", objdir=None):
@@ -255,14 +311,15 @@ class Build:
         o = obj(objdir or build, src)
         if o not in self.objects:
             self.objects.add(o)
-            order = [self.deps, *headers] + ([self.deps_sdl2] if build == "sdl" else [])
-            self.n.build(o, f"cc_{build}", inputs=src, order_only=order,
+            compiler = "gcc" if build == "sdl" else VARIANTS[build][0]
+            groups = ["core"] + source_needs(src) + (["clang"] if compiler == "clang" else [])
+            self.n.build(o, f"cc_{build}", inputs=src, order_only=stamps(*groups) + list(headers),
                          variables={"extra": extra} if extra else None)
         return o
 
-    def library(self, v, name, srcs):
+    def library(self, v, name, srcs, extra=""):
         lib = f"build/{v}/{name}"
-        self.n.build(lib, "ar", inputs=[self.compile(v, s) for s in srcs])
+        self.n.build(lib, "ar", inputs=[self.compile(v, s, extra=extra) for s in srcs])
         return lib
 
     def program(self, v, name, srcs, headers=(), libs="", archives=(), default=True, extra=""):
@@ -277,25 +334,44 @@ class Build:
             self.all.append(exe)
         return exe
 
-    def test(self, stamp, cmd, variant=None, inputs=(), implicit=(), order_only=()):
-        """Run cmd; stamp (and stamp.log) when it passes."""
+    def test(self, stamp, cmd, variant=None, inputs=(), implicit=(), needs=(), pool=""):
+        """Run cmd once the groups it needs are checked; stamp (and stamp.log) when it passes."""
         self.tests[stamp] = variant
-        self.n.build(stamp, "test", inputs=inputs, implicit=implicit, order_only=order_only,
-                     implicit_outputs=f"{stamp}.log", variables={"cmd": cmd})
+        self.n.build(stamp, "test", inputs=inputs, implicit=implicit, order_only=stamps("core", *needs),
+                     implicit_outputs=f"{stamp}.log", variables={"cmd": cmd, "pool": pool})
 
-    def test_program(self, v, name, srcs, headers=(), libs="", archives=(), extra=""):
+    def test_program(self, v, name, srcs, headers=(), libs="", archives=(), extra="", args=""):
+        """A cmocka program of variant v, run with args by `ninja test`."""
         exe = self.program(v, f"tests/{name}", srcs + [TEST_FILTER], headers, f"-lcmocka {libs}".strip(),
                            archives, extra=extra)
-        self.test(f"{exe}.ok", exe, variant=v, inputs=exe)
+        self.test(f"{exe}.ok", f"{exe} {args}".strip(), variant=v, inputs=exe)
 
-    def run(self, target, cmd, inputs=(), implicit=(), order_only=()):
-        self.n.build(target, "run", inputs=inputs, implicit=implicit, order_only=order_only,
+    def run(self, target, cmd, inputs=(), implicit=(), order_only=(), needs=()):
+        self.n.build(target, "run", inputs=inputs, implicit=implicit, order_only=stamps(*needs) + list(order_only),
                      variables={"cmd": cmd})
 
     def summary(self, target, stamps):
         out = f"build/{target}-summary"
         self.n.build(out, "summary", inputs=[f"{s}.log" for s in stamps], implicit=stamps)
         self.n.build(target, "phony", inputs=out)
+
+
+def bench_smoke(b):
+    """`ninja test` runs every case of the bench once at a tiny size under
+    ASan+UBSan (strata-bench --smoke, linked with the san runtime), and
+    report.py reads what it wrote."""
+    worlds = [b.generate(s, "build/gen") for s in sources("bench/*.yaml")]
+    srcs = [s for s in sources("bench/*.c") if s != "bench/vectorize.c"] + [c for _, c in worlds]
+    objs = [b.compile("san", s, headers=[h for h, _ in worlds], extra="-iquote build/gen", objdir="san/bench")
+            for s in srcs]
+    exe = "build/san/strata-bench"
+    b.n.build(exe, "link_san", inputs=objs + [b.libs["san"]], variables={"libs": "-lm"})
+    out = "build/san/bench-smoke"
+    # A name a case keeps pointing at after its frame is gone is only caught
+    # with ASan's fake stack (detect_stack_use_after_return).
+    b.test(f"{out}.ok", f"sh -c 'ASAN_OPTIONS=detect_stack_use_after_return=1 {exe} --smoke --json {out}.json"
+           f" && $python bench/report.py {out}.json {out}-no-bitecs.json {out}.svg'",
+           variant="san", inputs=exe, implicit="bench/report.py")
 
 
 def bench(b, then):
@@ -326,7 +402,7 @@ def bench(b, then):
           inputs=[programs["bench"], *then], implicit="bench/report.py")
     # The network is used here only, never by `test` or the default build.
     b.run("bench-js", f"sh bench/js/run.sh {BENCH_JS_PACKAGE} {js_results} && {report}",
-          implicit=["bench/report.py"] + sources("bench/js/*"))
+          implicit=["bench/report.py"] + sources("bench/js/*"), needs=["node"])
     # What -O3 does to the iteration rows.
     b.run("bench-o3", f"{programs['bench-o3']} --json build/bench-o3/results.json move packed_5",
           inputs=programs["bench-o3"])
@@ -348,16 +424,19 @@ INSPECT_VARIANTS = TEST_VARIANTS + ("release",)
 INSPECT_PORT = 27750  # `ninja inspect`
 
 
-def inspector(b, generated):
-    """libstrata_inspect in each variant, its tests, swarm-inspect and `ninja inspect`;
-    returns the libraries and the program `ninja bench` runs for its cost a step."""
-    n = b.n
-    n.rule("embed", "$python runtime/inspect/embed.py $out $in", "EMBED $out", restat="1")
+def inspector_lib(b, v):
+    """libstrata_inspect of variant v (its page compiled in, embedded once)."""
     page = "build/gen/inspect_page.c"
-    n.build(page, "embed", inputs=INSPECT_PAGE, implicit="runtime/inspect/embed.py")
-    libs = {v: f"build/{v}/libstrata_inspect.a" for v in INSPECT_VARIANTS}
-    for v, lib in libs.items():
-        n.build(lib, "ar", inputs=[b.compile(v, s, extra="-Iruntime/inspect") for s in INSPECT_SOURCES + [page]])
+    if page not in b.objects:
+        b.objects.add(page)
+        b.n.build(page, "embed", inputs=INSPECT_PAGE, implicit="runtime/inspect/embed.py")
+    return b.library(v, "libstrata_inspect.a", INSPECT_SOURCES + [page], extra="-Iruntime/inspect")
+
+
+def inspector(b, generated, libs):
+    """The inspector's tests, swarm-inspect and `ninja inspect`; returns the
+    program `ninja bench` runs for its cost a step."""
+    n = b.n
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
     for v in TEST_VARIANTS:
         # With the JSON loader: the page's writes and a load read values by one codec.
@@ -387,10 +466,10 @@ def inspector(b, generated):
     # test's screenshot goes to build/; `ninja inspect-screenshot` takes the docs' one.
     browser = sources("tests/inspect/*.mjs")
     b.test("build/inspect-browser.ok", f"node tests/inspect/browser.mjs {exe} {game} build/inspect/inspector.png",
-           inputs=[exe, game], implicit=browser, order_only=b.deps)
+           inputs=[exe, game], implicit=browser, needs=["browser"])
     b.run("inspect-screenshot", f"node tests/inspect/browser.mjs {exe} {game} docs/inspector.png",
-          inputs=[exe, game], implicit=browser, order_only=b.deps)
-    return libs, cost
+          inputs=[exe, game], implicit=browser, needs=["browser"])
+    return cost
 
 
 # --- The tutorial and the docs' examples ----------------------------------------------
@@ -429,27 +508,49 @@ def tutorial_and_docs(b, inspect_libs):
             objs.append(b.compile(v, c, headers=[h], extra=includes, objdir=f"{v}/tutorial-obj/{world_step}"))
             exe = f"build/{v}/tutorial/{step}"
             archives = [inspect_libs[v]] if inspect else []
+            # The inspector's step links civetweb.
             b.n.build(exe, f"link_{v}", inputs=objs + archives + [b.libs[v]],
-                      variables={"libs": "-lcivetweb -lpthread -lm" if inspect else ""})
+                      order_only=stamps("civetweb") if inspect else (),
+                      variables={"libs": INSPECT_LIBS if inspect else ""})
             b.test(f"{exe}.ok", f"{exe} {TUTORIAL_ARGS.get(step, '').format(v=v)}".strip(), variant=v, inputs=exe)
             if v == QUICK_VARIANT:
                 b.all.append(exe)
                 shown.append(f"{exe}.ok")  # docs/tutorial.md shows what it printed
         shared += [s for s in own if not s.endswith("/main.c")]
-    b.test("build/docs-tests.ok", "$python -m unittest discover -s tests/docs -t .",
-           implicit=b.codegen + sources("tests/docs/*", "README.md", "docs/*.md", "schema/*.yaml",
-                                        "examples/tutorial/**/*", "tests/outside/*.yaml",
-                                        "runtime/include/*.h") + shown, order_only=b.deps)
+    # The docs' C examples are compiled with gcc and clang.
+    python_tests(b, "docs", b.codegen + sources("tests/docs/*", "README.md", "docs/*.md", "schema/*.yaml",
+                                                "examples/tutorial/**/*", "tests/outside/*.yaml",
+                                                "runtime/include/*.h") + shown, needs=["clang"])
 
 
 # --- The edges ----------------------------------------------------------------------
+
+def deps_groups():
+    """The groups tools/deps.sh checks, as its GROUPS line lists them."""
+    with open(os.path.join(ROOT, "tools/deps.sh"), encoding="utf-8") as f:
+        return re.search(r'(?m)^GROUPS="([^"]*)"', f.read()).group(1).split()
+
+
+def python_tests(b, directory, implicit, needs):
+    """One edge a test module of tests/<directory>/, so that they run beside each
+    other and the C builds; each reruns when any of `implicit` (named once, by
+    the phony <directory>-test-inputs) changes."""
+    inputs = f"{directory}-test-inputs"
+    b.n.build(inputs, "phony", inputs=implicit)
+    for module in sources(f"tests/{directory}/test_*.py"):
+        name = stem(module)
+        b.test(f"build/tests/{directory}/{name}.ok", f"$python -m unittest tests.{directory}.{name}",
+               implicit=inputs, needs=list(needs) + command_needs(module), pool="python_tests")
+
 
 def main(argv):
     n = Writer()
     n.comment("Generated by configure.py; edit that, then run `python3 configure.py`.")
     n.comment("Targets: all (default), test, test-quick, demo, play, swarm, particles, rollback-demo, rollback-play, bench,")
-    n.comment("bench-js, bench-o3, bench-vec, bench-profile, generate, format-check, install, uninstall, fuzz, fuzz-long, inspect, inspect-screenshot.")
+    n.comment("bench-js, bench-o3, bench-vec, bench-profile, generate, format-check, install, uninstall, fuzz, fuzz-long,")
+    n.comment("inspect, inspect-screenshot.")
     n.comment("install and uninstall read PREFIX (default /usr/local) and DESTDIR.")
+    n.comment("Ninja starts the ready edges in the order they appear here: the long tests come first.")
     n.line()
     n.variable("ninja_required_version", "1.10")
     n.variable("python", "python3")
@@ -459,8 +560,8 @@ def main(argv):
     rules(n)
 
     b = Build(n)
-    n.build(b.deps, "deps", implicit="tools/deps.sh")
-    n.build(b.deps_sdl2, "deps", implicit="tools/deps.sh", variables={"flags": "--sdl2"})
+    for group in deps_groups():
+        n.build(stamps(group)[0], "deps", implicit="tools/deps.sh", variables={"group": group})
     n.line()
 
     # Worlds: the examples' are committed in generated/; the tests' and the bench's live in build/gen/.
@@ -469,38 +570,64 @@ def main(argv):
     n.build("generate", "phony", inputs=[f for pair in generated.values() for f in pair])
     n.line()
 
-    # The runtime: libstrata and libstrata_json, in every variant.
-    for v in LIBRARY_VARIANTS:
+    # The generator's tests (they compile what it writes with gcc and clang),
+    # the editor's, the build tools', and the runtime's layering: one edge a module.
+    python_tests(b, "codegen", b.codegen + sources("tests/codegen/*.py", "tests/codegen/bad/*", "tests/schema/*.yaml")
+                 + ["generate"], needs=["clang", "xxhash"])  # (they compile the runtime: strata_unity.h)
+    python_tests(b, "editor", b.codegen + sources("tests/editor/*.py", "tests/editor/broken/*", "schema/*.yaml")
+                 + INSTALL_SCRIPTS + INSTALLED, needs=["editor"])
+    python_tests(b, "tools", sources("tests/tools/*.py", "tools/*.py", "tools/*.sh", "configure.py", "bench/report.py",
+                                     "README.md"), needs=[])
+    b.test("build/layers.ok", "$python tools/check-layers.py runtime",
+           implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
+    n.line()
+
+    # The runtime: libstrata and libstrata_json, in every variant (first
+    # those the longest tests wait for), and libstrata_inspect.
+    inspect_libs = {}
+    for v in sorted(LIBRARY_VARIANTS, key=BUILD_ORDER.index):
         b.libs[v] = b.library(v, "libstrata.a", RUNTIME_SOURCES)
         b.json_libs[v] = b.library(v, "libstrata_json.a", JSON_SOURCES)
+        if v in INSPECT_VARIANTS:
+            inspect_libs[v] = inspector_lib(b, v)
     n.build("libs", "phony", inputs=[b.libs["debug"], b.libs["release"], b.json_libs["release"]])
     n.line()
 
-    # The tests: each file a program, in each compiler variant.
-    for v in TEST_VARIANTS:
-        for src in sources("tests/runtime/test_*.c"):
-            b.test_program(v, stem(src), [src])
-        for src in sources("tests/worlds/test_*.c"):
-            worlds = [stem(src)[len("test_"):].split("_")[0]] + EXTRA_WORLDS.get(stem(src), [])
-            b.test_program(v, stem(src), [src] + [test_worlds[w][1] for w in worlds],
-                           headers=[test_worlds[w][0] for w in worlds], libs=JSON_LIBS, archives=[b.json_libs[v]])
-        # The differential test against the reference model, and its allocation-failure sweep.
-        h, c = test_worlds["fuzz"]
-        b.test_program(v, "test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], headers=[h],
-                       libs=JSON_LIBS, archives=[b.json_libs[v]])
-        # The examples' own tests: the game's rules, determinism, the autopilot.
-        for src in sources("tests/examples/test_*.c"):
-            example = stem(src)[len("test_"):]
-            h, c = generated[example]
-            b.test_program(v, stem(src), [src, c] + EXAMPLE_TEST_SOURCES.get(example, []), headers=[h],
-                           libs="-lm", extra=f"-Iexamples/{example}")
+    # libFuzzer targets: `ninja fuzz` runs each from its checked-in corpus
+    # (tests/fuzz/corpus/<target>/), keeping what it finds under build/fuzz/;
+    # beside the tests when asked with them (`ninja test fuzz`, as CI does).
+    h, c = test_worlds["fuzz"]
+    fuzzers = {}
+    for number, target in enumerate(FUZZ_SECONDS, 1):
+        # One source, three targets: its objects are per target.
+        objs = [b.compile("fuzz", s, headers=[h], extra=f"-Ibuild/gen -DFUZZ_LIBFUZZER={number}",
+                          objdir=f"fuzz/{target}") for s in ["tests/fuzz/diff.c", "tests/fuzz/model.c", c]]
+        fuzzers[target] = f"build/fuzz/fuzz-{target}"
+        n.build(fuzzers[target], "link_fuzz", inputs=objs + [b.json_libs["fuzz"], b.libs["fuzz"]],
+                variables={"libs": JSON_LIBS})
+        b.all.append(fuzzers[target])
+        # The output is never written, so each `ninja fuzz` fuzzes again.
+        n.build(f"build/fuzz/{target}.run", "fuzz", inputs=fuzzers[target], implicit="tools/fuzz.sh",
+                variables={"seconds": str(FUZZ_SECONDS[target]), "target": target})
+    n.build("fuzz", "phony", inputs=[f"build/fuzz/{t}.run" for t in fuzzers])
+    n.line()
+
+    # A game outside the tree, built with CMake (with the installed package
+    # and without), Meson, Make and Ninja against an install.
+    b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
+           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md",
+                     "README.md"] + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/**/*"), needs=["outside"])
+    inspect_bench = inspector(b, generated, inspect_libs)
+    tutorial_and_docs(b, inspect_libs)
     # The threaded step: its own world, and the examples' at several thread counts;
-    # the differential test of split systems at 1, 2, 3, 4 and 8 threads.
+    # the differential test of split systems at 1, 2, 3, 4 and 8 threads, each
+    # variant with seeds of its own (--shard K/N).
     thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
     tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
-    for v in THREAD_TEST_VARIANTS:
+    for k, v in sorted(enumerate(THREAD_TEST_VARIANTS), key=lambda kv: BUILD_ORDER.index(kv[1])):
         h, c = test_worlds["fuzz_par"]
-        b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h])
+        b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h],
+                       args=f"--shard {k}/{len(THREAD_TEST_VARIANTS)}")
         b.test_program(v, "test_threads", ["tests/threads/test_threads.c", thr_c], headers=[thr_h],
                        libs=JSON_LIBS, archives=[b.json_libs[v]])
         # Events and tracked writes from split systems and shared batches.
@@ -514,26 +641,33 @@ def main(argv):
     # The snapshots' tests step at 1 to 8 threads: under ThreadSanitizer as well.
     h, c = test_worlds["snap"]
     b.test_program("tsan", "test_snap", ["tests/worlds/test_snap.c", c], headers=[h])
-    # The generator's tests, the build tools' tests, and the runtime's layering.
-    codegen_tests = sources("tests/codegen/*.py", "tests/codegen/bad/*", "tests/schema/*.yaml")
-    b.test("build/codegen-tests.ok", "$python -m unittest discover -s tests/codegen -t .",
-           implicit=b.codegen + codegen_tests + ["generate"], order_only=b.deps)
-    b.test("build/tools-tests.ok", "$python -m unittest discover -s tests/tools -t .",
-           implicit=sources("tests/tools/*.py", "tools/*.py", "tools/*.sh"), order_only=b.deps)
-    b.test("build/editor-tests.ok", "$python -m unittest discover -s tests/editor -t .",
-           implicit=b.codegen + sources("tests/editor/*.py", "tests/editor/broken/*", "schema/*.yaml")
-           + INSTALL_SCRIPTS + INSTALLED, order_only=b.deps)
-    b.test("build/layers.ok", "$python tools/check-layers.py runtime",
-           implicit=["tools/check-layers.py"] + RUNTIME_FILES + sources(LAYERS))
     # The rollback demo converges, and catches a desync (its program: the examples, below).
     b.test("build/gcc/rollback-demo.ok", "sh tests/examples/rollback_demo.sh build/gcc/rollback_demo", variant="gcc",
            implicit=["build/gcc/rollback_demo", "tests/examples/rollback_demo.sh"])
-    inspect_libs, inspect_bench = inspector(b, generated)
-    tutorial_and_docs(b, inspect_libs)
-    # A game outside the tree, built with Make, CMake and Ninja against an install.
-    b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
-           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md"]
-           + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/*"), order_only=b.deps)
+    # The tests: each file a program, in each compiler variant. A stream of
+    # random operations is cut in one shard a variant (--shard K/N), so the
+    # variants together cover it once each instead of four times the same.
+    shards = {v: f"--shard {k}/{len(TEST_VARIANTS)}" for k, v in enumerate(TEST_VARIANTS)}
+    for v in sorted(TEST_VARIANTS, key=BUILD_ORDER.index):
+        # The differential test against the reference model, and its allocation-failure sweep.
+        h, c = test_worlds["fuzz"]
+        b.test_program(v, "test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], headers=[h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]], args=shards[v])
+        for src in sources("tests/worlds/test_*.c"):
+            worlds = [stem(src)[len("test_"):].split("_")[0]] + EXTRA_WORLDS.get(stem(src), [])
+            b.test_program(v, stem(src), [src] + [test_worlds[w][1] for w in worlds],
+                           headers=[test_worlds[w][0] for w in worlds], libs=JSON_LIBS, archives=[b.json_libs[v]],
+                           args=shards[v] if stem(src) in SHARDED_TESTS else "")
+        # Linked with libstrata of the variant, unless the file includes the runtime itself (strata_unity.h).
+        for src in sources("tests/runtime/test_*.c"):
+            b.test_program(v, stem(src), [src])
+        # The examples' own tests: the game's rules, determinism, the autopilot.
+        for src in sources("tests/examples/test_*.c"):
+            example = stem(src)[len("test_"):]
+            h, c = generated[example]
+            b.test_program(v, stem(src), [src, c] + EXAMPLE_TEST_SOURCES.get(example, []), headers=[h],
+                           libs="-lm", extra=f"-Iexamples/{example}")
+    bench_smoke(b)
     b.summary("test", list(b.tests))
     b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])
     n.line()
@@ -551,22 +685,6 @@ def main(argv):
     save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],
                            headers=save_world, libs=JSON_LIBS, archives=[b.json_libs["gcc"]])
     bench(b, then=[save_bench, inspect_bench])
-    n.line()
-
-    # libFuzzer targets: `ninja fuzz` runs each from its checked-in corpus
-    # (tests/fuzz/corpus/<target>/), keeping what it finds under build/fuzz/.
-    h, c = test_worlds["fuzz"]
-    fuzzers = {}
-    for number, target in enumerate(FUZZ_SECONDS, 1):
-        # One source, three targets: its objects are per target.
-        objs = [b.compile("fuzz", s, headers=[h], extra=f"-Ibuild/gen -DFUZZ_LIBFUZZER={number}",
-                          objdir=f"fuzz/{target}") for s in ["tests/fuzz/diff.c", "tests/fuzz/model.c", c]]
-        fuzzers[target] = f"build/fuzz/fuzz-{target}"
-        n.build(fuzzers[target], "link_fuzz", inputs=objs + [b.json_libs["fuzz"], b.libs["fuzz"]],
-                variables={"libs": JSON_LIBS})
-        b.all.append(fuzzers[target])
-    b.run("fuzz", " && ".join(f"sh tools/fuzz.sh {FUZZ_SECONDS[t]} {t} {exe}" for t, exe in fuzzers.items()),
-          inputs=list(fuzzers.values()), implicit="tools/fuzz.sh")
     long_exe, par_exe = "build/san/tests/test_fuzz_diff", "build/san/tests/test_fuzz_par"
     b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601 && "
           f"{long_exe} --large --ops {LARGE_OPS} --aim {LARGE_AIM} --seed 20240601 && "
@@ -576,7 +694,7 @@ def main(argv):
 
     # clang-format over the project's own C files, changing nothing (.clang-format says how).
     b.run("format-check", "clang-format --dry-run --Werror " + " ".join(FORMATTED),
-          implicit=[".clang-format"] + FORMATTED, order_only=b.deps)
+          implicit=[".clang-format"] + FORMATTED, needs=["format"])
     n.build("all", "phony", inputs=["generate", "libs"] + b.all)
     # `install` and `uninstall` name no file, so they run every time asked.
     n.build("install", "install_files", inputs=[b.libs["release"], b.libs["debug"], b.json_libs["release"],

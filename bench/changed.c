@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#define COUNT 1000000u
-#define WRITTEN (COUNT / 100)
+/* Entities, and those written a pass: 1,000,000 and 1% (fewer with --smoke). */
+static uint32_t count, written;
 #define STRIDE 97u /* scatter the writes over the rows */
 
 /* The same body everywhere: read the position. */
@@ -50,8 +50,8 @@ typedef struct world_state {
 static void strata_pass(void *state) {
     world_state *s = state;
     step++;
-    for (uint32_t k = 0; k < WRITTEN; k++) {
-        changed_position_set(s->w, s->ids[(k * STRIDE + step) % COUNT], (changed_position){(float)k, 0});
+    for (uint32_t k = 0; k < written; k++) {
+        changed_position_set(s->w, s->ids[(k * STRIDE + step) % count], (changed_position){(float)k, 0});
     }
     visited = 0;
     double t0 = bench_now();
@@ -59,23 +59,23 @@ static void strata_pass(void *state) {
     changed_render_run(&ctx);
     changed_render_end(&ctx);
     visit_ns[0] += bench_now() - t0;
-    bench_check(visited == WRITTEN, "changed: every written entity visited once");
+    bench_check(visited == written, "changed: every written entity visited once");
 }
 
 /* set 1% of the rows: Position (tracked) or Velocity (not). */
 static void set_tracked(void *state) {
     world_state *s = state;
     step++;
-    for (uint32_t k = 0; k < WRITTEN; k++) {
-        changed_position_set(s->w, s->ids[(k * STRIDE + step) % COUNT], (changed_position){(float)k, 0});
+    for (uint32_t k = 0; k < written; k++) {
+        changed_position_set(s->w, s->ids[(k * STRIDE + step) % count], (changed_position){(float)k, 0});
     }
 }
 
 static void set_untracked(void *state) {
     world_state *s = state;
     step++;
-    for (uint32_t k = 0; k < WRITTEN; k++) {
-        changed_velocity_set(s->w, s->ids[(k * STRIDE + step) % COUNT], (changed_velocity){(float)k, 0});
+    for (uint32_t k = 0; k < written; k++) {
+        changed_velocity_set(s->w, s->ids[(k * STRIDE + step) % count], (changed_velocity){(float)k, 0});
     }
 }
 
@@ -99,7 +99,7 @@ typedef struct plain {
 static void plain_pass(void *state) {
     plain *p = state;
     step++;
-    for (uint32_t k = 0; k < WRITTEN; k++) {
+    for (uint32_t k = 0; k < written; k++) {
         uint32_t i = (k * STRIDE + step) % p->n;
         p->position[i] = (changed_position){(float)k, 0};
         if (!p->dirty[i]) {
@@ -125,7 +125,8 @@ static void plain_full(void *state) {
 }
 
 void bench_changed(void) {
-    uint32_t n = bench_count(COUNT);
+    uint32_t n = count = bench_count(1000000u);
+    written = count / 100;
     world_state s = {changed_world_create(&(strata_world_desc_t){.initial_capacity = n}),
                      bench_alloc(sizeof(changed_entity) * n)};
     bench_check(s.w != NULL, "changed: world create");
@@ -143,8 +144,8 @@ void bench_changed(void) {
     }
     bench_run_pair(&(bench_pair){.name = "changed",
                                  .op = "write 1%, visit them (per written)",
-                                 .size = COUNT,
-                                 .ops = WRITTEN,
+                                 .size = count,
+                                 .ops = written,
                                  .strata = strata_pass,
                                  .strata_state = &s,
                                  .plain = plain_pass,
@@ -160,15 +161,15 @@ void bench_changed(void) {
             for (int k = 0; k < PASSES; k++) {
                 first == 0 ? strata_pass(&s) : plain_pass(&p);
             }
-            visit[first][r] = visit_ns[first] / PASSES / WRITTEN;
+            visit[first][r] = visit_ns[first] / PASSES / written;
         }
     }
-    bench_record("changed", "the visit alone (per written)", COUNT, "ns/op", visit[0], visit[1], bench_runs(),
+    bench_record("changed", "the visit alone (per written)", count, "ns/op", visit[0], visit[1], bench_runs(),
                  BENCH_AT_MOST(4.0));
     bench_run_pair(&(bench_pair){.name = "changed",
                                  .op = "full pass, for scale (per entity)",
-                                 .size = COUNT,
-                                 .ops = COUNT,
+                                 .size = count,
+                                 .ops = count,
                                  .strata = strata_full,
                                  .strata_state = &s,
                                  .plain = plain_full,
@@ -176,8 +177,8 @@ void bench_changed(void) {
     /* Tracked against untracked: the same sets, compared like a baseline. */
     bench_run_pair(&(bench_pair){.name = "changed",
                                  .op = "set, tracked (baseline: untracked)",
-                                 .size = COUNT,
-                                 .ops = WRITTEN,
+                                 .size = count,
+                                 .ops = written,
                                  .strata = set_tracked,
                                  .strata_state = &s,
                                  .plain = set_untracked,

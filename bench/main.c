@@ -3,7 +3,11 @@
  * writes every sample as JSON for bench/report.py (the chart and the
  * side-by-side with bitECS).
  *
- *     strata-bench [--runs N] [--json FILE] [--list] [CASE...]
+ *     strata-bench [--runs N] [--smoke] [--json FILE] [--list] [CASE...]
+ *
+ * --smoke runs every case once, one pass a run, at a hundredth of its sizes
+ * (a whole number of 64s, at least 64): what `ninja test` runs under
+ * ASan+UBSan to check the cases and the JSON, not to time anything.
  */
 #define _POSIX_C_SOURCE 199309L
 #include "bench.h"
@@ -41,9 +45,10 @@ static const struct {
 
 #define MAX_ROWS 96
 
-/* One row of the table, with every sample kept for the JSON. */
+/* One row of the table, with every sample kept for the JSON. The labels are
+ * copies: a case may build one in a buffer of its own (bench/threads.c). */
 typedef struct bench_row {
-    const char *name, *op, *unit;
+    char name[32], op[96], unit[16];
     uint32_t size;
     int runs;
     bool has_plain;
@@ -59,6 +64,7 @@ typedef struct summary {
 static bench_row rows[MAX_ROWS];
 static int row_count;
 static int runs = 9;
+static bool smoke; /* --smoke */
 static volatile uint32_t laundry;
 
 double bench_now(void) {
@@ -72,6 +78,10 @@ int bench_runs(void) {
 }
 
 uint32_t bench_count(uint32_t n) {
+    if (smoke && n > 64) {
+        n = n / 100 / 64 * 64;
+        n = n < 64 ? 64 : n;
+    }
     laundry = n;
     return laundry;
 }
@@ -141,6 +151,9 @@ static void target_text(const bench_row *r, char *out, size_t size) {
 
 static void print_header(void) {
     printf("Strata bench: %d runs a row; ns per entity-op unless the unit says otherwise.\n", runs);
+    if (smoke) {
+        printf("--smoke: a hundredth of each size, one pass a run; the figures mean nothing.\n");
+    }
     printf("ratio = Strata / plain C of the same run (median of the runs); target = the table in "
            "docs/performance.md.\n\n");
     printf("%-13s %-38s %9s %9s %9s %9s %-9s %9s %6s  %s\n", "case", "row", "entities", "median", "min", "max", "unit",
@@ -160,12 +173,20 @@ static void print_row(const bench_row *r) {
     fflush(stdout);
 }
 
+/* Copy a label into a row's field; a label that does not fit is a bug of its case. */
+static void label_copy(char *field, size_t size, const char *label) {
+    bench_check(strlen(label) < size, "bench_record (a label too long for the row)");
+    memcpy(field, label, strlen(label) + 1);
+}
+
 void bench_record(const char *name, const char *op, uint32_t size, const char *unit, const double *strata,
                   const double *plain, int n, bench_target target) {
     bench_check(row_count < MAX_ROWS && n >= 1 && n <= BENCH_MAX_RUNS, "bench_record (too many rows or runs)");
     bench_row *r = &rows[row_count++];
-    *r = (bench_row){
-        .name = name, .op = op, .unit = unit, .size = size, .runs = n, .has_plain = plain != NULL, .target = target};
+    *r = (bench_row){.size = size, .runs = n, .has_plain = plain != NULL, .target = target};
+    label_copy(r->name, sizeof r->name, name);
+    label_copy(r->op, sizeof r->op, op);
+    label_copy(r->unit, sizeof r->unit, unit);
     memcpy(r->strata, strata, sizeof *strata * (size_t)n);
     if (plain != NULL) {
         memcpy(r->plain, plain, sizeof *plain * (size_t)n);
@@ -192,7 +213,7 @@ void bench_time_pair(const bench_pair *p, double *strata, double *plain) {
         one = ts > tp ? ts : tp;
     }
     long passes = (long)(RUN_NS / (one > 1 ? one : 1)) + 1;
-    passes = passes < 1 ? 1 : passes > (1L << 22) ? (1L << 22) : passes;
+    passes = smoke || passes < 1 ? 1 : passes > (1L << 22) ? (1L << 22) : passes;
     for (int r = 0; r < runs; r++) {
         /* Alternate which goes first, so neither always inherits the
          * other's cache state. */
@@ -245,7 +266,23 @@ static void json_samples(FILE *f, const char *key, const double *v, int n) {
     fprintf(f, "]}");
 }
 
-/* Every row with its samples; the names are plain ASCII, no escaping needed. */
+/* s as a JSON string: quoted, with '"', '\\' and control characters escaped. */
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            fprintf(f, "\\%c", c);
+        } else if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+        } else {
+            fputc(c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* Every row with its samples. */
 static bool write_json(const char *path) {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
@@ -253,13 +290,22 @@ static bool write_json(const char *path) {
     }
     char cpu[128];
     cpu_model(cpu, sizeof cpu);
-    fprintf(f, "{\n  \"tool\": \"strata-bench\",\n  \"runs\": %d,\n  \"compiler\": \"%s\",\n  \"cpu\": \"%s\",\n", runs,
-            __VERSION__, cpu);
+    fprintf(f, "{\n  \"tool\": \"strata-bench\",\n  \"runs\": %d,\n  \"smoke\": %s,\n  \"compiler\": ", runs,
+            smoke ? "true" : "false");
+    json_string(f, __VERSION__);
+    fprintf(f, ",\n  \"cpu\": ");
+    json_string(f, cpu);
+    fprintf(f, ",\n");
     fprintf(f, "  \"rows\": [\n");
     for (int i = 0; i < row_count; i++) {
         const bench_row *r = &rows[i];
-        fprintf(f, "    {\"case\": \"%s\", \"op\": \"%s\", \"size\": %u, \"unit\": \"%s\", ", r->name, r->op,
-                (unsigned)r->size, r->unit);
+        fprintf(f, "    {\"case\": ");
+        json_string(f, r->name);
+        fprintf(f, ", \"op\": ");
+        json_string(f, r->op);
+        fprintf(f, ", \"size\": %u, \"unit\": ", (unsigned)r->size);
+        json_string(f, r->unit);
+        fprintf(f, ", ");
         json_samples(f, "strata", r->strata, r->runs);
         if (r->has_plain) {
             fprintf(f, ", ");
@@ -282,7 +328,7 @@ static bool write_json(const char *path) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: strata-bench [--runs N] [--json FILE] [--list] [CASE...]\n");
+    fprintf(stderr, "usage: strata-bench [--runs N] [--smoke] [--json FILE] [--list] [CASE...]\n");
     return 2;
 }
 
@@ -296,6 +342,9 @@ int main(int argc, char **argv) {
             if (runs < 1 || runs > BENCH_MAX_RUNS) {
                 return usage();
             }
+        } else if (strcmp(argv[i], "--smoke") == 0) {
+            smoke = true;
+            runs = 1;
         } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
             json = argv[++i];
         } else if (strcmp(argv[i], "--list") == 0) {

@@ -86,7 +86,8 @@ static move_world *moving(uint32_t n, arrays *a) {
 
 static void iteration(uint32_t size) {
     arrays a;
-    move_world *w = moving(bench_count(size), &a);
+    uint32_t n = bench_count(size);
+    move_world *w = moving(n, &a);
     bench_run_pair(&(bench_pair){.name = "move",
                                  .op = "pass p += v (world step)",
                                  .size = size,
@@ -106,7 +107,7 @@ static void iteration(uint32_t size) {
                                      .plain = plain_pass,
                                      .plain_state = &a});
     }
-    bench_check(move_move_count(w) == size, "move: count");
+    bench_check(move_move_count(w) == n, "move: count");
     free(a.p);
     free(a.v);
     move_world_destroy(w);

@@ -17,11 +17,27 @@ import sys
 COLORS = {"plain C": "#9a9a9a", "Strata": "#2b6cb0", "bitECS": "#dd7a1f"}
 
 
+class BadResults(Exception):
+    """A results file that is not what strata-bench (or bench-js) writes."""
+
+
 def load(path):
+    """The results in path, None if there is no such file; BadResults if they do not read."""
     if not os.path.exists(path):
         return None
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        results = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise BadResults(f"{path}: not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r}, "
+                         f"after {data[max(0, e.start - 40):e.start]!r})") from None
+    except json.JSONDecodeError as e:
+        raise BadResults(f"{path}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+    rows = results.get("rows") if isinstance(results, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and {"case", "size"} <= r.keys() for r in rows):
+        raise BadResults(f"{path}: no list of rows, each with a case and a size")
+    return results
 
 
 def key(row):
@@ -138,7 +154,11 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     strata_path, bitecs_path, svg_path = argv
-    strata, bitecs = load(strata_path), load(bitecs_path)
+    try:
+        strata, bitecs = load(strata_path), load(bitecs_path)
+    except BadResults as e:
+        print(f"report: {e}", file=sys.stderr)
+        return 1
     if strata is None:
         print(f"report: no {strata_path} yet: `ninja bench` writes it")
     if bitecs is None:

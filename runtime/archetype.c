@@ -196,6 +196,14 @@ static strata_result_t archetype_create(strata_world_t *w, const strata_mask_t *
 
 /* The table of mask (its aspect bits made to follow its components): the
  * last one found, else the hash, else a new one. */
+sti_table_t *sti_table_find(const strata_world_t *w, const strata_mask_t *mask) {
+    if (w->hash_capacity == 0) {
+        return NULL;
+    }
+    uint16_t id = w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, mask)];
+    return id == STI_NO_TABLE ? NULL : w->tables[id];
+}
+
 strata_result_t sti_table_ensure(strata_world_t *w, const strata_mask_t *components, sti_table_t **out) {
     strata_mask_t canonical = *components;
     if (w->column_id_count != w->component_count) {
@@ -207,12 +215,10 @@ strata_result_t sti_table_ensure(strata_world_t *w, const strata_mask_t *compone
         *out = t;
         return STRATA_OK;
     }
-    if (w->hash_capacity > 0) {
-        uint16_t id = w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, mask)];
-        if (id != STI_NO_TABLE) {
-            *out = w->last_found = w->tables[id];
-            return STRATA_OK;
-        }
+    t = sti_table_find(w, mask);
+    if (t != NULL) {
+        *out = w->last_found = t;
+        return STRATA_OK;
     }
     strata_result_t r = archetype_create(w, mask, &t);
     if (r == STRATA_OK) {

@@ -17,6 +17,9 @@
  * (STRATA_ERR_NOMEM / STRATA_ERR_LIMIT and *out untouched on failure; the
  * world is then as it was). */
 strata_result_t sti_table_ensure(strata_world_t *w, const strata_mask_t *mask, sti_table_t **out);
+/* The table of canonical `mask` by the hash alone (not last_found), or
+ * NULL if the set has none. */
+sti_table_t *sti_table_find(const strata_world_t *w, const strata_mask_t *mask);
 /* Find or create the neighbour of `src` with `c` added (add) or removed,
  * cache the edge both ways and return it in *out (unless NULL). */
 strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, bool add, sti_edge_t *out);

@@ -12,6 +12,8 @@
 #   include/strata_inspect.h, lib/libstrata_inspect.a,
 #   lib/pkgconfig/strata-inspect.pc      the live inspector (needs civetweb),
 #                                        when INSPECT.a is given
+#   lib/cmake/Strata/                    the CMake package: find_package(Strata),
+#                                        imported targets, strata_add_world
 #   share/strata/install-manifest.txt    every file written and every
 #                                        directory created, for uninstall.sh
 # An earlier install with a manifest in the same place is uninstalled first,
@@ -111,6 +113,12 @@ for f in "$top"/codegen/templates/*.j2; do
     put 644 "$PREFIX/share/strata/codegen/templates/${f##*/}" <"$f"
 done
 put 644 "$PREFIX/share/strata/strata.schema.json" <"$top/schema/strata.schema.json"
+for f in StrataConfig.cmake StrataTargets.cmake StrataWorld.cmake; do
+    put 644 "$PREFIX/lib/cmake/Strata/$f" <"$tools/cmake/$f"
+done
+bits=$(getconf LONG_BIT)
+sed -e "s|@VERSION@|$version|g" -e "s|@BITS@|$bits|g" -e "s|@POINTER_BYTES@|$((bits / 8))|g" \
+    "$tools/cmake/StrataConfigVersion.cmake.in" | put 644 "$PREFIX/lib/cmake/Strata/StrataConfigVersion.cmake"
 sed "1s|@PYTHON@|$python|" "$tools/strata-gen.in" | put 755 "$PREFIX/bin/strata-gen"
 
 echo "strata: installed Strata $version into $DESTDIR$PREFIX; manifest $DESTDIR$MANIFEST"

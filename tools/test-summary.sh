@@ -3,16 +3,21 @@
 # "tests: N passed, N failed". Exits 1 if any test failed.
 # Usage: tools/test-summary.sh LOG...
 set -u
-passed=0 failed=0
-for log in "$@"; do
-    # cmocka: "[  PASSED  ] 12 test(s)." / "[  FAILED  ] 1 test(s), listed below:"
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
-    # unittest: "Ran 40 tests in 1.2s" then "OK" or "FAILED (failures=1, errors=2)"
-    ran=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
-    bad=$(sed -n 's/^FAILED (\(.*\))$/\1/p' "$log" | tr ',' '\n' | sed -n 's/.*=\([0-9]*\)/\1/p' | awk '{s+=$1} END {print s+0}')
-    passed=$((passed + p + ran - bad))
-    failed=$((failed + f + bad))
-done
-echo "tests: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# cmocka: "[  PASSED  ] 12 test(s)." / "[  FAILED  ] 1 test(s), listed below:"
+# unittest: "Ran 40 tests in 1.2s" then "OK" or "FAILED (failures=1, errors=2)"
+awk '
+/^\[  PASSED  \] [0-9]+ test/ { passed += $4 }
+/^\[  FAILED  \] [0-9]+ test/ { failed += $4 }
+/^Ran [0-9]+ test/ { passed += $2 }
+/^FAILED \(.*\)$/ {
+    n = split(substr($0, 9, length($0) - 9), counts, ",")
+    for (i = 1; i <= n; i++) {
+        sub(/.*=/, "", counts[i])
+        passed -= counts[i]
+        failed += counts[i]
+    }
+}
+END {
+    printf "tests: %d passed, %d failed\n", passed, failed
+    exit failed != 0
+}' "$@"

@@ -7,6 +7,8 @@
  * One file, three programs:
  *  - the cmocka test (default): a fixed-seed PRNG makes the stream;
  *    `test_fuzz_diff [--ops N] [--seed S]` runs a longer one (ninja fuzz-long),
+ *    `--shard K/N` the K-th of N parts (each test variant of `ninja test`
+ *    its own: seeds of its own, every Nth allocation of the sweep),
  *    `test_fuzz_diff --write-seeds DIR` writes the loader targets' corpus;
  *  - with -DFUZZ_LIBFUZZER=1, a libFuzzer target reading the stream from the
  *    fuzz input (ninja fuzz); =2 and =3, the binary and JSON loaders' targets
@@ -2686,27 +2688,33 @@ static long option_ops = 20000;
 static uint64_t option_seed = 0;
 static bool option_large = false; /* --large: the large-world run alone, with --ops, --seed, --aim */
 static uint32_t option_aim = 100000;
+static long shard = 0, shards = 1; /* --shard K/N: this run is part K of N */
 
-/* 20,000 operations from each of a few seeds (--ops, --seed: one long run);
- * the second seed's world frees the tables empty for 2 steps, the third's
- * for 1. */
+/* 20,000 operations from each of three seeds, 1-3 for shard 0, 4-6 for
+ * shard 1 and so on (--ops, --seed: one long run); the second seed's world
+ * frees the tables empty for 2 steps, the third's for 1. */
 static void test_fuzz_diff_matches_model(void **state) {
     (void)state;
-    uint64_t seeds[] = {1, 2, 3};
+    uint64_t first = 1 + 3 * (uint64_t)shard;
+    uint64_t seeds[] = {first, first + 1, first + 2};
     int n = option_seed != 0 ? 1 : 3;
     for (int i = 0; i < n; i++) {
-        source_t src = {NULL, 0, 0, option_seed != 0 ? option_seed : seeds[i]};
+        uint64_t seed = option_seed != 0 ? option_seed : seeds[i];
+        source_t src = {NULL, 0, 0, seed};
         shape(false, 0, option_seed != 0 ? (uint32_t)(option_seed % 3) : (uint32_t)i);
         H.population = H.visits = H.links = H.cycles = 0;
         H.deepest = 0;
         snapped.takes = snapped.rollbacks = 0;
+        /* Before the run, so that a failure names what reproduces it. */
+        print_message("seed %llu: %ld operations (test_fuzz_diff --seed %llu --ops %ld runs them alone)\n",
+                      (unsigned long long)seed, option_ops, (unsigned long long)seed, option_ops);
         run(&src, option_ops, 0);
-        print_message("seed %llu: %ld operations, model and world agree (%.1f entities alive and %.1f ChildOf "
+        print_message("seed %llu: model and world agree (%.1f entities alive and %.1f ChildOf "
                       "links on average, depth up to %u, %llu cycles refused, %llu rows visited, %llu snapshots "
                       "taken, %llu rolled back to)\n",
-                      (unsigned long long)(option_seed != 0 ? option_seed : seeds[i]), option_ops,
-                      (double)H.population / (double)option_ops, (double)H.links / (double)option_ops, H.deepest,
-                      (unsigned long long)H.cycles, (unsigned long long)H.visits, (unsigned long long)snapped.takes,
+                      (unsigned long long)seed, (double)H.population / (double)option_ops,
+                      (double)H.links / (double)option_ops, H.deepest, (unsigned long long)H.cycles,
+                      (unsigned long long)H.visits, (unsigned long long)snapped.takes,
                       (unsigned long long)snapped.rollbacks);
         assert_true(option_ops < 1000 || snapped.rollbacks > 0);
     }
@@ -2721,7 +2729,7 @@ static void test_fuzz_diff_large_world_matches_model(void **state) {
     (void)state;
     uint32_t aim = option_large ? option_aim : 5000;
     long ops = option_large ? option_ops : 500;
-    uint64_t seed = option_large && option_seed != 0 ? option_seed : 9;
+    uint64_t seed = option_large && option_seed != 0 ? option_seed : 9 + (uint64_t)shard; /* each shard its own */
     shape(true, aim, 3);
     source_t src = {NULL, 0, 0, seed};
     H.population = H.visits = 0;
@@ -2742,19 +2750,21 @@ static void test_fuzz_diff_large_world_matches_model(void **state) {
 }
 
 /* A scripted workload run again with its Nth allocation failing, for every
- * N until none fails: each failed call leaves the world equal to the model,
- * each failed flush leaves a prefix of it, nothing leaks. */
+ * N until none fails (a shard K of N: every Nth from K + 1): each failed
+ * call leaves the world equal to the model, each failed flush leaves a
+ * prefix of it, nothing leaks. */
 static void test_fuzz_nomem_every_allocation(void **state) {
     (void)state;
     shape(false, 0, 2);
-    long n = 1;
-    for (;; n++) {
+    long n = 1 + shard;
+    for (;; n += shards) {
         source_t src = {NULL, 0, 0, 77};
         if (run(&src, 400, n) == 0) {
             break;
         }
     }
-    print_message("%ld allocations, each made to fail in turn\n", n - 1);
+    print_message("allocations %ld, %ld, %ld, ... made to fail in turn, up to the %ld-th, past the workload's last\n",
+                  1 + shard, 1 + shard + shards, 1 + shard + 2 * shards, n);
     assert_true(n > 100);
 }
 
@@ -2906,6 +2916,11 @@ int main(int argc, char **argv) {
             return write_seeds(value);
         } else if (strcmp(argv[i], "--aim") == 0) {
             option_aim = (uint32_t)strtoul(value, NULL, 10);
+        } else if (strcmp(argv[i], "--shard") == 0) {
+            if (sscanf(value, "%ld/%ld", &shard, &shards) != 2 || shards < 1 || shard < 0 || shard >= shards) {
+                fprintf(stderr, "test_fuzz_diff: --shard K/N with 0 <= K < N, not '%s'\n", value);
+                return 2;
+            }
         }
         i++; /* the option's value */
     }

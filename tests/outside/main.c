@@ -1,10 +1,8 @@
 /* A tiny game on the world strata-gen makes from game.yaml: three entities,
- * two moving at the schema's default velocity, four steps of half a second;
- * then the world is dumped as JSON and loaded into a second world (which
- * links libstrata_json and yajl). It prints two lines, which
- * tests/outside/test_outside.py checks. */
+ * two moving at the schema's default velocity, four steps of half a second.
+ * It prints one line, which tests/outside/test_outside.py checks. (The same
+ * game loading JSON is main_json.c.) */
 #include <stdio.h>
-#include <string.h>
 
 #include "game.h"
 
@@ -39,22 +37,6 @@ int main(void) {
     printf("game: %u entities, %u steps, x sum %g, y sum %g; strata-gen %s, strata.h %s\n", (unsigned)stats.entities,
            (unsigned)game_clock_res(w)->steps, (double)x, (double)y, GAME_STRATA_GEN_VERSION_STRING,
            STRATA_VERSION_STRING);
-
-    /* The world as JSON, loaded into a new world, dumps to the same text. */
-    static char dump[4096], again[4096];
-    size_t size = 0, size_again = 0;
-    game_world *copy = game_world_create(NULL);
-    strata_load_report_t report = {.entities = 0};
-    if (copy == NULL || game_world_dump_json_mem(w, dump, sizeof dump, &size) != STRATA_OK ||
-        game_world_load_json_mem(copy, dump, size, &report) != STRATA_OK ||
-        game_world_dump_json_mem(copy, again, sizeof again, &size_again) != STRATA_OK) {
-        fprintf(stderr, "game: JSON round trip failed: %s\n", report.error);
-        return 1;
-    }
-    printf("json: %u entities loaded, %u steps, dumps %s\n", (unsigned)report.entities,
-           (unsigned)game_clock_res(copy)->steps,
-           size == size_again && memcmp(dump, again, size) == 0 ? "equal" : "differ");
-    game_world_destroy(copy);
     game_world_destroy(w);
     return 0;
 }

@@ -1,8 +1,9 @@
 /* fixture.h: what every runtime test file shares: desc macros, a checking
  * allocator over cmocka's, and the fixture that holds it. Include it after
- * strata_unity.h (the runtime, with STRATA_ASSERT routed to cmocka so tests
- * can expect assert failures); world_open(state) makes a world of the
- * file's `schema`. */
+ * strata_internal.h (the runtime's private headers: the tests link
+ * libstrata); the fixture routes the runtime's asserts to cmocka, so tests
+ * can expect assert failures; world_open(state) makes a world of the file's
+ * `schema`. */
 #ifndef STRATA_TEST_FIXTURE_H
 #define STRATA_TEST_FIXTURE_H
 
@@ -89,6 +90,18 @@ typedef struct fixture_t {
     strata_world_t *w;
 } fixture_t;
 
+/* A failed STRATA_ASSERT in the runtime, as cmocka's mock_assert: a test
+ * expecting it (expect_assert_failure) goes on, any other fails. */
+static void fixture_assert_to_cmocka(const char *condition, const char *file, int line, void *user) {
+    (void)user;
+    mock_assert(0, condition, file, line);
+}
+
+/* Before main: every test of the file, with or without the fixture. */
+__attribute__((constructor)) static void fixture_route_asserts(void) {
+    strata_assert_handler_set(fixture_assert_to_cmocka, NULL);
+}
+
 static int setup(void **state) {
     *state = test_calloc(1, sizeof(fixture_t));
     return 0;
@@ -157,7 +170,7 @@ static inline void check_tables(const strata_world_t *w) {
                 assert_true(n->edges[c < cc ? cc + c : c - cc].table == t);
             }
         }
-        assert_int_equal(w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, &t->mask)], i);
+        assert_ptr_equal(sti_table_find(w, &t->mask), t);
     }
     /* The idle list: the tables without rows (the empty one aside), oldest first. */
     uint32_t listed = 0;

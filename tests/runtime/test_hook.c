@@ -10,8 +10,7 @@
 
 #include <string.h>
 
-#define STRATA_ASSERT(c) mock_assert((int)(c), #c, __FILE__, __LINE__)
-#include "strata_unity.h"
+#include "strata_internal.h"
 #include "fixture.h"
 
 /* --- A schema ------------------------------------------------------------- */

@@ -1,7 +1,9 @@
 /* Tests of the links of non-exclusive relations in saves (tests/schema/rel.yaml,
  * and rel2.yaml, its version 2): binary and JSON round trips with thousands
  * of targets and with none, links to entities a save does not hold, corrupt
- * counts, saves of format 1, and a relation renamed or dropped. */
+ * counts, saves of format 1, and a relation renamed or dropped.
+ * `test_rel_save --shard K/N` runs the K-th of N parts of the out-of-memory
+ * sweep (each test variant of `ninja test` its own). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -442,6 +444,10 @@ static void test_rel_save_renamed_and_dropped_relations(void **state) {
     }
 }
 
+static int shard = 0, shards = 1; /* --shard K/N */
+
+/* Every load whose allocation number `start` fails (a shard: every Nth from K)
+ * leaves the target as it was; the first with enough succeeds. */
 static void test_rel_save_load_out_of_memory_leaves_the_world(void **state) {
     saved *f = *state;
     rel_world *w = f->w;
@@ -454,7 +460,7 @@ static void test_rel_save_load_out_of_memory_leaves_the_world(void **state) {
         rel_entity a = rel_entity_create(v), b = rel_entity_create(v);
         assert_int_equal(rel_targets_add(v, a, b), STRATA_OK);
         rel_result_t r = STRATA_ERR_NOMEM;
-        for (int start = 0; r == STRATA_ERR_NOMEM; start++) {
+        for (int start = shard; r == STRATA_ERR_NOMEM; start += shards) {
             budget = start;
             r = load_either(v, f, pass, NULL);
             budget = 1 << 20;
@@ -471,7 +477,14 @@ static void test_rel_save_load_out_of_memory_leaves_the_world(void **state) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--shard") == 0) {
+        if (sscanf(argv[2], "%d/%d", &shard, &shards) != 2 || shards < 1 || shard < 0 || shard >= shards) {
+            fprintf(stderr, "test_rel_save: --shard K/N with 0 <= K < N, not '%s'\n", argv[2]);
+            return 2;
+        }
+        printf("test_rel_save: part %d of %d of the out-of-memory sweep\n", shard, shards);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rel_save_many_to_many_links_survive_binary_and_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rel_save_link_to_a_missing_entity_is_refused, setup, teardown),
