@@ -122,11 +122,12 @@ static inline bool snapshot_quiet(const strata_world_t *w) {
 /* --- Records -------------------------------------------------------------- */
 
 /* True if no table gained, lost or moved a row since s was taken (nor was
- * made or freed): every record, and the free list, is as s holds it. */
+ * made or freed): every record, and the free list, is as s holds it. (A
+ * destroy waiting in the commands flags its record: not then.) */
 static bool snap_records_current(const strata_world_t *w, const strata_snapshot_t *s) {
-    if (!s->held || s->epoch != w->table_epoch || s->table_count != w->table_count ||
-        s->record_count != w->record_count || s->free_head != w->free_head || s->free_count != w->free_count ||
-        s->alive != w->alive) {
+    if (!s->held || s->epoch != w->table_epoch || s->table_count != w->table_count || w->cmd_count > 0 ||
+        s->cmd_count > 0 || s->record_count != w->record_count || s->free_head != w->free_head ||
+        s->free_count != w->free_count || s->alive != w->alive) {
         return false;
     }
     for (uint32_t i = 0; i < w->table_count; i++) {
