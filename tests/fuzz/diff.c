@@ -1763,7 +1763,8 @@ static strata_result_t load_into(fz_world *w, bool json, size_t size, strata_loa
 static void op_load(source_t *src) {
     model *m = &H.m;
     bool json = take(src, 2) != 0;
-    uint32_t how = take(src, 4);
+    /* A rollback too in the small world; the large one's stream stays as it was (its frees are counted). */
+    uint32_t how = take(src, H.large ? 3 : 4);
     if (how == 3 && snapped.valid) {
         op_rollback();
         return;
