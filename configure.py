@@ -624,6 +624,7 @@ def main(argv):
     # variant with seeds of its own (--shard K/N).
     thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
     tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
+    tlp_h, tlp_c = b.generate("tests/threads/thread_loop.yaml", "build/gen")
     for k, v in sorted(enumerate(THREAD_TEST_VARIANTS), key=lambda kv: BUILD_ORDER.index(kv[1])):
         h, c = test_worlds["fuzz_par"]
         b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h],
@@ -633,6 +634,8 @@ def main(argv):
         # Events and tracked writes from split systems and shared batches.
         b.test_program(v, "test_thread_events", ["tests/threads/test_thread_events.c", tev_c], headers=[tev_h],
                        libs=JSON_LIBS, archives=[b.json_libs[v]])
+        # The game loop: fixed phases, gates and transitions on the threads.
+        b.test_program(v, "test_thread_loop", ["tests/threads/test_thread_loop.c", tlp_c], headers=[tlp_h])
         worlds = [generated["rectangle_eater"], generated["swarm"]]
         b.test_program(v, "test_threads_examples",
                        ["tests/threads/test_threads_examples.c", "examples/swarm/systems.c"] + GAME
@@ -667,6 +670,11 @@ def main(argv):
             h, c = generated[example]
             b.test_program(v, stem(src), [src, c] + EXAMPLE_TEST_SOURCES.get(example, []), headers=[h],
                            libs="-lm", extra=f"-Iexamples/{example}")
+    # The demo (built with the examples, below) fed frames of 1/60, 1/30, 1/144 s
+    # and a random mix, all summing to the same time, ends in one state.
+    demo = "build/gcc/rectangle_eater"
+    b.test("build/demo-frames.ok", f"$python tests/examples/test_demo_frames.py {demo}", variant="gcc",
+           inputs=demo, implicit=["tests/examples/test_demo_frames.py"])
     bench_smoke(b)
     b.summary("test", list(b.tests))
     b.summary("test-quick", [s for s, v in b.tests.items() if v == QUICK_VARIANT])

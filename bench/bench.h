@@ -123,5 +123,6 @@ void bench_two_systems(void);
 void bench_seven_systems(void);
 void bench_relations(void);
 void bench_threads(void);
+void bench_loop(void);
 
 #endif /* STRATA_BENCH_H */

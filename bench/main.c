@@ -36,6 +36,7 @@ static const struct {
     {"relations", bench_relations},
     {"threads", bench_threads},
     {"snapshot", bench_snapshot},
+    {"loop", bench_loop},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 

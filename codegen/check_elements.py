@@ -108,6 +108,7 @@ class Elements(Section):
             if is_empty_body(value):
                 self.error(key.loc, f"{owner}: a resource needs at least one field")
             fields = self.types.body_fields(self.types.field_entries(value, owner), owner, key.loc, key.text)
+            self.symbols.resource_fields[key.text] = fields
             resources.append(Resource(key.text, fields, key.loc, renamed_from))
         return tuple(resources)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping as MappingType, Optional, Set, Tuple
 
 from . import schedule
+from .check_loop import TRANSITION_PHASE, Loop, SystemLoop
 from .check_types import Types
 from .checks import Entry, Section, Symbols, node_of, texts
 from .errors import Reporter, did_you_mean
@@ -38,6 +39,7 @@ class _SystemSpec:
     main_thread: bool
     # event lists: (event name, where it is listed), by key of EVENT_KEYS
     events: MappingType[str, Tuple[Tuple[str, Loc], ...]]
+    loop: SystemLoop  # its gates and transitions (check_loop.py)
 
     @property
     def emit(self) -> Tuple[str, ...]:
@@ -55,6 +57,7 @@ class Systems(Section):
     def __init__(self, report: Reporter, symbols: Symbols, types: Types) -> None:
         super().__init__(report, symbols)
         self.types = types
+        self.loop = Loop(report, symbols)
         self.receive_locs: Dict[str, Tuple[Tuple[str, Loc], ...]] = {}  # system -> its `receive` items
 
     def queries(self, entries: Tuple[Entry, ...]) -> Tuple[Query, ...]:
@@ -163,7 +166,8 @@ class Systems(Section):
         by_name = {spec.name: spec for spec in specs}
         systems = []
         next_query = first_query_index
-        for order, name in enumerate(schedule.run_order(self.symbols.phases, specs, runs_after, self.report)):
+        phases = self.symbols.phases + ((TRANSITION_PHASE,) if any(spec.loop.transition for spec in specs) else ())
+        for order, name in enumerate(schedule.run_order(phases, specs, runs_after, self.report)):
             spec = by_name[name]
             query_index = None
             if not spec.terms.empty:
@@ -175,7 +179,9 @@ class Systems(Section):
                 resources_write=spec.resources_write, loc=spec.loc, aspect=spec.aspect, on_add=spec.on_add,
                 on_remove=spec.on_remove, emit=spec.emit, receive=spec.receive,
                 receive_late=_names_of(spec.events["receive_late"]), parallel=spec.parallel,
-                main_thread=spec.main_thread))
+                main_thread=spec.main_thread, in_state=spec.loop.in_state, run_if=spec.loop.run_if,
+                interval=spec.loop.interval, every=spec.loop.every, on_enter=spec.loop.on_enter,
+                on_exit=spec.loop.on_exit))
         batches, loose = schedule.compute(systems, self.symbols.phases, threads, ordered_by)
         schedule.warn_loose_writers(loose, self.report)
         self.check_tracking_limits(systems)
@@ -204,7 +210,7 @@ class Systems(Section):
     def system_spec(self, key: Scalar, value: Node) -> _SystemSpec:
         owner = f"system '{key.text}'"
         body = self.mapping_or_empty(value, owner, "e.g. { read: [Velocity], write: [Position] }")
-        keys = self.known_keys(body, SYSTEM_KEYS, owner)
+        keys = self.known_keys(self.loop.misplaced_rate(body, owner), SYSTEM_KEYS, owner)
         terms = self.terms(keys, owner)
         if lists_something(keys, TERM_KEYS) and not lists_something(keys, REQUIRED_TERMS):
             self.error(key.loc, f"{owner}: needs at least one 'read', 'write' or 'with' term",
@@ -228,13 +234,15 @@ class Systems(Section):
         events = self.event_lists(keys, owner)
         if threads.get("parallel"):
             self.check_parallel(keys, terms, threads, owner)
+        phase = self.phase_of(keys.get("phase"), owner)
+        loop = self.loop.system(keys, owner, phase)
         return _SystemSpec(
-            name=key.text, loc=key.loc, phase=self.phase_of(keys.get("phase"), owner), terms=terms,
+            name=key.text, loc=key.loc, phase=TRANSITION_PHASE if loop.transition else phase, terms=terms,
             before=self.items(node_of(keys.get("before")), f"{owner}: 'before'"),
             after=self.items(node_of(keys.get("after")), f"{owner}: 'after'"),
             resources_read=reads, resources_write=writes, aspect=aspect, on_add=hooks.get("on_add", False),
             on_remove=hooks.get("on_remove", False), parallel=threads.get("parallel", False),
-            main_thread=threads.get("main_thread", False), events=events)
+            main_thread=threads.get("main_thread", False), events=events, loop=loop)
 
     def check_parallel(self, keys: Dict[str, Entry], terms: Terms, threads: Dict[str, bool], owner: str) -> None:
         """What a system split into chunks cannot have: no rows to split, a
@@ -356,7 +364,7 @@ class Systems(Section):
         """Check before/after and return, for each system, the systems of its
         phase that must run before it."""
         by_name = {spec.name: spec for spec in specs}
-        phase_index = {phase: i for i, phase in enumerate(self.symbols.phases)}
+        phase_index = {phase: i for i, phase in enumerate(self.symbols.phases + (TRANSITION_PHASE,))}
         runs_after: Dict[str, Set[str]] = {spec.name: set() for spec in specs}
         for spec in specs:
             owner = f"system '{spec.name}'"
@@ -375,7 +383,11 @@ class Systems(Section):
                         continue
                     listed.add(other.name)
                     first, then = (spec, other) if relation == "before" else (other, spec)
-                    if phase_index[first.phase] > phase_index[then.phase]:
+                    if (spec.phase == TRANSITION_PHASE) != (other.phase == TRANSITION_PHASE):
+                        where = "at transitions" if other.phase == TRANSITION_PHASE else f"in phase '{other.phase}'"
+                        self.error(item.loc, f"{owner}: '{relation}' names '{other.name}', which runs {where}",
+                                   "systems that run on_enter / on_exit are ordered among themselves only")
+                    elif phase_index[first.phase] > phase_index[then.phase]:
                         # The phases already order them the other way round.
                         later = "after" if relation == "before" else "before"
                         self.error(item.loc, f"{owner}: cannot run {relation} '{other.name}'",

@@ -55,6 +55,9 @@ class Symbols:
     event_names: List[str] = field(default_factory=list)
     exclusive_relations: Set[str] = field(default_factory=set)
     free_queries: Tuple[Query, ...] = ()
+    resource_fields: Dict[str, Tuple[Field, ...]] = field(default_factory=dict)  # resources checked so far
+    machines: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # state machine -> its states
+    fixed_phases: Dict[str, int] = field(default_factory=dict)  # a phase with a rate -> its rate
     # element -> its fields whose type is wrong (reported, left out of the model)
     broken_fields: Dict[str, Set[str]] = field(default_factory=dict)
 

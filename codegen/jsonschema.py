@@ -30,7 +30,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from . import spec
 # The validator's own names, number syntax and limits, so the two cannot disagree.
 from .checks import BUILTIN_TYPES, C_KEYWORDS, FLOAT, INTEGER, STDBOOL_NAMES
-from .limits import MAX_NAME_LENGTH, MAX_VERSION
+from .limits import MAX_EVERY, MAX_INTERVAL, MAX_NAME_LENGTH, MAX_RATE, MAX_RUNS, MAX_VERSION, MAX_STATES
 from .model import INTEGER_RANGES, SCALARS
 from .spec import Item, Key
 
@@ -232,7 +232,34 @@ def _key_schema(key: Key) -> Schema:
         many = {"type": "array", "items": _name(), "uniqueItems": True, "minItems": 1}
         schema = _described({"anyOf": [_name(), many]}, key.description, key.example)
     elif kind == "phases":
-        schema = _names(key.description, key.example, min_items=1)
+        phase = spec.ITEMS["phase"]
+        fixed = _object(spec.PHASE, nullable=False)
+        schema = _described({"type": "array", "minItems": 1, "uniqueItems": True,
+                             "items": _described({"anyOf": [_name(), fixed]}, phase.description, phase.example)},
+                            key.description, key.example)
+    elif kind == "rate":
+        schema = _described({"type": "integer", "minimum": 1, "maximum": MAX_RATE}, key.description, key.example)
+    elif kind == "count":
+        top = MAX_RUNS if key.name == "max_runs" else MAX_EVERY
+        schema = _described({"type": "integer", "minimum": 1, "maximum": top}, key.description, key.example)
+    elif kind == "seconds":
+        schema = _described({"type": "number", "exclusiveMinimum": 0, "maximum": MAX_INTERVAL}, key.description,
+                            key.example)
+    elif kind == "states":
+        machine = spec.ITEMS["machine"]
+        states = _names(machine.description, machine.example, min_items=1)
+        states["maxItems"] = MAX_STATES
+        schema = _section(key, states)
+    elif kind == "state_map":
+        one_or_more = {"anyOf": [_name(), {"type": "array", "items": _name(), "uniqueItems": True, "minItems": 1}]}
+        schema = _described({"type": "object", "minProperties": 1, "propertyNames": {"pattern": name_pattern()},
+                             "additionalProperties": one_or_more}, key.description, key.example)
+    elif kind == "conditions":
+        field = {"type": "string", "pattern": f"^(?:{spec.NOT}\\s+)?[A-Za-z_]{_IDENT_TAIL}$",
+                 "patternErrorMessage": "a bool field of the resource, or 'not FIELD'"}
+        one_or_more = {"anyOf": [field, {"type": "array", "items": field, "uniqueItems": True, "minItems": 1}]}
+        schema = _described({"type": "object", "minProperties": 1, "propertyNames": {"pattern": name_pattern()},
+                             "additionalProperties": one_or_more}, key.description, key.example)
     elif kind == "version":
         schema = _described({"type": "integer", "minimum": 1, "maximum": MAX_VERSION}, key.description, key.example)
     elif kind == "flag":

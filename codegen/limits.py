@@ -57,6 +57,7 @@ MAX_RELATIONS = RUNTIME["STRATA_MAX_RELATIONS"]  # relations per world
 MAX_QUERIES = RUNTIME["STRATA_MAX_QUERIES"]  # free queries plus systems with terms
 MAX_MONITORS = RUNTIME["STRATA_MAX_MONITORS"]  # systems with an aspect, on_add or on_remove
 MAX_CHANGED = RUNTIME["STRATA_MAX_CHANGED"]  # queries and systems with `changed`, plus components with on_set
+MAX_STATES = RUNTIME["STRATA_MAX_STATES"]  # states of one state machine (a gate's mask of them is 64 bits)
 MASK_WORDS = MAX_COMPONENTS // 64  # the 64-bit words of a strata_mask_t
 
 # --- the generator's own ------------------------------------------------------------
@@ -66,6 +67,13 @@ MAX_FIELDS = 256  # fields of one struct type, component, resource, event, aspec
 MAX_VALUE_BYTES = 1 << 20  # C size of one of those (1 MiB)
 MAX_RESOURCES = 256  # resources per world
 MAX_VERSION = 2 ** 32 - 1  # strata_schema_t.version is a uint32_t
+# The game loop: a fixed phase's accumulator adds a step's nanoseconds x rate,
+# and an interval in a fixed phase counts nanoseconds x rate, in 64 bits; these
+# keep both far from overflowing (a step of 10^15 ns, an hour's interval).
+MAX_RATE = 10000  # runs a second of a fixed phase
+MAX_RUNS = 10000  # max_runs of a fixed phase
+MAX_INTERVAL = 3600  # seconds of an interval
+MAX_EVERY = 2 ** 32 - 1  # `every`: steps or runs
 # How deep a value's braces may nest: a struct is one level, an array one
 # more. The C of a default nests its braces as deep, and clang stops at 256
 # brackets; the renderer walks values by recursion, kept far from Python's limit.

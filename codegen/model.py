@@ -140,6 +140,41 @@ class Resource:
     fields: Tuple[Field, ...]
     loc: Loc
     renamed_from: Tuple[str, ...] = ()  # the resource's former names, for loading old saves
+    machine: bool = False  # the state of the state machine of this name (current, next, pending, entered)
+
+
+@dataclass(frozen=True)
+class FixedPhase:
+    """A phase with a `rate`: 0..max_runs runs a step, each 1/rate s of game time."""
+    name: str
+    rate: int  # runs a second
+    max_runs: int  # the most runs a step
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class StateMachine:
+    """A state machine of `states:`: an enum of its states (the first the
+    initial one) and a resource of its name holding where it is."""
+    name: str
+    index: int  # machine id, declaration order from 0
+    states: Tuple[str, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class StateTest:
+    """States of one machine (`in_state`, `on_enter`, `on_exit`)."""
+    machine: str
+    states: Tuple[str, ...]  # in the machine's order
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A bool field of a resource a system runs under (`run_if`)."""
+    resource: str
+    field: str
+    expect: bool  # True: runs while the field is true; False (`not FIELD`): while it is false
 
 
 @dataclass(frozen=True)
@@ -205,6 +240,32 @@ class System:
     receive_late: Tuple[str, ...] = ()  # events it receives, knowingly before an emitter
     parallel: bool = False  # its rows are split into chunks run on the worker threads
     main_thread: bool = False  # it always runs on the thread that calls step
+    in_state: Tuple[StateTest, ...] = ()  # runs only while each machine is in one of its states
+    run_if: Tuple[Condition, ...] = ()  # runs only while each condition holds
+    interval: int = 0  # nanoseconds between runs (of its phase's time); 0: none
+    every: int = 0  # runs once every this many runs of its phase; 0: none
+    on_enter: Tuple[StateTest, ...] = ()  # runs when a machine enters one of the states (no phase then)
+    on_exit: Tuple[StateTest, ...] = ()  # runs when a machine leaves one of the states
+
+    @property
+    def transition(self) -> bool:
+        """It runs at transitions of a state machine, not in a phase."""
+        return bool(self.on_enter or self.on_exit)
+
+    @property
+    def gated(self) -> bool:
+        """Something besides its switch decides whether it runs: a state, a condition, a count."""
+        return bool(self.in_state or self.run_if or self.interval or self.every)
+
+    @property
+    def counted(self) -> bool:
+        """It keeps a counter between runs (`interval` or `every`)."""
+        return bool(self.interval or self.every)
+
+    @property
+    def condition_resources(self) -> Tuple[str, ...]:
+        """The resources its `run_if` reads, each once, in schema order."""
+        return tuple(dict.fromkeys(c.resource for c in self.run_if))
 
     @property
     def receives(self) -> Tuple[str, ...]:
@@ -279,6 +340,35 @@ class Schema:
     relations: Tuple[Relation, ...] = ()  # by relation id (declaration order)
     threads: bool = False  # `threads: true`: systems share batches (schedule.py)
     schedule: Schedule = Schedule()  # the systems' batches, worked out once by the validator
+    fixed: Tuple[FixedPhase, ...] = ()  # the phases with a rate, in phase order
+    machines: Tuple[StateMachine, ...] = ()  # by machine id (declaration order)
+
+    def rate(self, phase: str) -> int:
+        """Runs a second of `phase`; 0 for an ordinary phase."""
+        return next((f.rate for f in self.fixed if f.name == phase), 0)
+
+    def machine(self, name: str) -> StateMachine:
+        return next(m for m in self.machines if m.name == name)
+
+    @property
+    def phase_systems(self) -> Tuple[System, ...]:
+        """The systems that run in a phase (in schedule order: before the transitions' systems)."""
+        return tuple(y for y in self.systems if not y.transition)
+
+    @property
+    def transition_systems(self) -> Tuple[System, ...]:
+        """The systems that run at transitions, in schedule order."""
+        return tuple(y for y in self.systems if y.transition)
+
+    @property
+    def counted_systems(self) -> Tuple[System, ...]:
+        """The systems with a counter (`interval`, `every`), in schedule order: the counters' order."""
+        return tuple(y for y in self.systems if y.counted)
+
+    @property
+    def has_loop_clock(self) -> bool:
+        """The resource block holds a clock: fixed phases' accumulators or systems' counters."""
+        return bool(self.fixed or self.counted_systems)
 
     @property
     def field_policies(self) -> Tuple[Tuple[Component, Field], ...]:

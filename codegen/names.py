@@ -51,7 +51,7 @@ GLOBAL = (FILE, FUNC, MACRO, FMACRO)  # the scopes of C's file-scope ordinary id
 # The world's own names: purpose -> noun after the world prefix (lower case),
 # by scope; a purpose is its noun unless a pair says otherwise.
 WORLD_FUNCTIONS = (
-    "entity_eq", "world_create", "world_destroy", "world_step", "world_stats", "world_user", "world_set_user",
+    "entity_eq", "world_create", "world_destroy", "world_step", "world_step_ns", "world_stats", "world_user", "world_set_user",
     "world_core", "world_core_const", "entity_create", "entity_destroy", "entity_alive", "entity_create_bundle",
     "entity_create_many", "entity_add_bundle", "entity_remove_bundle",
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
@@ -89,6 +89,9 @@ ASPECT_MEMBER = "aspect"  # a system context with an aspect
 CASCADE_MEMBER = "up"  # a cascade iterator or context: its batch's parents (a struct)
 CASCADE_ROW = "row"  # in that struct: each row's parent's row
 RESOURCES_MEMBERS = ("enabled",)  # the world's resource block
+LOOP_MEMBER = "loop_"  # the resource block's clock of the loop (fixed phases, counters), when it has one
+LOOP_MEMBERS = ("clocks", "counters")  # the members of that clock
+MACHINE_SUFFIX = "_state"  # a state machine's resource type: <world>_<machine>_state (the enum is <world>_<machine>)
 EACH_PARAMS = ("count", "entities", "user")  # a query's _each callback
 LINK_DEPTH = "depth_"  # the member of an exclusive relation's link that the runtime keeps (its depth)
 BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no components
@@ -171,6 +174,8 @@ class Names:
         self._queries = {q.name: q for q in schema.queries}
         self._systems = {y.name: y for y in schema.systems}
         self._relations = {r.name: r for r in schema.relations}
+        self._machines = {m.name: m for m in schema.machines}
+        self._fixed = {f.name: f for f in schema.fixed}
 
     def __getattr__(self, purpose: str) -> str:
         """A name of the world itself: n.world_create, n.ENTITY_NULL."""
@@ -185,7 +190,11 @@ class Names:
         if s.systems:
             nouns[FILE].append(("system_id_type", "system_id"))
             # the schedule's tables, which strata_world_step walks
-            nouns[FILE] += ["schedule_", "systems_", "system_order_", "batches_", "phases_"]
+            nouns[FILE] += ["schedule_", "systems_", "system_order_", "batches_", "phases_", "batch_items_"]
+            if any(y.gated for y in s.systems):
+                nouns[FILE] += ["gates_", "gate_tests_"]
+            if s.transition_systems:
+                nouns[FILE].append("transitions_")
             nouns[FUNC] += ["system_set_enabled", "system_is_enabled", "system_run"]
             constants.append("SYSTEM_COUNT")
         if s.queries or any(y.query_index is not None for y in s.systems):
@@ -198,10 +207,19 @@ class Names:
             nouns[FILE] += [("relation_id_type", "relation_id"), "relations_"]
         if s.field_policies:
             nouns[FILE].append("field_policies_")
-        if s.resources:
+        if s.resources or s.has_loop_clock:
             nouns[FILE].append("resource_fields_")
         if s.resources:
             nouns[FUNC].append("res_")
+        if s.machines:
+            nouns[FILE].append("machines_")
+        if s.has_loop_clock:
+            # the clock in the resource block, and its reflection (saved as the resource "(loop)")
+            nouns[FILE] += ["loop_", "loop_type_", "loop_fields_"]
+            if s.fixed:
+                nouns[FILE] += ["loop_phases_type_", "loop_phases_fields_"]
+            if s.counted_systems:
+                nouns[FILE] += ["loop_systems_type_", "loop_systems_fields_"]
         table = {}
         for scope, listed in nouns.items():
             for x in listed:
@@ -237,6 +255,11 @@ class Names:
     @property
     def link_depth(self) -> str:
         return LINK_DEPTH
+
+    @property
+    def loop_member(self) -> str:
+        """The resource block's member holding the loop's clock."""
+        return LOOP_MEMBER
 
     @property
     def bundle_placeholder(self) -> str:
@@ -309,12 +332,29 @@ class Names:
         return self._spelled("component", name, loc, build)
 
     def resource(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        """A resource's names; a state machine's resource is `<world>_<machine>_state`
+        (the enum of its states is `<world>_<machine>`)."""
+        suffix = MACHINE_SUFFIX if name in self._machines else ""
         return self._spelled("resource", name, loc, lambda s: {
-            "type": (self._p(s), FILE),
-            "res": (self._p(f"{s}_res"), FUNC),
-            "fields_": (self._p(f"{s}_fields_"), FILE),
-            "type_": (self._p(f"{s}_type_"), FILE),
+            "type": (self._p(f"{s}{suffix}"), FILE),
+            "res": (self._p(f"{s}{suffix}_res"), FUNC),
+            "fields_": (self._p(f"{s}{suffix}_fields_"), FILE),
+            "type_": (self._p(f"{s}{suffix}_type_"), FILE),
             "member": (s, "member"),
+        })
+
+    def machine(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        """A state machine's functions (its enum is enum(name), its resource resource(name))."""
+        return self._spelled("state machine", name, loc, lambda s: {
+            "get": (self._p(f"{s}_get"), FUNC),
+            "set": (self._p(f"{s}_set"), FUNC),
+        })
+
+    def phase(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
+        """A fixed phase's functions (an ordinary phase has none)."""
+        return self._spelled("phase", name, loc, lambda s: {
+            "fraction": (self._p(f"{s}_fraction"), FUNC),
+            "runs": (self._p(f"{s}_runs"), FUNC),
         })
 
     def event(self, name: str, loc: Optional[model.Loc] = None) -> Spelled:
@@ -351,7 +391,7 @@ class Names:
 
         def build(s: str) -> Dict[str, Tuple[str, str]]:
             table = {"id": (self._P(f"SYSTEM_{s}".upper()), FILE), "ctx": (self._p(f"{s}_ctx"), FILE),
-                     "call_": (self._p(f"{s}_call_"), FUNC)}  # the trampoline the step calls: begin, run, end
+                     "call_": (self._p(f"{s}_call_"), FUNC)}  # the trampoline the step calls: open, run, end
             if y is None or y.query_index is not None:  # its query's id, beside the free queries'
                 table["query_id"] = (self._P(f"QUERY_{s}".upper()), FILE)
             if y is None or y.aspect:
@@ -461,7 +501,9 @@ class Names:
             return C_SCALARS[t.name]
         if t.kind == "entity":
             return self.entity
-        if t.kind in ("struct", "enum"):
+        if t.kind == "enum":
+            return self.enum(t.name).type
+        if t.kind == "struct":
             return self.type(t.name)
         if t.kind == "array":
             return self.ctype(t.element)
@@ -509,6 +551,14 @@ class Names:
         if not s.bundle_components:
             member(self.bundle, BUNDLE_PLACEHOLDER, fixed(BUNDLE_PLACEHOLDER), None, "member")
         member(self.resources_, RESOURCES_MEMBERS[0], fixed(RESOURCES_MEMBERS[0]), None, "member")
+        if s.has_loop_clock:
+            member(self.resources_, LOOP_MEMBER, fixed(LOOP_MEMBER), None, "member")
+            for ident in LOOP_MEMBERS:
+                member(self.loop_, ident, fixed(ident), None, "member")
+        for m in s.machines:
+            out += self.machine(m.name, m.loc).names()
+        for f in s.fixed:
+            out += self.phase(f.name, f.loc).names()
         for r in s.resources:
             names = self.resource(r.name, r.loc)
             out += [x for x in names.names() if x.scope != "member"]

@@ -325,7 +325,11 @@ class Reflection:
             kind = {"entity": "STRATA_KIND_ENTITY", "enum": "STRATA_KIND_ENUM", "struct": "STRATA_KIND_STRUCT"}[
                 element.kind]
             size = f"sizeof({self.names.ctype(element)})"
-        type_ref = f"&{self.names.type_desc(element.name)}" if element.kind in ("enum", "struct") else "NULL"
+        type_ref = "NULL"
+        if element.kind == "enum":
+            type_ref = f"&{self.names.enum(element.name).type_}"
+        elif element.kind == "struct":
+            type_ref = f"&{self.names.type_desc(element.name)}"
         old = self.formers(f.renamed_from)
         count = f"{t.length}u" if t.kind == "array" else "1u"
         array = "true" if t.kind == "array" else "false"
@@ -345,6 +349,32 @@ class Reflection:
                 ("offset", f"offsetof({block_ctype}, {self.names.member(r.name)})"),
                 ("size", f"sizeof({self.names.type(r.name)})"), ("count", "1u"), ("kind", "STRATA_KIND_STRUCT"),
                 ("array", "false")]
+
+
+    def loop_fields(self) -> List[Tuple[str, List[Tuple[str, str]]]]:
+        """The clock of the loop as the save sees it: (member of the clock,
+        its fields as (member, value) pairs): a phase's accumulator (u64) by
+        fixed phase, a system's counter (u64) by counted system."""
+        clock = "sizeof(strata_phase_clock_t)"
+        parts = []
+        if self.schema.fixed:
+            parts.append(("clocks", [self._u64(f.name, f"{i}u * {clock}") for i, f in enumerate(self.schema.fixed)]))
+        if self.schema.counted_systems:
+            parts.append(("counters", [self._u64(y.name, f"{i}u * sizeof(uint64_t)")
+                                       for i, y in enumerate(self.schema.counted_systems)]))
+        return parts
+
+    @staticmethod
+    def _u64(name: str, offset: str) -> List[Tuple[str, str]]:
+        return [("name", f'"{name}"'), ("renamed_from", "NULL"), ("type", "NULL"), ("offset", offset),
+                ("size", "sizeof(uint64_t)"), ("count", "1u"), ("kind", "STRATA_KIND_U64"), ("array", "false")]
+
+
+# The resource a save holds the loop's clock in: not a C identifier, so no
+# schema name is ever it.
+LOOP_RESOURCE = "(loop)"
+# Its two members, as the save names them.
+LOOP_PARTS = {"clocks": "phases", "counters": "systems"}
 
 
 def mask_words(schema: model.Schema, component_names) -> List[str]:
@@ -384,7 +414,9 @@ class ScheduleRow:
     def __init__(self, y: model.System, sent_by_game: Set[str]):
         self.system = y
         self.reads = ", ".join(list(y.terms.read) + [f"{c}?" for c in y.terms.optional] +
-                               [f"res {r}" for r in y.resources_read]) or "-"
+                               [f"res {r}" for r in y.resources_read] +
+                               [f"res {r} (run_if)" for r in y.condition_resources
+                                if r not in y.resources_read + y.resources_write]) or "-"
         self.writes = ", ".join(list(y.terms.write) + [f"res {r}" for r in y.resources_write]) or "-"
         self.order = ", ".join([f"after {a}" for a in y.after] + [f"before {b}" for b in y.before])
         self.filter = ", ".join([f"with {c}" for c in y.terms.with_] + [f"without {c}" for c in y.terms.without])
@@ -396,29 +428,67 @@ class ScheduleRow:
         marks = {e: " (late)" for e in y.receive_late}
         self.receives = ", ".join(e + marks.get(e, "") + (" (sent by the game)" if e in sent_by_game else "")
                                   for e in y.receives)
+        self.gate = gate_text(y)
+        self.when = when(y)
+
+
+def gate_text(y: model.System) -> str:
+    """What holds a system back, as the schedule files say it: 'in Mode
+    playing|paused, if Settings.ai, every 0.5 s' ('' for none)."""
+    parts = [f"in {t.machine} {'|'.join(t.states)}" for t in y.in_state]
+    parts += [f"if {'' if c.expect else 'not '}{c.resource}.{c.field}" for c in y.run_if]
+    if y.interval:
+        parts.append(f"every {numbers.shortest(numbers.FORMATS['f64'], y.interval / 1e9)} s")
+    if y.every:
+        parts.append(f"every {y.every} runs")
+    return ", ".join(parts)
+
+
+def phase_text(schema: model.Schema, phase: str) -> str:
+    """A phase as the schedule files name it: 'physics (fixed: 60 runs a second, at most 15 a step)'."""
+    fixed = next((f for f in schema.fixed if f.name == phase), None)
+    if fixed is None:
+        return phase
+    return f"{phase} (fixed: {fixed.rate} runs a second, at most {fixed.max_runs} a step)"
+
+
+def when(y: model.System) -> str:
+    """Where a system runs, as comments and listings say it: 'phase update',
+    'on enter Mode.title, on exit Mode.playing'."""
+    if not y.transition:
+        return f"phase {y.phase}"
+    parts = [f"on {verb} {t.machine}.{'|'.join(t.states)}" for verb, tests in (("enter", y.on_enter),
+                                                                              ("exit", y.on_exit)) for t in tests]
+    return ", ".join(parts)
 
 
 class StepRun:
-    """A run of a table of the step: a phase's batches, or a batch's systems."""
+    """A run of a table of the step: a phase's batches, or a batch's systems
+    (`alone`: the C of its one system when it runs alone, else STRATA_NO_SYSTEM)."""
 
-    def __init__(self, name: str, first: int, count: int):
+    def __init__(self, name: str, first: int, count: int, alone: str = "STRATA_NO_SYSTEM"):
         self.name = name
         self.first = first
         self.count = count
+        self.alone = alone
 
 
 class StepTables:
     """The schedule as the runtime's step walks it (strata_schedule_t): the
     batches in step order, each a run of the systems listed batch after
-    batch; the phases in step order, each a run of the batches (a phase
-    with no system has none)."""
+    batch (and of their items); the phases in step order, each a run of
+    the batches (a phase with no system has none); the gates and their
+    tests, the state machines and the systems their transitions run."""
 
-    def __init__(self, schema: model.Schema, threaded: model.Schedule):
+    def __init__(self, schema: model.Schema, threaded: model.Schedule, names: Names):
+        self.schema = schema
+        self.names = names
         self.batches: List[StepRun] = []
         at = 0
         per_phase: Dict[str, int] = {}
         for b in threaded.batches:
-            self.batches.append(StepRun(b.phase, at, len(b.systems)))
+            alone = names.system_id(b.systems[0].name) if b.alone else "STRATA_NO_SYSTEM"
+            self.batches.append(StepRun(b.phase, at, len(b.systems), alone))
             at += len(b.systems)
             per_phase[b.phase] = per_phase.get(b.phase, 0) + 1
         self.phases: List[StepRun] = []
@@ -426,17 +496,94 @@ class StepTables:
         for phase in schema.phases:
             self.phases.append(StepRun(phase, at, per_phase.get(phase, 0)))
             at += per_phase.get(phase, 0)
+        # The events' clock of a fixed phase's systems: its first system's place (all its runs share it).
+        self.moment = {}
+        for b in threaded.batches:
+            if schema.rate(b.phase):
+                self.moment.setdefault(b.phase, names.system_id(b.systems[0].name))
+        self.gated = [y for y in schema.systems if y.gated or (y.transition and y.run_if)]
+        self.gate_of = {y.name: i for i, y in enumerate(self.gated)}
+        self.counter_of = {y.name: i for i, y in enumerate(schema.counted_systems)}
+        self.clock_of = {f.name: i for i, f in enumerate(schema.fixed)}
+        self.tests: List[Tuple[str, str, str, str]] = []  # kind, at, value, comment
+        self.test_first: Dict[str, int] = {}
+        for y in self.gated:
+            self.test_first[y.name] = len(self.tests)
+            for t in y.in_state:
+                self.tests.append(("STRATA_TEST_STATE", f"offsetof({names.resources_}, {names.member(t.machine)})",
+                                   self.state_mask(t), f"{y.name}: {t.machine} in {', '.join(t.states)}"))
+            for c in y.run_if:
+                self.tests.append(("STRATA_TEST_CONDITION",
+                                   f"offsetof({names.resources_}, {names.member(c.resource)}.{c.field})",
+                                   "UINT64_C(1)" if c.expect else "UINT64_C(0)",
+                                   f"{y.name}: {'' if c.expect else 'not '}{c.resource}.{c.field}"))
 
     def order(self, threaded: model.Schedule, names: Names):
         """The rows of the batches' system ids, batch after batch: (code, comment)."""
         return [(f"{names.system_id(y.name)},", f"batch {b.index} ({b.phase})") for b in threaded.batches
                 for y in b.systems]
 
-    @staticmethod
-    def flags(y: model.System) -> str:
+    def items(self, threaded: model.Schedule):
+        """Each batch's strata_batch_item_t, batch after batch, as (member, value) pairs."""
+        rows = []
+        for b in threaded.batches:
+            for y in b.systems:
+                sn = self.names.system(y.name)
+                pairs = [("system", sn.id), ("query", sn.query_id if y.query_index is not None else "STRATA_NO_QUERY"),
+                         ("position", self.moment.get(y.phase, sn.id))]
+                pairs += [(flag, "true") for flag, on in (("parallel", y.parallel), ("main_thread", y.main_thread))
+                          if on]
+                pairs.append(("writes", threaded_schedule.resource_bits(self.schema, y)))
+                rows.append(pairs)
+        return rows
+
+    def phase(self, r: StepRun) -> List[Tuple[str, str]]:
+        """A phase's strata_phase_desc_t as (member, value) pairs."""
+        pairs = [("name", f'"{r.name}"'), ("first", f"{r.first}u"), ("count", f"{r.count}u")]
+        fixed = next((f for f in self.schema.fixed if f.name == r.name), None)
+        if fixed is not None:
+            pairs += [("rate", f"{fixed.rate}u"), ("max_runs", f"{fixed.max_runs}u"),
+                      ("clock", f"offsetof({self.names.resources_}, {self.names.loop_member}.clocks) + "
+                                f"{self.clock_of[fixed.name]}u * sizeof(strata_phase_clock_t)"),
+                      ("dt", f"1.0f / {fixed.rate}")]
+            if fixed.name in self.moment:
+                pairs.append(("moment", self.moment[fixed.name]))
+        return pairs
+
+    def gate(self, y: model.System) -> List[Tuple[str, str]]:
+        """System y's strata_gate_desc_t as (member, value) pairs."""
+        count = len(y.in_state) + len(y.run_if)
+        pairs = [("first", f"{self.test_first[y.name]}u"), ("count", f"{count}u")]
+        if y.counted:
+            rate = self.schema.rate(y.phase)
+            clock = "STRATA_GATE_TIME" if y.interval else "STRATA_GATE_RUNS"
+            period = y.interval * (rate or 1) if y.interval else y.every
+            pairs += [("clock", clock),
+                      ("counter", f"offsetof({self.names.resources_}, {self.names.loop_member}.counters) + "
+                                  f"{self.counter_of[y.name]}u * sizeof(uint64_t)"),
+                      ("period", f"UINT64_C({period})")]
+        return pairs
+
+    def state_mask(self, t: model.StateTest) -> str:
+        states = self.schema.machine(t.machine).states
+        return f"UINT64_C({sum(1 << states.index(x) for x in t.states):#x})"
+
+    def transitions(self):
+        """The systems transitions run, in schedule order: (member, value) pairs each."""
+        rows = []
+        for y in self.schema.transition_systems:
+            for enter, tests in ((False, y.on_exit), (True, y.on_enter)):
+                for t in tests:
+                    rows.append([("system", self.names.system_id(y.name)),
+                                 ("machine", f"{self.schema.machine(t.machine).index}u"),
+                                 ("states", self.state_mask(t)), ("enter", "true" if enter else "false")])
+        return rows
+
+    def flags(self, y: model.System) -> str:
         """The C expression of a system's strata_system_desc_t.flags ('' for none)."""
         return " | ".join(flag for flag, on in (("STRATA_SYSTEM_PARALLEL", y.parallel),
-                                                ("STRATA_SYSTEM_MAIN_THREAD", y.main_thread)) if on)
+                                                ("STRATA_SYSTEM_MAIN_THREAD", y.main_thread),
+                                                ("STRATA_SYSTEM_GATED", y.name in self.gate_of)) if on)
 
 
 class SpawnTables:
@@ -465,14 +612,19 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "aspect_ids": aspect_ids(schema),
         "schedule": [ScheduleRow(y, {e.name for e in schema.events if e.sent_by_game}) for y in schema.systems],
         "threaded": schema.schedule,
-        "steps": StepTables(schema, schema.schedule),
+        "steps": StepTables(schema, schema.schedule, names),
         "spawns": SpawnTables(schema, names),
         # An event's first receiver, by name (systems come in schedule order); 0 when none receives it.
         "first_receiver": lambda event: next((names.system_id(y.name) for y in schema.systems
                                               if event in y.receives), "0u"),
         "resource_bits": lambda y: threaded_schedule.resource_bits(schema, y),
+        "when": when,
+        "phase_text": lambda phase: phase_text(schema, phase),
+        "gate_text": gate_text,
         "s": schema,
         "n": names,
+        "loop_resource": LOOP_RESOURCE,
+        "loop_parts": LOOP_PARTS,
         "lit": Literals(schema, names),
         "reflect": Reflection(schema, names),
         "mask": lambda terms: mask_words(schema, terms),

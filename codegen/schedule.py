@@ -11,7 +11,8 @@ topological sort: of the systems whose constraints are met, the earliest
 declared runs first). A cycle is an error.
 
 **Conflicts.** Two systems conflict when one writes what the other reads or
-writes (a component or a resource), when one emits an event type the other
+writes (a component or a resource; a `run_if` reads its resource, so its
+writers run in an earlier batch), when one emits an event type the other
 receives (a receiver reads the buffer the emitter's events go to; two
 emitters of one type may share a batch: each view emits into its own
 buffer, appended in schedule order when the batch ends), or when the schema
@@ -101,7 +102,7 @@ class _Access:
     def __init__(self, y: model.System):
         self.write = set(y.terms.write) | {"res " + r for r in y.resources_write}
         self.uses = set(y.terms.read + y.terms.optional + y.terms.write) | {
-            "res " + r for r in y.resources_read + y.resources_write}
+            "res " + r for r in y.resources_read + y.resources_write + y.condition_resources}
         self.emit = set(y.emit)
         self.receives = set(y.receives)
         self.changed = bool(y.terms.changed)

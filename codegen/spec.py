@@ -11,7 +11,16 @@ Each Key says what its value holds with one word, `value`:
     name         a C identifier (a world, a phase, a system, a former name)
     names        a list of names (components, systems, resources)
     former_names one name or a list of names (`renamed_from`)
-    phases       a list of distinct phase names, at least one
+    phases       a list of distinct phases, at least one: a name, or a mapping
+                 with the keys of PHASE (a fixed-rate phase)
+    rate         a positive integer of runs a second
+    count        a positive integer (runs, steps)
+    seconds      a positive number of seconds
+    states       a mapping from state machine names to lists of their states
+    state_map    a mapping from state machine names to a state or a list of
+                 states (`in_state`, `on_enter`, `on_exit`)
+    conditions   a mapping from resource names to a bool field, or a list of
+                 them, each optionally `not FIELD` (`run_if`)
     version      a positive integer
     flag         true or false
     fields       a mapping of fields: `name: TYPE`, `name: "TYPE = DEFAULT"`
@@ -32,7 +41,7 @@ from typing import Any, Tuple
 
 # The words a Key's `value` may be (see the module's docstring).
 VALUES = ("name", "names", "former_names", "phases", "version", "flag", "fields", "field_type", "any", "access",
-          "policy", "sender", "types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
+          "policy", "sender", "rate", "count", "seconds", "states", "state_map", "conditions", "types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
 
 # The values of `on_target_destroy`, in the order the docs list them.
 POLICIES = ("keep", "clear", "remove", "destroy")
@@ -86,8 +95,15 @@ TOP_LEVEL = (
         "or older.",
         1, required=True),
     Key("phases", "phases",
-        "The ordered phases of a step. Systems run phase by phase; a system names its phase with `phase:`.",
-        ["input", "update", "render"], default=["update"]),
+        "The ordered phases of a step. Systems run phase by phase; a system names its phase with `phase:`. "
+        "A phase written `{ name: physics, rate: 60 }` runs at a fixed rate: 0..n times a step, each run with "
+        "dt = 1/60.",
+        ["input", {"name": "physics", "rate": 60}, "update", "render"], default=["update"]),
+    Key("states", "states",
+        "State machines, each a list of its states (the first is the initial one), kept as a resource of its "
+        "name: `<world>_<machine>_set(w, STATE)` asks for a transition, applied at the next transition point; "
+        "systems run `in_state`, `on_enter` or `on_exit` of a state.",
+        {"Game": ["title", "playing", "paused", "over"]}),
     Key("types", "types",
         "Reusable struct types (a mapping of fields) and enums (`{enum: [a, b]}`) that fields of "
         "components, resources and other types may use.",
@@ -130,6 +146,24 @@ TOP_LEVEL = (
         "system a batch, as a single-threaded step runs them. `parallel` systems split either way.",
         True, default=False),
 )
+
+# The keys of a phase written as a mapping (a fixed-rate phase).
+PHASE = (
+    Key("name", "name", "The phase's name, as systems' `phase:` names it.", "physics", required=True),
+    Key("rate", "rate",
+        "Runs a second of game time: the phase keeps an accumulator of the steps' time (integer nanoseconds x "
+        "rate) and runs 0..max_runs times a step, once per 1/rate s, each run with dt = 1/rate. The game reads "
+        "the fraction of a period left with `<world>_<phase>_fraction(w)`.",
+        60),
+    Key("max_runs", "count",
+        "The most runs in one step (against the spiral of death): whole periods left beyond them are dropped, "
+        "so the game slows down instead of falling behind. Default: a quarter of a second's worth of runs "
+        "(rate / 4, rounded up).",
+        8),
+)
+PHASE_KEYS = ("name", "rate", "max_runs")
+# max_runs when not given: this many seconds of runs (rounded up, at least one).
+MAX_RUNS_SECONDS = 0.25
 
 # --- queries and systems --------------------------------------------------------
 
@@ -181,6 +215,41 @@ EVENT_LISTS = (
         ["Input"]),
 )
 
+# What holds a system back in its phase (its gate).
+GATES = (
+    Key("in_state", "state_map",
+        "Run only while the state machine is in the state, or one of the states: `{Game: playing}`, "
+        "`{Game: [playing, paused]}`; several machines must all hold.",
+        {"Game": "playing"}),
+    Key("run_if", "conditions",
+        "Run only while a bool field of a resource is true (`not FIELD`: false): `{Settings: ai_enabled}`; "
+        "a list of fields, or several resources, must all hold. The condition reads the resource: a system "
+        "that writes it runs before, in another batch.",
+        {"Settings": "ai_enabled"}),
+    Key("interval", "seconds",
+        "Run once every this many seconds of game time (in a fixed phase, of its runs' time), the first time "
+        "when that much has passed; at most once a step (a run); time counts while its other gates are open.",
+        0.5),
+    Key("every", "count",
+        "Run every N-th step (in a fixed phase, every N-th run of it), the first time at the N-th; the count "
+        "goes on while its other gates are open.",
+        10),
+)
+# When a system runs instead of in a phase: at a transition of a state machine.
+TRANSITIONS = (
+    Key("on_enter", "state_map",
+        "Run once each time the state machine enters the state (or one of the states), at the transition "
+        "point, instead of in a phase: `{Game: title}`. The initial state is entered at the start of the "
+        "first step.",
+        {"Game": "title"}),
+    Key("on_exit", "state_map",
+        "Run once each time the state machine leaves the state (or one of the states), at the transition "
+        "point, before the new state's `on_enter` systems: `{Game: playing}`.",
+        {"Game": "playing"}),
+)
+# A condition's field read the other way round: `not FIELD`.
+NOT = "not"
+
 SYSTEM = (
     (Key("phase", "name",
          "The phase the system runs in; default `update` if it is a phase, else the first phase.",
@@ -217,6 +286,8 @@ SYSTEM = (
            "`true`: the system always runs on the thread that calls `<world>_world_step` (it talks to a "
            "window or a library that is not thread-safe); other systems of its batch may run beside it.",
            True, default=False))
+    + GATES
+    + TRANSITIONS
 )
 
 RESOURCE_ACCESS = (
@@ -332,6 +403,11 @@ ITEMS = {
     "assemblage": Item("An entity template: `Component: {}` takes the component's defaults, a mapping "
                        "overrides some fields; `extends: Parent` starts from another assemblage.",
                        {"Position": {}, "Health": {"value": 20}}),
+    "machine": Item("A state machine: the list of its states, the first the initial one. The world keeps it as a "
+                    "resource of its name.",
+                    ["title", "playing", "paused", "over"]),
+    "phase": Item("A phase: its name, or `{name: NAME, rate: RUNS_A_SECOND, max_runs: N}` for a fixed-rate phase.",
+                  {"name": "physics", "rate": 60}),
     "relation": Item("A relation: `exclusive`, `data`, `on_target_destroy`, `renamed_from`; `{}` or "
                      "nothing for a many-to-many link that is removed when its target dies.",
                      {"exclusive": True, "on_target_destroy": "destroy"}),
@@ -397,6 +473,8 @@ DEFAULT_SENDER = SENT_BY.default
 EXTENDS = EXTENDS_KEY.name  # reserved in an assemblage body: not a component
 RESOURCE_ACCESS_KEYS = names(RESOURCE_ACCESS)
 EVENT_KEYS = names(EVENT_LISTS)  # a system's event lists
+GATE_KEYS = names(GATES)  # what holds a system back in its phase
+TRANSITION_KEYS = names(TRANSITIONS)  # a system that runs at transitions
 
 # --- the defaults the validator fills in, from the keys above --------------------------
 DEFAULT_PHASES = tuple(key(TOP_LEVEL, "phases").default)  # a schema without `phases:`

@@ -45,6 +45,14 @@ they are applied:
   assemblages components with per-field overrides (nested for structs),
               `extends` one parent (no cycles); parents come first; no
               relation (a link needs a target)
+  the loop    a phase `{name, rate, max_runs}` is fixed; `states:` lists
+              state machines (each an enum and a resource of its name);
+              in_state / on_enter / on_exit name machines and their states,
+              run_if a bool field of a resource, interval seconds, every a
+              count; a system that runs on_enter / on_exit has no phase, no
+              other gate but run_if, receives no event, and is ordered among
+              its kind only; a system of a fixed phase receives no event
+              (check_loop.py)
 """
 from __future__ import annotations
 
@@ -54,17 +62,18 @@ from typing import List, Optional, Tuple
 from . import load
 from .check_assemblages import Assemblages
 from .check_elements import Elements
+from .check_loop import Loop
 from .check_renames import Renames
 from .check_systems import Systems
 from .check_types import Types
-from .checks import Entry, Section, Symbols, is_empty_list, parse_integer, shown
+from .checks import Entry, Section, Symbols, parse_integer, shown
 from .errors import Diagnostic, Reporter, has_errors, sorted_by_position
 from .limits import MAX_VERSION
 from .load import Mapping, Node, Scalar
-from .model import Loc, Schema
-from .spec import DEFAULT_PHASES, TOP_LEVEL_KEYS
+from .model import EnumType, Loc, Schema
+from .spec import TOP_LEVEL_KEYS
 
-SECTIONS = ("types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
+SECTIONS = ("types", "components", "resources", "events", "queries", "systems", "assemblages", "relations", "states")
 
 
 def validate_file(path: str) -> Tuple[Optional[Schema], List[Diagnostic]]:
@@ -118,12 +127,15 @@ class _TopLevel(Section):
         keys = self.known_keys(root, TOP_LEVEL_KEYS, "")
         world = self.world(keys.get("world"), root.loc)
         version = self.version(keys.get("version"), root.loc)
-        self.symbols.phases = self.phase_list(keys.get("phases"))
+        loop = Loop(self.report, self.symbols)
+        self.symbols.phases, fixed = loop.phases(keys.get("phases"))
+        self.symbols.fixed_phases = {f.name: f.rate for f in fixed}
         threads = self.flags(keys, ("threads",), "").get("threads", False)
         sections = {name: self.entries(keys.get(name), f"'{name}'") for name in SECTIONS}
         self.declare_all(self.symbols.data_names, [
             ("type", sections["types"]), ("component", sections["components"]), ("resource", sections["resources"]),
-            ("event", sections["events"]), ("relation", sections["relations"])])
+            ("event", sections["events"]), ("relation", sections["relations"]),
+            ("state machine", sections["states"])])
         self.declare_all(self.symbols.run_names, [("query", sections["queries"]), ("system", sections["systems"])])
         renames = Renames(self.report, self.symbols)
         types = Types(self.report, self.symbols, renames)
@@ -134,6 +146,9 @@ class _TopLevel(Section):
         relations, links = elements.relations(sections["relations"], len(components))
         components += links
         resources = elements.resources(sections["resources"])
+        machines = loop.machines(sections["states"])
+        enums += tuple(EnumType(m.name, m.states, m.loc) for m in machines)
+        resources += tuple(loop.machine_resource(m) for m in machines)
         events = elements.events(sections["events"])
         queries = systems_.queries(sections["queries"])
         systems, batches = systems_.systems(sections["systems"], len(queries), threads)
@@ -144,8 +159,8 @@ class _TopLevel(Section):
         return Schema(path=path, world=world, version=version, phases=self.symbols.phases, structs=structs,
                       enums=enums, components=components, resources=resources, queries=queries,
                       systems=systems, source_hash=source_hash, assemblages=assemblages, save_name=save_name,
-                      events=events, relations=relations, threads=threads, schedule=batches,
-                      world_loc=keys["world"][1].loc if "world" in keys else None)
+                      events=events, relations=relations, threads=threads, schedule=batches, fixed=fixed,
+                      machines=machines, world_loc=keys["world"][1].loc if "world" in keys else None)
 
     def world(self, entry: Optional[Entry], root_loc: Loc) -> str:
         if entry is None:
@@ -167,16 +182,3 @@ class _TopLevel(Section):
             self.error(node.loc, f"version {value} is too large", f"at most {MAX_VERSION}")
             return 1
         return value
-
-    def phase_list(self, entry: Optional[Entry]) -> Tuple[str, ...]:
-        """The phases, in order; [update] when the schema names none."""
-        if entry is None:
-            return DEFAULT_PHASES
-        key, node = entry
-        items = self.items(node, "'phases'")
-        if not items:
-            if is_empty_list(node):
-                self.error(key.loc, "'phases' needs at least one phase", "leave it out for the default [update]")
-            return DEFAULT_PHASES
-        phases = self.distinct_names(items, "phase name", "duplicate phase")
-        return tuple(phases) or DEFAULT_PHASES

@@ -5,12 +5,14 @@
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(duel_entity) == sizeof(strata_entity_t), "a handle is one runtime entity id");
 
-/* The world's resource block: the schema's resources, then the scheduler's
- * state (the systems' switches, by system id; one spare so it is never
- * empty). The runtime turns the switches on when it makes the world. */
+/* The world's resource block: the schema's resources (a state machine's
+ * among them), then the scheduler's state (the systems' switches, by
+ * system id, one spare so it is never empty). The
+ * runtime turns the switches on when it makes the world. */
 typedef struct duel_resources_ {
     duel_pads pads;
     duel_seats seats;
@@ -28,6 +30,11 @@ static const duel_resources_ duel_resources_defaults_ = {
 /* The typed world of a runtime world (or of a batch's view of it). */
 static duel_world *duel_world_of_(strata_world_t *core) {
     return (duel_world *)(void *)core;
+}
+
+/* The resource block of w. */
+static duel_resources_ *duel_res_(duel_world *w) {
+    return (duel_resources_ *)strata_world_resources(duel_world_core(w));
 }
 
 static const duel_pos duel_pos_defaults_ = {0};
@@ -349,7 +356,7 @@ static const strata_type_desc_t duel_component_types_[DUEL_COMPONENT_COUNT + 1] 
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+/* The resource block as one struct: a field a resource (the switches are not saved). */
 static const strata_field_desc_t duel_resource_fields_[] = {
     {
         .name = "Pads",
@@ -401,37 +408,82 @@ static const strata_type_desc_t duel_resource_type_ = {
 
 /* --- The schedule: the tables strata_world_step walks (duel_schedule.txt draws them) */
 
-/* What the step runs for Steer: begin, the game's duel_steer_run, end. */
+/* --- System Steer (phase input) */
+
+/* What the step runs for Steer: its context opened, the game's duel_steer_run, the end. */
 static strata_result_t duel_steer_call_(strata_world_t *core, float dt) {
-    duel_steer_ctx ctx = duel_steer_begin(duel_world_of_(core), dt);
+    duel_steer_ctx ctx;
+    duel_world *w = duel_world_of_(core);
+    memset(&ctx, 0, offsetof(duel_steer_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    duel_resources_ *r = duel_res_(w);
+    ctx.pads = &r->pads;
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_STEER);
     duel_steer_run(&ctx);
     return duel_steer_end(&ctx);
 }
 
-/* What the step runs for Drive: begin, the game's duel_drive_run, end. */
+/* --- System Drive (phase update) */
+
+/* What the step runs for Drive: its context opened, the game's duel_drive_run, the end. */
 static strata_result_t duel_drive_call_(strata_world_t *core, float dt) {
-    duel_drive_ctx ctx = duel_drive_begin(duel_world_of_(core), dt);
+    duel_drive_ctx ctx;
+    duel_world *w = duel_world_of_(core);
+    memset(&ctx, 0, offsetof(duel_drive_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    duel_resources_ *r = duel_res_(w);
+    ctx.score = &r->score;
+    ctx.seats = &r->seats;
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_DRIVE);
     duel_drive_run(&ctx);
     return duel_drive_end(&ctx);
 }
 
-/* What the step runs for Drift: begin, the game's duel_drift_run, end. */
+/* --- System Drift (phase update) */
+
+/* What the step runs for Drift: its context opened, the game's duel_drift_run, the end. */
 static strata_result_t duel_drift_call_(strata_world_t *core, float dt) {
-    duel_drift_ctx ctx = duel_drift_begin(duel_world_of_(core), dt);
+    duel_drift_ctx ctx;
+    duel_world *w = duel_world_of_(core);
+    memset(&ctx, 0, offsetof(duel_drift_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_DRIFT);
     duel_drift_run(&ctx);
     return duel_drift_end(&ctx);
 }
 
-/* What the step runs for Eat: begin, the game's duel_eat_run, end. */
+/* --- System Eat (phase update) */
+
+/* What the step runs for Eat: its context opened, the game's duel_eat_run, the end. */
 static strata_result_t duel_eat_call_(strata_world_t *core, float dt) {
-    duel_eat_ctx ctx = duel_eat_begin(duel_world_of_(core), dt);
+    duel_eat_ctx ctx;
+    duel_world *w = duel_world_of_(core);
+    memset(&ctx, 0, offsetof(duel_eat_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    duel_resources_ *r = duel_res_(w);
+    ctx.seats = &r->seats;
+    ctx.score = &r->score;
+    ctx.field = &r->field;
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_EAT);
     duel_eat_run(&ctx);
     return duel_eat_end(&ctx);
 }
 
-/* What the step runs for Spawn: begin, the game's duel_spawn_run, end. */
+/* --- System Spawn (phase update) */
+
+/* What the step runs for Spawn: its context opened, the game's duel_spawn_run, the end. */
 static strata_result_t duel_spawn_call_(strata_world_t *core, float dt) {
-    duel_spawn_ctx ctx = duel_spawn_begin(duel_world_of_(core), dt);
+    duel_spawn_ctx ctx;
+    duel_world *w = duel_world_of_(core);
+    ctx = (duel_spawn_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    duel_resources_ *r = duel_res_(w);
+    ctx.field = &r->field;
     duel_spawn_run(&ctx);
     return duel_spawn_end(&ctx);
 }
@@ -471,7 +523,7 @@ static const strata_system_desc_t duel_systems_[DUEL_SYSTEM_COUNT] = {
 };
 
 /* The batches' systems, batch after batch. */
-static const uint32_t duel_system_order_[DUEL_SYSTEM_COUNT] = {
+static const uint32_t duel_system_order_[5 + 1] = {
     DUEL_SYSTEM_STEER, /* batch 0 (input) */
     DUEL_SYSTEM_DRIVE, /* batch 1 (update) */
     DUEL_SYSTEM_DRIFT, /* batch 2 (update) */
@@ -479,18 +531,52 @@ static const uint32_t duel_system_order_[DUEL_SYSTEM_COUNT] = {
     DUEL_SYSTEM_SPAWN, /* batch 4 (update) */
 };
 
+/* The same as strata_batch_run takes them, batch after batch. */
+static const strata_batch_item_t duel_batch_items_[5 + 1] = {
+    {
+        .system = DUEL_SYSTEM_STEER,
+        .query = DUEL_QUERY_STEER,
+        .position = DUEL_SYSTEM_STEER,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = DUEL_SYSTEM_DRIVE,
+        .query = DUEL_QUERY_DRIVE,
+        .position = DUEL_SYSTEM_DRIVE,
+        .writes = UINT64_C(0x2),
+    },
+    {
+        .system = DUEL_SYSTEM_DRIFT,
+        .query = DUEL_QUERY_DRIFT,
+        .position = DUEL_SYSTEM_DRIFT,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = DUEL_SYSTEM_EAT,
+        .query = DUEL_QUERY_EAT,
+        .position = DUEL_SYSTEM_EAT,
+        .writes = UINT64_C(0xc),
+    },
+    {
+        .system = DUEL_SYSTEM_SPAWN,
+        .query = STRATA_NO_QUERY,
+        .position = DUEL_SYSTEM_SPAWN,
+        .writes = UINT64_C(0x8),
+    },
+};
+
 /* The batches in step order, each a run of duel_system_order_. */
-static const strata_batch_desc_t duel_batches_[5] = {
+static const strata_batch_desc_t duel_batches_[5 + 1] = {
     /* batch 0 (input) */
-    {.first = 0u, .count = 1u},
+    {.first = 0u, .count = 1u, .items = duel_batch_items_ + 0, .alone = DUEL_SYSTEM_STEER},
     /* batch 1 (update) */
-    {.first = 1u, .count = 1u},
+    {.first = 1u, .count = 1u, .items = duel_batch_items_ + 1, .alone = DUEL_SYSTEM_DRIVE},
     /* batch 2 (update) */
-    {.first = 2u, .count = 1u},
+    {.first = 2u, .count = 1u, .items = duel_batch_items_ + 2, .alone = DUEL_SYSTEM_DRIFT},
     /* batch 3 (update) */
-    {.first = 3u, .count = 1u},
+    {.first = 3u, .count = 1u, .items = duel_batch_items_ + 3, .alone = DUEL_SYSTEM_EAT},
     /* batch 4 (update) */
-    {.first = 4u, .count = 1u},
+    {.first = 4u, .count = 1u, .items = duel_batch_items_ + 4, .alone = DUEL_SYSTEM_SPAWN},
 };
 
 /* The phases in step order, each a run of duel_batches_. */
@@ -533,10 +619,6 @@ static const strata_schema_t duel_schema_ = {
     .resource_type = &duel_resource_type_,
     .schedule = &duel_schedule_,
 };
-
-static duel_resources_ *duel_res_(duel_world *w) {
-    return (duel_resources_ *)strata_world_resources(duel_world_core(w));
-}
 
 duel_world *duel_world_create(const duel_world_desc_t *desc) {
     strata_world_t *core = NULL;
@@ -648,123 +730,6 @@ duel_result_t duel_reserve_bundle(duel_world *w, const duel_bundle *b, uint32_t 
     return strata_reserve(duel_world_core(w), k, ids, n);
 }
 
-/* --- System Steer */
-
-duel_steer_ctx duel_steer_begin(duel_world *w, float dt) {
-    duel_steer_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.pads = &duel_res_(w)->pads;
-    ctx.impl_ = strata_iter(duel_world_core(w), DUEL_QUERY_STEER);
-    return ctx;
-}
-
-duel_result_t duel_steer_end(duel_steer_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void duel_steer_enable(duel_world *w, bool enabled) {
-    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_STEER, enabled);
-}
-
-bool duel_steer_enabled(const duel_world *w) {
-    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_STEER);
-}
-
-/* --- System Drive */
-
-duel_drive_ctx duel_drive_begin(duel_world *w, float dt) {
-    duel_drive_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.score = &duel_res_(w)->score;
-    ctx.seats = &duel_res_(w)->seats;
-    ctx.impl_ = strata_iter(duel_world_core(w), DUEL_QUERY_DRIVE);
-    return ctx;
-}
-
-duel_result_t duel_drive_end(duel_drive_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void duel_drive_enable(duel_world *w, bool enabled) {
-    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_DRIVE, enabled);
-}
-
-bool duel_drive_enabled(const duel_world *w) {
-    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_DRIVE);
-}
-
-/* --- System Drift */
-
-duel_drift_ctx duel_drift_begin(duel_world *w, float dt) {
-    duel_drift_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(duel_world_core(w), DUEL_QUERY_DRIFT);
-    return ctx;
-}
-
-duel_result_t duel_drift_end(duel_drift_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void duel_drift_enable(duel_world *w, bool enabled) {
-    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_DRIFT, enabled);
-}
-
-bool duel_drift_enabled(const duel_world *w) {
-    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_DRIFT);
-}
-
-/* --- System Eat */
-
-duel_eat_ctx duel_eat_begin(duel_world *w, float dt) {
-    duel_eat_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.seats = &duel_res_(w)->seats;
-    ctx.score = &duel_res_(w)->score;
-    ctx.field = &duel_res_(w)->field;
-    ctx.impl_ = strata_iter(duel_world_core(w), DUEL_QUERY_EAT);
-    return ctx;
-}
-
-duel_result_t duel_eat_end(duel_eat_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void duel_eat_enable(duel_world *w, bool enabled) {
-    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_EAT, enabled);
-}
-
-bool duel_eat_enabled(const duel_world *w) {
-    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_EAT);
-}
-
-/* --- System Spawn */
-
-duel_spawn_ctx duel_spawn_begin(duel_world *w, float dt) {
-    duel_spawn_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.field = &duel_res_(w)->field;
-    return ctx;
-}
-
-duel_result_t duel_spawn_end(duel_spawn_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void duel_spawn_enable(duel_world *w, bool enabled) {
-    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_SPAWN, enabled);
-}
-
-bool duel_spawn_enabled(const duel_world *w) {
-    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_SPAWN);
-}
-
 /* --- Systems by id: the runtime's step (strata_world_step) does the work */
 
 void duel_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
@@ -781,4 +746,8 @@ duel_result_t duel_system_run(duel_world *w, uint32_t id, float dt) {
 
 duel_result_t duel_world_step(duel_world *w, float dt) {
     return strata_world_step(duel_world_core(w), dt);
+}
+
+duel_result_t duel_world_step_ns(duel_world *w, uint64_t ns) {
+    return strata_world_step_ns(duel_world_core(w), ns);
 }

@@ -144,6 +144,11 @@ void duel_world_destroy(duel_world *w);
  * STRATA_OK or the first error met applying deferred changes. */
 duel_result_t duel_world_step(duel_world *w, float dt);
 
+/* duel_world_step with the step's time in nanoseconds, exactly (systems see
+ * it as dt in seconds): the fixed runs and intervals of any steps depend on
+ * the sum of their nanoseconds only (docs/systems.md, "The loop"). */
+duel_result_t duel_world_step_ns(duel_world *w, uint64_t ns);
+
 /* Entity, table and memory counts. */
 void duel_world_stats(const duel_world *w, duel_world_stats_t *out);
 
@@ -532,7 +537,7 @@ typedef enum duel_system_id {
 /* System Steer (phase input, #0). */
 typedef struct duel_steer_ctx {
     duel_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const duel_pads *pads; /* resource, read */
     uint32_t count;                 /* rows in the current table */
     const duel_entity *entities; /* their handles */
@@ -546,7 +551,15 @@ void duel_steer_run(duel_steer_ctx *ctx);
 
 /* A context for Steer outside a step (tests, tools): call next until
  * it returns false, then end. */
-duel_steer_ctx duel_steer_begin(duel_world *w, float dt);
+static inline duel_steer_ctx duel_steer_begin(duel_world *w, float dt) {
+    duel_steer_ctx ctx;
+    ctx = (duel_steer_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.pads = duel_pads_res(w);
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_STEER);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Steer's query; false at the end. */
 static inline bool duel_steer_next(duel_steer_ctx *ctx) {
@@ -578,18 +591,22 @@ static inline uint32_t duel_steer_count(const duel_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-duel_result_t duel_steer_end(duel_steer_ctx *ctx);
+static inline duel_result_t duel_steer_end(duel_steer_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Steer; a disabled system is skipped by duel_world_step. */
-void duel_steer_enable(duel_world *w, bool enabled);
+static inline void duel_steer_enable(duel_world *w, bool enabled) {
+    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_STEER, enabled);
+}
 
 /* True if Steer runs in duel_world_step (systems start enabled). */
-bool duel_steer_enabled(const duel_world *w);
+static inline bool duel_steer_enabled(const duel_world *w) {
+    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_STEER);
+}
 
 /* System Drive (phase update, #1). */
 typedef struct duel_drive_ctx {
     duel_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const duel_score *score; /* resource, read */
     duel_seats *seats; /* resource, write */
     uint32_t count;                 /* rows in the current table */
@@ -605,7 +622,16 @@ void duel_drive_run(duel_drive_ctx *ctx);
 
 /* A context for Drive outside a step (tests, tools): call next until
  * it returns false, then end. */
-duel_drive_ctx duel_drive_begin(duel_world *w, float dt);
+static inline duel_drive_ctx duel_drive_begin(duel_world *w, float dt) {
+    duel_drive_ctx ctx;
+    ctx = (duel_drive_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.score = duel_score_res(w);
+    ctx.seats = duel_seats_res(w);
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_DRIVE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Drive's query; false at the end. */
 static inline bool duel_drive_next(duel_drive_ctx *ctx) {
@@ -639,18 +665,22 @@ static inline uint32_t duel_drive_count(const duel_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-duel_result_t duel_drive_end(duel_drive_ctx *ctx);
+static inline duel_result_t duel_drive_end(duel_drive_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Drive; a disabled system is skipped by duel_world_step. */
-void duel_drive_enable(duel_world *w, bool enabled);
+static inline void duel_drive_enable(duel_world *w, bool enabled) {
+    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_DRIVE, enabled);
+}
 
 /* True if Drive runs in duel_world_step (systems start enabled). */
-bool duel_drive_enabled(const duel_world *w);
+static inline bool duel_drive_enabled(const duel_world *w) {
+    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_DRIVE);
+}
 
 /* System Drift (phase update, #2). */
 typedef struct duel_drift_ctx {
     duel_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const duel_entity *entities; /* their handles */
     const duel_vel *vel; /* read */
@@ -663,7 +693,14 @@ void duel_drift_run(duel_drift_ctx *ctx);
 
 /* A context for Drift outside a step (tests, tools): call next until
  * it returns false, then end. */
-duel_drift_ctx duel_drift_begin(duel_world *w, float dt);
+static inline duel_drift_ctx duel_drift_begin(duel_world *w, float dt) {
+    duel_drift_ctx ctx;
+    ctx = (duel_drift_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_DRIFT);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Drift's query; false at the end. */
 static inline bool duel_drift_next(duel_drift_ctx *ctx) {
@@ -695,18 +732,22 @@ static inline uint32_t duel_drift_count(const duel_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-duel_result_t duel_drift_end(duel_drift_ctx *ctx);
+static inline duel_result_t duel_drift_end(duel_drift_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Drift; a disabled system is skipped by duel_world_step. */
-void duel_drift_enable(duel_world *w, bool enabled);
+static inline void duel_drift_enable(duel_world *w, bool enabled) {
+    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_DRIFT, enabled);
+}
 
 /* True if Drift runs in duel_world_step (systems start enabled). */
-bool duel_drift_enabled(const duel_world *w);
+static inline bool duel_drift_enabled(const duel_world *w) {
+    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_DRIFT);
+}
 
 /* System Eat (phase update, #3). */
 typedef struct duel_eat_ctx {
     duel_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const duel_seats *seats; /* resource, read */
     duel_score *score; /* resource, write */
     duel_field *field; /* resource, write */
@@ -722,7 +763,17 @@ void duel_eat_run(duel_eat_ctx *ctx);
 
 /* A context for Eat outside a step (tests, tools): call next until
  * it returns false, then end. */
-duel_eat_ctx duel_eat_begin(duel_world *w, float dt);
+static inline duel_eat_ctx duel_eat_begin(duel_world *w, float dt) {
+    duel_eat_ctx ctx;
+    ctx = (duel_eat_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.seats = duel_seats_res(w);
+    ctx.score = duel_score_res(w);
+    ctx.field = duel_field_res(w);
+    strata_iter_init(&ctx.impl_, duel_world_core(w), DUEL_QUERY_EAT);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Eat's query; false at the end. */
 static inline bool duel_eat_next(duel_eat_ctx *ctx) {
@@ -754,18 +805,22 @@ static inline uint32_t duel_eat_count(const duel_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-duel_result_t duel_eat_end(duel_eat_ctx *ctx);
+static inline duel_result_t duel_eat_end(duel_eat_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Eat; a disabled system is skipped by duel_world_step. */
-void duel_eat_enable(duel_world *w, bool enabled);
+static inline void duel_eat_enable(duel_world *w, bool enabled) {
+    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_EAT, enabled);
+}
 
 /* True if Eat runs in duel_world_step (systems start enabled). */
-bool duel_eat_enabled(const duel_world *w);
+static inline bool duel_eat_enabled(const duel_world *w) {
+    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_EAT);
+}
 
 /* System Spawn (phase update, #4): runs once a step. */
 typedef struct duel_spawn_ctx {
     duel_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     duel_field *field; /* resource, write */
 } duel_spawn_ctx;
 
@@ -774,16 +829,30 @@ void duel_spawn_run(duel_spawn_ctx *ctx);
 
 /* A context for Spawn outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to duel_spawn_run), then end. */
-duel_spawn_ctx duel_spawn_begin(duel_world *w, float dt);
+static inline duel_spawn_ctx duel_spawn_begin(duel_world *w, float dt) {
+    duel_spawn_ctx ctx;
+    ctx = (duel_spawn_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.field = duel_field_res(w);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-duel_result_t duel_spawn_end(duel_spawn_ctx *ctx);
+static inline duel_result_t duel_spawn_end(duel_spawn_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Spawn; a disabled system is skipped by duel_world_step. */
-void duel_spawn_enable(duel_world *w, bool enabled);
+static inline void duel_spawn_enable(duel_world *w, bool enabled) {
+    strata_system_set_enabled(duel_world_core(w), DUEL_SYSTEM_SPAWN, enabled);
+}
 
 /* True if Spawn runs in duel_world_step (systems start enabled). */
-bool duel_spawn_enabled(const duel_world *w);
+static inline bool duel_spawn_enabled(const duel_world *w) {
+    return strata_system_enabled(duel_world_core_const(w), DUEL_SYSTEM_SPAWN);
+}
 
 /* Switch system `id` (duel_system_id) on or off, and ask whether it is
  * on: by number, for tools such as the inspector. Ids past the last are ignored. */

@@ -5,12 +5,14 @@
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(orbits_entity) == sizeof(strata_entity_t), "a handle is one runtime entity id");
 
-/* The world's resource block: the schema's resources, then the scheduler's
- * state (the systems' switches, by system id; one spare so it is never
- * empty). The runtime turns the switches on when it makes the world. */
+/* The world's resource block: the schema's resources (a state machine's
+ * among them), then the scheduler's state (the systems' switches, by
+ * system id, one spare so it is never empty). The
+ * runtime turns the switches on when it makes the world. */
 typedef struct orbits_resources_ {
     bool enabled[ORBITS_SYSTEM_COUNT + 1];
 } orbits_resources_;
@@ -297,16 +299,30 @@ static const strata_type_desc_t orbits_resource_type_ = {
 
 /* --- The schedule: the tables strata_world_step walks (orbits_schedule.txt draws them) */
 
-/* What the step runs for Spin: begin, the game's orbits_spin_run, end. */
+/* --- System Spin (phase update) */
+
+/* What the step runs for Spin: its context opened, the game's orbits_spin_run, the end. */
 static strata_result_t orbits_spin_call_(strata_world_t *core, float dt) {
-    orbits_spin_ctx ctx = orbits_spin_begin(orbits_world_of_(core), dt);
+    orbits_spin_ctx ctx;
+    orbits_world *w = orbits_world_of_(core);
+    memset(&ctx, 0, offsetof(orbits_spin_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, orbits_world_core(w), ORBITS_QUERY_SPIN);
     orbits_spin_run(&ctx);
     return orbits_spin_end(&ctx);
 }
 
-/* What the step runs for Place: begin, the game's orbits_place_run, end. */
+/* --- System Place (phase update) */
+
+/* What the step runs for Place: its context opened, the game's orbits_place_run, the end. */
 static strata_result_t orbits_place_call_(strata_world_t *core, float dt) {
-    orbits_place_ctx ctx = orbits_place_begin(orbits_world_of_(core), dt);
+    orbits_place_ctx ctx;
+    orbits_world *w = orbits_world_of_(core);
+    ctx = (orbits_place_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.impl_ = strata_iter_cascade(orbits_world_core(w), ORBITS_QUERY_PLACE, ORBITS_RELATION_CHILD_OF);
     orbits_place_run(&ctx);
     return orbits_place_end(&ctx);
 }
@@ -328,17 +344,33 @@ static const strata_system_desc_t orbits_systems_[ORBITS_SYSTEM_COUNT] = {
 };
 
 /* The batches' systems, batch after batch. */
-static const uint32_t orbits_system_order_[ORBITS_SYSTEM_COUNT] = {
+static const uint32_t orbits_system_order_[2 + 1] = {
     ORBITS_SYSTEM_SPIN,  /* batch 0 (update) */
     ORBITS_SYSTEM_PLACE, /* batch 1 (update) */
 };
 
+/* The same as strata_batch_run takes them, batch after batch. */
+static const strata_batch_item_t orbits_batch_items_[2 + 1] = {
+    {
+        .system = ORBITS_SYSTEM_SPIN,
+        .query = ORBITS_QUERY_SPIN,
+        .position = ORBITS_SYSTEM_SPIN,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = ORBITS_SYSTEM_PLACE,
+        .query = ORBITS_QUERY_PLACE,
+        .position = ORBITS_SYSTEM_PLACE,
+        .writes = UINT64_C(0x0),
+    },
+};
+
 /* The batches in step order, each a run of orbits_system_order_. */
-static const strata_batch_desc_t orbits_batches_[2] = {
+static const strata_batch_desc_t orbits_batches_[2 + 1] = {
     /* batch 0 (update) */
-    {.first = 0u, .count = 1u},
+    {.first = 0u, .count = 1u, .items = orbits_batch_items_ + 0, .alone = ORBITS_SYSTEM_SPIN},
     /* batch 1 (update) */
-    {.first = 1u, .count = 1u},
+    {.first = 1u, .count = 1u, .items = orbits_batch_items_ + 1, .alone = ORBITS_SYSTEM_PLACE},
 };
 
 /* The phases in step order, each a run of orbits_batches_. */
@@ -378,7 +410,6 @@ static const strata_schema_t orbits_schema_ = {
     .relations = orbits_relations_,
     .schedule = &orbits_schedule_,
 };
-
 
 orbits_world *orbits_world_create(const orbits_world_desc_t *desc) {
     strata_world_t *core = NULL;
@@ -478,50 +509,6 @@ orbits_result_t orbits_reserve_bundle(orbits_world *w, const orbits_bundle *b, u
     return strata_reserve(orbits_world_core(w), k, ids, n);
 }
 
-/* --- System Spin */
-
-orbits_spin_ctx orbits_spin_begin(orbits_world *w, float dt) {
-    orbits_spin_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(orbits_world_core(w), ORBITS_QUERY_SPIN);
-    return ctx;
-}
-
-orbits_result_t orbits_spin_end(orbits_spin_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void orbits_spin_enable(orbits_world *w, bool enabled) {
-    strata_system_set_enabled(orbits_world_core(w), ORBITS_SYSTEM_SPIN, enabled);
-}
-
-bool orbits_spin_enabled(const orbits_world *w) {
-    return strata_system_enabled(orbits_world_core_const(w), ORBITS_SYSTEM_SPIN);
-}
-
-/* --- System Place */
-
-orbits_place_ctx orbits_place_begin(orbits_world *w, float dt) {
-    orbits_place_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter_cascade(orbits_world_core(w), ORBITS_QUERY_PLACE, ORBITS_RELATION_CHILD_OF);
-    return ctx;
-}
-
-orbits_result_t orbits_place_end(orbits_place_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void orbits_place_enable(orbits_world *w, bool enabled) {
-    strata_system_set_enabled(orbits_world_core(w), ORBITS_SYSTEM_PLACE, enabled);
-}
-
-bool orbits_place_enabled(const orbits_world *w) {
-    return strata_system_enabled(orbits_world_core_const(w), ORBITS_SYSTEM_PLACE);
-}
-
 /* --- Systems by id: the runtime's step (strata_world_step) does the work */
 
 void orbits_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
@@ -538,4 +525,8 @@ orbits_result_t orbits_system_run(orbits_world *w, uint32_t id, float dt) {
 
 orbits_result_t orbits_world_step(orbits_world *w, float dt) {
     return strata_world_step(orbits_world_core(w), dt);
+}
+
+orbits_result_t orbits_world_step_ns(orbits_world *w, uint64_t ns) {
+    return strata_world_step_ns(orbits_world_core(w), ns);
 }

@@ -126,6 +126,11 @@ void orbits_world_destroy(orbits_world *w);
  * STRATA_OK or the first error met applying deferred changes. */
 orbits_result_t orbits_world_step(orbits_world *w, float dt);
 
+/* orbits_world_step with the step's time in nanoseconds, exactly (systems see
+ * it as dt in seconds): the fixed runs and intervals of any steps depend on
+ * the sum of their nanoseconds only (docs/systems.md, "The loop"). */
+orbits_result_t orbits_world_step_ns(orbits_world *w, uint64_t ns);
+
 /* Entity, table and memory counts. */
 void orbits_world_stats(const orbits_world *w, orbits_world_stats_t *out);
 
@@ -448,7 +453,7 @@ typedef enum orbits_system_id {
 /* System Spin (phase update, #0). */
 typedef struct orbits_spin_ctx {
     orbits_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const orbits_entity *entities; /* their handles */
     orbits_orbit *orbit; /* write */
@@ -461,7 +466,14 @@ void orbits_spin_run(orbits_spin_ctx *ctx);
 
 /* A context for Spin outside a step (tests, tools): call next until
  * it returns false, then end. */
-orbits_spin_ctx orbits_spin_begin(orbits_world *w, float dt);
+static inline orbits_spin_ctx orbits_spin_begin(orbits_world *w, float dt) {
+    orbits_spin_ctx ctx;
+    ctx = (orbits_spin_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, orbits_world_core(w), ORBITS_QUERY_SPIN);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Spin's query; false at the end. */
 static inline bool orbits_spin_next(orbits_spin_ctx *ctx) {
@@ -493,18 +505,22 @@ static inline uint32_t orbits_spin_count(const orbits_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-orbits_result_t orbits_spin_end(orbits_spin_ctx *ctx);
+static inline orbits_result_t orbits_spin_end(orbits_spin_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Spin; a disabled system is skipped by orbits_world_step. */
-void orbits_spin_enable(orbits_world *w, bool enabled);
+static inline void orbits_spin_enable(orbits_world *w, bool enabled) {
+    strata_system_set_enabled(orbits_world_core(w), ORBITS_SYSTEM_SPIN, enabled);
+}
 
 /* True if Spin runs in orbits_world_step (systems start enabled). */
-bool orbits_spin_enabled(const orbits_world *w);
+static inline bool orbits_spin_enabled(const orbits_world *w) {
+    return strata_system_enabled(orbits_world_core_const(w), ORBITS_SYSTEM_SPIN);
+}
 
 /* System Place (phase update, #1). */
 typedef struct orbits_place_ctx {
     orbits_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const orbits_entity *entities; /* their handles */
     const orbits_local *local; /* read */
@@ -524,7 +540,14 @@ void orbits_place_run(orbits_place_ctx *ctx);
 
 /* A context for Place outside a step (tests, tools): call next until
  * it returns false, then end. */
-orbits_place_ctx orbits_place_begin(orbits_world *w, float dt);
+static inline orbits_place_ctx orbits_place_begin(orbits_world *w, float dt) {
+    orbits_place_ctx ctx;
+    ctx = (orbits_place_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.impl_ = strata_iter_cascade(orbits_world_core(w), ORBITS_QUERY_PLACE, ORBITS_RELATION_CHILD_OF);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Place's query; false at the end. */
 static inline bool orbits_place_next(orbits_place_ctx *ctx) {
@@ -553,13 +576,17 @@ static inline uint32_t orbits_place_count(const orbits_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-orbits_result_t orbits_place_end(orbits_place_ctx *ctx);
+static inline orbits_result_t orbits_place_end(orbits_place_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Place; a disabled system is skipped by orbits_world_step. */
-void orbits_place_enable(orbits_world *w, bool enabled);
+static inline void orbits_place_enable(orbits_world *w, bool enabled) {
+    strata_system_set_enabled(orbits_world_core(w), ORBITS_SYSTEM_PLACE, enabled);
+}
 
 /* True if Place runs in orbits_world_step (systems start enabled). */
-bool orbits_place_enabled(const orbits_world *w);
+static inline bool orbits_place_enabled(const orbits_world *w) {
+    return strata_system_enabled(orbits_world_core_const(w), ORBITS_SYSTEM_PLACE);
+}
 
 /* Switch system `id` (orbits_system_id) on or off, and ask whether it is
  * on: by number, for tools such as the inspector. Ids past the last are ignored. */

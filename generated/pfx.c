@@ -5,12 +5,14 @@
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(pfx_entity) == sizeof(strata_entity_t), "a handle is one runtime entity id");
 
-/* The world's resource block: the schema's resources, then the scheduler's
- * state (the systems' switches, by system id; one spare so it is never
- * empty). The runtime turns the switches on when it makes the world. */
+/* The world's resource block: the schema's resources (a state machine's
+ * among them), then the scheduler's state (the systems' switches, by
+ * system id, one spare so it is never empty). The
+ * runtime turns the switches on when it makes the world. */
 typedef struct pfx_resources_ {
     pfx_emitter emitter;
     pfx_stats stats;
@@ -26,6 +28,11 @@ static const pfx_resources_ pfx_resources_defaults_ = {
 /* The typed world of a runtime world (or of a batch's view of it). */
 static pfx_world *pfx_world_of_(strata_world_t *core) {
     return (pfx_world *)(void *)core;
+}
+
+/* The resource block of w. */
+static pfx_resources_ *pfx_res_(pfx_world *w) {
+    return (pfx_resources_ *)strata_world_resources(pfx_world_core(w));
 }
 
 static const pfx_position pfx_position_defaults_ = {0};
@@ -259,7 +266,7 @@ static const strata_type_desc_t pfx_component_types_[PFX_COMPONENT_COUNT + 1] = 
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+/* The resource block as one struct: a field a resource (the switches are not saved). */
 static const strata_field_desc_t pfx_resource_fields_[] = {
     {
         .name = "Emitter",
@@ -291,37 +298,78 @@ static const strata_type_desc_t pfx_resource_type_ = {
 
 /* --- The schedule: the tables strata_world_step walks (pfx_schedule.txt draws them) */
 
-/* What the step runs for Emit: begin, the game's pfx_emit_run, end. */
+/* --- System Emit (phase update) */
+
+/* What the step runs for Emit: its context opened, the game's pfx_emit_run, the end. */
 static strata_result_t pfx_emit_call_(strata_world_t *core, float dt) {
-    pfx_emit_ctx ctx = pfx_emit_begin(pfx_world_of_(core), dt);
+    pfx_emit_ctx ctx;
+    pfx_world *w = pfx_world_of_(core);
+    ctx = (pfx_emit_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    pfx_resources_ *r = pfx_res_(w);
+    ctx.emitter = &r->emitter;
+    ctx.stats = &r->stats;
     pfx_emit_run(&ctx);
     return pfx_emit_end(&ctx);
 }
 
-/* What the step runs for Gravity: begin, the game's pfx_gravity_run, end. */
+/* --- System Gravity (phase update) */
+
+/* What the step runs for Gravity: its context opened, the game's pfx_gravity_run, the end. */
 static strata_result_t pfx_gravity_call_(strata_world_t *core, float dt) {
-    pfx_gravity_ctx ctx = pfx_gravity_begin(pfx_world_of_(core), dt);
+    pfx_gravity_ctx ctx;
+    pfx_world *w = pfx_world_of_(core);
+    memset(&ctx, 0, offsetof(pfx_gravity_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_GRAVITY);
     pfx_gravity_run(&ctx);
     return pfx_gravity_end(&ctx);
 }
 
-/* What the step runs for Move: begin, the game's pfx_move_run, end. */
+/* --- System Move (phase update) */
+
+/* What the step runs for Move: its context opened, the game's pfx_move_run, the end. */
 static strata_result_t pfx_move_call_(strata_world_t *core, float dt) {
-    pfx_move_ctx ctx = pfx_move_begin(pfx_world_of_(core), dt);
+    pfx_move_ctx ctx;
+    pfx_world *w = pfx_world_of_(core);
+    memset(&ctx, 0, offsetof(pfx_move_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_MOVE);
     pfx_move_run(&ctx);
     return pfx_move_end(&ctx);
 }
 
-/* What the step runs for Age: begin, the game's pfx_age_run, end. */
+/* --- System Age (phase update) */
+
+/* What the step runs for Age: its context opened, the game's pfx_age_run, the end. */
 static strata_result_t pfx_age_call_(strata_world_t *core, float dt) {
-    pfx_age_ctx ctx = pfx_age_begin(pfx_world_of_(core), dt);
+    pfx_age_ctx ctx;
+    pfx_world *w = pfx_world_of_(core);
+    memset(&ctx, 0, offsetof(pfx_age_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    pfx_resources_ *r = pfx_res_(w);
+    ctx.stats = &r->stats;
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_AGE);
     pfx_age_run(&ctx);
     return pfx_age_end(&ctx);
 }
 
-/* What the step runs for Report: begin, the game's pfx_report_run, end. */
+/* --- System Report (phase report) */
+
+/* What the step runs for Report: its context opened, the game's pfx_report_run, the end. */
 static strata_result_t pfx_report_call_(strata_world_t *core, float dt) {
-    pfx_report_ctx ctx = pfx_report_begin(pfx_world_of_(core), dt);
+    pfx_report_ctx ctx;
+    pfx_world *w = pfx_world_of_(core);
+    memset(&ctx, 0, offsetof(pfx_report_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    pfx_resources_ *r = pfx_res_(w);
+    ctx.stats = &r->stats;
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_REPORT);
     pfx_report_run(&ctx);
     return pfx_report_end(&ctx);
 }
@@ -361,7 +409,7 @@ static const strata_system_desc_t pfx_systems_[PFX_SYSTEM_COUNT] = {
 };
 
 /* The batches' systems, batch after batch. */
-static const uint32_t pfx_system_order_[PFX_SYSTEM_COUNT] = {
+static const uint32_t pfx_system_order_[5 + 1] = {
     PFX_SYSTEM_EMIT,    /* batch 0 (update) */
     PFX_SYSTEM_GRAVITY, /* batch 1 (update) */
     PFX_SYSTEM_MOVE,    /* batch 2 (update) */
@@ -369,18 +417,52 @@ static const uint32_t pfx_system_order_[PFX_SYSTEM_COUNT] = {
     PFX_SYSTEM_REPORT,  /* batch 4 (report) */
 };
 
+/* The same as strata_batch_run takes them, batch after batch. */
+static const strata_batch_item_t pfx_batch_items_[5 + 1] = {
+    {
+        .system = PFX_SYSTEM_EMIT,
+        .query = STRATA_NO_QUERY,
+        .position = PFX_SYSTEM_EMIT,
+        .writes = UINT64_C(0x3),
+    },
+    {
+        .system = PFX_SYSTEM_GRAVITY,
+        .query = PFX_QUERY_GRAVITY,
+        .position = PFX_SYSTEM_GRAVITY,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = PFX_SYSTEM_MOVE,
+        .query = PFX_QUERY_MOVE,
+        .position = PFX_SYSTEM_MOVE,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = PFX_SYSTEM_AGE,
+        .query = PFX_QUERY_AGE,
+        .position = PFX_SYSTEM_AGE,
+        .writes = UINT64_C(0x2),
+    },
+    {
+        .system = PFX_SYSTEM_REPORT,
+        .query = PFX_QUERY_REPORT,
+        .position = PFX_SYSTEM_REPORT,
+        .writes = UINT64_C(0x0),
+    },
+};
+
 /* The batches in step order, each a run of pfx_system_order_. */
-static const strata_batch_desc_t pfx_batches_[5] = {
+static const strata_batch_desc_t pfx_batches_[5 + 1] = {
     /* batch 0 (update) */
-    {.first = 0u, .count = 1u},
+    {.first = 0u, .count = 1u, .items = pfx_batch_items_ + 0, .alone = PFX_SYSTEM_EMIT},
     /* batch 1 (update) */
-    {.first = 1u, .count = 1u},
+    {.first = 1u, .count = 1u, .items = pfx_batch_items_ + 1, .alone = PFX_SYSTEM_GRAVITY},
     /* batch 2 (update) */
-    {.first = 2u, .count = 1u},
+    {.first = 2u, .count = 1u, .items = pfx_batch_items_ + 2, .alone = PFX_SYSTEM_MOVE},
     /* batch 3 (update) */
-    {.first = 3u, .count = 1u},
+    {.first = 3u, .count = 1u, .items = pfx_batch_items_ + 3, .alone = PFX_SYSTEM_AGE},
     /* batch 4 (report) */
-    {.first = 4u, .count = 1u},
+    {.first = 4u, .count = 1u, .items = pfx_batch_items_ + 4, .alone = PFX_SYSTEM_REPORT},
 };
 
 /* The phases in step order, each a run of pfx_batches_. */
@@ -423,10 +505,6 @@ static const strata_schema_t pfx_schema_ = {
     .resource_type = &pfx_resource_type_,
     .schedule = &pfx_schedule_,
 };
-
-static pfx_resources_ *pfx_res_(pfx_world *w) {
-    return (pfx_resources_ *)strata_world_resources(pfx_world_core(w));
-}
 
 pfx_world *pfx_world_create(const pfx_world_desc_t *desc) {
     strata_world_t *core = NULL;
@@ -530,120 +608,6 @@ pfx_result_t pfx_reserve_bundle(pfx_world *w, const pfx_bundle *b, uint32_t n) {
     return strata_reserve(pfx_world_core(w), k, ids, n);
 }
 
-/* --- System Emit */
-
-pfx_emit_ctx pfx_emit_begin(pfx_world *w, float dt) {
-    pfx_emit_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.emitter = &pfx_res_(w)->emitter;
-    ctx.stats = &pfx_res_(w)->stats;
-    return ctx;
-}
-
-pfx_result_t pfx_emit_end(pfx_emit_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void pfx_emit_enable(pfx_world *w, bool enabled) {
-    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_EMIT, enabled);
-}
-
-bool pfx_emit_enabled(const pfx_world *w) {
-    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_EMIT);
-}
-
-/* --- System Gravity */
-
-pfx_gravity_ctx pfx_gravity_begin(pfx_world *w, float dt) {
-    pfx_gravity_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(pfx_world_core(w), PFX_QUERY_GRAVITY);
-    return ctx;
-}
-
-pfx_result_t pfx_gravity_end(pfx_gravity_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void pfx_gravity_enable(pfx_world *w, bool enabled) {
-    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_GRAVITY, enabled);
-}
-
-bool pfx_gravity_enabled(const pfx_world *w) {
-    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_GRAVITY);
-}
-
-/* --- System Move */
-
-pfx_move_ctx pfx_move_begin(pfx_world *w, float dt) {
-    pfx_move_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(pfx_world_core(w), PFX_QUERY_MOVE);
-    return ctx;
-}
-
-pfx_result_t pfx_move_end(pfx_move_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void pfx_move_enable(pfx_world *w, bool enabled) {
-    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_MOVE, enabled);
-}
-
-bool pfx_move_enabled(const pfx_world *w) {
-    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_MOVE);
-}
-
-/* --- System Age */
-
-pfx_age_ctx pfx_age_begin(pfx_world *w, float dt) {
-    pfx_age_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.stats = &pfx_res_(w)->stats;
-    ctx.impl_ = strata_iter(pfx_world_core(w), PFX_QUERY_AGE);
-    return ctx;
-}
-
-pfx_result_t pfx_age_end(pfx_age_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void pfx_age_enable(pfx_world *w, bool enabled) {
-    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_AGE, enabled);
-}
-
-bool pfx_age_enabled(const pfx_world *w) {
-    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_AGE);
-}
-
-/* --- System Report */
-
-pfx_report_ctx pfx_report_begin(pfx_world *w, float dt) {
-    pfx_report_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.stats = &pfx_res_(w)->stats;
-    ctx.impl_ = strata_iter(pfx_world_core(w), PFX_QUERY_REPORT);
-    return ctx;
-}
-
-pfx_result_t pfx_report_end(pfx_report_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void pfx_report_enable(pfx_world *w, bool enabled) {
-    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_REPORT, enabled);
-}
-
-bool pfx_report_enabled(const pfx_world *w) {
-    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_REPORT);
-}
-
 /* --- Systems by id: the runtime's step (strata_world_step) does the work */
 
 void pfx_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
@@ -660,4 +624,8 @@ pfx_result_t pfx_system_run(pfx_world *w, uint32_t id, float dt) {
 
 pfx_result_t pfx_world_step(pfx_world *w, float dt) {
     return strata_world_step(pfx_world_core(w), dt);
+}
+
+pfx_result_t pfx_world_step_ns(pfx_world *w, uint64_t ns) {
+    return strata_world_step_ns(pfx_world_core(w), ns);
 }

@@ -124,6 +124,11 @@ void pfx_world_destroy(pfx_world *w);
  * STRATA_OK or the first error met applying deferred changes. */
 pfx_result_t pfx_world_step(pfx_world *w, float dt);
 
+/* pfx_world_step with the step's time in nanoseconds, exactly (systems see
+ * it as dt in seconds): the fixed runs and intervals of any steps depend on
+ * the sum of their nanoseconds only (docs/systems.md, "The loop"). */
+pfx_result_t pfx_world_step_ns(pfx_world *w, uint64_t ns);
+
 /* Entity, table and memory counts. */
 void pfx_world_stats(const pfx_world *w, pfx_world_stats_t *out);
 
@@ -438,7 +443,7 @@ typedef enum pfx_system_id {
 /* System Emit (phase update, #0): runs once a step. */
 typedef struct pfx_emit_ctx {
     pfx_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     pfx_emitter *emitter; /* resource, write */
     pfx_stats *stats; /* resource, write */
 } pfx_emit_ctx;
@@ -448,21 +453,36 @@ void pfx_emit_run(pfx_emit_ctx *ctx);
 
 /* A context for Emit outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to pfx_emit_run), then end. */
-pfx_emit_ctx pfx_emit_begin(pfx_world *w, float dt);
+static inline pfx_emit_ctx pfx_emit_begin(pfx_world *w, float dt) {
+    pfx_emit_ctx ctx;
+    ctx = (pfx_emit_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.emitter = pfx_emitter_res(w);
+    ctx.stats = pfx_stats_res(w);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-pfx_result_t pfx_emit_end(pfx_emit_ctx *ctx);
+static inline pfx_result_t pfx_emit_end(pfx_emit_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Emit; a disabled system is skipped by pfx_world_step. */
-void pfx_emit_enable(pfx_world *w, bool enabled);
+static inline void pfx_emit_enable(pfx_world *w, bool enabled) {
+    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_EMIT, enabled);
+}
 
 /* True if Emit runs in pfx_world_step (systems start enabled). */
-bool pfx_emit_enabled(const pfx_world *w);
+static inline bool pfx_emit_enabled(const pfx_world *w) {
+    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_EMIT);
+}
 
 /* System Gravity (phase update, #1). */
 typedef struct pfx_gravity_ctx {
     pfx_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const pfx_entity *entities; /* their handles */
     pfx_velocity *velocity; /* write */
@@ -474,7 +494,14 @@ void pfx_gravity_run(pfx_gravity_ctx *ctx);
 
 /* A context for Gravity outside a step (tests, tools): call next until
  * it returns false, then end. */
-pfx_gravity_ctx pfx_gravity_begin(pfx_world *w, float dt);
+static inline pfx_gravity_ctx pfx_gravity_begin(pfx_world *w, float dt) {
+    pfx_gravity_ctx ctx;
+    ctx = (pfx_gravity_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_GRAVITY);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Gravity's query; false at the end. */
 static inline bool pfx_gravity_next(pfx_gravity_ctx *ctx) {
@@ -504,18 +531,22 @@ static inline uint32_t pfx_gravity_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-pfx_result_t pfx_gravity_end(pfx_gravity_ctx *ctx);
+static inline pfx_result_t pfx_gravity_end(pfx_gravity_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Gravity; a disabled system is skipped by pfx_world_step. */
-void pfx_gravity_enable(pfx_world *w, bool enabled);
+static inline void pfx_gravity_enable(pfx_world *w, bool enabled) {
+    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_GRAVITY, enabled);
+}
 
 /* True if Gravity runs in pfx_world_step (systems start enabled). */
-bool pfx_gravity_enabled(const pfx_world *w);
+static inline bool pfx_gravity_enabled(const pfx_world *w) {
+    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_GRAVITY);
+}
 
 /* System Move (phase update, #2). */
 typedef struct pfx_move_ctx {
     pfx_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const pfx_entity *entities; /* their handles */
     const pfx_velocity *velocity; /* read */
@@ -528,7 +559,14 @@ void pfx_move_run(pfx_move_ctx *ctx);
 
 /* A context for Move outside a step (tests, tools): call next until
  * it returns false, then end. */
-pfx_move_ctx pfx_move_begin(pfx_world *w, float dt);
+static inline pfx_move_ctx pfx_move_begin(pfx_world *w, float dt) {
+    pfx_move_ctx ctx;
+    ctx = (pfx_move_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_MOVE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Move's query; false at the end. */
 static inline bool pfx_move_next(pfx_move_ctx *ctx) {
@@ -560,18 +598,22 @@ static inline uint32_t pfx_move_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-pfx_result_t pfx_move_end(pfx_move_ctx *ctx);
+static inline pfx_result_t pfx_move_end(pfx_move_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Move; a disabled system is skipped by pfx_world_step. */
-void pfx_move_enable(pfx_world *w, bool enabled);
+static inline void pfx_move_enable(pfx_world *w, bool enabled) {
+    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_MOVE, enabled);
+}
 
 /* True if Move runs in pfx_world_step (systems start enabled). */
-bool pfx_move_enabled(const pfx_world *w);
+static inline bool pfx_move_enabled(const pfx_world *w) {
+    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_MOVE);
+}
 
 /* System Age (phase update, #3). */
 typedef struct pfx_age_ctx {
     pfx_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     pfx_stats *stats; /* resource, write */
     uint32_t count;                 /* rows in the current table */
     const pfx_entity *entities; /* their handles */
@@ -584,7 +626,15 @@ void pfx_age_run(pfx_age_ctx *ctx);
 
 /* A context for Age outside a step (tests, tools): call next until
  * it returns false, then end. */
-pfx_age_ctx pfx_age_begin(pfx_world *w, float dt);
+static inline pfx_age_ctx pfx_age_begin(pfx_world *w, float dt) {
+    pfx_age_ctx ctx;
+    ctx = (pfx_age_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.stats = pfx_stats_res(w);
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_AGE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Age's query; false at the end. */
 static inline bool pfx_age_next(pfx_age_ctx *ctx) {
@@ -614,18 +664,22 @@ static inline uint32_t pfx_age_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-pfx_result_t pfx_age_end(pfx_age_ctx *ctx);
+static inline pfx_result_t pfx_age_end(pfx_age_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Age; a disabled system is skipped by pfx_world_step. */
-void pfx_age_enable(pfx_world *w, bool enabled);
+static inline void pfx_age_enable(pfx_world *w, bool enabled) {
+    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_AGE, enabled);
+}
 
 /* True if Age runs in pfx_world_step (systems start enabled). */
-bool pfx_age_enabled(const pfx_world *w);
+static inline bool pfx_age_enabled(const pfx_world *w) {
+    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_AGE);
+}
 
 /* System Report (phase report, #4). */
 typedef struct pfx_report_ctx {
     pfx_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const pfx_stats *stats; /* resource, read */
     uint32_t count;                 /* rows in the current table */
     const pfx_entity *entities; /* their handles */
@@ -639,7 +693,15 @@ void pfx_report_run(pfx_report_ctx *ctx);
 
 /* A context for Report outside a step (tests, tools): call next until
  * it returns false, then end. */
-pfx_report_ctx pfx_report_begin(pfx_world *w, float dt);
+static inline pfx_report_ctx pfx_report_begin(pfx_world *w, float dt) {
+    pfx_report_ctx ctx;
+    ctx = (pfx_report_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.stats = pfx_stats_res(w);
+    strata_iter_init(&ctx.impl_, pfx_world_core(w), PFX_QUERY_REPORT);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Report's query; false at the end. */
 static inline bool pfx_report_next(pfx_report_ctx *ctx) {
@@ -671,13 +733,17 @@ static inline uint32_t pfx_report_count(const pfx_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-pfx_result_t pfx_report_end(pfx_report_ctx *ctx);
+static inline pfx_result_t pfx_report_end(pfx_report_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Report; a disabled system is skipped by pfx_world_step. */
-void pfx_report_enable(pfx_world *w, bool enabled);
+static inline void pfx_report_enable(pfx_world *w, bool enabled) {
+    strata_system_set_enabled(pfx_world_core(w), PFX_SYSTEM_REPORT, enabled);
+}
 
 /* True if Report runs in pfx_world_step (systems start enabled). */
-bool pfx_report_enabled(const pfx_world *w);
+static inline bool pfx_report_enabled(const pfx_world *w) {
+    return strata_system_enabled(pfx_world_core_const(w), PFX_SYSTEM_REPORT);
+}
 
 /* Switch system `id` (pfx_system_id) on or off, and ask whether it is
  * on: by number, for tools such as the inspector. Ids past the last are ignored. */

@@ -5,12 +5,14 @@
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(swarm_entity) == sizeof(strata_entity_t), "a handle is one runtime entity id");
 
-/* The world's resource block: the schema's resources, then the scheduler's
- * state (the systems' switches, by system id; one spare so it is never
- * empty). The runtime turns the switches on when it makes the world. */
+/* The world's resource block: the schema's resources (a state machine's
+ * among them), then the scheduler's state (the systems' switches, by
+ * system id, one spare so it is never empty). The
+ * runtime turns the switches on when it makes the world. */
 typedef struct swarm_resources_ {
     swarm_flock flock;
     swarm_clock clock;
@@ -32,6 +34,11 @@ static const swarm_resources_ swarm_resources_defaults_ = {
 /* The typed world of a runtime world (or of a batch's view of it). */
 static swarm_world *swarm_world_of_(strata_world_t *core) {
     return (swarm_world *)(void *)core;
+}
+
+/* The resource block of w. */
+static swarm_resources_ *swarm_res_(swarm_world *w) {
+    return (swarm_resources_ *)strata_world_resources(swarm_world_core(w));
 }
 
 static const swarm_position swarm_position_defaults_ = {0};
@@ -359,7 +366,7 @@ static const strata_type_desc_t swarm_component_types_[SWARM_COMPONENT_COUNT + 1
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+/* The resource block as one struct: a field a resource (the switches are not saved). */
 static const strata_field_desc_t swarm_resource_fields_[] = {
     {
         .name = "Flock",
@@ -391,51 +398,106 @@ static const strata_type_desc_t swarm_resource_type_ = {
 
 /* --- The schedule: the tables strata_world_step walks (swarm_schedule.txt draws them) */
 
-/* What the step runs for Bin: begin, the game's swarm_bin_run, end. */
+/* --- System Bin (phase sense) */
+
+/* What the step runs for Bin: its context opened, the game's swarm_bin_run, the end. */
 static strata_result_t swarm_bin_call_(strata_world_t *core, float dt) {
-    swarm_bin_ctx ctx = swarm_bin_begin(swarm_world_of_(core), dt);
+    swarm_bin_ctx ctx;
+    swarm_world *w = swarm_world_of_(core);
+    memset(&ctx, 0, offsetof(swarm_bin_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    swarm_resources_ *r = swarm_res_(w);
+    ctx.flock = &r->flock;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_BIN);
     swarm_bin_run(&ctx);
     return swarm_bin_end(&ctx);
 }
 
-/* What the step runs for Colour: begin, the game's swarm_colour_run, end. */
+/* --- System Colour (phase sense) */
+
+/* What the step runs for Colour: its context opened, the game's swarm_colour_run, the end. */
 static strata_result_t swarm_colour_call_(strata_world_t *core, float dt) {
-    swarm_colour_ctx ctx = swarm_colour_begin(swarm_world_of_(core), dt);
+    swarm_colour_ctx ctx;
+    swarm_world *w = swarm_world_of_(core);
+    memset(&ctx, 0, offsetof(swarm_colour_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_COLOUR);
     swarm_colour_run(&ctx);
     return swarm_colour_end(&ctx);
 }
 
-/* What the step runs for Steer: begin, the game's swarm_steer_run, end. */
+/* --- System Steer (phase sense) */
+
+/* What the step runs for Steer: its context opened, the game's swarm_steer_run, the end. */
 static strata_result_t swarm_steer_call_(strata_world_t *core, float dt) {
-    swarm_steer_ctx ctx = swarm_steer_begin(swarm_world_of_(core), dt);
+    swarm_steer_ctx ctx;
+    swarm_world *w = swarm_world_of_(core);
+    memset(&ctx, 0, offsetof(swarm_steer_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    swarm_resources_ *r = swarm_res_(w);
+    ctx.flock = &r->flock;
+    ctx.clock = &r->clock;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_STEER);
     swarm_steer_run(&ctx);
     return swarm_steer_end(&ctx);
 }
 
-/* What the step runs for Integrate: begin, the game's swarm_integrate_run, end. */
+/* --- System Integrate (phase move) */
+
+/* What the step runs for Integrate: its context opened, the game's swarm_integrate_run, the end. */
 static strata_result_t swarm_integrate_call_(strata_world_t *core, float dt) {
-    swarm_integrate_ctx ctx = swarm_integrate_begin(swarm_world_of_(core), dt);
+    swarm_integrate_ctx ctx;
+    swarm_world *w = swarm_world_of_(core);
+    memset(&ctx, 0, offsetof(swarm_integrate_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_INTEGRATE);
     swarm_integrate_run(&ctx);
     return swarm_integrate_end(&ctx);
 }
 
-/* What the step runs for Wrap: begin, the game's swarm_wrap_run, end. */
+/* --- System Wrap (phase move) */
+
+/* What the step runs for Wrap: its context opened, the game's swarm_wrap_run, the end. */
 static strata_result_t swarm_wrap_call_(strata_world_t *core, float dt) {
-    swarm_wrap_ctx ctx = swarm_wrap_begin(swarm_world_of_(core), dt);
+    swarm_wrap_ctx ctx;
+    swarm_world *w = swarm_world_of_(core);
+    memset(&ctx, 0, offsetof(swarm_wrap_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_WRAP);
     swarm_wrap_run(&ctx);
     return swarm_wrap_end(&ctx);
 }
 
-/* What the step runs for Tick: begin, the game's swarm_tick_run, end. */
+/* --- System Tick (phase look) */
+
+/* What the step runs for Tick: its context opened, the game's swarm_tick_run, the end. */
 static strata_result_t swarm_tick_call_(strata_world_t *core, float dt) {
-    swarm_tick_ctx ctx = swarm_tick_begin(swarm_world_of_(core), dt);
+    swarm_tick_ctx ctx;
+    swarm_world *w = swarm_world_of_(core);
+    ctx = (swarm_tick_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    swarm_resources_ *r = swarm_res_(w);
+    ctx.clock = &r->clock;
     swarm_tick_run(&ctx);
     return swarm_tick_end(&ctx);
 }
 
-/* What the step runs for Splat: begin, the game's swarm_splat_run, end. */
+/* --- System Splat (phase look) */
+
+/* What the step runs for Splat: its context opened, the game's swarm_splat_run, the end. */
 static strata_result_t swarm_splat_call_(strata_world_t *core, float dt) {
-    swarm_splat_ctx ctx = swarm_splat_begin(swarm_world_of_(core), dt);
+    swarm_splat_ctx ctx;
+    swarm_world *w = swarm_world_of_(core);
+    memset(&ctx, 0, offsetof(swarm_splat_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_SPLAT);
     swarm_splat_run(&ctx);
     return swarm_splat_end(&ctx);
 }
@@ -491,7 +553,7 @@ static const strata_system_desc_t swarm_systems_[SWARM_SYSTEM_COUNT] = {
 };
 
 /* The batches' systems, batch after batch. */
-static const uint32_t swarm_system_order_[SWARM_SYSTEM_COUNT] = {
+static const uint32_t swarm_system_order_[7 + 1] = {
     SWARM_SYSTEM_BIN,       /* batch 0 (sense) */
     SWARM_SYSTEM_COLOUR,    /* batch 0 (sense) */
     SWARM_SYSTEM_STEER,     /* batch 1 (sense) */
@@ -501,18 +563,68 @@ static const uint32_t swarm_system_order_[SWARM_SYSTEM_COUNT] = {
     SWARM_SYSTEM_SPLAT,     /* batch 4 (look) */
 };
 
+/* The same as strata_batch_run takes them, batch after batch. */
+static const strata_batch_item_t swarm_batch_items_[7 + 1] = {
+    {
+        .system = SWARM_SYSTEM_BIN,
+        .query = SWARM_QUERY_BIN,
+        .position = SWARM_SYSTEM_BIN,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = SWARM_SYSTEM_COLOUR,
+        .query = SWARM_QUERY_COLOUR,
+        .position = SWARM_SYSTEM_COLOUR,
+        .parallel = true,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = SWARM_SYSTEM_STEER,
+        .query = SWARM_QUERY_STEER,
+        .position = SWARM_SYSTEM_STEER,
+        .parallel = true,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = SWARM_SYSTEM_INTEGRATE,
+        .query = SWARM_QUERY_INTEGRATE,
+        .position = SWARM_SYSTEM_INTEGRATE,
+        .parallel = true,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = SWARM_SYSTEM_WRAP,
+        .query = SWARM_QUERY_WRAP,
+        .position = SWARM_SYSTEM_WRAP,
+        .parallel = true,
+        .writes = UINT64_C(0x0),
+    },
+    {
+        .system = SWARM_SYSTEM_TICK,
+        .query = STRATA_NO_QUERY,
+        .position = SWARM_SYSTEM_TICK,
+        .writes = UINT64_C(0x2),
+    },
+    {
+        .system = SWARM_SYSTEM_SPLAT,
+        .query = SWARM_QUERY_SPLAT,
+        .position = SWARM_SYSTEM_SPLAT,
+        .writes = UINT64_C(0x0),
+    },
+};
+
 /* The batches in step order, each a run of swarm_system_order_. */
-static const strata_batch_desc_t swarm_batches_[5] = {
+static const strata_batch_desc_t swarm_batches_[5 + 1] = {
     /* batch 0 (sense) */
-    {.first = 0u, .count = 2u},
+    {.first = 0u, .count = 2u, .items = swarm_batch_items_ + 0, .alone = STRATA_NO_SYSTEM},
     /* batch 1 (sense) */
-    {.first = 2u, .count = 1u},
+    {.first = 2u, .count = 1u, .items = swarm_batch_items_ + 2, .alone = STRATA_NO_SYSTEM},
     /* batch 2 (move) */
-    {.first = 3u, .count = 1u},
+    {.first = 3u, .count = 1u, .items = swarm_batch_items_ + 3, .alone = STRATA_NO_SYSTEM},
     /* batch 3 (move) */
-    {.first = 4u, .count = 1u},
+    {.first = 4u, .count = 1u, .items = swarm_batch_items_ + 4, .alone = STRATA_NO_SYSTEM},
     /* batch 4 (look) */
-    {.first = 5u, .count = 2u},
+    {.first = 5u, .count = 2u, .items = swarm_batch_items_ + 5, .alone = STRATA_NO_SYSTEM},
 };
 
 /* The phases in step order, each a run of swarm_batches_. */
@@ -560,10 +672,6 @@ static const strata_schema_t swarm_schema_ = {
     .resource_type = &swarm_resource_type_,
     .schedule = &swarm_schedule_,
 };
-
-static swarm_resources_ *swarm_res_(swarm_world *w) {
-    return (swarm_resources_ *)strata_world_resources(swarm_world_core(w));
-}
 
 swarm_world *swarm_world_create(const swarm_world_desc_t *desc) {
     strata_world_t *core = NULL;
@@ -755,164 +863,6 @@ swarm_result_t swarm_reserve_fast_boid(swarm_world *w, uint32_t n) {
     return r != STRATA_OK ? r : strata_reserve(swarm_world_core(w), 4u, swarm_spawn_fast_boid_ids_, n);
 }
 
-/* --- System Bin */
-
-swarm_bin_ctx swarm_bin_begin(swarm_world *w, float dt) {
-    swarm_bin_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.flock = &swarm_res_(w)->flock;
-    ctx.impl_ = strata_iter(swarm_world_core(w), SWARM_QUERY_BIN);
-    return ctx;
-}
-
-swarm_result_t swarm_bin_end(swarm_bin_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void swarm_bin_enable(swarm_world *w, bool enabled) {
-    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_BIN, enabled);
-}
-
-bool swarm_bin_enabled(const swarm_world *w) {
-    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_BIN);
-}
-
-/* --- System Colour */
-
-swarm_colour_ctx swarm_colour_begin(swarm_world *w, float dt) {
-    swarm_colour_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(swarm_world_core(w), SWARM_QUERY_COLOUR);
-    return ctx;
-}
-
-swarm_result_t swarm_colour_end(swarm_colour_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void swarm_colour_enable(swarm_world *w, bool enabled) {
-    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_COLOUR, enabled);
-}
-
-bool swarm_colour_enabled(const swarm_world *w) {
-    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_COLOUR);
-}
-
-/* --- System Steer */
-
-swarm_steer_ctx swarm_steer_begin(swarm_world *w, float dt) {
-    swarm_steer_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.flock = &swarm_res_(w)->flock;
-    ctx.clock = &swarm_res_(w)->clock;
-    ctx.impl_ = strata_iter(swarm_world_core(w), SWARM_QUERY_STEER);
-    return ctx;
-}
-
-swarm_result_t swarm_steer_end(swarm_steer_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void swarm_steer_enable(swarm_world *w, bool enabled) {
-    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_STEER, enabled);
-}
-
-bool swarm_steer_enabled(const swarm_world *w) {
-    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_STEER);
-}
-
-/* --- System Integrate */
-
-swarm_integrate_ctx swarm_integrate_begin(swarm_world *w, float dt) {
-    swarm_integrate_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(swarm_world_core(w), SWARM_QUERY_INTEGRATE);
-    return ctx;
-}
-
-swarm_result_t swarm_integrate_end(swarm_integrate_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void swarm_integrate_enable(swarm_world *w, bool enabled) {
-    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_INTEGRATE, enabled);
-}
-
-bool swarm_integrate_enabled(const swarm_world *w) {
-    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_INTEGRATE);
-}
-
-/* --- System Wrap */
-
-swarm_wrap_ctx swarm_wrap_begin(swarm_world *w, float dt) {
-    swarm_wrap_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(swarm_world_core(w), SWARM_QUERY_WRAP);
-    return ctx;
-}
-
-swarm_result_t swarm_wrap_end(swarm_wrap_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void swarm_wrap_enable(swarm_world *w, bool enabled) {
-    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_WRAP, enabled);
-}
-
-bool swarm_wrap_enabled(const swarm_world *w) {
-    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_WRAP);
-}
-
-/* --- System Tick */
-
-swarm_tick_ctx swarm_tick_begin(swarm_world *w, float dt) {
-    swarm_tick_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.clock = &swarm_res_(w)->clock;
-    return ctx;
-}
-
-swarm_result_t swarm_tick_end(swarm_tick_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void swarm_tick_enable(swarm_world *w, bool enabled) {
-    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_TICK, enabled);
-}
-
-bool swarm_tick_enabled(const swarm_world *w) {
-    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_TICK);
-}
-
-/* --- System Splat */
-
-swarm_splat_ctx swarm_splat_begin(swarm_world *w, float dt) {
-    swarm_splat_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.impl_ = strata_iter(swarm_world_core(w), SWARM_QUERY_SPLAT);
-    return ctx;
-}
-
-swarm_result_t swarm_splat_end(swarm_splat_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void swarm_splat_enable(swarm_world *w, bool enabled) {
-    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_SPLAT, enabled);
-}
-
-bool swarm_splat_enabled(const swarm_world *w) {
-    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_SPLAT);
-}
-
 /* --- Systems by id: the runtime's step (strata_world_step) does the work */
 
 void swarm_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
@@ -929,4 +879,8 @@ swarm_result_t swarm_system_run(swarm_world *w, uint32_t id, float dt) {
 
 swarm_result_t swarm_world_step(swarm_world *w, float dt) {
     return strata_world_step(swarm_world_core(w), dt);
+}
+
+swarm_result_t swarm_world_step_ns(swarm_world *w, uint64_t ns) {
+    return strata_world_step_ns(swarm_world_core(w), ns);
 }

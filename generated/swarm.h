@@ -132,6 +132,11 @@ void swarm_world_destroy(swarm_world *w);
  * STRATA_OK or the first error met applying deferred changes. */
 swarm_result_t swarm_world_step(swarm_world *w, float dt);
 
+/* swarm_world_step with the step's time in nanoseconds, exactly (systems see
+ * it as dt in seconds): the fixed runs and intervals of any steps depend on
+ * the sum of their nanoseconds only (docs/systems.md, "The loop"). */
+swarm_result_t swarm_world_step_ns(swarm_world *w, uint64_t ns);
+
 /* Entity, table and memory counts. */
 void swarm_world_stats(const swarm_world *w, swarm_world_stats_t *out);
 
@@ -450,7 +455,7 @@ typedef enum swarm_system_id {
 /* System Bin (phase sense, #0). */
 typedef struct swarm_bin_ctx {
     swarm_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const swarm_flock *flock; /* resource, read */
     uint32_t count;                 /* rows in the current table */
     const swarm_entity *entities; /* their handles */
@@ -464,7 +469,15 @@ void swarm_bin_run(swarm_bin_ctx *ctx);
 
 /* A context for Bin outside a step (tests, tools): call next until
  * it returns false, then end. */
-swarm_bin_ctx swarm_bin_begin(swarm_world *w, float dt);
+static inline swarm_bin_ctx swarm_bin_begin(swarm_world *w, float dt) {
+    swarm_bin_ctx ctx;
+    ctx = (swarm_bin_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.flock = swarm_flock_res(w);
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_BIN);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Bin's query; false at the end. */
 static inline bool swarm_bin_next(swarm_bin_ctx *ctx) {
@@ -496,18 +509,22 @@ static inline uint32_t swarm_bin_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-swarm_result_t swarm_bin_end(swarm_bin_ctx *ctx);
+static inline swarm_result_t swarm_bin_end(swarm_bin_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Bin; a disabled system is skipped by swarm_world_step. */
-void swarm_bin_enable(swarm_world *w, bool enabled);
+static inline void swarm_bin_enable(swarm_world *w, bool enabled) {
+    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_BIN, enabled);
+}
 
 /* True if Bin runs in swarm_world_step (systems start enabled). */
-bool swarm_bin_enabled(const swarm_world *w);
+static inline bool swarm_bin_enabled(const swarm_world *w) {
+    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_BIN);
+}
 
 /* System Colour (phase sense, #1). */
 typedef struct swarm_colour_ctx {
     swarm_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const swarm_entity *entities; /* their handles */
     const swarm_velocity *velocity; /* read */
@@ -520,7 +537,14 @@ void swarm_colour_run(swarm_colour_ctx *ctx);
 
 /* A context for Colour outside a step (tests, tools): call next until
  * it returns false, then end. */
-swarm_colour_ctx swarm_colour_begin(swarm_world *w, float dt);
+static inline swarm_colour_ctx swarm_colour_begin(swarm_world *w, float dt) {
+    swarm_colour_ctx ctx;
+    ctx = (swarm_colour_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_COLOUR);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Colour's query; false at the end. */
 static inline bool swarm_colour_next(swarm_colour_ctx *ctx) {
@@ -552,18 +576,22 @@ static inline uint32_t swarm_colour_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-swarm_result_t swarm_colour_end(swarm_colour_ctx *ctx);
+static inline swarm_result_t swarm_colour_end(swarm_colour_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Colour; a disabled system is skipped by swarm_world_step. */
-void swarm_colour_enable(swarm_world *w, bool enabled);
+static inline void swarm_colour_enable(swarm_world *w, bool enabled) {
+    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_COLOUR, enabled);
+}
 
 /* True if Colour runs in swarm_world_step (systems start enabled). */
-bool swarm_colour_enabled(const swarm_world *w);
+static inline bool swarm_colour_enabled(const swarm_world *w) {
+    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_COLOUR);
+}
 
 /* System Steer (phase sense, #2). */
 typedef struct swarm_steer_ctx {
     swarm_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const swarm_flock *flock; /* resource, read */
     const swarm_clock *clock; /* resource, read */
     uint32_t count;                 /* rows in the current table */
@@ -579,7 +607,16 @@ void swarm_steer_run(swarm_steer_ctx *ctx);
 
 /* A context for Steer outside a step (tests, tools): call next until
  * it returns false, then end. */
-swarm_steer_ctx swarm_steer_begin(swarm_world *w, float dt);
+static inline swarm_steer_ctx swarm_steer_begin(swarm_world *w, float dt) {
+    swarm_steer_ctx ctx;
+    ctx = (swarm_steer_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.flock = swarm_flock_res(w);
+    ctx.clock = swarm_clock_res(w);
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_STEER);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Steer's query; false at the end. */
 static inline bool swarm_steer_next(swarm_steer_ctx *ctx) {
@@ -613,18 +650,22 @@ static inline uint32_t swarm_steer_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-swarm_result_t swarm_steer_end(swarm_steer_ctx *ctx);
+static inline swarm_result_t swarm_steer_end(swarm_steer_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Steer; a disabled system is skipped by swarm_world_step. */
-void swarm_steer_enable(swarm_world *w, bool enabled);
+static inline void swarm_steer_enable(swarm_world *w, bool enabled) {
+    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_STEER, enabled);
+}
 
 /* True if Steer runs in swarm_world_step (systems start enabled). */
-bool swarm_steer_enabled(const swarm_world *w);
+static inline bool swarm_steer_enabled(const swarm_world *w) {
+    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_STEER);
+}
 
 /* System Integrate (phase move, #3). */
 typedef struct swarm_integrate_ctx {
     swarm_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const swarm_entity *entities; /* their handles */
     const swarm_velocity *velocity; /* read */
@@ -637,7 +678,14 @@ void swarm_integrate_run(swarm_integrate_ctx *ctx);
 
 /* A context for Integrate outside a step (tests, tools): call next until
  * it returns false, then end. */
-swarm_integrate_ctx swarm_integrate_begin(swarm_world *w, float dt);
+static inline swarm_integrate_ctx swarm_integrate_begin(swarm_world *w, float dt) {
+    swarm_integrate_ctx ctx;
+    ctx = (swarm_integrate_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_INTEGRATE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Integrate's query; false at the end. */
 static inline bool swarm_integrate_next(swarm_integrate_ctx *ctx) {
@@ -669,18 +717,22 @@ static inline uint32_t swarm_integrate_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-swarm_result_t swarm_integrate_end(swarm_integrate_ctx *ctx);
+static inline swarm_result_t swarm_integrate_end(swarm_integrate_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Integrate; a disabled system is skipped by swarm_world_step. */
-void swarm_integrate_enable(swarm_world *w, bool enabled);
+static inline void swarm_integrate_enable(swarm_world *w, bool enabled) {
+    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_INTEGRATE, enabled);
+}
 
 /* True if Integrate runs in swarm_world_step (systems start enabled). */
-bool swarm_integrate_enabled(const swarm_world *w);
+static inline bool swarm_integrate_enabled(const swarm_world *w) {
+    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_INTEGRATE);
+}
 
 /* System Wrap (phase move, #4). */
 typedef struct swarm_wrap_ctx {
     swarm_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const swarm_entity *entities; /* their handles */
     swarm_position *position; /* write */
@@ -692,7 +744,14 @@ void swarm_wrap_run(swarm_wrap_ctx *ctx);
 
 /* A context for Wrap outside a step (tests, tools): call next until
  * it returns false, then end. */
-swarm_wrap_ctx swarm_wrap_begin(swarm_world *w, float dt);
+static inline swarm_wrap_ctx swarm_wrap_begin(swarm_world *w, float dt) {
+    swarm_wrap_ctx ctx;
+    ctx = (swarm_wrap_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_WRAP);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Wrap's query; false at the end. */
 static inline bool swarm_wrap_next(swarm_wrap_ctx *ctx) {
@@ -722,18 +781,22 @@ static inline uint32_t swarm_wrap_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-swarm_result_t swarm_wrap_end(swarm_wrap_ctx *ctx);
+static inline swarm_result_t swarm_wrap_end(swarm_wrap_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Wrap; a disabled system is skipped by swarm_world_step. */
-void swarm_wrap_enable(swarm_world *w, bool enabled);
+static inline void swarm_wrap_enable(swarm_world *w, bool enabled) {
+    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_WRAP, enabled);
+}
 
 /* True if Wrap runs in swarm_world_step (systems start enabled). */
-bool swarm_wrap_enabled(const swarm_world *w);
+static inline bool swarm_wrap_enabled(const swarm_world *w) {
+    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_WRAP);
+}
 
 /* System Tick (phase look, #5): runs once a step. */
 typedef struct swarm_tick_ctx {
     swarm_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     swarm_clock *clock; /* resource, write */
 } swarm_tick_ctx;
 
@@ -742,21 +805,35 @@ void swarm_tick_run(swarm_tick_ctx *ctx);
 
 /* A context for Tick outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to swarm_tick_run), then end. */
-swarm_tick_ctx swarm_tick_begin(swarm_world *w, float dt);
+static inline swarm_tick_ctx swarm_tick_begin(swarm_world *w, float dt) {
+    swarm_tick_ctx ctx;
+    ctx = (swarm_tick_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.clock = swarm_clock_res(w);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-swarm_result_t swarm_tick_end(swarm_tick_ctx *ctx);
+static inline swarm_result_t swarm_tick_end(swarm_tick_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Tick; a disabled system is skipped by swarm_world_step. */
-void swarm_tick_enable(swarm_world *w, bool enabled);
+static inline void swarm_tick_enable(swarm_world *w, bool enabled) {
+    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_TICK, enabled);
+}
 
 /* True if Tick runs in swarm_world_step (systems start enabled). */
-bool swarm_tick_enabled(const swarm_world *w);
+static inline bool swarm_tick_enabled(const swarm_world *w) {
+    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_TICK);
+}
 
 /* System Splat (phase look, #6). */
 typedef struct swarm_splat_ctx {
     swarm_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     uint32_t count;                 /* rows in the current table */
     const swarm_entity *entities; /* their handles */
     const swarm_position *position; /* read */
@@ -769,7 +846,14 @@ void swarm_splat_run(swarm_splat_ctx *ctx);
 
 /* A context for Splat outside a step (tests, tools): call next until
  * it returns false, then end. */
-swarm_splat_ctx swarm_splat_begin(swarm_world *w, float dt);
+static inline swarm_splat_ctx swarm_splat_begin(swarm_world *w, float dt) {
+    swarm_splat_ctx ctx;
+    ctx = (swarm_splat_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    strata_iter_init(&ctx.impl_, swarm_world_core(w), SWARM_QUERY_SPLAT);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Splat's query; false at the end. */
 static inline bool swarm_splat_next(swarm_splat_ctx *ctx) {
@@ -801,13 +885,17 @@ static inline uint32_t swarm_splat_count(const swarm_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-swarm_result_t swarm_splat_end(swarm_splat_ctx *ctx);
+static inline swarm_result_t swarm_splat_end(swarm_splat_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Splat; a disabled system is skipped by swarm_world_step. */
-void swarm_splat_enable(swarm_world *w, bool enabled);
+static inline void swarm_splat_enable(swarm_world *w, bool enabled) {
+    strata_system_set_enabled(swarm_world_core(w), SWARM_SYSTEM_SPLAT, enabled);
+}
 
 /* True if Splat runs in swarm_world_step (systems start enabled). */
-bool swarm_splat_enabled(const swarm_world *w);
+static inline bool swarm_splat_enabled(const swarm_world *w) {
+    return strata_system_enabled(swarm_world_core_const(w), SWARM_SYSTEM_SPLAT);
+}
 
 /* Switch system `id` (swarm_system_id) on or off, and ask whether it is
  * on: by number, for tools such as the inspector. Ids past the last are ignored. */

@@ -123,6 +123,12 @@ STI_HOT void sti_settle_sets(strata_world_t *w) {
         (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next settle */
     }
 }
+/* strata_step_end for the step loop: close the step and settle only when
+ * something waits (commands, destroys, on_set marks). */
+STI_HOT strata_result_t sti_step_close(strata_world_t *w) {
+    w->in_step = false;
+    return w->cmd_count == 0 && w->doomed_count == 0 && !w->sets_pending ? STRATA_OK : sti_command_settle(w);
+}
 /* Forget every recorded command and scheduled destroy (room kept). */
 void sti_command_drop(strata_world_t *w);
 /* Free the command buffer, its scratch copy and the scheduled destroys. */

@@ -9,16 +9,16 @@ static inline bool iter_tracked(const strata_world_t *w, uint32_t q) {
     return w->dirty_count > 0 && (w->query_dirty[q] != UINT32_MAX || w->query_marks[q] != 0);
 }
 
-/* An iterator over query q's tables (or its changed set); opens a deferral scope. */
-strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
-    STRATA_ASSERT(w != NULL);
+/* An iterator over query q's tables (or its changed set), written in place; opens a deferral scope. */
+void strata_iter_init(strata_iter_t *it, strata_world_t *w, uint32_t q) {
+    STRATA_ASSERT(w != NULL && it != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
-    strata_defer_begin(w);
+    sti_scope_open(w);
     sti_query_cache_t *cache = &w->queries[q];
     if (w->slot == NULL) {
         cache->written = w->snap_clock; /* its rows may be written (a view's batch did this at its start) */
     }
-    strata_iter_t it = {.world = w, .at = cache->entries, .stop = cache->entries, .query = q, .open = true};
+    strata_iter_t fresh = {.world = w, .at = cache->entries, .stop = cache->entries, .query = q, .open = true};
     sti_dirty_t *d = sti_dirty_of(w, q);
     if (d != NULL) {
         sti_dirty_open(d);
@@ -26,8 +26,15 @@ strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
     /* No marks to make: next may walk the tables with rows itself (none
      * yet: entries is NULL). */
     if (!iter_tracked(w, q) && cache->live != 0) {
-        it.stop += cache->live;
+        fresh.stop += cache->live;
     }
+    *it = fresh;
+}
+
+/* An iterator over query q's tables (or its changed set); opens a deferral scope. */
+strata_iter_t strata_iter(strata_world_t *w, uint32_t q) {
+    strata_iter_t it;
+    strata_iter_init(&it, w, q);
     return it;
 }
 
@@ -46,7 +53,21 @@ static strata_result_t iter_close(strata_iter_t *it) {
     it->row = 0;
     it->entities = NULL;
     it->columns = NULL;
-    return open ? strata_defer_end(it->world) : STRATA_OK;
+    if (!open) {
+        return STRATA_OK;
+    }
+    strata_world_t *w = it->world;
+    STRATA_ASSERT(sti_deferred(w) && (w->slot == NULL || w->defer_depth > 1)); /* a view never settles (pool.c) */
+    sti_scope_close(w);
+    /* Inside another scope (a system's iterator inside its step scope) there is nothing to settle yet. */
+    if (sti_deferred(w)) {
+        return STRATA_OK;
+    }
+    strata_result_t r = sti_command_settle(w);
+    if (STI_UNLIKELY(w->free_requested)) {
+        sti_capacity_scope_end(w); /* a free requested while the iterator was open */
+    }
+    return r;
 }
 
 /* strata_iter_next in a world with dirty sets: the changed set, or tables

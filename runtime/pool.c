@@ -548,8 +548,13 @@ strata_result_t sti_pool_prepare(strata_world_t *w, const strata_batch_item_t *i
     sti_pool_t *p = w->pool;
     uint32_t n = 0;
     *tasks = 0;
-    if (pool_tasks(w, items, count, &n) != STRATA_OK ||
-        sti_mem_grow(w, &p->order_list, sizeof(uint32_t), &p->order_capacity, (size_t)n + 1, 16) != STRATA_OK ||
+    if (pool_tasks(w, items, count, &n) != STRATA_OK) {
+        return STRATA_ERR_NOMEM;
+    }
+    if (n == 0) {
+        return STRATA_OK; /* split systems without a row: nothing to prepare */
+    }
+    if (sti_mem_grow(w, &p->order_list, sizeof(uint32_t), &p->order_capacity, (size_t)n + 1, 16) != STRATA_OK ||
         sti_mem_grow(w, &p->staged, sizeof(sti_event_buf_t *), &p->staged_capacity, (size_t)n + 1, 16) != STRATA_OK) {
         return STRATA_ERR_NOMEM;
     }

@@ -38,49 +38,6 @@ static bool world_mask_within(const strata_mask_t *m, uint32_t count) {
     return true;
 }
 
-/* True if the schedule is one the generator could have emitted: every
- * system with a trampoline and a query of the schema (a split one needs
- * one), phases covering the batches and batches the order in turn, ids
- * within range, and the switches inside the resource block. */
-static bool world_schedule_valid(const strata_schema_t *schema) {
-    const strata_schedule_t *s = schema->schedule;
-    if (s == NULL) {
-        return true;
-    }
-    if (s->system_count == 0 || s->systems == NULL || s->order == NULL ||
-        (s->batch_count > 0) != (s->batches != NULL) || (s->phase_count > 0 && s->phases == NULL) ||
-        (uint64_t)s->switches + s->system_count > schema->resources_size ||
-        (schema->event_count > 0 && schema->system_count != s->system_count)) {
-        return false;
-    }
-    for (uint32_t i = 0; i < s->system_count; i++) {
-        const strata_system_desc_t *d = &s->systems[i];
-        bool has_query = d->query < schema->query_count;
-        if (d->call == NULL || (!has_query && d->query != STRATA_NO_QUERY) ||
-            ((d->flags & STRATA_SYSTEM_PARALLEL) != 0 && !has_query) || s->order[i] >= s->system_count) {
-            return false;
-        }
-    }
-    uint64_t at = 0; /* the phases' batches follow each other, then the batches' systems */
-    for (uint32_t p = 0; p < s->phase_count; p++) {
-        if (s->phases[p].first != at) {
-            return false;
-        }
-        at += s->phases[p].count;
-    }
-    if (at != s->batch_count) {
-        return false;
-    }
-    at = 0;
-    for (uint32_t b = 0; b < s->batch_count; b++) {
-        if (s->batches[b].first != at || s->batches[b].count == 0) {
-            return false;
-        }
-        at += s->batches[b].count;
-    }
-    return at == s->system_count;
-}
-
 /* True if the schema is one the generator could have emitted: limits
  * kept, alignments powers of two, queries with a non-empty `all`, masks
  * naming only its components, a schedule that holds together. */
@@ -125,7 +82,7 @@ static bool world_schema_valid(const strata_schema_t *s) {
         }
     }
     return (s->resources_size == 0 || (world_pow2(s->resources_align) && s->resources_align <= 16)) &&
-           world_schedule_valid(s);
+           sti_schedule_valid(s);
 }
 
 /* Allocate everything a new world holds; on failure the caller destroys

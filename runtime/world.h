@@ -2,7 +2,7 @@
 #ifndef STI_WORLD_H
 #define STI_WORLD_H
 
-#include "entity.h"
+#include "step.h"
 
 /* Every entity of w has just arrived (a load; aspects at their defaults):
  * mark each changed, run its on_add hooks, then settle what they recorded. */

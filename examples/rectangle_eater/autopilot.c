@@ -48,7 +48,7 @@ void rect_autopilot_run(rect_autopilot_ctx *ctx) {
     const rect_position *me = rect_position_get(ctx->world, ctx->game->player);
     const rect_appearance *look = rect_appearance_get(ctx->world, ctx->game->player);
     const rect_health *health = rect_health_get(ctx->world, ctx->game->player);
-    if (ctx->game->over || !me || !look || !health) {
+    if (!me || !look || !health) {
         return;
     }
     const rect_rules *rules = ctx->rules;

@@ -128,6 +128,7 @@ rect_world *rect_game_create_threads(uint64_t seed, uint32_t threads) {
         return NULL;
     }
     rect_autopilot_enable(w, false);
+    (void)rect_mode_set(w, RECT_MODE_PLAYING); /* the first step enters it; a front end may ask for title */
     return w;
 }
 
@@ -225,6 +226,8 @@ uint64_t rect_state_hash(rect_world *w) {
     mix_u32(&s, game->frame);
     mix_u32(&s, game->over);
     mix_u32(&s, game->spawned);
+    mix_u32(&s, game->hungry);
+    mix_u32(&s, (uint32_t)rect_mode_get(w));
     mix_u64(&s, rect_rng_res(w)->state);
     const rect_rules *r = rect_rules_res(w);
     const float tuning[] = {r->player_speed,   r->size_per_health, r->food_health_min,  r->food_health_max,

@@ -12,12 +12,14 @@
 /* The frame: 320x240 pixels; the HUD is the top band, the arena the rest. */
 enum { RECT_WIDTH = 320, RECT_HEIGHT = 240, RECT_HUD = 16 };
 
-/* The fixed step of every front end: the game is simulated at 60 Hz. */
+/* The period of the fixed phase `physics` (rate 60 in the schema): a step
+ * of RECT_DT runs the rules once. Front ends step by the frame's time. */
 #define RECT_DT (1.0f / 60.0f)
 
 /* A new game: a world seeded with `seed`, the player in the middle of the
- * arena and Rules.start_food rectangles. The autopilot starts disabled.
- * Returns NULL when out of memory. */
+ * arena and Rules.start_food rectangles, Mode asked to go to playing at
+ * the first step (a front end may ask for title instead). The autopilot
+ * starts disabled. Returns NULL when out of memory. */
 rect_world *rect_game_create(uint64_t seed);
 /* The same game stepped by `threads` threads (the world desc's `threads`). */
 rect_world *rect_game_create_threads(uint64_t seed, uint32_t threads);

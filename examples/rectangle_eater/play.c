@@ -1,14 +1,16 @@
 /* play.c: Rectangle Eater in an SDL2 window — `ninja play`. The game draws
  * into its 320x240 canvas; this file shows it twice the size, reads the
- * keys, and steps the world at a fixed 60 Hz whatever the display's rate.
+ * keys, and steps the world once a displayed frame by the time the frame
+ * took: the rules run in the schema's fixed phase, 60 times a second of
+ * game time, whatever the display's rate. It opens on the title screen.
  *
- *   arrows / WASD  move          P    autopilot on / off
- *   F5             save          F9   load (build/rectangle_eater.save)
+ *   Space          play / pause  P    autopilot on / off
+ *   arrows / WASD  move          F5   save    F9   load (build/rectangle_eater.save)
  *   R              new game      F12  screenshot (build/rectangle_eater_shot.png)
  *   Esc            quit
  *
- * --autopilot starts with the autopilot on; --frames N quits after N steps
- * (for unattended runs, e.g. under Xvfb); --seed N picks the game. */
+ * --autopilot starts playing with the autopilot on; --frames N quits after
+ * N frames (for unattended runs, e.g. under Xvfb); --seed N picks the game. */
 #include <SDL.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,9 +87,13 @@ int main(int argc, char **argv) {
         goto done;
     }
 
-    /* Fixed steps: the game is the same at any frame rate. */
-    const Uint64 tick = SDL_GetPerformanceFrequency() / 60;
-    Uint64 last = SDL_GetPerformanceCounter(), owed = tick;
+    if (!autopilot) {
+        (void)rect_mode_set(w, RECT_MODE_TITLE); /* the last request wins: the first step enters the title */
+    }
+    /* One step a frame, by the time it took: the fixed phase makes the game
+     * the same at any frame rate (its cap drops what a long stall owes). */
+    const Uint64 hz = SDL_GetPerformanceFrequency();
+    Uint64 last = SDL_GetPerformanceCounter();
     long frames = 0;
     bool running = true;
     while (running && (max_frames < 0 || frames < max_frames)) {
@@ -125,6 +131,14 @@ int main(int argc, char **argv) {
                     }
                     break;
                 }
+                case SDLK_SPACE: {
+                    /* Title or paused: play; playing: pause. Applied at the next step's start. */
+                    rect_mode mode = rect_mode_get(w);
+                    if (mode == RECT_MODE_TITLE || mode == RECT_MODE_PAUSED || mode == RECT_MODE_PLAYING) {
+                        (void)rect_mode_set(w, mode == RECT_MODE_PLAYING ? RECT_MODE_PAUSED : RECT_MODE_PLAYING);
+                    }
+                    break;
+                }
                 case SDLK_p:
                     autopilot = !autopilot;
                     rect_autopilot_enable(w, autopilot);
@@ -141,22 +155,18 @@ int main(int argc, char **argv) {
         if (!w) {
             break;
         }
-        Uint64 now = SDL_GetPerformanceCounter();
-        owed += now - last;
+        Uint64 now = SDL_GetPerformanceCounter(), ticks = now - last;
         last = now;
-        if (owed > 5 * tick) {
-            owed = 5 * tick; /* after a stall, catch up a little, not all at once */
+        uint64_t ns = ticks / hz * 1000000000u + ticks % hz * 1000000000u / hz;
+        if (!autopilot) {
+            *rect_controls_res(w) = keys_held();
         }
-        for (; owed >= tick && running; owed -= tick, frames++) {
-            if (!autopilot) {
-                *rect_controls_res(w) = keys_held();
-            }
-            strata_result_t r = rect_world_step(w, RECT_DT);
-            if (r != STRATA_OK) {
-                fprintf(stderr, "rectangle_eater_play: %s\n", strata_result_str(r));
-                running = false;
-                status = 1;
-            }
+        strata_result_t r = rect_world_step_ns(w, ns);
+        frames++;
+        if (r != STRATA_OK) {
+            fprintf(stderr, "rectangle_eater_play: %s\n", strata_result_str(r));
+            running = false;
+            status = 1;
         }
         SDL_UpdateTexture(texture, NULL, screen.rgba, RECT_WIDTH * 4);
         SDL_RenderClear(renderer);

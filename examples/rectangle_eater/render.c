@@ -167,8 +167,15 @@ static void centred(canvas *c, int y, int scale, canvas_color col, const char *t
     canvas_text(c, (RECT_WIDTH - canvas_text_width(text, scale)) / 2, y, scale, col, text);
 }
 
-/* The HUD band — score, health bar, clock — and, at the end, the game-over
- * screen with the final score. */
+/* A panel over the middle of the arena, so the board shows around it. */
+static void panel(canvas *c, canvas_color shade, canvas_color edge) {
+    canvas_fill(c, 0, RECT_HUD, RECT_WIDTH, RECT_HEIGHT, shade);
+    canvas_fill(c, 48, 58, RECT_WIDTH - 48, 202, (canvas_color){28, 22, 30, 225});
+    canvas_frame(c, 48, 58, RECT_WIDTH - 48, 202, edge);
+}
+
+/* The HUD band — score, health bar, clock — and the screens of Mode: the
+ * title, paused, and the game-over screen with the final score. */
 void rect_hud_run(rect_hud_ctx *ctx) {
     canvas *c = target_of(ctx->world);
     if (!c) {
@@ -200,11 +207,18 @@ void rect_hud_run(rect_hud_ctx *ctx) {
         canvas_text(c, RECT_WIDTH - 5 - w - 34, 5, 1, (canvas_color){255, 200, 40, 255}, "AUTO");
     }
 
-    if (game->over) {
-        /* A panel over the middle of the arena, so the last board shows around it. */
-        canvas_fill(c, 0, RECT_HUD, RECT_WIDTH, RECT_HEIGHT, (canvas_color){90, 10, 20, 60});
-        canvas_fill(c, 48, 58, RECT_WIDTH - 48, 202, (canvas_color){28, 22, 30, 225});
-        canvas_frame(c, 48, 58, RECT_WIDTH - 48, 202, (canvas_color){240, 70, 60, 255});
+    rect_mode mode = ctx->mode->current;
+    if (mode == RECT_MODE_TITLE) {
+        panel(c, (canvas_color){10, 20, 60, 60}, (canvas_color){80, 200, 90, 255});
+        centred(c, 80, 2, (canvas_color){235, 255, 235, 255}, "RECTANGLE EATER");
+        centred(c, 120, 1, white, "EAT THE SMALL ONES, AVOID THE BIG DARK ONES");
+        centred(c, 160, 1, (canvas_color){255, 210, 50, 255}, "PRESS SPACE TO PLAY");
+    } else if (mode == RECT_MODE_PAUSED) {
+        panel(c, (canvas_color){10, 20, 60, 60}, (canvas_color){120, 126, 140, 255});
+        centred(c, 100, 3, white, "PAUSED");
+        centred(c, 160, 1, (canvas_color){255, 210, 50, 255}, "PRESS SPACE TO GO ON");
+    } else if (game->over) {
+        panel(c, (canvas_color){90, 10, 20, 60}, (canvas_color){240, 70, 60, 255});
         centred(c, 72, 3, (canvas_color){255, 235, 235, 255}, "GAME OVER");
         snprintf(text, sizeof text, "SCORE %d", (int)game->score);
         centred(c, 108, 3, (canvas_color){255, 210, 50, 255}, text);

@@ -1,19 +1,18 @@
 /* systems.c: the game's rules, as the original game's systems in its order — user
- * input, collision, decay — then spawning and the lose condition. Rendering
- * is in render.c, the autopilot in autopilot.c. Once the game is over every
- * rule stands still; only the render phase keeps running. */
+ * input, collision, decay — then spawning and the lose condition, in the
+ * fixed phase `physics` (60 runs a second of game time), run only while
+ * Mode is playing: the schema's gate, so no rule asks whether the game is
+ * paused or over. Then the score, once a frame. Rendering is in render.c,
+ * the autopilot in autopilot.c. */
 #include "game.h"
 
 #include <math.h>
 
-/* --- input: UserInput ------------------------------------------------------ */
+/* --- physics: UserInput, Collide, Decay, Spawn, Referee ------------------------------ */
 
 /* Move the player-controlled rectangles by this frame's Controls, inside the
  * arena. Diagonals are no faster than straight lines. */
 void rect_user_input_run(rect_user_input_ctx *ctx) {
-    if (ctx->game->over) {
-        return;
-    }
     float dx = ctx->controls->dx, dy = ctx->controls->dy;
     float len2 = dx * dx + dy * dy;
     if (len2 > 1.0f) {
@@ -32,8 +31,6 @@ void rect_user_input_run(rect_user_input_ctx *ctx) {
     }
 }
 
-/* --- update: Collide, Score, Decay, Spawn, Referee ---------------------------------- */
-
 /* True if two centred squares overlap (touching edges do not). */
 static bool overlap(rect_position a, float ha, rect_position b, float hb) {
     return fabsf(a.x - b.x) < ha + hb && fabsf(a.y - b.y) < ha + hb;
@@ -42,12 +39,10 @@ static bool overlap(rect_position a, float ha, rect_position b, float hb) {
 /* The original game's collision system: a player-controlled rectangle that touches a
  * food rectangle eats it — health (up to max_health), and the food is gone
  * (marked Dead at once for the systems after this one, destroyed when the
- * step ends). It says so with an Eaten event: Score counts the point, Spawn
- * replaces what was eaten. */
+ * step ends). It says so with an Eaten event, which Score counts once a
+ * frame, and counts it hungry for Spawn to replace in this run (a system of
+ * a fixed phase receives no event: it may run 0..n times a frame). */
 void rect_collide_run(rect_collide_ctx *ctx) {
-    if (ctx->game->over) {
-        return;
-    }
     while (rect_collide_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
             float reach = rect_half_extent(ctx->appearance[i].size);
@@ -62,6 +57,7 @@ void rect_collide_run(rect_collide_ctx *ctx) {
                     (void)rect_eaten_emit(ctx, &(rect_eaten){.who = food.entities[j],
                                                              .by = ctx->entities[i],
                                                              .size = size}); /* NOMEM: one uncounted */
+                    ctx->game->hungry++;
                     rect_dead_add(ctx->world, food.entities[j]);
                     rect_entity_destroy(ctx->world, food.entities[j]);
                 }
@@ -70,19 +66,11 @@ void rect_collide_run(rect_collide_ctx *ctx) {
     }
 }
 
-/* A point for each rectangle eaten this step. */
-void rect_score_run(rect_score_ctx *ctx) {
-    ctx->game->score += (int32_t)ctx->eaten_count;
-}
-
 /* The original game's decay system: everything with Health loses some each step —
  * fast while big, slowly when nearly gone — and shrinks with it. Food that
  * runs out is gone; the player's decay speeds up as the game goes on, and
  * its colour says how it is doing. */
 void rect_decay_run(rect_decay_ctx *ctx) {
-    if (ctx->game->over) {
-        return;
-    }
     const rect_rules *rules = ctx->rules;
     float seconds = (float)ctx->game->frame * RECT_DT;
     float ramp = 1.0f + seconds / rules->drain_ramp;
@@ -113,13 +101,11 @@ void rect_decay_run(rect_decay_ctx *ctx) {
  * new one, while there are fewer than max_food — and top the food up to
  * min_food so the arena never runs dry. */
 void rect_spawn_run(rect_spawn_ctx *ctx) {
-    if (ctx->game->over) {
-        return;
-    }
     const rect_rules *rules = ctx->rules;
     /* Dead food was marked by the systems before this one, so it is not counted. */
     uint32_t food = rect_food_count(ctx->world);
-    uint32_t tries = ctx->eaten_count * rules->spawn_tries;
+    uint32_t tries = ctx->game->hungry * rules->spawn_tries;
+    ctx->game->hungry = 0;
     for (uint32_t i = 0; i < tries && food < rules->max_food; i++) {
         if (rect_rand_range(ctx->rng, 0.0f, 1.0f) < rules->spawn_chance &&
             !rect_entity_eq(rect_game_add_food(ctx->world, ctx->rng, rules, ctx->game), RECT_ENTITY_NULL)) {
@@ -132,18 +118,28 @@ void rect_spawn_run(rect_spawn_ctx *ctx) {
     }
 }
 
-/* The lose condition, and the game's clock: the game is over when the
- * player's health is gone. */
+/* The lose condition, and the game's clock: when the player's health is
+ * gone, Mode goes to over at the end of this run (the runs after it in the
+ * frame find the rules gated off). */
 void rect_referee_run(rect_referee_ctx *ctx) {
-    if (ctx->game->over) {
-        return;
-    }
     ctx->game->frame++;
     while (rect_referee_next(ctx)) {
         for (uint32_t i = 0; i < ctx->count; i++) {
             if (ctx->health[i].value <= 0.0f) {
-                ctx->game->over = true;
+                (void)rect_mode_set(ctx->world, RECT_MODE_OVER);
             }
         }
     }
+}
+
+/* Entering over: the game is lost (the HUD's panel, the front ends' end). */
+void rect_game_over_run(rect_game_over_ctx *ctx) {
+    ctx->game->over = true;
+}
+
+/* --- update: Score --------------------------------------------------------------- */
+
+/* A point for each rectangle eaten since the last frame (in its fixed runs). */
+void rect_score_run(rect_score_ctx *ctx) {
+    ctx->game->score += (int32_t)ctx->eaten_count;
 }

@@ -33,6 +33,7 @@ extern "C" {
 #define STRATA_MAX_MONITORS 64          /* queries with an aspect or hooks, per world */
 #define STRATA_MAX_CHANGED 15           /* queries with `changed` terms plus components with on_set, per world */
 #define STRATA_MAX_RELATIONS 64         /* relations per world */
+#define STRATA_MAX_STATES 64            /* states of one state machine */
 
 /* Caller bugs (NULL world, out-of-range component index, a load inside a
  * system) trip STRATA_ASSERT. Which asserts a library has is fixed when it
@@ -464,6 +465,15 @@ strata_result_t strata_event_send(strata_world_t *w, uint32_t event, const void 
 #define STRATA_EVENT_SLOW static inline
 #endif
 
+/* What a generated world's .c puts on the one function of a system that
+ * both its public begin and its step trampoline call: compiled once, not
+ * inlined into each (a call a run, against a copy of the context saved). */
+#if defined(__GNUC__) || defined(__clang__)
+#define STRATA_NOINLINE __attribute__((__noinline__))
+#else
+#define STRATA_NOINLINE
+#endif
+
 typedef struct strata_event_queue_t {
     unsigned char *data; /* the events, `size` bytes apart (the schema's struct) */
     size_t cap;          /* events data has room for */
@@ -581,6 +591,10 @@ static inline bool strata_iter_changed_row(strata_iter_t *it, uint32_t *row) {
  * and empties the set as it goes (writes made during the iteration to rows
  * already visited count for the next one). */
 strata_iter_t strata_iter(strata_world_t *w, uint32_t q);
+
+/* strata_iter into *it, in place (what a generated system's context uses:
+ * no copy of the iterator). */
+void strata_iter_init(strata_iter_t *it, strata_world_t *w, uint32_t q);
 
 /* Advance to the next batch. Returns false at the end, after closing the
  * deferral scope (applying commands if outermost). */
@@ -721,8 +735,11 @@ bool strata_in_batch(const strata_world_t *w);
 
 /* The generator describes a world's schedule as tables (static data, in
  * the schema): its phases in order, each a run of batches, each batch a
- * run of systems; strata_world_step walks them. A system's id is its
- * position in the schedule (the events' clock). */
+ * run of systems; the gates that hold systems back (states, conditions,
+ * intervals); the state machines and the systems their transitions run.
+ * strata_world_step walks them. A system's id is its position in the
+ * schedule (the events' clock): the phases' systems, then the systems
+ * that run on transitions. */
 
 /* A system's trampoline: begin its context on w, call the game's run
  * function, end the context. Returns the end's result (in a batch's view,
@@ -735,6 +752,7 @@ typedef strata_result_t (*strata_system_call_t)(strata_world_t *w, float dt);
 /* strata_system_desc_t.flags */
 #define STRATA_SYSTEM_PARALLEL 1u    /* its rows are split into chunks run on the world's threads */
 #define STRATA_SYSTEM_MAIN_THREAD 2u /* it runs on the thread that called the step */
+#define STRATA_SYSTEM_GATED 4u       /* a gate (schedule->gates[gate]) decides whether it runs */
 
 /* One system (static data), by id. */
 typedef struct strata_system_desc_t {
@@ -743,22 +761,106 @@ typedef struct strata_system_desc_t {
     uint32_t query;            /* its query id; STRATA_NO_QUERY without terms */
     uint32_t flags;            /* STRATA_SYSTEM_* */
     uint64_t writes;           /* bit i: it writes resource i (the first 64: a batch's debug check) */
+    uint32_t gate;             /* with STRATA_SYSTEM_GATED: its gate's index */
 } strata_system_desc_t;
 
+/* strata_batch_desc_t.alone of a batch that goes to the pool. */
+#define STRATA_NO_SYSTEM UINT32_MAX
+
 /* One batch: systems of one phase that touch disjoint data, in schedule
- * order: the ids order[first .. first + count) of the schedule. A batch of
- * one system that is not parallel runs it alone, without the pool. */
+ * order: the ids order[first .. first + count) of the schedule, and the
+ * items strata_batch_run takes for them all (when every one is on and
+ * its gate open, the step hands these over as they are). A batch of one
+ * system that is not parallel runs it alone, without the pool. */
 typedef struct strata_batch_desc_t {
     uint32_t first;
     uint32_t count;
+    const strata_batch_item_t *items; /* count items, in the same order */
+    uint32_t alone;                   /* its one system, if it runs alone; else STRATA_NO_SYSTEM */
 } strata_batch_desc_t;
 
-/* One phase: batches[first .. first + count) of the schedule (none when it has no system). */
+/* One phase: batches[first .. first + count) of the schedule (none when it
+ * has no system). A phase with a `rate` is fixed: it keeps an accumulator
+ * of time and runs its batches 0..max_runs times a step, once per 1/rate s
+ * of game time, each run with dt = 1/rate. */
 typedef struct strata_phase_desc_t {
     const char *name;
     uint32_t first;
     uint32_t count;
+    uint32_t rate;     /* runs a second of game time; 0: once a step */
+    uint32_t max_runs; /* fixed: the most runs a step (what is left beyond them is dropped) */
+    uint32_t clock;    /* fixed: where its strata_phase_clock_t is in the resource block */
+    float dt;          /* fixed: what its systems see, 1/rate s */
+    uint32_t moment;   /* fixed: its systems' place on the events' clock, every run's (its first system's) */
 } strata_phase_desc_t;
+
+/* The accumulator of a fixed phase (in the resource block; `ticks` is
+ * saved). It counts time in units of 1/(rate x 10^9) s, so one run is
+ * exactly STRATA_TICKS_PER_SECOND units and every step adds its
+ * nanoseconds x rate: the runs after any steps depend on the sum of their
+ * nanoseconds only. ticks / STRATA_TICKS_PER_SECOND is the fraction of a
+ * period not yet run, whatever the rate (a save of another rate keeps it). */
+typedef struct strata_phase_clock_t {
+    uint64_t ticks; /* time not yet run, < STRATA_TICKS_PER_SECOND between steps */
+    uint32_t runs;  /* runs in the last step (not saved) */
+    uint32_t spare; /* zero */
+} strata_phase_clock_t;
+
+/* Nanoseconds a second: a step's time counts in them. */
+#define STRATA_TICKS_PER_SECOND UINT64_C(1000000000)
+
+/* strata_gate_test_t.kind */
+#define STRATA_TEST_STATE 1u     /* a state machine is in one of some states */
+#define STRATA_TEST_CONDITION 2u /* a bool of the resource block has a value */
+
+/* One test of a gate (static data). */
+typedef struct strata_gate_test_t {
+    uint32_t kind;  /* STRATA_TEST_* */
+    uint32_t at;    /* where in the resource block: STATE, the machine's strata_machine_state_t; CONDITION, the bool */
+    uint64_t value; /* STATE: bit i when state i passes; CONDITION: 1 to pass when true, 0 when false */
+} strata_gate_test_t;
+
+/* strata_gate_desc_t.clock */
+#define STRATA_GATE_RUNS 1u /* `every`: counts the runs of its phase (steps, or fixed runs) */
+#define STRATA_GATE_TIME 2u /* `interval`: counts its phase's time (ns, or ns x rate in a fixed phase) */
+
+/* What holds a system back (static data): all its tests must pass, then,
+ * with a clock, its counter must reach `period`. The counter counts only
+ * while the tests pass; it fires at most once a run of the phase, keeping
+ * what is past the period (less than a period: missed ones are dropped). */
+typedef struct strata_gate_desc_t {
+    uint32_t first; /* tests[first .. first + count) of the schedule */
+    uint32_t count;
+    uint32_t clock;   /* 0: none; STRATA_GATE_RUNS or STRATA_GATE_TIME */
+    uint32_t counter; /* with a clock: where its uint64_t counter is in the resource block */
+    uint64_t period;  /* with a clock: runs, or time in its phase's units */
+} strata_gate_desc_t;
+
+/* The state of one state machine, in the resource block (a generated
+ * world gives it its typed struct, the same layout). */
+typedef struct strata_machine_state_t {
+    uint32_t current; /* the state it is in; before the first entry, the initial state */
+    uint32_t next;    /* the state asked for, while `pending` */
+    bool pending;     /* a transition waits for the next transition point */
+    bool entered;     /* `current` was entered: its on_exit systems run when it is left */
+} strata_machine_state_t;
+
+/* One state machine (static data). */
+typedef struct strata_machine_desc_t {
+    const char *name;
+    uint32_t offset;           /* its strata_machine_state_t in the resource block */
+    uint32_t state_count;      /* <= STRATA_MAX_STATES */
+    const char *const *states; /* their names, by value */
+} strata_machine_desc_t;
+
+/* One system a transition runs (static data): `system` runs when machine
+ * `machine` leaves (`enter` false) or enters one of `states`. */
+typedef struct strata_transition_desc_t {
+    uint32_t system;
+    uint32_t machine;
+    uint64_t states; /* bit i: state i */
+    bool enter;
+} strata_transition_desc_t;
 
 /* A world's schedule (static data): what strata_world_step runs. */
 typedef struct strata_schedule_t {
@@ -771,19 +873,40 @@ typedef struct strata_schedule_t {
     const uint32_t *order;              /* the batches' system ids, batch after batch (each id once) */
     uint32_t switches;                  /* where the systems' switches are in the resource block:
                                          * a bool by id, true when it runs (kept by loads and clears) */
+    uint32_t gate_count;
+    const strata_gate_desc_t *gates;
+    uint32_t test_count;
+    const strata_gate_test_t *tests;
+    uint32_t machine_count;
+    const strata_machine_desc_t *machines; /* in declaration order */
+    uint32_t transition_count;
+    const strata_transition_desc_t *transitions; /* in schedule order */
+    uint32_t fixed_count;                        /* phases with a rate (0: the step walks the batches in one run) */
 } strata_schedule_t;
 
-/* Run every enabled system of w's schedule once: phase by phase, batch by
- * batch (a batch of several systems through strata_batch_run), inside one
- * step (strata_step_begin / end) and on the events' clock; the observer,
- * if any, is told as each system begins and ends. Returns STRATA_OK or the
- * first error met (the other systems still run). Not inside a step. */
+/* Run w's schedule once, with the step's time dt in seconds (what systems
+ * of ordinary phases see as their dt), counted as nanoseconds (rounded;
+ * negative or NaN: 0) by fixed phases and intervals. In order: the
+ * transitions requested since the last step; each phase (a fixed one 0..n
+ * times, each run ending as a step ends for its destroys, which are applied,
+ * then a transition point); the transitions the step requested. Every enabled system whose gate is open runs, phase by phase,
+ * batch by batch (a batch of several systems through strata_batch_run),
+ * inside one step (strata_step_begin / end) and on the events' clock; the
+ * observer, if any, is told as each system begins and ends. Returns
+ * STRATA_OK or the first error met (the other systems still run). Not
+ * inside a step. */
 strata_result_t strata_world_step(strata_world_t *w, float dt);
 
+/* strata_world_step with the step's time in nanoseconds, exactly (systems
+ * of ordinary phases see it as dt in seconds): a game that measures frames
+ * with a monotonic clock's integer readings gets the same fixed runs
+ * whatever its frame times, for the same total. */
+strata_result_t strata_world_step_ns(strata_world_t *w, uint64_t ns);
+
 /* Run system `id` once as strata_world_step runs it (a parallel one split
- * into chunks on the world's threads), enabled or not; an id past the last
- * runs nothing. Between strata_step_begin and strata_step_end. Returns as
- * strata_world_step. */
+ * into chunks on the world's threads), enabled or not and whatever its
+ * gate; an id past the last runs nothing. Between strata_step_begin and
+ * strata_step_end. Returns as strata_world_step. */
 strata_result_t strata_system_run(strata_world_t *w, uint32_t id, float dt);
 
 /* Switch system `id` on or off (systems start on); ids past the last are ignored. */
@@ -791,6 +914,31 @@ void strata_system_set_enabled(strata_world_t *w, uint32_t id, bool enabled);
 
 /* True if system `id` is on; false for ids past the last. */
 bool strata_system_enabled(const strata_world_t *w, uint32_t id);
+
+/* True if system `id`'s gate would let it run now, its counter aside: its
+ * states and conditions hold (true for a system without a gate). */
+bool strata_system_gate_open(const strata_world_t *w, uint32_t id);
+
+/* The state machine `machine` is in (its initial state before the first
+ * step); UINT32_MAX for a machine past the last. */
+uint32_t strata_state_get(const strata_world_t *w, uint32_t machine);
+
+/* Ask machine `machine` to go to state `state` at the next transition
+ * point (the start of a step, the end of a fixed run, the end of a step):
+ * its on_exit systems run, then the new state's on_enter ones. The last
+ * request before that point wins; asking for the state it is in re-enters
+ * it. Returns STRATA_OK, or STRATA_ERR_MISSING for a machine or state past
+ * the last (nothing asked). */
+strata_result_t strata_state_set(strata_world_t *w, uint32_t machine, uint32_t state);
+
+/* The fraction of a period fixed phase `phase` has accumulated and not yet
+ * run, in [0, 1): how far to interpolate between its last two runs when
+ * drawing. 0 for an ordinary phase or one past the last. */
+double strata_phase_fraction(const strata_world_t *w, uint32_t phase);
+
+/* The runs fixed phase `phase` made in the last step (1 for an ordinary
+ * phase; 0 for one past the last). */
+uint32_t strata_phase_runs(const strata_world_t *w, uint32_t phase);
 
 /* --- Reflection ---------------------------------------------------------- */
 

@@ -366,6 +366,123 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
     sti_buf_text(b, "]}");
 }
 
+/* The names of the states of machine m in bit set `states` as a JSON list. */
+static void api_state_names(sti_buf_t *b, const strata_machine_desc_t *m, uint64_t states) {
+    sti_buf_put(b, "[", 1);
+    bool first = true;
+    for (uint32_t i = 0; i < m->state_count; i++) {
+        if ((states >> i) & 1u) {
+            sti_buf_text(b, first ? "" : ",");
+            sti_buf_str(b, m->states[i], SIZE_MAX);
+            first = false;
+        }
+    }
+    sti_buf_put(b, "]", 1);
+}
+
+/* The machine whose state is at `offset` in the resource block, or NULL. */
+static const strata_machine_desc_t *api_machine_at(const strata_schedule_t *s, uint32_t offset) {
+    for (uint32_t m = 0; m < s->machine_count; m++) {
+        if (s->machines[m].offset == offset) {
+            return &s->machines[m];
+        }
+    }
+    return NULL;
+}
+
+/* The bool of the resource block at `offset` as "Resource.field" ("?" if the block has no such field). */
+static void api_condition_name(sti_buf_t *b, const strata_world_t *w, uint32_t offset) {
+    const strata_type_desc_t *t = w->schema->resource_type;
+    for (uint32_t i = 0; t != NULL && i < t->count; i++) {
+        const strata_field_desc_t *f = &t->fields[i];
+        for (uint32_t k = 0; f->kind == STRATA_KIND_STRUCT && f->type != NULL && k < f->type->count; k++) {
+            const strata_field_desc_t *g = &f->type->fields[k];
+            if (g->kind == STRATA_KIND_BOOL && f->offset + g->offset == offset) {
+                sti_buf_fmt(b, "\"%s.%s\"", f->name, g->name); /* schema names: nothing to escape */
+                return;
+            }
+        }
+    }
+    sti_buf_text(b, "\"?\"");
+}
+
+/* The rate of system `id`'s phase (0: once a step) as the inspector's list names it. */
+static uint32_t api_rate(const sti_api_t *api, const strata_schedule_t *s, uint32_t id) {
+    const char *phase = api->desc.systems[id].phase;
+    for (uint32_t p = 0; phase != NULL && p < s->phase_count; p++) {
+        if (strcmp(s->phases[p].name, phase) == 0) {
+            return s->phases[p].rate;
+        }
+    }
+    return 0;
+}
+
+/* System `id`'s gate and transitions as JSON members: "rate" of its phase,
+ * "gate" ({"states": {M: [..]}, "conditions": [{"field": "R.f", "when": B}],
+ * "every": N or "interval": S, "open": B}, or null) and "on" (the
+ * transitions that run it: [{"enter": B, "machine": M, "states": [..]}]).
+ * Only when the inspector's systems are the schedule's, id for id. */
+static void api_gate(sti_buf_t *b, const sti_api_t *api, uint32_t id) {
+    const strata_world_t *w = api->world;
+    const strata_schedule_t *s = w->schema->schedule;
+    if (s == NULL || api->desc.system_count != s->system_count ||
+        strcmp(s->systems[id].name, api->desc.systems[id].name) != 0) {
+        sti_buf_text(b, ",\"rate\":0,\"gate\":null,\"on\":[]");
+        return;
+    }
+    const strata_system_desc_t *d = &s->systems[id];
+    uint32_t rate = api_rate(api, s, id);
+    sti_buf_fmt(b, ",\"rate\":%u,\"gate\":", (unsigned)rate);
+    if ((d->flags & STRATA_SYSTEM_GATED) == 0 || d->gate >= s->gate_count) {
+        sti_buf_text(b, "null");
+    } else {
+        const strata_gate_desc_t *g = &s->gates[d->gate];
+        sti_buf_text(b, "{\"states\":{");
+        bool first = true;
+        for (uint32_t t = g->first; t < g->first + g->count && t < s->test_count; t++) {
+            const strata_machine_desc_t *m = api_machine_at(s, s->tests[t].at);
+            if (s->tests[t].kind == STRATA_TEST_STATE && m != NULL) {
+                sti_buf_text(b, first ? "" : ",");
+                sti_buf_str(b, m->name, SIZE_MAX);
+                sti_buf_put(b, ":", 1);
+                api_state_names(b, m, s->tests[t].value);
+                first = false;
+            }
+        }
+        sti_buf_text(b, "},\"conditions\":[");
+        first = true;
+        for (uint32_t t = g->first; t < g->first + g->count && t < s->test_count; t++) {
+            if (s->tests[t].kind == STRATA_TEST_CONDITION) {
+                sti_buf_text(b, first ? "{\"field\":" : ",{\"field\":");
+                api_condition_name(b, w, s->tests[t].at);
+                sti_buf_fmt(b, ",\"when\":%s}", s->tests[t].value ? "true" : "false");
+                first = false;
+            }
+        }
+        sti_buf_put(b, "]", 1);
+        if (g->clock == STRATA_GATE_RUNS) {
+            sti_buf_fmt(b, ",\"every\":%llu", (unsigned long long)g->period);
+        } else if (g->clock == STRATA_GATE_TIME) {
+            sti_buf_fmt(b, ",\"interval\":%.9g", (double)g->period / 1e9 / (rate > 0 ? rate : 1));
+        }
+        sti_buf_fmt(b, ",\"open\":%s}", strata_system_gate_open(w, id) ? "true" : "false");
+    }
+    sti_buf_text(b, ",\"on\":[");
+    bool first = true;
+    for (uint32_t t = 0; t < s->transition_count; t++) {
+        const strata_transition_desc_t *x = &s->transitions[t];
+        if (x->system == id && x->machine < s->machine_count) {
+            sti_buf_fmt(b, "%s{\"enter\":%s,\"machine\":", first ? "" : ",", x->enter ? "true" : "false");
+            sti_buf_str(b, s->machines[x->machine].name, SIZE_MAX);
+            sti_buf_text(b, ",\"states\":");
+            api_state_names(b, &s->machines[x->machine], x->states);
+            sti_buf_put(b, "}", 1);
+            first = false;
+        }
+    }
+    sti_buf_put(b, "]", 1);
+}
+
 static void api_systems(sti_api_t *api, sti_request_t *r) {
     const strata_world_t *w = api->world;
     sti_buf_t *b = &r->out;
@@ -393,7 +510,37 @@ static void api_systems(sti_api_t *api, sti_request_t *r) {
         api_names(b, w, q != NULL ? &q->write : &none);
         sti_buf_text(b, ",\"without\":");
         api_names(b, w, q != NULL ? &q->none : &none);
+        api_gate(b, api, i);
         sti_buf_text(b, "}");
+    }
+    sti_buf_text(b, "]}");
+}
+
+/* GET /api/states: each state machine, its states, the one it is in and the
+ * one asked for (null when none waits). */
+static void api_states(sti_api_t *api, sti_request_t *r) {
+    const strata_world_t *w = api->world;
+    const strata_schedule_t *s = w->schema->schedule;
+    const unsigned char *base = strata_world_resources(api->world);
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"machines\":[");
+    for (uint32_t m = 0; s != NULL && base != NULL && m < s->machine_count; m++) {
+        const strata_machine_desc_t *d = &s->machines[m];
+        strata_machine_state_t st;
+        memcpy(&st, base + d->offset, sizeof st);
+        sti_buf_text(b, m ? ",{\"name\":" : "{\"name\":");
+        sti_buf_str(b, d->name, SIZE_MAX);
+        sti_buf_text(b, ",\"states\":");
+        api_state_names(b, d, d->state_count < 64 ? ((uint64_t)1 << d->state_count) - 1 : UINT64_MAX);
+        sti_buf_text(b, ",\"current\":");
+        sti_buf_str(b, st.current < d->state_count ? d->states[st.current] : "?", SIZE_MAX);
+        sti_buf_text(b, ",\"next\":");
+        if (st.pending && st.next < d->state_count) {
+            sti_buf_str(b, d->states[st.next], SIZE_MAX);
+        } else {
+            sti_buf_text(b, "null");
+        }
+        sti_buf_put(b, "}", 1);
     }
     sti_buf_text(b, "]}");
 }
@@ -661,6 +808,26 @@ static void api_entity_set(sti_api_t *api, sti_request_t *r, const char *id) {
     free(copy);
 }
 
+/* True if byte `at` of the resource block belongs to the loop: a state
+ * machine's state or the loop's clock (the accumulators and counters, after
+ * the resources), which only the step and strata_state_set change. */
+static bool api_loop_owned(const strata_world_t *w, uint32_t at) {
+    const strata_schedule_t *s = w->schema->schedule;
+    for (uint32_t m = 0; s != NULL && m < s->machine_count; m++) {
+        if (at >= s->machines[m].offset && at - s->machines[m].offset < sizeof(strata_machine_state_t)) {
+            return true;
+        }
+    }
+    const strata_type_desc_t *t = w->schema->resource_type;
+    for (uint32_t i = 0; t != NULL && i < t->count; i++) {
+        const strata_field_desc_t *f = &t->fields[i];
+        if (f->name[0] == '(' && at >= f->offset && at - f->offset < f->size) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* POST /api/resource {"resource": R, "field": "x", "value": V} */
 static void api_resource_set(sti_api_t *api, sti_request_t *r) {
     sti_member_t m[STI_MAX_MEMBERS];
@@ -682,10 +849,45 @@ static void api_resource_set(sti_api_t *api, sti_request_t *r) {
     const strata_field_desc_t *f = NULL;
     unsigned char *at = NULL;
     if (!failed && api_decode_field(api, r, t, copy, path, sti_json_member(m, n, "value"), &f, &at)) {
-        memcpy(base + (at - copy), at, f->size);
-        sti_buf_text(&r->out, "{\"ok\":true}");
+        if (api_loop_owned(api->world, (uint32_t)(at - copy))) {
+            sti_api_error(r, 409,
+                          "the loop owns this field: a state changes through POST /api/state/MACHINE "
+                          "{\"state\": NAME}, which runs its on_exit and on_enter systems");
+        } else {
+            memcpy(base + (at - copy), at, f->size);
+            sti_buf_text(&r->out, "{\"ok\":true}");
+        }
     }
     free(copy);
+}
+
+/* POST /api/state/MACHINE {"state": NAME}: a transition asked as the typed
+ * <world>_<machine>_set asks it (strata_state_set): applied at the next
+ * transition point, the last request before it winning. */
+static void api_state_set(sti_api_t *api, sti_request_t *r, const char *name) {
+    const strata_schedule_t *s = api->world->schema->schedule;
+    uint32_t machine = UINT32_MAX;
+    for (uint32_t m = 0; s != NULL && m < s->machine_count; m++) {
+        machine = strcmp(s->machines[m].name, name) == 0 ? m : machine;
+    }
+    if (machine == UINT32_MAX) {
+        sti_api_error(r, 404, "no such state machine");
+        return;
+    }
+    sti_member_t m[STI_MAX_MEMBERS];
+    int n = api_body(r, m);
+    const char *state = n < 0 ? NULL : api_text(r, m, n, "state");
+    if (state == NULL) {
+        return;
+    }
+    const strata_machine_desc_t *d = &s->machines[machine];
+    for (uint32_t i = 0; i < d->state_count; i++) {
+        if (strcmp(d->states[i], state) == 0 && strata_state_set(api->world, machine, i) == STRATA_OK) {
+            sti_buf_text(&r->out, "{\"ok\":true}");
+            return;
+        }
+    }
+    sti_api_error(r, 404, "no such state");
 }
 
 /* A boolean member, or -1 (answered 400). */
@@ -724,19 +926,21 @@ static void api_system_set(sti_api_t *api, sti_request_t *r, const char *name) {
 /* --- Routing ------------------------------------------------------------------------ */
 
 void sti_api_answer(sti_api_t *api, sti_request_t *r) {
-    static const char entity[] = "/api/entity/", system[] = "/api/system/", state[] = "/api/entity-state/";
+    static const char entity[] = "/api/entity/", system[] = "/api/system/", state[] = "/api/entity-state/",
+                      machine[] = "/api/state/";
     const char *p = r->path;
     r->status = 200;
     r->type = "application/json";
     bool is_entity = strncmp(p, entity, sizeof entity - 1) == 0;
     bool is_system = strncmp(p, system, sizeof system - 1) == 0;
     bool is_state = strncmp(p, state, sizeof state - 1) == 0;
-    bool writes_here = is_entity || is_system || strcmp(p, "/api/resource") == 0 || strcmp(p, "/api/pause") == 0 ||
-                       strcmp(p, "/api/step") == 0;
+    bool is_machine = strncmp(p, machine, sizeof machine - 1) == 0;
+    bool writes_here = is_entity || is_system || is_machine || strcmp(p, "/api/resource") == 0 ||
+                       strcmp(p, "/api/pause") == 0 || strcmp(p, "/api/step") == 0;
     bool reads_here = is_entity || is_state || strcmp(p, "/api/world") == 0 || strcmp(p, "/api/archetypes") == 0 ||
                       strcmp(p, "/api/entities") == 0 || strcmp(p, "/api/systems") == 0 ||
                       strcmp(p, "/api/resources") == 0 || strcmp(p, "/api/schedule.svg") == 0 ||
-                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0;
+                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0 || strcmp(p, "/api/states") == 0;
     if (!writes_here && !reads_here) {
         sti_api_error(r, 404, "no such path");
     } else if (r->post ? !writes_here : !reads_here) {
@@ -749,6 +953,10 @@ void sti_api_answer(sti_api_t *api, sti_request_t *r) {
         api_entity_state(api, r, p + sizeof state - 1);
     } else if (is_system) {
         api_system_set(api, r, p + sizeof system - 1);
+    } else if (is_machine) {
+        api_state_set(api, r, p + sizeof machine - 1);
+    } else if (strcmp(p, "/api/states") == 0) {
+        api_states(api, r);
     } else if (strcmp(p, "/api/changes") == 0) {
         api_changes(api, r);
     } else if (strcmp(p, "/api/aspects") == 0) {

@@ -271,6 +271,7 @@ strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
     sti_mem_free(w, l->changes, sizeof(sti_pending_change_t) * l->change_capacity);
     l->changes = NULL;
     l->change_capacity = 0;
+    sti_schedule_loaded(w); /* the fixed phases' accumulators: a fraction of a period each */
     /* The old entities leave the target (their on_remove hooks run there),
      * the loaded ones arrive (on_add, and changed for every `changed` query). */
     sti_relation_clear(l->target); /* the old links go with the old entities, in one step */

@@ -102,6 +102,32 @@ class HostileSchemaTest(unittest.TestCase):
                      "components:\n  A: {x: f32}\n  SpawnAIds_: {x: f32}\nassemblages:\n  A: {A: {}}\n"):
             self.assert_rejected(world(body), "collides")
 
+    def test_names_of_the_loop(self):
+        # A state machine's enum, its resource type and functions; its states'
+        # constants; a fixed phase's functions; the loop's statics and members.
+        def loop(components: str = "", resources: str = "") -> str:
+            return world("phases: [update, {name: fix, rate: 60}]\nstates:\n  Mode: [on, off]\n"
+                         f"components:\n  Pos: {{x: f32}}\n{components}resources:\n  Res: {{b: bool}}\n{resources}"
+                         "systems:\n  S: {phase: fix, every: 2, in_state: {Mode: on}, run_if: {Res: b}}\n"
+                         "  E: {on_enter: {Mode: off}}\n")
+        self.assert_compiles(loop())
+        for name in ("ModeState",      # w_mode_state, the machine's resource
+                     "ModeGet",        # w_mode_get
+                     "ModeOn",         # W_MODE_ON, a state's constant (upper case as a component id)
+                     "FixFraction",    # w_fix_fraction
+                     "FixRuns",        # w_fix_runs
+                     "Loop_",          # w_loop_, the clock's type
+                     "Gates_",         # w_gates_
+                     "Transitions_",   # w_transitions_
+                     "BatchItems_",    # w_batch_items_
+                     "WorldStepNs"):   # w_world_step_ns
+            self.assert_rejected(loop(components=f"  {name}: {{x: f32}}\n"), "collides")
+        self.assert_rejected(loop(resources="  Loop_: {x: f32}\n"), "collides")  # the resource block's loop_
+        # A machine and a state named after each other's spellings.
+        self.assert_rejected(world("states:\n  Mode: [get]\n  ModeGet: [x]\n"), "collides")
+        self.assert_rejected(world("states:\n  Mode: [state]\ncomponents:\n  ModeStateRes: {x: u8}\n"),
+                             "collides")
+
     # --- names the C library owns ---------------------------------------------------------
 
     def test_c_library_names_as_fields(self):

@@ -36,7 +36,8 @@ from tests.codegen import ccheck  # noqa: E402
 # schema name can take it first.
 LIBRARY = ("NULL", "bool", "true", "false", "size_t", "FILE", "offsetof", "alignof", "static_assert",
            "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-           "INT64_C", "UINT64_C", "INT64_MIN", "INT32_MIN", "stdalign", "stdbool", "stdint", "stddef")
+           "INT64_C", "UINT64_C", "INT64_MIN", "INT32_MIN", "stdalign", "stdbool", "stdint", "stddef", "string",
+           "memset")
 PREPROCESSOR = ("include", "define", "if", "ifdef", "ifndef", "elif", "else", "endif", "error", "defined",
                 "__cplusplus", "__STDC_VERSION__", "__VA_ARGS__")
 
@@ -45,9 +46,11 @@ PREPROCESSOR = ("include", "define", "if", "ifdef", "ifndef", "elif", "else", "e
 BASE = {
     "world": "w",
     "version": 1,
+    "phases": ["update", {"name": "fix", "rate": 60}],
+    "states": {"Mode": ["On", "Off"]},
     "types": {"T": {"a": "f32"}, "E": {"enum": ["One", "Two"]}},
     "components": {"Pos": {"x": "f32", "e": "E", "t": "T", "on_add": True}, "Tag": {}},
-    "resources": {"Res": {"v": "u8"}},
+    "resources": {"Res": {"v": "u8", "b": "bool"}},
     "events": {"Ev": {"v": "u8"}},
     "relations": {"Rel": {"exclusive": True, "data": {"k": "u8"}, "on_target_destroy": "destroy"}, "Many": {}},
     "queries": {"Q": {"read": ["Pos"], "optional": ["Tag"], "changed": ["Pos"]},
@@ -56,6 +59,9 @@ BASE = {
         "Sys": {"write": ["Pos"], "resources": {"write": ["Res"]}, "aspect": {"k": "u8"}, "on_add": True,
                 "on_remove": True, "changed": ["Pos"], "emit": ["Ev"]},
         "Once": {"resources": {"read": ["Res"]}, "receive": ["Ev"]},
+        "Gate": {"phase": "fix", "in_state": {"Mode": "On"}, "run_if": {"Res": "b"}, "interval": 0.5},
+        "Step": {"every": 2, "resources": {"write": ["Mode"]}},
+        "Enter": {"on_enter": {"Mode": "On"}, "on_exit": {"Mode": ["Off"]}},
     },
     "assemblages": {"Thing": {"Pos": {"x": 1}, "Tag": {}}},
 }
@@ -98,6 +104,17 @@ def add_name(doc: dict, kind: str, name: str, index: int = 0) -> None:
         doc["events"]["Ev"][name] = "u8"
         doc["systems"]["Sys"]["aspect"][name] = "u8"
         doc["relations"]["Rel"]["data"][name] = "u8"
+    elif kind == "machine":
+        doc["states"][name] = ["S0", "S1"]
+        doc["systems"]["Gate"]["in_state"][name] = "S1"
+        doc["systems"]["Enter"]["on_enter"][name] = "S0"
+        doc["systems"]["Step"]["resources"]["write"].append(name)
+    elif kind == "state":
+        doc["states"]["Mode"].append(name)
+        doc["systems"]["Enter"]["on_exit"]["Mode"].append(name)
+    elif kind == "phase":
+        doc["phases"].append({"name": name, "rate": 30})
+        doc["systems"][f"In{index}{name}"] = {"phase": name, "every": 3}
     elif kind == "world":
         doc["world"] = name
 
@@ -109,7 +126,8 @@ def with_name(kind: str, name: str) -> dict:
     return doc
 
 
-KINDS = ("type", "component", "resource", "event", "query", "system", "assemblage", "field", "relation")
+KINDS = ("type", "component", "resource", "event", "query", "system", "assemblage", "field", "relation", "machine",
+         "state", "phase")
 
 
 def schema_of(doc: dict):
@@ -436,7 +454,7 @@ class ReservedWordTest(unittest.TestCase):
         self.assertTrue(self.rejected(with_name("component", "SysCall_")))  # w_sys_call_, a component's type
         self.assertTrue(self.rejected(with_name("component", "WorldCoreConst")))
         source = render.render(base)["w.c"]
-        self.assertIn("strata_iter(w_world_core(w), W_QUERY_SYS)", source)
+        self.assertIn("strata_iter_init(&ctx.impl_, w_world_core(w), W_QUERY_SYS)", source)
         self.assertIn(".call = w_sys_call_,", source)
 
     def test_assemblage_names_meet_the_reserve_functions(self):

@@ -35,7 +35,9 @@ CHARACTERS = {"LF": "\n", "CR": "\r", "NEL": "\x85", "LS": "\u2028", "NUL": "\x0
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 BASE = {
-    "world": "w", "version": 1, "save_name": "game", "phases": ["input", "update"], "threads": True,
+    "world": "w", "version": 1, "save_name": "game",
+    "phases": ["input", {"name": "physics", "rate": 60, "max_runs": 4}, "update"], "threads": True,
+    "states": {"Mode": ["title", "playing"]},
     "types": {"Vec": {"x": "f32", "y": {"type": "f32", "default": 1, "renamed_from": "why"}},
               "Kind": {"enum": ["one", "two"]}},
     "components": {
@@ -48,7 +50,7 @@ BASE = {
     "relations": {"ChildOf": {"exclusive": True, "data": {"slot": "u8"}, "on_target_destroy": "destroy",
                               "renamed_from": "Parent"},
                   "Likes": {}},
-    "resources": {"Score": {"value": "i32 = 0", "renamed_from": "Points"}, "Tuning": {"speed": "f32"}},
+    "resources": {"Score": {"value": "i32 = 0", "renamed_from": "Points"}, "Tuning": {"speed": "f32", "on": "bool"}},
     "events": {"Hit": {"who": "entity"}, "Ping": {"n": "u8"}, "Key": {"code": "u32", "sent_by": "game"}},
     "queries": {"Q": {"read": ["Pos"], "write": ["Extra"], "with": ["Tag"], "without": ["Target"],
                       "optional": ["Likes"], "changed": ["Pos"]},
@@ -61,6 +63,10 @@ BASE = {
         "Early": {"phase": "input", "receive_late": ["Ping"], "receive": ["Key"]},
         "Split": {"read": ["Extra"], "parallel": True},
         "Walk": {"read": ["ChildOf"], "cascade": "ChildOf"},
+        "Tick": {"phase": "physics", "in_state": {"Mode": "playing"}, "run_if": {"Tuning": "not on"},
+                 "interval": 0.5},
+        "Blink": {"every": 10},
+        "Enter": {"on_enter": {"Mode": ["title"]}, "on_exit": {"Mode": "playing"}},
     },
     "assemblages": {"Thing": {"Pos": {"x": 2, "label": "yo"}, "Tag": {}}, "Child": {"extends": "Thing"}},
 }

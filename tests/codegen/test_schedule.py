@@ -90,6 +90,35 @@ systems:
         self.assertEqual(pairs[("Side", "Last")], ("Velocity",))
         self.assertEqual(len(pairs), 39 + 1)
 
+    def test_a_run_if_reads_its_resource_and_in_state_reads_nothing(self):
+        schema = valid(HEAD.replace("resources:", "states:\n  Mode: [menu, play]\nresources:")
+                       .replace("Clock: { t: f32 }", "Clock: { t: f32, on: bool }") + """
+systems:
+  Tick: { resources: { write: [Clock] } }
+  Gated: { read: [Position], run_if: { Clock: on } }
+  Playing: { write: [Tint], in_state: { Mode: play } }
+  Asks: { resources: { write: [Mode] } }
+  Later: { read: [Position], run_if: { Clock: "not on" } }
+""")
+        # A condition is a read: its writer (Tick) runs in an earlier batch, readers share one.
+        self.assertEqual(batches(schema), [["Tick", "Playing", "Asks"], ["Gated", "Later"]])
+        self.assertEqual(apart(schema)[("Tick", "Gated")], ("res Clock",))
+        # in_state reads no resource: the state changes only at transition points, between batches.
+        self.assertNotIn(("Asks", "Playing"), apart(schema))
+
+    def test_systems_that_run_on_transitions_are_in_no_batch(self):
+        schema = valid(HEAD.replace("resources:", "states:\n  Mode: [menu, play]\nresources:") + """
+systems:
+  Move: { read: [Velocity], write: [Position] }
+  Enter: { on_enter: { Mode: play }, write: [Position] }
+  Leave: { on_exit: { Mode: play }, after: [Enter] }
+  Draw: { phase: draw, read: [Position] }
+""")
+        self.assertEqual(batches(schema), [["Move"], ["Draw"]])
+        # After every system of a phase, in declaration order (then before/after among them).
+        self.assertEqual([y.name for y in schema.systems], ["Move", "Draw", "Enter", "Leave"])
+        self.assertEqual([y.name for y in schema.transition_systems], ["Enter", "Leave"])
+
     def test_without_threads_every_system_is_a_batch(self):
         schema = valid(HEAD.replace("threads: true\n", "") + """
 systems:

@@ -12,8 +12,8 @@ from pathlib import Path
 import jsonschema
 
 from codegen import jsonschema as strata_jsonschema
-from codegen import (check_assemblages, check_elements, check_renames, check_systems, check_types, checks, limits,
-                     spec, validate)
+from codegen import (check_assemblages, check_elements, check_loop, check_renames, check_systems, check_types, checks,
+                     limits, spec, validate)
 from codegen.model import SCALARS
 from tests.editor.documents import REPO, document, valid_schemas
 
@@ -122,10 +122,12 @@ class DefinitionsTest(unittest.TestCase):
     """The validator and the JSON Schema read their keys from spec.py."""
 
     def test_the_validator_uses_specs_tables(self):
-        checkers = (validate, check_types, check_elements, check_systems, check_renames, check_assemblages)
+        checkers = (validate, check_types, check_elements, check_systems, check_renames, check_assemblages,
+                    check_loop)
         for table in ("TOP_LEVEL_KEYS", "TERM_KEYS", "QUERY_KEYS", "SYSTEM_KEYS", "HOOK_KEYS", "LONG_FIELD_KEYS",
                       "RESOURCE_ACCESS_KEYS", "RENAMED_FROM", "EXTENDS", "RELATION_KEYS", "EVENT_KEYS",
-                      "DEFAULT_PHASE", "DEFAULT_PHASES", "FIELD_POLICY", "RELATION_POLICY"):
+                      "DEFAULT_PHASE", "DEFAULT_PHASES", "FIELD_POLICY", "RELATION_POLICY", "PHASE_KEYS", "GATE_KEYS",
+                      "TRANSITION_KEYS", "MAX_RUNS_SECONDS", "NOT"):
             with self.subTest(table=table):
                 users = [m for m in checkers if hasattr(m, table)]
                 self.assertNotEqual(users, [], f"no check reads spec.{table}")

@@ -295,6 +295,7 @@ static void test_rect_game_over_at_zero_health_then_nothing_moves(void **state) 
     step(w, 1);
     const rect_game *game = rect_game_res(w);
     assert_true(game->over);
+    assert_int_equal(rect_mode_get(w), RECT_MODE_OVER);
     uint32_t frame = game->frame;
     uint64_t hash = rect_state_hash(w);
     *rect_controls_res(w) = (rect_controls){1, 1};
@@ -302,6 +303,34 @@ static void test_rect_game_over_at_zero_health_then_nothing_moves(void **state) 
     step(w, 120);
     assert_int_equal(game->frame, frame);
     assert_true(rect_state_hash(w) == hash);
+    rect_world_destroy(w);
+}
+
+/* The title screen and paused hold every rule (the gate in the schema);
+ * playing again goes on from where it stood, and a fixed run a 1/60 s. */
+static void test_rect_title_and_paused_hold_the_rules(void **state) {
+    (void)state;
+    rect_world *w = rect_game_create(3);
+    assert_non_null(w);
+    rect_autopilot_enable(w, true);
+    assert_int_equal(rect_mode_set(w, RECT_MODE_TITLE), STRATA_OK); /* the last request wins */
+    uint64_t hash = rect_state_hash(w);
+    step(w, 30);
+    assert_int_equal(rect_mode_get(w), RECT_MODE_TITLE);
+    assert_int_equal(rect_game_res(w)->frame, 0);
+    assert_int_equal(rect_mode_set(w, RECT_MODE_PLAYING), STRATA_OK);
+    step(w, 30);
+    assert_int_equal(rect_game_res(w)->frame, 30);
+    assert_true(rect_state_hash(w) != hash);
+    assert_int_equal(rect_mode_set(w, RECT_MODE_PAUSED), STRATA_OK);
+    step(w, 1);
+    hash = rect_state_hash(w);
+    assert_int_equal(rect_world_step_ns(w, 1000000000u / 4), STRATA_OK); /* a quarter second: 15 runs if playing */
+    assert_true(rect_state_hash(w) == hash);
+    assert_int_equal(rect_game_res(w)->frame, 30);
+    assert_int_equal(rect_mode_set(w, RECT_MODE_PLAYING), STRATA_OK);
+    assert_int_equal(rect_world_step_ns(w, 1000000000u / 4), STRATA_OK);
+    assert_int_equal(rect_game_res(w)->frame, 45);
     rect_world_destroy(w);
 }
 
@@ -471,6 +500,7 @@ int main(void) {
         cmocka_unit_test(test_rect_spawning_keeps_food_count),
         cmocka_unit_test(test_rect_health_drains_faster_as_game_goes_on),
         cmocka_unit_test(test_rect_game_over_at_zero_health_then_nothing_moves),
+        cmocka_unit_test(test_rect_title_and_paused_hold_the_rules),
         cmocka_unit_test(test_rect_save_load_round_trips_game_in_progress),
         cmocka_unit_test(test_rect_f5_f9_round_trip_through_a_file),
         cmocka_unit_test(test_rect_load_of_damaged_save_keeps_game),

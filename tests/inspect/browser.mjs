@@ -260,6 +260,19 @@ try {
   check(await page.isVisible('#entity [data-aspect="Watch"]'), "a poisoned entity: Health shown changed, Watch's aspect shown");
   check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
   check(requests.every((r) => r.startsWith(swarmUrl) || r.startsWith(url)), "the page fetched nothing from elsewhere");
+
+  // The loop: Blink's gate in words, and the Mode machine set from its menu (the next step enters it).
+  await page.waitForSelector('#systems tr[data-system="Blink"] .gate', { timeout: 10000 });
+  const gate = await page.textContent('#systems tr[data-system="Blink"] .gate');
+  check(gate === "Mode: playing; if Settings.music; every 0.25 s", `Blink's gate shown: ${gate}`);
+  await page.waitForSelector('#states tr[data-machine="Mode"] select', { timeout: 10000 });
+  await page.selectOption('#states tr[data-machine="Mode"] select', "playing");
+  let mode = "";
+  for (let tries = 0; tries < 100 && mode !== "playing"; tries++) {
+    mode = (await api("/api/states")).machines[0].current;
+    if (mode !== "playing") await page.waitForTimeout(100); // polls the game's state, no fixed wait
+  }
+  check(mode === "playing", `the page's menu set Mode to playing (it is ${mode})`);
   check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
 
   // A page on another local server (another origin) tries to change the game.

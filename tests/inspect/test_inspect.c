@@ -240,7 +240,7 @@ static void test_inspect_world_counts(void **state) {
     insp_world_stats(f->w, &st);
     assert_int_equal(member("entities"), st.entities);
     assert_int_equal(member("archetypes"), st.tables);
-    assert_non_null(strstr(body(), "\"systems\":[\"Move\",\"Tally\",\"Watch\",\"Hurt\"]"));
+    assert_non_null(strstr(body(), "\"systems\":[\"Move\",\"Tally\",\"Watch\",\"Hurt\",\"Blink\",\"Beat\",\"Greet\"]"));
     assert_non_null(strstr(body(), "\"components\":[\"Position\",\"Velocity\",\"Health\",\"Label\",\"Frozen\""));
     assert_true(member("bytes") > 0);
     assert_non_null(strstr(body(), "\"world\":\"insp\""));
@@ -499,6 +499,8 @@ static void test_inspect_writes_off_by_default(void **state) {
     assert_int_equal(post(f, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}"), 403);
     assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":false}"), 403);
     assert_int_equal(post(f, "/api/pause", "{\"paused\":true}"), 403);
+    assert_int_equal(post(f, "/api/state/Mode", "{\"state\":\"playing\"}"), 403);
+    assert_false(insp_mode_state_res(f->w)->pending);
     assert_int_equal(insp_health_get(f->w, f->e[0])->value, 10);
     assert_true(insp_move_enabled(f->w));
     assert_int_equal(get(f, "/api/world"), 200);
@@ -770,6 +772,62 @@ static void test_inspect_writes_and_loads_read_values_alike(void **state) {
     assert_non_null(strstr(body(), "\"dbl\":\"-inf\""));
 }
 
+/* The loop: each system's gate and the transitions that run it, the state
+ * machines, and a state set from the page as the typed API sets it (at the
+ * next step's start, on_enter systems run); the loop's own fields are not
+ * written as resources. */
+static void test_inspect_states_and_gates(void **state) {
+    fixture_t *f = *state;
+    f->still = true;
+    assert_int_equal(get(f, "/api/states"), 200); /* before the first step, it waits to enter its initial state */
+    assert_non_null(strstr(body(), "\"current\":\"menu\",\"next\":\"menu\"}"));
+    assert_int_equal(insp_world_step(f->w, 0.01f), STRATA_OK);
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_non_null(strstr(body(), "\"without\":[\"Frozen\"],\"rate\":0,\"gate\":null,\"on\":[]}"));
+    assert_non_null(strstr(body(),
+                           "\"rate\":0,\"gate\":{\"states\":{\"Mode\":[\"playing\"]},\"conditions\":[{\"field\":"
+                           "\"Settings.music\",\"when\":true}],\"interval\":0.25,\"open\":false},\"on\":[]}"));
+    assert_non_null(strstr(body(), "\"gate\":{\"states\":{},\"conditions\":[],\"every\":4,\"open\":true},\"on\":[]}"));
+    assert_non_null(
+        strstr(body(), "\"gate\":null,\"on\":[{\"enter\":true,\"machine\":\"Mode\",\"states\":[\"playing\"]}]}"));
+    assert_int_equal(get(f, "/api/states"), 200);
+    assert_string_equal(body(),
+                        "{\"machines\":[{\"name\":\"Mode\",\"states\":[\"menu\",\"playing\"],\"current\":\"menu\","
+                        "\"next\":null}]}");
+    /* Refused, and nothing asked. */
+    assert_int_equal(post(f, "/api/state/Nope", "{\"state\":\"playing\"}"), 404);
+    assert_int_equal(post(f, "/api/state/Mode", "{\"state\":\"over\"}"), 404);
+    assert_int_equal(post(f, "/api/state/Mode", "{\"state\":\"Playing\"}"), 404);
+    assert_int_equal(post(f, "/api/state/Mode", "{\"state\":1}"), 400);
+    assert_int_equal(post(f, "/api/state/Mode", "{\"state\":"), 400);
+    assert_int_equal(post(f, "/api/state/Mode", "{}"), 400);
+    assert_int_equal(post(f, "/api/state/", "{\"state\":\"playing\"}"), 404);
+    assert_int_equal(post(f, "/api/states", "{\"state\":\"playing\"}"), 405);
+    assert_int_equal(get(f, "/api/state/Mode"), 405);
+    assert_int_equal(post(f, "/api/resource", "{\"resource\":\"Mode\",\"field\":\"current\",\"value\":\"playing\"}"),
+                     409);
+    assert_int_equal(post(f, "/api/resource", "{\"resource\":\"Mode\",\"field\":\"pending\",\"value\":true}"), 409);
+    assert_int_equal(post(f, "/api/resource", "{\"resource\":\"(loop)\",\"field\":\"systems.Beat\",\"value\":3}"), 409);
+    assert_false(insp_mode_state_res(f->w)->pending);
+    assert_int_equal(insp_mode_get(f->w), INSP_MODE_MENU);
+    /* Asked: it waits for the next step's start. */
+    assert_int_equal(post(f, "/api/state/Mode", "{\"state\":\"playing\"}"), 200);
+    assert_int_equal(insp_mode_get(f->w), INSP_MODE_MENU);
+    assert_int_equal(get(f, "/api/states"), 200);
+    assert_non_null(strstr(body(), "\"current\":\"menu\",\"next\":\"playing\"}"));
+    f->still = false;
+    while (insp_mode_get(f->w) != INSP_MODE_PLAYING) {
+        assert_int_equal(get(f, "/api/world"), 200);
+    }
+    f->still = true;
+    assert_int_equal(get(f, "/api/states"), 200);
+    assert_non_null(strstr(body(), "\"current\":\"playing\",\"next\":null}"));
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_non_null(strstr(body(), "\"name\":\"Greet\",\"phase\":\"transitions\",\"enabled\":true,\"switchable\":true,"
+                                   "\"runs\":1,"));
+    assert_non_null(strstr(body(), "\"interval\":0.25,\"open\":true}"));
+}
+
 /* --- Writes from elsewhere ---------------------------------------------------------- */
 
 /* Every write path, with a body the page could send to it. */
@@ -790,6 +848,8 @@ static size_t write_paths(fixture_t *f, write_t *out) {
     out[n++].body = "{\"paused\":true}";
     snprintf(out[n].path, sizeof out[n].path, "/api/step");
     out[n++].body = "{}";
+    snprintf(out[n].path, sizeof out[n].path, "/api/state/Mode");
+    out[n++].body = "{\"state\":\"playing\"}";
     return n;
 }
 
@@ -884,6 +944,7 @@ static void test_inspect_cross_site_writes_refused(void **state) {
     assert_int_equal(insp_health_get(f->w, f->e[0])->value, 3);
     assert_int_equal(insp_score_res(f->w)->value, 77);
     assert_false(insp_move_enabled(f->w));
+    assert_true(insp_mode_state_res(f->w)->pending && insp_mode_state_res(f->w)->next == INSP_MODE_PLAYING);
     /* A charset is allowed, in any case, as is a script's POST that sends no Origin. */
     char headers[512];
     snprintf(headers, sizeof headers,
@@ -971,6 +1032,9 @@ static void test_inspect_hostile_requests(void **state) {
     insp_tally_enable(f->w, false);
     insp_watch_enable(f->w, false);
     insp_hurt_enable(f->w, false);
+    insp_beat_enable(f->w, false);
+    insp_greet_enable(f->w, false);
+    assert_int_equal(insp_world_step(f->w, 0.01f), STRATA_OK); /* the initial state entered: its flag saved */
     snapshot_t before_world = snapshot(f);
     write_t writes[8];
     size_t nwrites = write_paths(f, writes);
@@ -1050,6 +1114,20 @@ static void test_inspect_hostile_requests(void **state) {
     char entity[64], stale[64];
     snprintf(entity, sizeof entity, "/api/entity/%uv%u", SPELL(f->e[0].id));
     snprintf(stale, sizeof stale, "/api/entity/%uv%u", SPELL(f->gone.id));
+    static const write_t bad_states[] = {
+        {"/api/state/Nope", "{\"state\":\"playing\"}"},
+        {"/api/state/Mode", "{\"state\":\"over\"}"},
+        {"/api/state/Mode", "{\"state\":\"\"}"},
+        {"/api/state/Mode", "{\"state\":null}"},
+        {"/api/state/Mode", "{\"state\":[\"playing\"]}"},
+        {"/api/state/Mode", "{\"machine\":\"Mode\"}"},
+        {"/api/state/Mode/playing", "{}"},
+        {"/api/state/mode", "{\"state\":\"playing\"}"},
+        {"/api/resource", "{\"resource\":\"Mode\",\"field\":\"current\",\"value\":\"playing\"}"},
+        {"/api/resource", "{\"resource\":\"Mode\",\"field\":\"next\",\"value\":1}"},
+        {"/api/resource", "{\"resource\":\"Mode\",\"field\":\"entered\",\"value\":false}"},
+        {"/api/resource", "{\"resource\":\"(loop)\",\"field\":\"systems.Beat\",\"value\":0}"},
+    };
     static const char *const out_of_range[] = {
         "{\"component\":\"Health\",\"field\":\"value\",\"value\":32768}",
         "{\"component\":\"Health\",\"field\":\"value\",\"value\":-32769}",
@@ -1102,6 +1180,9 @@ static void test_inspect_hostile_requests(void **state) {
         "/api/changes/Health",
         "/api/aspects/Watch",
         "/api/entity-states",
+        "/api/state/Mode",
+        "/api/state/Nope",
+        "/api/states/Mode",
     };
     for (uint32_t round = 0; h->count + 40 < HOSTILE; round++) {
         uint32_t r = xorshift(&seed);
@@ -1147,8 +1228,13 @@ static void test_inspect_hostile_requests(void **state) {
                 hostile_fmt(h, "GET /api/entity/%u HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", r, port);
             }
             break;
-        case 4: /* values out of range, fields that do not exist */
-            hostile_post(h, port, entity, out_of_range[r % (sizeof out_of_range / sizeof *out_of_range)]);
+        case 4: /* values out of range, fields that do not exist; states that do not, or set around the loop */
+            if (r % 3 == 0) {
+                const write_t *w = &bad_states[(r >> 2) % (sizeof bad_states / sizeof *bad_states)];
+                hostile_post(h, port, w->path, w->body);
+            } else {
+                hostile_post(h, port, entity, out_of_range[r % (sizeof out_of_range / sizeof *out_of_range)]);
+            }
             break;
         case 5: /* path traversal */
             hostile_fmt(h, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
@@ -1312,6 +1398,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_set_component_field, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_resource_field, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_disable_system_stops_it, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_states_and_gates, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_pause_and_step, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_writes_off_by_default, setup_read_only, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_link_writes_follow_relation_rules, setup_writes, teardown),

@@ -134,9 +134,22 @@ static const strata_system_desc_t systems[SYSTEM_COUNT] = {
 
 static const uint32_t system_order[SYSTEM_COUNT] = {START, LEFT, RIGHT, BUMP, FAIL, END};
 
+/* The batches' items, as strata_batch_run takes them. */
+static const strata_batch_item_t items[SYSTEM_COUNT] = {
+    {.system = START, .query = STRATA_NO_QUERY, .position = START, .writes = 1},
+    {.system = LEFT, .query = STRATA_NO_QUERY, .position = LEFT},
+    {.system = RIGHT, .query = STRATA_NO_QUERY, .position = RIGHT, .main_thread = true},
+    {.system = BUMP, .query = Q_VALUE, .position = BUMP, .parallel = true},
+    {.system = FAIL, .query = STRATA_NO_QUERY, .position = FAIL},
+    {.system = END, .query = STRATA_NO_QUERY, .position = END},
+};
+
 static const strata_batch_desc_t batches[] = {
-    {.first = 0, .count = 1}, {.first = 1, .count = 2}, {.first = 3, .count = 1},
-    {.first = 4, .count = 1}, {.first = 5, .count = 1},
+    {.first = 0, .count = 1, .items = items, .alone = START},
+    {.first = 1, .count = 2, .items = items + 1, .alone = STRATA_NO_SYSTEM},
+    {.first = 3, .count = 1, .items = items + 3, .alone = STRATA_NO_SYSTEM}, /* BUMP: split */
+    {.first = 4, .count = 1, .items = items + 4, .alone = FAIL},
+    {.first = 5, .count = 1, .items = items + 5, .alone = END},
 };
 
 static const strata_phase_desc_t phases[] = {
@@ -410,15 +423,17 @@ static void refused(void **state, const strata_schedule_t *s) {
 
 static void test_step_world_refuses_a_schedule_that_does_not_hold(void **state) {
     strata_schedule_t s = schedule_of_systems;
-    const strata_batch_desc_t gap[] = {{0, 1}, {2, 2}, {4, 2}}; /* skips order[1] */
+    const strata_batch_desc_t gap[] = {{0, 1, items, START},
+                                       {2, 2, items + 2, STRATA_NO_SYSTEM},
+                                       {4, 2, items + 4, STRATA_NO_SYSTEM}}; /* skips order[1] */
     s.batches = gap;
     s.batch_count = 3;
-    const strata_phase_desc_t three[] = {{"all", 0, 3}};
+    const strata_phase_desc_t three[] = {{.name = "all", .first = 0, .count = 3}};
     s.phases = three;
     s.phase_count = 1;
     refused(state, &s);
     s = schedule_of_systems;
-    const strata_phase_desc_t short_of[] = {{"all", 0, 4}}; /* the last batch in no phase */
+    const strata_phase_desc_t short_of[] = {{.name = "all", .first = 0, .count = 4}}; /* the last batch in no phase */
     s.phases = short_of;
     s.phase_count = 1;
     refused(state, &s);
@@ -434,6 +449,77 @@ static void test_step_world_refuses_a_schedule_that_does_not_hold(void **state) 
     const uint32_t past[SYSTEM_COUNT] = {START, LEFT, RIGHT, BUMP, FAIL, SYSTEM_COUNT};
     s = schedule_of_systems;
     s.order = past;
+    refused(state, &s);
+    const strata_batch_desc_t no_items[] = {{0, 1, items, START},
+                                            {1, 2, NULL, STRATA_NO_SYSTEM},
+                                            {3, 1, items + 3, STRATA_NO_SYSTEM},
+                                            {4, 1, items + 4, FAIL},
+                                            {5, 1, items + 5, END}};
+    s = schedule_of_systems;
+    s.batches = no_items;
+    refused(state, &s);
+    const strata_batch_desc_t split_alone[] = {{0, 1, items, START},
+                                               {1, 2, items + 1, STRATA_NO_SYSTEM},
+                                               {3, 1, items + 3, BUMP}, /* BUMP is split: never alone */
+                                               {4, 1, items + 4, FAIL},
+                                               {5, 1, items + 5, END}};
+    s = schedule_of_systems;
+    s.batches = split_alone;
+    refused(state, &s);
+}
+
+/* The loop's tables: gates, tests, machines, transitions, fixed phases
+ * that name what does not exist, or that reach past the resource block. */
+static void test_step_world_refuses_loop_tables_that_do_not_hold(void **state) {
+    strata_system_desc_t gated[SYSTEM_COUNT];
+    memcpy(gated, systems, sizeof systems);
+    gated[END].flags = STRATA_SYSTEM_GATED;
+    gated[END].gate = 1; /* one gate only */
+    const strata_gate_desc_t gates[1] = {{.first = 0, .count = 1}};
+    const strata_gate_test_t on[1] = {{.kind = STRATA_TEST_CONDITION, .at = offsetof(resources, counter)}};
+    strata_schedule_t s = schedule_of_systems;
+    s.systems = gated;
+    s.gates = gates;
+    s.gate_count = 1;
+    s.tests = on;
+    s.test_count = 1;
+    refused(state, &s);
+    gated[END].gate = 0;
+    const strata_gate_test_t past_block[1] = {{.kind = STRATA_TEST_CONDITION, .at = sizeof(resources)}};
+    s.tests = past_block;
+    refused(state, &s);
+    const strata_gate_test_t no_machine[1] = {{.kind = STRATA_TEST_STATE, .at = sizeof(resources) - 4, .value = 1}};
+    s.tests = no_machine;
+    refused(state, &s);
+    const strata_gate_desc_t counter_past[1] = {
+        {.first = 0, .count = 0, .clock = STRATA_GATE_RUNS, .counter = sizeof(resources) - 4, .period = 2}};
+    s.tests = on;
+    s.gates = counter_past;
+    refused(state, &s);
+    const strata_gate_desc_t no_period[1] = {{.first = 0, .count = 0, .clock = STRATA_GATE_RUNS, .period = 0}};
+    s.gates = no_period;
+    refused(state, &s);
+    const char *const names[2] = {"a", "b"};
+    const strata_machine_desc_t machine_past[1] = {{"M", sizeof(resources) - 4, 2, names}};
+    s = schedule_of_systems;
+    s.machines = machine_past;
+    s.machine_count = 1;
+    refused(state, &s);
+    const strata_transition_desc_t to_nowhere[1] = {{.system = END, .machine = 1, .states = 1, .enter = true}};
+    s = schedule_of_systems;
+    s.transitions = to_nowhere;
+    s.transition_count = 1;
+    refused(state, &s);
+    const strata_phase_desc_t uncapped[] = {
+        {.name = "first", .first = 0, .count = 2, .rate = 60, .max_runs = 0, .clock = 0},
+        {.name = "empty", .first = 2, .count = 0},
+        {.name = "last", .first = 2, .count = 3},
+    };
+    s = schedule_of_systems;
+    s.phases = uncapped;
+    s.fixed_count = 1;
+    refused(state, &s);
+    s.fixed_count = 0; /* a fixed phase the count leaves out */
     refused(state, &s);
 }
 
@@ -451,6 +537,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_step_batch_out_of_memory_skips_the_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step_steady_steps_allocate_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step_world_refuses_a_schedule_that_does_not_hold, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_step_world_refuses_loop_tables_that_do_not_hold, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

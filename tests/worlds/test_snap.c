@@ -81,6 +81,10 @@ typedef struct sets_seen_t {
     uint64_t calls, sum;
 } sets_seen_t;
 
+void snap_blink_run(snap_blink_ctx *ctx) {
+    ctx->tally->blinks++;
+}
+
 void snap_hp_on_set(snap_world *w, snap_entity e, snap_hp *value) {
     sets_seen_t *seen = snap_world_user(w);
     if (seen != NULL) {
@@ -133,9 +137,10 @@ typedef struct kept_t {
 /* One random operation of every kind the world has: creates in many
  * archetypes, destroys (a parent's take its children: the cascade), adds
  * and removes, links of both relations, entity fields, sets, resources,
- * freeing empty tables, steps. */
+ * freeing empty tables, the state machine's transitions, steps of even and
+ * uneven length (a fixed phase's accumulator keeps a remainder). */
 static void random_op(snap_world *w, kept_t *k, uint64_t *seed) {
-    uint32_t op = next_random(seed) % 14;
+    uint32_t op = next_random(seed) % 16;
     snap_entity a = k->n > 0 ? k->e[next_random(seed) % k->n] : SNAP_ENTITY_NULL;
     snap_entity b = k->n > 0 ? k->e[next_random(seed) % k->n] : SNAP_ENTITY_NULL;
     switch (op) {
@@ -170,6 +175,12 @@ static void random_op(snap_world *w, kept_t *k, uint64_t *seed) {
     case 9: snap_input_res(w)->dx = (float)(next_random(seed) % 5) * 0.25f; break;
     case 10: snap_input_res(w)->spawn = next_random(seed) % 4; break;
     case 11: (void)snap_world_free_empty_tables(w); break;
+    case 12: (void)snap_mode_set(w, (snap_mode)(next_random(seed) % 2)); break;
+    case 13: { /* frames of uneven length: the fixed phase's accumulator keeps a remainder */
+        static const float frames[] = {1.0f / 60, 1.0f / 30, 1.0f / 144, 0.013f};
+        assert_int_equal(snap_world_step(w, frames[next_random(seed) % 4]), STRATA_OK);
+        break;
+    }
     default: assert_int_equal(snap_world_step(w, 1.0f / 60), STRATA_OK); break;
     }
 }
@@ -368,7 +379,7 @@ static void test_snap_delta_sees_writes_in_place(void **state) {
     assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
     assert_int_equal(snap_hp_get(w, c)->hp, 55);
 
-    assert_int_equal(snap_world_step(w, 0), STRATA_OK); /* Move: a's Pos 3, 3 */
+    assert_int_equal(snap_world_step(w, 1.0f / 60), STRATA_OK); /* Move's one fixed run: a's Pos 3, 3 */
     assert_int_equal(snap_snapshot_take(w, s), STRATA_OK);
     assert_int_equal(snap_pos_set(w, a, (snap_pos){0, 0}), STRATA_OK);
     assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
@@ -379,6 +390,46 @@ static void test_snap_delta_sees_writes_in_place(void **state) {
     assert_int_equal(snap_child_of_set(w, b, a), STRATA_OK);
     assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
     assert_true(snap_entity_eq(snap_child_of_target(w, b), c));
+    snap_snapshot_destroy(s);
+    snap_world_destroy(w);
+}
+
+/* The game loop's state is the world's: a restore brings back the fixed
+ * phase's accumulator, the state machine's state and a gate's count, and
+ * the steps after run as they did. */
+static void test_snap_restore_brings_back_the_loop_s_clocks_and_states(void **state) {
+    (void)state;
+    snap_world *w = scripted(1, 5, 40);
+    assert_int_equal(snap_mode_set(w, SNAP_MODE_BUSY), STRATA_OK);
+    assert_int_equal(snap_world_step(w, 0.013f), STRATA_OK);
+    assert_int_equal(snap_world_step(w, 0.013f), STRATA_OK);
+    snap_snapshot_t *s = snap_snapshot_create(w);
+    assert_int_equal(snap_snapshot_take(w, s), STRATA_OK);
+    float fraction = snap_physics_fraction(w);
+    assert_true(fraction > 0.0f); /* 0.026 s and what the script left: runs of 1/60 and a remainder */
+    snap_tally tally = *snap_tally_res(w);
+    assert_int_equal(snap_mode_get(w), SNAP_MODE_BUSY);
+    float frames[3] = {0.013f, 1.0f / 144, 0.02f};
+    snap_tally after[3];
+    float fractions[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(snap_world_step(w, frames[i]), STRATA_OK);
+        after[i] = *snap_tally_res(w);
+        fractions[i] = snap_physics_fraction(w);
+    }
+    assert_int_equal(snap_mode_set(w, SNAP_MODE_CALM), STRATA_OK);
+    assert_int_equal(snap_world_step(w, 0.05f), STRATA_OK);
+    assert_int_equal(snap_mode_get(w), SNAP_MODE_CALM);
+    assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
+    assert_int_equal(snap_mode_get(w), SNAP_MODE_BUSY);
+    assert_true(snap_physics_fraction(w) == fraction);
+    assert_memory_equal(snap_tally_res(w), &tally, sizeof tally);
+    for (uint32_t i = 0; i < 3; i++) { /* Blink (every third step, while busy) counts as the first time */
+        assert_int_equal(snap_world_step(w, frames[i]), STRATA_OK);
+        assert_memory_equal(snap_tally_res(w), &after[i], sizeof after[i]);
+        assert_true(snap_physics_fraction(w) == fractions[i]);
+    }
+    assert_true(after[2].blinks > tally.blinks);
     snap_snapshot_destroy(s);
     snap_world_destroy(w);
 }
@@ -566,6 +617,7 @@ int main(void) {
         cmocka_unit_test(test_snap_restore_at_each_thread_count),
         cmocka_unit_test(test_snap_delta_matches_full),
         cmocka_unit_test(test_snap_delta_sees_writes_in_place),
+        cmocka_unit_test(test_snap_restore_brings_back_the_loop_s_clocks_and_states),
         cmocka_unit_test(test_snap_take_and_restore_allocate_nothing_once_grown),
         cmocka_unit_test(test_snap_out_of_memory_at_each_allocation),
         cmocka_unit_test(test_snap_ring_holds_the_last_frames),

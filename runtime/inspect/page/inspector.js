@@ -1,5 +1,5 @@
 // The Strata inspector's page: polls the JSON API once a second and draws
-// the world, its systems, changed sets, aspects, archetypes, entities,
+// the world, its systems and their gates, its state machines, changed sets, aspects, archetypes, entities,
 // resources and schedule.
 // Plain JavaScript, nothing fetched from anywhere but this server.
 "use strict";
@@ -56,6 +56,20 @@ function drawWorld(w) {
   $("mode").textContent = w.paused ? "paused" : (w.writes ? "running; writes on" : "running; read only");
 }
 
+// A system's gate and transitions in words: "Mode: playing; if Settings.music; every 0.25 s; on enter Mode: playing".
+function gateText(s) {
+  const parts = [];
+  const g = s.gate;
+  if (g) {
+    for (const [machine, states] of Object.entries(g.states)) parts.push(`${machine}: ${states.join(" | ")}`);
+    for (const c of g.conditions) parts.push(`if ${c.when ? "" : "not "}${c.field}`);
+    if (g.every !== undefined) parts.push(`every ${g.every} ${s.rate ? "runs" : "steps"}`);
+    if (g.interval !== undefined) parts.push(`every ${g.interval} s`);
+  }
+  for (const t of s.on) parts.push(`on ${t.enter ? "enter" : "exit"} ${t.machine}: ${t.states.join(" | ")}`);
+  return parts.join("; ");
+}
+
 function drawSystems(list) {
   const body = $("systems").tBodies[0];
   body.replaceChildren();
@@ -69,12 +83,29 @@ function drawSystems(list) {
     bar.style.width = `${(100 * s.average_ms) / most}%`;
     const row = el("tr", { "data-system": s.name, class: s.enabled ? "on" : "off" },
       el("td", { class: "num" }, s.order), el("td", { title: `reads ${s.reads.join(", ") || "-"}; writes ${s.writes.join(", ") || "-"}` }, s.name),
-      el("td", {}, s.phase), el("td", { class: "num batch" }, s.batch ?? ""), el("td", {}, box), el("td", { class: "num visited" }, s.runs ? s.visited : s.matching),
+      el("td", {}, s.rate ? `${s.phase} (${s.rate}/s)` : s.phase),
+      el("td", { class: s.gate && !s.gate.open ? "gate shut" : "gate" }, gateText(s)), el("td", { class: "num batch" }, s.batch ?? ""), el("td", {}, box), el("td", { class: "num visited" }, s.runs ? s.visited : s.matching),
       el("td", { class: "num last" }, s.last_ms.toFixed(3)), el("td", { class: "num" }, s.average_ms.toFixed(3)),
       el("td", {}, bar));
     row.dataset.runs = s.runs;
     body.append(row);
   }
+}
+
+// Each state machine, with a menu that asks for a transition (applied at the
+// next step, running the on_exit and on_enter systems).
+function drawStates(list) {
+  if (state.editing) return;
+  drawRows("states", "states-none", list.map((m) => {
+    const pick = el("select", { "aria-label": `state of ${m.name}` }, ...m.states.map((name) => el("option", { value: name }, name)));
+    pick.value = m.current;
+    pick.disabled = !(state.world && state.world.writes);
+    pick.addEventListener("focus", () => { state.editing = true; });
+    pick.addEventListener("blur", () => { state.editing = false; });
+    pick.addEventListener("change", () => api(`/api/state/${m.name}`, { state: pick.value })
+      .then(() => { status(`${m.name} asked to go to ${pick.value}`); state.editing = false; refresh(); }, fail));
+    return el("tr", { "data-machine": m.name }, el("td", {}, m.name), el("td", {}, pick), el("td", { class: "next" }, m.next ?? ""));
+  }));
 }
 
 // A table of rows, or its "none" note when there are no rows.
@@ -222,6 +253,7 @@ async function refresh() {
     drawWorld(await api("/api/world"));
     const systems = (await api("/api/systems")).systems;
     drawSystems(systems);
+    drawStates((await api("/api/states")).machines);
     drawChanges(await api("/api/changes"));
     drawAspects((await api("/api/aspects")).aspects);
     drawArchetypes((await api("/api/archetypes")).archetypes);

@@ -5,12 +5,14 @@
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 _Static_assert(sizeof(core_entity) == sizeof(strata_entity_t), "a handle is one runtime entity id");
 
-/* The world's resource block: the schema's resources, then the scheduler's
- * state (the systems' switches, by system id; one spare so it is never
- * empty). The runtime turns the switches on when it makes the world. */
+/* The world's resource block: the schema's resources (a state machine's
+ * among them), then the scheduler's state (the systems' switches, by
+ * system id, one spare so it is never empty). The
+ * runtime turns the switches on when it makes the world. */
 typedef struct core_resources_ {
     core_log log;
     core_clock clock;
@@ -25,6 +27,11 @@ static const core_resources_ core_resources_defaults_ = {
 /* The typed world of a runtime world (or of a batch's view of it). */
 static core_world *core_world_of_(strata_world_t *core) {
     return (core_world *)(void *)core;
+}
+
+/* The resource block of w. */
+static core_resources_ *core_res_(core_world *w) {
+    return (core_resources_ *)strata_world_resources(core_world_core(w));
 }
 
 static const core_position core_position_defaults_ = {0};
@@ -312,7 +319,7 @@ static const strata_type_desc_t core_component_types_[CORE_COMPONENT_COUNT + 1] 
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* The resource block as one struct: a field a resource (the scheduler's state is not saved). */
+/* The resource block as one struct: a field a resource (the switches are not saved). */
 static const strata_field_desc_t core_resource_fields_[] = {
     {
         .name = "Log",
@@ -344,37 +351,82 @@ static const strata_type_desc_t core_resource_type_ = {
 
 /* --- The schedule: the tables strata_world_step walks (core_schedule.txt draws them) */
 
-/* What the step runs for Record: begin, the game's core_record_run, end. */
+/* --- System Record (phase first) */
+
+/* What the step runs for Record: its context opened, the game's core_record_run, the end. */
 static strata_result_t core_record_call_(strata_world_t *core, float dt) {
-    core_record_ctx ctx = core_record_begin(core_world_of_(core), dt);
+    core_record_ctx ctx;
+    core_world *w = core_world_of_(core);
+    ctx = (core_record_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    core_resources_ *r = core_res_(w);
+    ctx.clock = &r->clock;
+    ctx.log = &r->log;
     core_record_run(&ctx);
     return core_record_end(&ctx);
 }
 
-/* What the step runs for Damage: begin, the game's core_damage_run, end. */
+/* --- System Damage (phase first) */
+
+/* What the step runs for Damage: its context opened, the game's core_damage_run, the end. */
 static strata_result_t core_damage_call_(strata_world_t *core, float dt) {
-    core_damage_ctx ctx = core_damage_begin(core_world_of_(core), dt);
+    core_damage_ctx ctx;
+    core_world *w = core_world_of_(core);
+    memset(&ctx, 0, offsetof(core_damage_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    core_resources_ *r = core_res_(w);
+    ctx.log = &r->log;
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_DAMAGE);
     core_damage_run(&ctx);
     return core_damage_end(&ctx);
 }
 
-/* What the step runs for Late: begin, the game's core_late_run, end. */
+/* --- System Late (phase first) */
+
+/* What the step runs for Late: its context opened, the game's core_late_run, the end. */
 static strata_result_t core_late_call_(strata_world_t *core, float dt) {
-    core_late_ctx ctx = core_late_begin(core_world_of_(core), dt);
+    core_late_ctx ctx;
+    core_world *w = core_world_of_(core);
+    memset(&ctx, 0, offsetof(core_late_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    core_resources_ *r = core_res_(w);
+    ctx.log = &r->log;
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_LATE);
     core_late_run(&ctx);
     return core_late_end(&ctx);
 }
 
-/* What the step runs for Move: begin, the game's core_move_run, end. */
+/* --- System Move (phase first) */
+
+/* What the step runs for Move: its context opened, the game's core_move_run, the end. */
 static strata_result_t core_move_call_(strata_world_t *core, float dt) {
-    core_move_ctx ctx = core_move_begin(core_world_of_(core), dt);
+    core_move_ctx ctx;
+    core_world *w = core_world_of_(core);
+    memset(&ctx, 0, offsetof(core_move_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    core_resources_ *r = core_res_(w);
+    ctx.log = &r->log;
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_MOVE);
     core_move_run(&ctx);
     return core_move_end(&ctx);
 }
 
-/* What the step runs for Cleanup: begin, the game's core_cleanup_run, end. */
+/* --- System Cleanup (phase second) */
+
+/* What the step runs for Cleanup: its context opened, the game's core_cleanup_run, the end. */
 static strata_result_t core_cleanup_call_(strata_world_t *core, float dt) {
-    core_cleanup_ctx ctx = core_cleanup_begin(core_world_of_(core), dt);
+    core_cleanup_ctx ctx;
+    core_world *w = core_world_of_(core);
+    memset(&ctx, 0, offsetof(core_cleanup_ctx, impl_)); /* strata_iter_init writes the rest */
+    ctx.world = w;
+    ctx.dt = dt;
+    core_resources_ *r = core_res_(w);
+    ctx.log = &r->log;
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_CLEANUP);
     core_cleanup_run(&ctx);
     return core_cleanup_end(&ctx);
 }
@@ -414,7 +466,7 @@ static const strata_system_desc_t core_systems_[CORE_SYSTEM_COUNT] = {
 };
 
 /* The batches' systems, batch after batch. */
-static const uint32_t core_system_order_[CORE_SYSTEM_COUNT] = {
+static const uint32_t core_system_order_[5 + 1] = {
     CORE_SYSTEM_RECORD,  /* batch 0 (first) */
     CORE_SYSTEM_DAMAGE,  /* batch 1 (first) */
     CORE_SYSTEM_LATE,    /* batch 2 (first) */
@@ -422,18 +474,52 @@ static const uint32_t core_system_order_[CORE_SYSTEM_COUNT] = {
     CORE_SYSTEM_CLEANUP, /* batch 4 (second) */
 };
 
+/* The same as strata_batch_run takes them, batch after batch. */
+static const strata_batch_item_t core_batch_items_[5 + 1] = {
+    {
+        .system = CORE_SYSTEM_RECORD,
+        .query = STRATA_NO_QUERY,
+        .position = CORE_SYSTEM_RECORD,
+        .writes = UINT64_C(0x1),
+    },
+    {
+        .system = CORE_SYSTEM_DAMAGE,
+        .query = CORE_QUERY_DAMAGE,
+        .position = CORE_SYSTEM_DAMAGE,
+        .writes = UINT64_C(0x1),
+    },
+    {
+        .system = CORE_SYSTEM_LATE,
+        .query = CORE_QUERY_LATE,
+        .position = CORE_SYSTEM_LATE,
+        .writes = UINT64_C(0x1),
+    },
+    {
+        .system = CORE_SYSTEM_MOVE,
+        .query = CORE_QUERY_MOVE,
+        .position = CORE_SYSTEM_MOVE,
+        .writes = UINT64_C(0x1),
+    },
+    {
+        .system = CORE_SYSTEM_CLEANUP,
+        .query = CORE_QUERY_CLEANUP,
+        .position = CORE_SYSTEM_CLEANUP,
+        .writes = UINT64_C(0x1),
+    },
+};
+
 /* The batches in step order, each a run of core_system_order_. */
-static const strata_batch_desc_t core_batches_[5] = {
+static const strata_batch_desc_t core_batches_[5 + 1] = {
     /* batch 0 (first) */
-    {.first = 0u, .count = 1u},
+    {.first = 0u, .count = 1u, .items = core_batch_items_ + 0, .alone = CORE_SYSTEM_RECORD},
     /* batch 1 (first) */
-    {.first = 1u, .count = 1u},
+    {.first = 1u, .count = 1u, .items = core_batch_items_ + 1, .alone = CORE_SYSTEM_DAMAGE},
     /* batch 2 (first) */
-    {.first = 2u, .count = 1u},
+    {.first = 2u, .count = 1u, .items = core_batch_items_ + 2, .alone = CORE_SYSTEM_LATE},
     /* batch 3 (first) */
-    {.first = 3u, .count = 1u},
+    {.first = 3u, .count = 1u, .items = core_batch_items_ + 3, .alone = CORE_SYSTEM_MOVE},
     /* batch 4 (second) */
-    {.first = 4u, .count = 1u},
+    {.first = 4u, .count = 1u, .items = core_batch_items_ + 4, .alone = CORE_SYSTEM_CLEANUP},
 };
 
 /* The phases in step order, each a run of core_batches_. */
@@ -476,10 +562,6 @@ static const strata_schema_t core_schema_ = {
     .resource_type = &core_resource_type_,
     .schedule = &core_schedule_,
 };
-
-static core_resources_ *core_res_(core_world *w) {
-    return (core_resources_ *)strata_world_resources(core_world_core(w));
-}
 
 core_world *core_world_create(const core_world_desc_t *desc) {
     strata_world_t *core = NULL;
@@ -591,122 +673,6 @@ core_result_t core_reserve_bundle(core_world *w, const core_bundle *b, uint32_t 
     return strata_reserve(core_world_core(w), k, ids, n);
 }
 
-/* --- System Record */
-
-core_record_ctx core_record_begin(core_world *w, float dt) {
-    core_record_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.clock = &core_res_(w)->clock;
-    ctx.log = &core_res_(w)->log;
-    return ctx;
-}
-
-core_result_t core_record_end(core_record_ctx *ctx) {
-    (void)ctx;
-    return STRATA_OK;
-}
-
-void core_record_enable(core_world *w, bool enabled) {
-    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_RECORD, enabled);
-}
-
-bool core_record_enabled(const core_world *w) {
-    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_RECORD);
-}
-
-/* --- System Damage */
-
-core_damage_ctx core_damage_begin(core_world *w, float dt) {
-    core_damage_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.log = &core_res_(w)->log;
-    ctx.impl_ = strata_iter(core_world_core(w), CORE_QUERY_DAMAGE);
-    return ctx;
-}
-
-core_result_t core_damage_end(core_damage_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void core_damage_enable(core_world *w, bool enabled) {
-    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_DAMAGE, enabled);
-}
-
-bool core_damage_enabled(const core_world *w) {
-    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_DAMAGE);
-}
-
-/* --- System Late */
-
-core_late_ctx core_late_begin(core_world *w, float dt) {
-    core_late_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.log = &core_res_(w)->log;
-    ctx.impl_ = strata_iter(core_world_core(w), CORE_QUERY_LATE);
-    return ctx;
-}
-
-core_result_t core_late_end(core_late_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void core_late_enable(core_world *w, bool enabled) {
-    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_LATE, enabled);
-}
-
-bool core_late_enabled(const core_world *w) {
-    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_LATE);
-}
-
-/* --- System Move */
-
-core_move_ctx core_move_begin(core_world *w, float dt) {
-    core_move_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.log = &core_res_(w)->log;
-    ctx.impl_ = strata_iter(core_world_core(w), CORE_QUERY_MOVE);
-    return ctx;
-}
-
-core_result_t core_move_end(core_move_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void core_move_enable(core_world *w, bool enabled) {
-    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_MOVE, enabled);
-}
-
-bool core_move_enabled(const core_world *w) {
-    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_MOVE);
-}
-
-/* --- System Cleanup */
-
-core_cleanup_ctx core_cleanup_begin(core_world *w, float dt) {
-    core_cleanup_ctx ctx = {0};
-    ctx.world = w;
-    ctx.dt = dt;
-    ctx.log = &core_res_(w)->log;
-    ctx.impl_ = strata_iter(core_world_core(w), CORE_QUERY_CLEANUP);
-    return ctx;
-}
-
-core_result_t core_cleanup_end(core_cleanup_ctx *ctx) {
-    return strata_iter_end(&ctx->impl_);
-}
-
-void core_cleanup_enable(core_world *w, bool enabled) {
-    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_CLEANUP, enabled);
-}
-
-bool core_cleanup_enabled(const core_world *w) {
-    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_CLEANUP);
-}
-
 /* --- Systems by id: the runtime's step (strata_world_step) does the work */
 
 void core_system_set_enabled(strata_world_t *core, uint32_t id, bool enabled) {
@@ -723,4 +689,8 @@ core_result_t core_system_run(core_world *w, uint32_t id, float dt) {
 
 core_result_t core_world_step(core_world *w, float dt) {
     return strata_world_step(core_world_core(w), dt);
+}
+
+core_result_t core_world_step_ns(core_world *w, uint64_t ns) {
+    return strata_world_step_ns(core_world_core(w), ns);
 }

@@ -138,6 +138,11 @@ void core_world_destroy(core_world *w);
  * STRATA_OK or the first error met applying deferred changes. */
 core_result_t core_world_step(core_world *w, float dt);
 
+/* core_world_step with the step's time in nanoseconds, exactly (systems see
+ * it as dt in seconds): the fixed runs and intervals of any steps depend on
+ * the sum of their nanoseconds only (docs/systems.md, "The loop"). */
+core_result_t core_world_step_ns(core_world *w, uint64_t ns);
+
 /* Entity, table and memory counts. */
 void core_world_stats(const core_world *w, core_world_stats_t *out);
 
@@ -622,7 +627,7 @@ typedef enum core_system_id {
 /* System Record (phase first, #0): runs once a step. */
 typedef struct core_record_ctx {
     core_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     const core_clock *clock; /* resource, read */
     core_log *log; /* resource, write */
 } core_record_ctx;
@@ -632,21 +637,36 @@ void core_record_run(core_record_ctx *ctx);
 
 /* A context for Record outside a step (tests, tools): it has no query,
  * so no next; use its resources (or pass it to core_record_run), then end. */
-core_record_ctx core_record_begin(core_world *w, float dt);
+static inline core_record_ctx core_record_begin(core_world *w, float dt) {
+    core_record_ctx ctx;
+    ctx = (core_record_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.clock = core_clock_res(w);
+    ctx.log = core_log_res(w);
+    return ctx;
+}
 
 /* Close the context (after a break, or always: it is idempotent). */
-core_result_t core_record_end(core_record_ctx *ctx);
+static inline core_result_t core_record_end(core_record_ctx *ctx) {
+    (void)ctx;
+    return STRATA_OK;
+}
 
 /* Enable or disable Record; a disabled system is skipped by core_world_step. */
-void core_record_enable(core_world *w, bool enabled);
+static inline void core_record_enable(core_world *w, bool enabled) {
+    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_RECORD, enabled);
+}
 
 /* True if Record runs in core_world_step (systems start enabled). */
-bool core_record_enabled(const core_world *w);
+static inline bool core_record_enabled(const core_world *w) {
+    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_RECORD);
+}
 
 /* System Damage (phase first, #1). */
 typedef struct core_damage_ctx {
     core_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     core_log *log; /* resource, write */
     uint32_t count;                 /* rows in the current table */
     const core_entity *entities; /* their handles */
@@ -659,7 +679,15 @@ void core_damage_run(core_damage_ctx *ctx);
 
 /* A context for Damage outside a step (tests, tools): call next until
  * it returns false, then end. */
-core_damage_ctx core_damage_begin(core_world *w, float dt);
+static inline core_damage_ctx core_damage_begin(core_world *w, float dt) {
+    core_damage_ctx ctx;
+    ctx = (core_damage_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.log = core_log_res(w);
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_DAMAGE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Damage's query; false at the end. */
 static inline bool core_damage_next(core_damage_ctx *ctx) {
@@ -689,18 +717,22 @@ static inline uint32_t core_damage_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-core_result_t core_damage_end(core_damage_ctx *ctx);
+static inline core_result_t core_damage_end(core_damage_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Damage; a disabled system is skipped by core_world_step. */
-void core_damage_enable(core_world *w, bool enabled);
+static inline void core_damage_enable(core_world *w, bool enabled) {
+    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_DAMAGE, enabled);
+}
 
 /* True if Damage runs in core_world_step (systems start enabled). */
-bool core_damage_enabled(const core_world *w);
+static inline bool core_damage_enabled(const core_world *w) {
+    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_DAMAGE);
+}
 
 /* System Late (phase first, #2). */
 typedef struct core_late_ctx {
     core_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     core_log *log; /* resource, write */
     uint32_t count;                 /* rows in the current table */
     const core_entity *entities; /* their handles */
@@ -713,7 +745,15 @@ void core_late_run(core_late_ctx *ctx);
 
 /* A context for Late outside a step (tests, tools): call next until
  * it returns false, then end. */
-core_late_ctx core_late_begin(core_world *w, float dt);
+static inline core_late_ctx core_late_begin(core_world *w, float dt) {
+    core_late_ctx ctx;
+    ctx = (core_late_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.log = core_log_res(w);
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_LATE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Late's query; false at the end. */
 static inline bool core_late_next(core_late_ctx *ctx) {
@@ -743,18 +783,22 @@ static inline uint32_t core_late_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-core_result_t core_late_end(core_late_ctx *ctx);
+static inline core_result_t core_late_end(core_late_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Late; a disabled system is skipped by core_world_step. */
-void core_late_enable(core_world *w, bool enabled);
+static inline void core_late_enable(core_world *w, bool enabled) {
+    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_LATE, enabled);
+}
 
 /* True if Late runs in core_world_step (systems start enabled). */
-bool core_late_enabled(const core_world *w);
+static inline bool core_late_enabled(const core_world *w) {
+    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_LATE);
+}
 
 /* System Move (phase first, #3). */
 typedef struct core_move_ctx {
     core_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     core_log *log; /* resource, write */
     uint32_t count;                 /* rows in the current table */
     const core_entity *entities; /* their handles */
@@ -768,7 +812,15 @@ void core_move_run(core_move_ctx *ctx);
 
 /* A context for Move outside a step (tests, tools): call next until
  * it returns false, then end. */
-core_move_ctx core_move_begin(core_world *w, float dt);
+static inline core_move_ctx core_move_begin(core_world *w, float dt) {
+    core_move_ctx ctx;
+    ctx = (core_move_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.log = core_log_res(w);
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_MOVE);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Move's query; false at the end. */
 static inline bool core_move_next(core_move_ctx *ctx) {
@@ -800,18 +852,22 @@ static inline uint32_t core_move_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-core_result_t core_move_end(core_move_ctx *ctx);
+static inline core_result_t core_move_end(core_move_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Move; a disabled system is skipped by core_world_step. */
-void core_move_enable(core_world *w, bool enabled);
+static inline void core_move_enable(core_world *w, bool enabled) {
+    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_MOVE, enabled);
+}
 
 /* True if Move runs in core_world_step (systems start enabled). */
-bool core_move_enabled(const core_world *w);
+static inline bool core_move_enabled(const core_world *w) {
+    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_MOVE);
+}
 
 /* System Cleanup (phase second, #4). */
 typedef struct core_cleanup_ctx {
     core_world *world;
-    float dt;                       /* the step's time delta */
+    float dt;                       /* the step's time delta (a fixed phase's: 1/rate) */
     core_log *log; /* resource, write */
     uint32_t count;                 /* rows in the current table */
     const core_entity *entities; /* their handles */
@@ -823,7 +879,15 @@ void core_cleanup_run(core_cleanup_ctx *ctx);
 
 /* A context for Cleanup outside a step (tests, tools): call next until
  * it returns false, then end. */
-core_cleanup_ctx core_cleanup_begin(core_world *w, float dt);
+static inline core_cleanup_ctx core_cleanup_begin(core_world *w, float dt) {
+    core_cleanup_ctx ctx;
+    ctx = (core_cleanup_ctx){0};
+    ctx.world = w;
+    ctx.dt = dt;
+    ctx.log = core_log_res(w);
+    strata_iter_init(&ctx.impl_, core_world_core(w), CORE_QUERY_CLEANUP);
+    return ctx;
+}
 
 /* Move to the next non-empty table of Cleanup's query; false at the end. */
 static inline bool core_cleanup_next(core_cleanup_ctx *ctx) {
@@ -851,13 +915,17 @@ static inline uint32_t core_cleanup_count(const core_world *w) {
 }
 
 /* Close the context (after a break, or always: it is idempotent). */
-core_result_t core_cleanup_end(core_cleanup_ctx *ctx);
+static inline core_result_t core_cleanup_end(core_cleanup_ctx *ctx) { return strata_iter_end(&ctx->impl_); }
 
 /* Enable or disable Cleanup; a disabled system is skipped by core_world_step. */
-void core_cleanup_enable(core_world *w, bool enabled);
+static inline void core_cleanup_enable(core_world *w, bool enabled) {
+    strata_system_set_enabled(core_world_core(w), CORE_SYSTEM_CLEANUP, enabled);
+}
 
 /* True if Cleanup runs in core_world_step (systems start enabled). */
-bool core_cleanup_enabled(const core_world *w);
+static inline bool core_cleanup_enabled(const core_world *w) {
+    return strata_system_enabled(core_world_core_const(w), CORE_SYSTEM_CLEANUP);
+}
 
 /* Switch system `id` (core_system_id) on or off, and ask whether it is
  * on: by number, for tools such as the inspector. Ids past the last are ignored. */
