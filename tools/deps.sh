@@ -130,7 +130,7 @@ groups_of() {
     bench-js) echo node ;;
     fuzz) echo core xxhash yajl clang cmocka ;;
     fuzz-long) echo core xxhash yajl cmocka ;;
-    test-quick) echo core xxhash yajl civetweb cmocka ;;
+    test-quick) echo core png xxhash yajl civetweb cmocka ;;
     format-check) echo format ;;
     all) echo core png xxhash yajl civetweb clang cmocka ;;
     test) echo core png xxhash yajl civetweb clang cmocka outside editor browser format ;;
