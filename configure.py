@@ -84,7 +84,8 @@ LAYERS = "runtime/LAYERS"
 # Test programs, built with each of TEST_VARIANTS and run by `ninja test`.
 # tests/worlds/test_<world>_*.c links the world of tests/schema/<world>.yaml,
 # and those EXTRA_WORLDS name besides.
-EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4", "save5"], "test_rel_save": ["rel2"]}
+EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4", "save5"], "test_rel_save": ["rel2"],
+                "test_fire_sparse_evolve": ["fire2"]}
 # Tests whose long sweep takes --shard K/N: each test variant runs its own part.
 SHARDED_TESTS = ("test_fuzz_diff", "test_rel_save")
 # Linked into every test: CMOCKA_TEST_FILTER=PATTERN runs the tests matching it.
@@ -625,6 +626,7 @@ def main(argv):
     thr_h, thr_c = b.generate("tests/threads/threads.yaml", "build/gen")
     tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
     tlp_h, tlp_c = b.generate("tests/threads/thread_loop.yaml", "build/gen")
+    tsp_h, tsp_c = b.generate("tests/threads/threads_sparse.yaml", "build/gen")
     for k, v in sorted(enumerate(THREAD_TEST_VARIANTS), key=lambda kv: BUILD_ORDER.index(kv[1])):
         h, c = test_worlds["fuzz_par"]
         b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h],
@@ -636,6 +638,8 @@ def main(argv):
                        libs=JSON_LIBS, archives=[b.json_libs[v]])
         # The game loop: fixed phases, gates and transitions on the threads.
         b.test_program(v, "test_thread_loop", ["tests/threads/test_thread_loop.c", tlp_c], headers=[tlp_h])
+        # Sparse components added, removed, filtered and written from split systems.
+        b.test_program(v, "test_threads_sparse", ["tests/threads/test_threads_sparse.c", tsp_c], headers=[tsp_h])
         worlds = [generated["rectangle_eater"], generated["swarm"]]
         b.test_program(v, "test_threads_examples",
                        ["tests/threads/test_threads_examples.c", "examples/swarm/systems.c"] + GAME

@@ -80,6 +80,10 @@ int bench_runs(void);
 /* Nanoseconds on the monotonic clock. */
 double bench_now(void);
 
+/* The ns per entity of n entities since t0 into *slot (a step of a
+ * structural script); returns now, the next step's t0. */
+double bench_lap(double *slot, double t0, uint32_t n);
+
 /* `n`, laundered through a volatile: entity counts are run-time values in a
  * game, and a constant count would let the compiler specialize the plain
  * loops (unroll to the exact size, drop the remainder) as no game's loop is. */
@@ -123,6 +127,7 @@ void bench_two_systems(void);
 void bench_seven_systems(void);
 void bench_relations(void);
 void bench_threads(void);
+void bench_sparse(void);
 void bench_loop(void);
 
 #endif /* STRATA_BENCH_H */

@@ -36,6 +36,7 @@ static const struct {
     {"relations", bench_relations},
     {"threads", bench_threads},
     {"snapshot", bench_snapshot},
+    {"sparse", bench_sparse},
     {"loop", bench_loop},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
@@ -72,6 +73,12 @@ double bench_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+double bench_lap(double *slot, double t0, uint32_t n) {
+    double t1 = bench_now();
+    *slot = (t1 - t0) / n;
+    return t1;
 }
 
 int bench_runs(void) {

@@ -2,9 +2,10 @@
  * reference benchmark of docs/performance.md. Rows: the pass p += v
  * (1,000,000 and 16,000,000 entities) and its fixed cost at 1,000; creating one by one and in bulk,
  * destroying; at 1,000,000 also adding and removing a tag and a 4-byte
- * component one entity at a time, the first add of a tag into a table
- * reserved ahead (against the steady add of the same run), and the memory
- * an entity costs.
+ * component one entity at a time, adding a tag to all of them in one call
+ * (move_marked_add_many: a whole table moves at once), the first add of a
+ * tag into a table reserved ahead (against the steady add of the same run),
+ * and the memory an entity costs.
  *
  * "In bulk" spawns n entities from the Mover assemblage
  * (move_spawn_mover_many: one placement, values from the schema). The
@@ -151,6 +152,7 @@ typedef struct subject {
     void (*remove_tag)(void *w, uint32_t n, const uint64_t *ids);
     void (*add_small)(void *w, uint32_t n, const uint64_t *ids);
     void (*remove_small)(void *w, uint32_t n, const uint64_t *ids);
+    void (*add_tag_many)(void *w, uint32_t n, const uint64_t *ids); /* in one call */
     void (*destroy)(void *w, uint32_t n, const uint64_t *ids);
     void (*reserve_tag)(void *w, uint32_t n); /* room for n tagged rows ahead; NULL: nothing to reserve */
 } subject;
@@ -208,6 +210,12 @@ static void world_remove_small(void *w, uint32_t n, const uint64_t *ids) {
     bench_check(!move_small_has(w, (move_entity){ids[0]}), "move: remove small");
 }
 
+static void world_add_tag_many(void *w, uint32_t n, const uint64_t *ids) {
+    /* A handle is one uint64_t. */
+    bench_check(move_marked_add_many(w, (const move_entity *)(const void *)ids, n) == STRATA_OK, "move: add_many");
+    bench_check(move_marked_has(w, (move_entity){ids[n - 1]}), "move: add_many");
+}
+
 static void world_destroy_all(void *w, uint32_t n, const uint64_t *ids) {
     for (uint32_t i = 0; i < n; i++) {
         move_entity_destroy(w, (move_entity){ids[i]});
@@ -222,9 +230,9 @@ static void world_reserve_tag(void *w, uint32_t n) {
     bench_check(move_reserve_bundle(w, &tagged, n) == STRATA_OK, "move: reserve");
 }
 
-static const subject strata = {world_make,        world_free,       world_create,    world_create_many,
-                               world_add_tag,     world_remove_tag, world_add_small, world_remove_small,
-                               world_destroy_all, world_reserve_tag};
+static const subject strata = {world_make,         world_free,        world_create,     world_create_many,
+                               world_add_tag,      world_remove_tag,  world_add_small,  world_remove_small,
+                               world_add_tag_many, world_destroy_all, world_reserve_tag};
 
 /* The baseline's world: a pool of handles, the two columns and the handle
  * column by row, and a sparse set for the tag and one for the 4-byte value. */
@@ -305,38 +313,22 @@ static void pool_create_many(void *w, uint32_t n, uint64_t *ids) {
 
 static void pool_add_tag(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_add(&b->marked, ids[i], 0);
-        }
-    }
+    plain_set_add_each(&b->ids, &b->marked, n, ids);
 }
 
 static void pool_remove_tag(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_remove(&b->marked, ids[i]);
-        }
-    }
+    plain_set_remove_each(&b->ids, &b->marked, n, ids);
 }
 
 static void pool_add_small(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_add(&b->small, ids[i], (int32_t)i);
-        }
-    }
+    plain_set_add_each(&b->ids, &b->small, n, ids);
 }
 
 static void pool_remove_small(void *w, uint32_t n, const uint64_t *ids) {
     pool *b = w;
-    for (uint32_t i = 0; i < n; i++) {
-        if (plain_ids_alive(&b->ids, ids[i])) {
-            plain_set_remove(&b->small, ids[i]);
-        }
-    }
+    plain_set_remove_each(&b->ids, &b->small, n, ids);
 }
 
 static void pool_destroy(void *w, uint32_t n, const uint64_t *ids) {
@@ -358,23 +350,19 @@ static void pool_destroy(void *w, uint32_t n, const uint64_t *ids) {
     bench_check(b->count == 0, "move: plain destroy");
 }
 
-static const subject plain = {pool_make,       pool_free,      pool_create,       pool_create_many, pool_add_tag,
-                              pool_remove_tag, pool_add_small, pool_remove_small, pool_destroy,     NULL};
+/* The baseline's "in one call" is its loop over the set: what a C
+ * programmer writes to tag many entities. */
+static const subject plain =
+    {pool_make,      pool_free,         pool_create,  pool_create_many, pool_add_tag, pool_remove_tag,
+     pool_add_small, pool_remove_small, pool_add_tag, pool_destroy,     NULL};
 
 /* The samples of every structural row, one per run. */
 typedef struct samples {
     double create[BENCH_MAX_RUNS], create_reused[BENCH_MAX_RUNS], bulk_new[BENCH_MAX_RUNS], bulk_reused[BENCH_MAX_RUNS],
         add_tag_cold[BENCH_MAX_RUNS], add_tag_reserved[BENCH_MAX_RUNS], add_c_cold[BENCH_MAX_RUNS],
         add_tag[BENCH_MAX_RUNS], rm_tag[BENCH_MAX_RUNS], add_c[BENCH_MAX_RUNS], rm_c[BENCH_MAX_RUNS],
-        destroy[BENCH_MAX_RUNS], scratch[BENCH_MAX_RUNS];
+        add_many[BENCH_MAX_RUNS], destroy[BENCH_MAX_RUNS], scratch[BENCH_MAX_RUNS];
 } samples;
-
-/* ns per entity since t0 into *slot; returns now. */
-static double lap(double *slot, double t0, uint32_t n) {
-    double t1 = bench_now();
-    *slot = (t1 - t0) / n;
-    return t1;
-}
 
 /* One run of every step over one subject, each timed into run r of out.
  * The add/remove steps run twice: the first time the target tables grow
@@ -384,39 +372,43 @@ static void script(const subject *s, uint32_t n, bool all, uint64_t *ids, sample
     void *w = s->make(n);
     double t = bench_now();
     s->create(w, n, ids);
-    t = lap(&out->create[r], t, n);
+    t = bench_lap(&out->create[r], t, n);
     if (all) {
         s->add_tag(w, n, ids);
-        t = lap(&out->add_tag_cold[r], t, n);
+        t = bench_lap(&out->add_tag_cold[r], t, n);
         s->remove_tag(w, n, ids);
-        t = lap(&out->scratch[r], t, n);
+        t = bench_lap(&out->scratch[r], t, n);
         s->add_small(w, n, ids);
-        t = lap(&out->add_c_cold[r], t, n);
+        t = bench_lap(&out->add_c_cold[r], t, n);
         s->remove_small(w, n, ids);
-        t = lap(&out->scratch[r], t, n);
+        t = bench_lap(&out->scratch[r], t, n);
         s->add_tag(w, n, ids);
-        t = lap(&out->add_tag[r], t, n);
+        t = bench_lap(&out->add_tag[r], t, n);
         s->remove_tag(w, n, ids);
-        t = lap(&out->rm_tag[r], t, n);
+        t = bench_lap(&out->rm_tag[r], t, n);
         s->add_small(w, n, ids);
-        t = lap(&out->add_c[r], t, n);
+        t = bench_lap(&out->add_c[r], t, n);
         s->remove_small(w, n, ids);
-        t = lap(&out->rm_c[r], t, n);
+        t = bench_lap(&out->rm_c[r], t, n);
+        s->add_tag_many(w, n, ids);
+        t = bench_lap(&out->add_many[r], t, n);
+        s->remove_tag(w, n, ids);
+        t = bench_now();
     }
     s->destroy(w, n, ids);
-    t = lap(&out->destroy[r], t, n);
+    t = bench_lap(&out->destroy[r], t, n);
     s->create(w, n, ids);
-    lap(&out->create_reused[r], t, n);
+    bench_lap(&out->create_reused[r], t, n);
     s->destroy(w, n, ids);
     t = bench_now();
     s->create_many(w, n, ids);
-    lap(&out->bulk_reused[r], t, n);
+    bench_lap(&out->bulk_reused[r], t, n);
     s->free(w);
 
     w = s->make(n);
     t = bench_now();
     s->create_many(w, n, ids);
-    lap(&out->bulk_new[r], t, n);
+    bench_lap(&out->bulk_new[r], t, n);
     if (all && s->reserve_tag != NULL) {
         /* The first add of a tag into a table reserved (and its pages
          * faulted in) ahead: what the steady add costs, if the reserve
@@ -424,7 +416,7 @@ static void script(const subject *s, uint32_t n, bool all, uint64_t *ids, sample
         s->reserve_tag(w, n);
         t = bench_now();
         s->add_tag(w, n, ids);
-        lap(&out->add_tag_reserved[r], t, n);
+        bench_lap(&out->add_tag_reserved[r], t, n);
     }
     s->free(w);
 }
@@ -459,6 +451,8 @@ static void structural(uint32_t size, int runs, bool all) {
         bench_record(m, "add a 4-byte component", size, "ns/op", s->add_c, p->add_c, runs,
                      BENCH_AT_MOST_AND_RATIO(10, 5.5));
         bench_record(m, "remove a 4-byte component", size, "ns/op", s->rm_c, p->rm_c, runs, BENCH_AT_MOST(10));
+        bench_record(m, "add a tag to 1,000,000 entities with add_many", size, "ns/op", s->add_many, p->add_many, runs,
+                     BENCH_RATIO(1.5));
     }
     bench_record(m, "destroy", size, "ns/op", s->destroy, p->destroy, runs, BENCH_AT_MOST(20));
     free(s);

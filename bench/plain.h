@@ -142,4 +142,23 @@ static inline bool plain_set_remove(plain_set *s, plain_handle h) {
     return true;
 }
 
+/* Give each live entity of handles[0..n) the component of s, with the value
+ * i for handles[i] (a structural row's loop). */
+static inline void plain_set_add_each(const plain_ids *ids, plain_set *s, uint32_t n, const uint64_t *handles) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (plain_ids_alive(ids, handles[i])) {
+            plain_set_add(s, handles[i], (int32_t)i);
+        }
+    }
+}
+
+/* Take the component of s from each live entity of handles[0..n). */
+static inline void plain_set_remove_each(const plain_ids *ids, plain_set *s, uint32_t n, const uint64_t *handles) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (plain_ids_alive(ids, handles[i])) {
+            plain_set_remove(s, handles[i]);
+        }
+    }
+}
+
 #endif /* STRATA_BENCH_PLAIN_H */

@@ -9,10 +9,13 @@ from typing import List, Tuple
 from .check_renames import Renames
 from .check_types import Types
 from .checks import Entry, Section, Symbols, is_empty_body, split_key
-from .errors import Reporter
-from .limits import MAX_COMPONENTS, MAX_RELATIONS, MAX_RESOURCES
+from .check_types import TYPE_SPELLING
+from .errors import Reporter, did_you_mean
+from .limits import MAX_COMPONENTS, MAX_RELATIONS, MAX_RESOURCES, MAX_SPARSE
+from .load import Scalar
 from .model import Component, Event, Field, Relation, Resource, TypeRef
-from .spec import DEFAULT_SENDER, GAME, HOOK_KEYS, POLICIES, RELATION_KEYS, RELATION_POLICY, SENDERS, SENT_BY_KEY
+from .spec import (DEFAULT_SENDER, GAME, HOOK_KEYS, POLICIES, RELATION_KEYS, RELATION_POLICY, SENDERS, SENT_BY_KEY,
+                   STORAGE_KEY, STORAGES)
 
 LINK_TARGET = "target"  # the field of an exclusive relation's component that holds the target
 
@@ -34,7 +37,14 @@ class Elements(Section):
             entries = self.types.field_entries(value, owner)
             hooks = {k.text: self.flag((k, v), f"{owner}: '{k.text}'") for k, v in entries if k.text in HOOK_KEYS}
             on_set_key = next((k for k, _ in entries if k.text == "on_set"), None)
-            entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS)
+            storage_entry = next(((k, v) for k, v in entries if k.text == STORAGE_KEY), None)
+            storage = self.storage(storage_entry, owner) if storage_entry is not None else STORAGES[0]
+            if storage == "sparse":
+                if len(self.symbols.sparse_names) == MAX_SPARSE:
+                    self.error(storage_entry[1].loc, f"{owner}: too many sparse components: at most {MAX_SPARSE}",
+                               "STRATA_MAX_SPARSE; keep the others in tables")
+                self.symbols.sparse_names.add(key.text)
+            entries = tuple((k, v) for k, v in entries if k.text not in HOOK_KEYS and k.text != STORAGE_KEY)
             if not entries:
                 self.symbols.tag_names.add(key.text)
             if on_set_key is not None and hooks["on_set"]:
@@ -45,8 +55,20 @@ class Elements(Section):
             fields = self.types.body_fields(entries, owner, key.loc, key.text, policies=True)
             components.append(Component(key.text, index, fields, key.loc, on_add=hooks.get("on_add", False),
                                         on_remove=hooks.get("on_remove", False), on_set=hooks.get("on_set", False),
-                                        renamed_from=renamed_from))
+                                        renamed_from=renamed_from, storage=storage))
         return tuple(components)
+
+    def storage(self, entry: Entry, owner: str) -> str:
+        """A component's `storage` (reported, and taken as `table`, when it is not one of STORAGES)."""
+        node = entry[1]
+        if isinstance(node, Scalar) and not node.quoted and node.text in STORAGES:
+            return node.text
+        text = node.text if isinstance(node, Scalar) else ""
+        hint = did_you_mean(text, STORAGES) if text else None
+        if hint is None and TYPE_SPELLING.fullmatch(text.partition("=")[0].strip()):
+            hint = "'storage' is the component's own key, not a field: name the field otherwise"
+        self.error(node.loc, f"{owner}: 'storage' must be one of {', '.join(STORAGES)}", hint)
+        return STORAGES[0]
 
     def relations(self, entries: Tuple[Entry, ...], first: int) -> Tuple[Tuple[Relation, ...], Tuple[Component, ...]]:
         """The relations, and the components holding their links (ids from
@@ -63,8 +85,11 @@ class Elements(Section):
                            "STRATA_MAX_COMPONENTS")
             if len(relations) == MAX_RELATIONS:
                 self.error(key.loc, f"too many relations: at most {MAX_RELATIONS}", "STRATA_MAX_RELATIONS")
-            keys = self.known_keys(self.mapping_or_empty(value, owner, "e.g. { exclusive: true }"), RELATION_KEYS,
-                                   owner)
+            keys = self.known_keys(self.mapping_or_empty(value, owner, "e.g. { exclusive: true }"),
+                                   RELATION_KEYS + (STORAGE_KEY,), owner)
+            if STORAGE_KEY in keys:
+                self.error(keys[STORAGE_KEY][0].loc, f"{owner}: a relation's links are always stored in tables",
+                           "'storage' is for components: the index of links and cascades read the links there")
             exclusive = self.flags(keys, ("exclusive",), owner).get("exclusive", False)
             policy = RELATION_POLICY
             if "on_target_destroy" in keys:

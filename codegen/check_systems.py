@@ -126,6 +126,12 @@ class Systems(Section):
                 else:
                     changed.append(name)
         cascade = self.cascade(keys.get("cascade"), owner, changed)
+        sparse = [name for term in TERM_KEYS for name in lists[term] if name in self.symbols.sparse_names]
+        if cascade and sparse:
+            self.error(keys["cascade"][0].loc, f"{owner}: 'cascade' over sparse component '{sparse[0]}'",
+                       "a cascade visits whole runs of a table's rows; filter inside the system, or store it in "
+                       "tables")
+            cascade = ""
         return Terms(read=tuple(lists["read"]), write=tuple(lists["write"]), with_=tuple(lists["with"]),
                      without=tuple(lists["without"]), optional=tuple(lists["optional"]), changed=tuple(changed),
                      cascade=cascade)

@@ -21,7 +21,7 @@ from .load import Mapping, Node, Scalar, Sequence
 from .model import INTEGER_RANGES, SCALAR_SIZES, SCALARS, EnumType, Field, Loc, StructType, TypeRef, Value
 from .spec import FIELD_POLICY, FOREIGN_TYPES, LONG_FIELD_KEYS, POLICIES, STRING_SPELLING
 
-_TYPE = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?P<dims>(?:\s*\[[^\[\]]*\])*)")
+TYPE_SPELLING = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?P<dims>(?:\s*\[[^\[\]]*\])*)")
 _DIM = re.compile(r"\[([^\[\]]*)\]")
 _ARRAY_SUFFIX = re.compile(r"(.*?)((?:\s*\[[^\[\]]*\])*)\s*", re.S)
 _DIGITS = re.compile(r"[0-9]+")
@@ -217,7 +217,7 @@ class Types(Section):
         if foreign:
             self.error(loc, f"{where}: unknown type '{text}'", foreign)
             return None
-        match = _TYPE.fullmatch(text)
+        match = TYPE_SPELLING.fullmatch(text)
         if not match:
             self.error(loc, f"{where}: invalid type '{text}'", "e.g. f32, Color, u8[4] or char[16]")
             return None

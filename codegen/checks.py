@@ -50,6 +50,7 @@ class Symbols:
     struct_layouts: Dict[str, Tuple[int, int]] = field(default_factory=dict)  # their C (size, alignment)
     component_names: List[str] = field(default_factory=list)  # relations' components included
     tag_names: Set[str] = field(default_factory=set)
+    sparse_names: Set[str] = field(default_factory=set)  # components with `storage: sparse`
     on_set_components: List[Tuple[str, Loc]] = field(default_factory=list)  # (name, where `on_set: true` is)
     resource_names: List[str] = field(default_factory=list)
     event_names: List[str] = field(default_factory=list)

@@ -273,6 +273,8 @@ def _key_schema(key: Key) -> Schema:
         schema = _described({}, key.description, key.example)
     elif kind == "policy":
         schema = _described({"enum": list(spec.POLICIES)}, key.description, key.example)
+    elif kind == "storage":
+        schema = _described({"enum": list(spec.STORAGES)}, key.description, key.example)
     elif kind == "sender":
         schema = _described({"enum": list(spec.SENDERS)}, key.description, key.example)
     elif kind == "relations":
@@ -282,7 +284,7 @@ def _key_schema(key: Key) -> Schema:
     elif kind == "types":
         schema = _section(key, _type_entry(), exclude=BUILTIN_TYPES)
     elif kind == "components":
-        schema = _section(key, _fields(spec.ITEMS["component"], reserved=spec.HOOKS + (spec.RENAMED,)))
+        schema = _section(key, _fields(spec.ITEMS["component"], reserved=spec.HOOKS + (spec.STORAGE, spec.RENAMED)))
     elif kind == "resources":
         schema = _section(key, _fields(spec.ITEMS["resource"], reserved=(spec.RENAMED,), min_fields=1))
     elif kind == "events":

@@ -57,6 +57,7 @@ MAX_RELATIONS = RUNTIME["STRATA_MAX_RELATIONS"]  # relations per world
 MAX_QUERIES = RUNTIME["STRATA_MAX_QUERIES"]  # free queries plus systems with terms
 MAX_MONITORS = RUNTIME["STRATA_MAX_MONITORS"]  # systems with an aspect, on_add or on_remove
 MAX_CHANGED = RUNTIME["STRATA_MAX_CHANGED"]  # queries and systems with `changed`, plus components with on_set
+MAX_SPARSE = RUNTIME["STRATA_MAX_SPARSE"]  # components with `storage: sparse`
 MAX_STATES = RUNTIME["STRATA_MAX_STATES"]  # states of one state machine (a gate's mask of them is 64 bits)
 MASK_WORDS = MAX_COMPONENTS // 64  # the 64-bit words of a strata_mask_t
 

@@ -107,10 +107,16 @@ class Component:
     on_set: bool = False  # <world>_<component>_on_set, when written values settle
     renamed_from: Tuple[str, ...] = ()  # the component's former names (key `renamed_from:`), for old saves
     relation: str = ""  # the relation whose links this component holds ("" for a declared component)
+    storage: str = "table"  # `storage:`: "table" (a column of its archetype tables) or "sparse" (a set beside them)
 
     @property
     def is_tag(self) -> bool:
         return not self.fields
+
+    @property
+    def sparse(self) -> bool:
+        """Stored in a sparse set: adding or removing it moves no row."""
+        return self.storage == "sparse"
 
     @property
     def holds_value(self) -> bool:
@@ -402,6 +408,15 @@ class Schema:
 
     def component(self, name: str) -> Component:
         return next(c for c in self.components if c.name == name)
+
+    def sparse_terms(self, terms: Terms) -> Tuple[str, ...]:
+        """The sparse components among a query's terms, in schema order."""
+        return tuple(c for c in terms.required + terms.without + terms.optional if self.component(c).sparse)
+
+    def sparse_rows(self, terms: Terms) -> bool:
+        """A term reads a sparse component's value, or an optional one is
+        sparse: a visit yields one row a batch, whose value is looked up."""
+        return any(self.component(c).sparse for c in terms.read + terms.write + terms.optional)
 
     def first_receiver(self, event: str) -> int:
         """The schedule position of the first system that receives `event`

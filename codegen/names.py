@@ -98,7 +98,13 @@ BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no com
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
           "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
-          "first", "r", "desc", "systems", "full", "view", "system", "all", "i", "s", "ring", "count")
+          "first", "r", "desc", "systems", "full", "view", "system", "all", "i", "s", "ring", "count", "at",
+          "entities", "q")
+
+
+def has_query_ids(s: model.Schema) -> bool:
+    """The world has query ids: free queries, or systems with terms."""
+    return bool(s.queries) or any(y.query_index is not None for y in s.systems)
 
 
 def snake(name: str) -> str:
@@ -197,7 +203,7 @@ class Names:
                 nouns[FILE].append("transitions_")
             nouns[FUNC] += ["system_set_enabled", "system_is_enabled", "system_run"]
             constants.append("SYSTEM_COUNT")
-        if s.queries or any(y.query_index is not None for y in s.systems):
+        if has_query_ids(s):
             # the ids of the free queries and of the systems' queries
             nouns[FILE] += [("query_id_type", "query_id"), "queries_"]
         if s.events:
@@ -320,6 +326,10 @@ class Names:
             verbs = ["has", "remove"]
             if c is None or not c.relation:
                 verbs += ["add"] + ([] if c is not None and c.is_tag else ["get", "mut", "set"])
+                # many entities at once: an array of handles, or what a query matches
+                verbs += ["add_many", "remove_many"]
+                if has_query_ids(self.schema):
+                    verbs += ["add_matching", "remove_matching"]
             else:
                 verbs += ["get", "set"] if exclusive else ["add"]
             for verb in verbs:

@@ -30,6 +30,7 @@ Each Key says what its value holds with one word, `value`:
     access       a system's `resources: {read: [...], write: [...]}`
     policy       what happens to a link when its target is destroyed: one of
                  POLICIES (`on_target_destroy`)
+    storage      where a component's values live: one of STORAGES (`storage`)
     sender       who sends an event: one of SENDERS (`sent_by`)
     a section    types, components, resources, events, queries, systems, assemblages:
                  a mapping from names to what that section declares
@@ -41,13 +42,17 @@ from typing import Any, Tuple
 
 # The words a Key's `value` may be (see the module's docstring).
 VALUES = ("name", "names", "former_names", "phases", "version", "flag", "fields", "field_type", "any", "access",
-          "policy", "sender", "rate", "count", "seconds", "states", "state_map", "conditions", "types", "components", "resources", "events", "queries", "systems", "assemblages", "relations")
+          "policy", "storage", "sender", "rate", "count", "seconds", "states", "state_map", "conditions", "types",
+          "components", "resources", "events", "queries", "systems", "assemblages", "relations")
 
 # The values of `on_target_destroy`, in the order the docs list them.
 POLICIES = ("keep", "clear", "remove", "destroy")
 # The values of an event's `sent_by`: systems only, or the game too.
 GAME = "game"
 SENDERS = ("systems", GAME)
+
+# The values of a component's `storage`, the default first.
+STORAGES = ("table", "sparse")
 
 
 @dataclass(frozen=True)
@@ -313,6 +318,13 @@ HOOKS = (
         True, default=False),
 )
 
+# Reserved in a component body: not a field.
+STORAGE = Key("storage", "storage",
+              "Where the component lives: `table` (the default), a column of its entities' archetype tables, "
+              "the fastest to iterate; or `sparse`, a set beside the tables, so adding or removing it moves no "
+              "row: for a tag or value that comes and goes every few frames (stunned, selected, on fire).",
+              "sparse", default="table")
+
 # Reserved in a component or resource body: not a field.
 RENAMED = Key("renamed_from", "former_names",
               "The former name, or a list of former names (a load tries the current name, then these in "
@@ -387,7 +399,7 @@ ITEMS = {
     "type": Item("A reusable type: a struct (a mapping of fields) or an enum (`{enum: [members]}`).",
                  {"x": "f32", "y": "f32"}),
     "component": Item("A component: a mapping of fields, `{}` or nothing for a tag. May also have hooks "
-                      "(`on_add`, `on_remove`, `on_set`) and `renamed_from`.",
+                      "(`on_add`, `on_remove`, `on_set`), `storage` and `renamed_from`.",
                       {"x": "f32", "y": "f32 = 0"}),
     "resource": Item("A resource: a mapping of at least one field, one value stored in the world.",
                      {"value": "i32 = 0"}),
@@ -466,6 +478,7 @@ QUERY_KEYS = names(QUERY)
 SYSTEM_KEYS = names(SYSTEM)
 RELATION_KEYS = names(RELATION)
 HOOK_KEYS = names(HOOKS)  # in a component body: hooks, not fields
+STORAGE_KEY = STORAGE.name  # in a component body: not a field
 LONG_FIELD_KEYS = names(LONG_FIELD)
 RENAMED_FROM = RENAMED.name  # reserved in a component or resource body: not a field
 SENT_BY_KEY = SENT_BY.name  # reserved in an event body: not a field

@@ -37,6 +37,9 @@ they are applied:
               `receive_late`)
   renames     `renamed_from` on a component, resource or field names its
               former name (for loading old saves): unique, not a current name
+  storage     a component's `storage` is `table` or `sparse` (at most
+              STRATA_MAX_SPARSE sparse); not on a relation; no `cascade` over
+              a sparse term
   relations   `exclusive`, `data` (exclusive only; no field `target`),
               `on_target_destroy` (`clear` exclusive only); each becomes a
               component of its name after the declared ones; queries may not

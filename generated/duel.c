@@ -86,6 +86,7 @@ static const strata_query_desc_t duel_queries_[6] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Players",
@@ -93,6 +94,7 @@ static const strata_query_desc_t duel_queries_[6] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Steer",
@@ -100,6 +102,7 @@ static const strata_query_desc_t duel_queries_[6] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Drive",
@@ -107,6 +110,7 @@ static const strata_query_desc_t duel_queries_[6] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x5), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Drift",
@@ -114,6 +118,7 @@ static const strata_query_desc_t duel_queries_[6] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Eat",
@@ -121,6 +126,7 @@ static const strata_query_desc_t duel_queries_[6] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

@@ -293,6 +293,21 @@ static inline duel_result_t duel_pos_remove(duel_world *w, duel_entity e) {
     return strata_remove(duel_world_core(w), e.id, DUEL_POS);
 }
 
+/* Add Pos to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline duel_result_t duel_pos_add_many(duel_world *w, const duel_entity *entities, uint32_t n, const duel_pos *values) {
+    return strata_bulk_add(duel_world_core(w), DUEL_POS, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Pos from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_pos_remove_many(duel_world *w, const duel_entity *entities, uint32_t n) {
+    return strata_bulk_remove(duel_world_core(w), DUEL_POS, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Vel */
 
 /* Add Vel with value v (overwrites if present): STRATA_OK,
@@ -325,6 +340,21 @@ static inline bool duel_vel_has(const duel_world *w, duel_entity e) {
 /* Remove Vel: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline duel_result_t duel_vel_remove(duel_world *w, duel_entity e) {
     return strata_remove(duel_world_core(w), e.id, DUEL_VEL);
+}
+
+/* Add Vel to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline duel_result_t duel_vel_add_many(duel_world *w, const duel_entity *entities, uint32_t n, const duel_vel *values) {
+    return strata_bulk_add(duel_world_core(w), DUEL_VEL, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Vel from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_vel_remove_many(duel_world *w, const duel_entity *entities, uint32_t n) {
+    return strata_bulk_remove(duel_world_core(w), DUEL_VEL, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Player */
@@ -361,6 +391,21 @@ static inline duel_result_t duel_player_remove(duel_world *w, duel_entity e) {
     return strata_remove(duel_world_core(w), e.id, DUEL_PLAYER);
 }
 
+/* Add Player to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline duel_result_t duel_player_add_many(duel_world *w, const duel_entity *entities, uint32_t n, const duel_player *values) {
+    return strata_bulk_add(duel_world_core(w), DUEL_PLAYER, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Player from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_player_remove_many(duel_world *w, const duel_entity *entities, uint32_t n) {
+    return strata_bulk_remove(duel_world_core(w), DUEL_PLAYER, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Food */
 
 /* Add Food with value v (overwrites if present): STRATA_OK,
@@ -395,6 +440,21 @@ static inline duel_result_t duel_food_remove(duel_world *w, duel_entity e) {
     return strata_remove(duel_world_core(w), e.id, DUEL_FOOD);
 }
 
+/* Add Food to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline duel_result_t duel_food_add_many(duel_world *w, const duel_entity *entities, uint32_t n, const duel_food *values) {
+    return strata_bulk_add(duel_world_core(w), DUEL_FOOD, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Food from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_food_remove_many(duel_world *w, const duel_entity *entities, uint32_t n) {
+    return strata_bulk_remove(duel_world_core(w), DUEL_FOOD, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Queries ------------------------------------------------------------- */
 
 /* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
@@ -406,6 +466,50 @@ typedef enum duel_query_id {
     DUEL_QUERY_DRIFT = 4,
     DUEL_QUERY_EAT = 5,
 } duel_query_id;
+
+/* Add Pos (v) to every entity query q matches now, as duel_pos_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline duel_result_t duel_pos_add_matching(duel_world *w, duel_query_id q, duel_pos v) {
+    return strata_query_add(duel_world_core(w), (uint32_t)q, DUEL_POS, &v);
+}
+
+/* Remove Pos from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_pos_remove_matching(duel_world *w, duel_query_id q) {
+    return strata_query_remove(duel_world_core(w), (uint32_t)q, DUEL_POS);
+}
+
+/* Add Vel (v) to every entity query q matches now, as duel_vel_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline duel_result_t duel_vel_add_matching(duel_world *w, duel_query_id q, duel_vel v) {
+    return strata_query_add(duel_world_core(w), (uint32_t)q, DUEL_VEL, &v);
+}
+
+/* Remove Vel from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_vel_remove_matching(duel_world *w, duel_query_id q) {
+    return strata_query_remove(duel_world_core(w), (uint32_t)q, DUEL_VEL);
+}
+
+/* Add Player (v) to every entity query q matches now, as duel_player_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline duel_result_t duel_player_add_matching(duel_world *w, duel_query_id q, duel_player v) {
+    return strata_query_add(duel_world_core(w), (uint32_t)q, DUEL_PLAYER, &v);
+}
+
+/* Remove Player from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_player_remove_matching(duel_world *w, duel_query_id q) {
+    return strata_query_remove(duel_world_core(w), (uint32_t)q, DUEL_PLAYER);
+}
+
+/* Add Food (v) to every entity query q matches now, as duel_food_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline duel_result_t duel_food_add_matching(duel_world *w, duel_query_id q, duel_food v) {
+    return strata_query_add(duel_world_core(w), (uint32_t)q, DUEL_FOOD, &v);
+}
+
+/* Remove Food from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline duel_result_t duel_food_remove_matching(duel_world *w, duel_query_id q) {
+    return strata_query_remove(duel_world_core(w), (uint32_t)q, DUEL_FOOD);
+}
 
 /* Query Pieces: one table at a time. Structural changes made while it
  * is open are applied when it ends (next returns false, or end). */

@@ -105,6 +105,7 @@ static const strata_query_desc_t orbits_queries_[2] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Place",
@@ -112,6 +113,7 @@ static const strata_query_desc_t orbits_queries_[2] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x10), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

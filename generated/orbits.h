@@ -278,6 +278,21 @@ static inline orbits_result_t orbits_orbit_remove(orbits_world *w, orbits_entity
     return strata_remove(orbits_world_core(w), e.id, ORBITS_ORBIT);
 }
 
+/* Add Orbit to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline orbits_result_t orbits_orbit_add_many(orbits_world *w, const orbits_entity *entities, uint32_t n, const orbits_orbit *values) {
+    return strata_bulk_add(orbits_world_core(w), ORBITS_ORBIT, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Orbit from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_orbit_remove_many(orbits_world *w, const orbits_entity *entities, uint32_t n) {
+    return strata_bulk_remove(orbits_world_core(w), ORBITS_ORBIT, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Local */
 
 /* Add Local with value v (overwrites if present): STRATA_OK,
@@ -310,6 +325,21 @@ static inline bool orbits_local_has(const orbits_world *w, orbits_entity e) {
 /* Remove Local: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline orbits_result_t orbits_local_remove(orbits_world *w, orbits_entity e) {
     return strata_remove(orbits_world_core(w), e.id, ORBITS_LOCAL);
+}
+
+/* Add Local to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline orbits_result_t orbits_local_add_many(orbits_world *w, const orbits_entity *entities, uint32_t n, const orbits_local *values) {
+    return strata_bulk_add(orbits_world_core(w), ORBITS_LOCAL, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Local from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_local_remove_many(orbits_world *w, const orbits_entity *entities, uint32_t n) {
+    return strata_bulk_remove(orbits_world_core(w), ORBITS_LOCAL, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Global */
@@ -346,6 +376,21 @@ static inline orbits_result_t orbits_global_remove(orbits_world *w, orbits_entit
     return strata_remove(orbits_world_core(w), e.id, ORBITS_GLOBAL);
 }
 
+/* Add Global to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline orbits_result_t orbits_global_add_many(orbits_world *w, const orbits_entity *entities, uint32_t n, const orbits_global *values) {
+    return strata_bulk_add(orbits_world_core(w), ORBITS_GLOBAL, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Global from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_global_remove_many(orbits_world *w, const orbits_entity *entities, uint32_t n) {
+    return strata_bulk_remove(orbits_world_core(w), ORBITS_GLOBAL, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Body */
 
 /* Add Body with value v (overwrites if present): STRATA_OK,
@@ -378,6 +423,21 @@ static inline bool orbits_body_has(const orbits_world *w, orbits_entity e) {
 /* Remove Body: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline orbits_result_t orbits_body_remove(orbits_world *w, orbits_entity e) {
     return strata_remove(orbits_world_core(w), e.id, ORBITS_BODY);
+}
+
+/* Add Body to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline orbits_result_t orbits_body_add_many(orbits_world *w, const orbits_entity *entities, uint32_t n, const orbits_body *values) {
+    return strata_bulk_add(orbits_world_core(w), ORBITS_BODY, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Body from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_body_remove_many(orbits_world *w, const orbits_entity *entities, uint32_t n) {
+    return strata_bulk_remove(orbits_world_core(w), ORBITS_BODY, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Relations (docs/relations.md) ------------------------------------- */
@@ -440,6 +500,50 @@ typedef enum orbits_query_id {
     ORBITS_QUERY_SPIN = 0,
     ORBITS_QUERY_PLACE = 1,
 } orbits_query_id;
+
+/* Add Orbit (v) to every entity query q matches now, as orbits_orbit_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_orbit_add_matching(orbits_world *w, orbits_query_id q, orbits_orbit v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_ORBIT, &v);
+}
+
+/* Remove Orbit from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_orbit_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_ORBIT);
+}
+
+/* Add Local (v) to every entity query q matches now, as orbits_local_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_local_add_matching(orbits_world *w, orbits_query_id q, orbits_local v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_LOCAL, &v);
+}
+
+/* Remove Local from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_local_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_LOCAL);
+}
+
+/* Add Global (v) to every entity query q matches now, as orbits_global_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_global_add_matching(orbits_world *w, orbits_query_id q, orbits_global v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_GLOBAL, &v);
+}
+
+/* Remove Global from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_global_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_GLOBAL);
+}
+
+/* Add Body (v) to every entity query q matches now, as orbits_body_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline orbits_result_t orbits_body_add_matching(orbits_world *w, orbits_query_id q, orbits_body v) {
+    return strata_query_add(orbits_world_core(w), (uint32_t)q, ORBITS_BODY, &v);
+}
+
+/* Remove Body from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_body_remove_matching(orbits_world *w, orbits_query_id q) {
+    return strata_query_remove(orbits_world_core(w), (uint32_t)q, ORBITS_BODY);
+}
 
 /* --- Systems: the game defines each orbits_<system>_run ------------------ */
 

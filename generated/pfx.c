@@ -77,6 +77,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Gravity",
@@ -84,6 +85,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Move",
@@ -91,6 +93,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Age",
@@ -98,6 +101,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Report",
@@ -105,6 +109,7 @@ static const strata_query_desc_t pfx_queries_[5] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

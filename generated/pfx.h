@@ -273,6 +273,21 @@ static inline pfx_result_t pfx_position_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_POSITION);
 }
 
+/* Add Position to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline pfx_result_t pfx_position_add_many(pfx_world *w, const pfx_entity *entities, uint32_t n, const pfx_position *values) {
+    return strata_bulk_add(pfx_world_core(w), PFX_POSITION, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Position from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_position_remove_many(pfx_world *w, const pfx_entity *entities, uint32_t n) {
+    return strata_bulk_remove(pfx_world_core(w), PFX_POSITION, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Velocity */
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
@@ -305,6 +320,21 @@ static inline bool pfx_velocity_has(const pfx_world *w, pfx_entity e) {
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline pfx_result_t pfx_velocity_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_VELOCITY);
+}
+
+/* Add Velocity to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline pfx_result_t pfx_velocity_add_many(pfx_world *w, const pfx_entity *entities, uint32_t n, const pfx_velocity *values) {
+    return strata_bulk_add(pfx_world_core(w), PFX_VELOCITY, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Velocity from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_velocity_remove_many(pfx_world *w, const pfx_entity *entities, uint32_t n) {
+    return strata_bulk_remove(pfx_world_core(w), PFX_VELOCITY, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Lifetime */
@@ -341,6 +371,21 @@ static inline pfx_result_t pfx_lifetime_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_LIFETIME);
 }
 
+/* Add Lifetime to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline pfx_result_t pfx_lifetime_add_many(pfx_world *w, const pfx_entity *entities, uint32_t n, const pfx_lifetime *values) {
+    return strata_bulk_add(pfx_world_core(w), PFX_LIFETIME, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Lifetime from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_lifetime_remove_many(pfx_world *w, const pfx_entity *entities, uint32_t n) {
+    return strata_bulk_remove(pfx_world_core(w), PFX_LIFETIME, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Heavy (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -358,6 +403,21 @@ static inline pfx_result_t pfx_heavy_remove(pfx_world *w, pfx_entity e) {
     return strata_remove(pfx_world_core(w), e.id, PFX_HEAVY);
 }
 
+/* Add Heavy to the n entities of entities[]
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline pfx_result_t pfx_heavy_add_many(pfx_world *w, const pfx_entity *entities, uint32_t n) {
+    return strata_bulk_add(pfx_world_core(w), PFX_HEAVY, n, (const strata_entity_t *)(const void *)entities, NULL);
+}
+
+/* Remove Heavy from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_heavy_remove_many(pfx_world *w, const pfx_entity *entities, uint32_t n) {
+    return strata_bulk_remove(pfx_world_core(w), PFX_HEAVY, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Queries ------------------------------------------------------------- */
 
 /* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
@@ -368,6 +428,50 @@ typedef enum pfx_query_id {
     PFX_QUERY_AGE = 3,
     PFX_QUERY_REPORT = 4,
 } pfx_query_id;
+
+/* Add Position (v) to every entity query q matches now, as pfx_position_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline pfx_result_t pfx_position_add_matching(pfx_world *w, pfx_query_id q, pfx_position v) {
+    return strata_query_add(pfx_world_core(w), (uint32_t)q, PFX_POSITION, &v);
+}
+
+/* Remove Position from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_position_remove_matching(pfx_world *w, pfx_query_id q) {
+    return strata_query_remove(pfx_world_core(w), (uint32_t)q, PFX_POSITION);
+}
+
+/* Add Velocity (v) to every entity query q matches now, as pfx_velocity_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline pfx_result_t pfx_velocity_add_matching(pfx_world *w, pfx_query_id q, pfx_velocity v) {
+    return strata_query_add(pfx_world_core(w), (uint32_t)q, PFX_VELOCITY, &v);
+}
+
+/* Remove Velocity from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_velocity_remove_matching(pfx_world *w, pfx_query_id q) {
+    return strata_query_remove(pfx_world_core(w), (uint32_t)q, PFX_VELOCITY);
+}
+
+/* Add Lifetime (v) to every entity query q matches now, as pfx_lifetime_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline pfx_result_t pfx_lifetime_add_matching(pfx_world *w, pfx_query_id q, pfx_lifetime v) {
+    return strata_query_add(pfx_world_core(w), (uint32_t)q, PFX_LIFETIME, &v);
+}
+
+/* Remove Lifetime from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_lifetime_remove_matching(pfx_world *w, pfx_query_id q) {
+    return strata_query_remove(pfx_world_core(w), (uint32_t)q, PFX_LIFETIME);
+}
+
+/* Add Heavy to every entity query q matches now, as pfx_heavy_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline pfx_result_t pfx_heavy_add_matching(pfx_world *w, pfx_query_id q) {
+    return strata_query_add(pfx_world_core(w), (uint32_t)q, PFX_HEAVY, NULL);
+}
+
+/* Remove Heavy from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline pfx_result_t pfx_heavy_remove_matching(pfx_world *w, pfx_query_id q) {
+    return strata_query_remove(pfx_world_core(w), (uint32_t)q, PFX_HEAVY);
+}
 
 /* Query Falling: one table at a time. Structural changes made while it
  * is open are applied when it ends (next returns false, or end). */

@@ -164,6 +164,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = {{UINT64_C(0x30), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Bodies",
@@ -171,6 +172,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x3e), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "UserInput",
@@ -178,6 +180,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Collide",
@@ -185,6 +188,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Decay",
@@ -192,6 +196,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = {{UINT64_C(0x20), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x6), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x10), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Referee",
@@ -199,6 +204,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Render",
@@ -206,6 +212,7 @@ static const strata_query_desc_t rect_queries_[7] = {
         .none = {{UINT64_C(0x20), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x18), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .aspect_size = sizeof(rect_render_aspect),
         .aspect_align = alignof(rect_render_aspect),
         .aspect_defaults = &rect_render_aspect_defaults_,

@@ -389,6 +389,21 @@ static inline rect_result_t rect_position_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_POSITION);
 }
 
+/* Add Position to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline rect_result_t rect_position_add_many(rect_world *w, const rect_entity *entities, uint32_t n, const rect_position *values) {
+    return strata_bulk_add(rect_world_core(w), RECT_POSITION, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Position from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_position_remove_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_remove(rect_world_core(w), RECT_POSITION, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Appearance */
 
 /* Add Appearance with value v (overwrites if present): STRATA_OK,
@@ -421,6 +436,21 @@ static inline bool rect_appearance_has(const rect_world *w, rect_entity e) {
 /* Remove Appearance: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline rect_result_t rect_appearance_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_APPEARANCE);
+}
+
+/* Add Appearance to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline rect_result_t rect_appearance_add_many(rect_world *w, const rect_entity *entities, uint32_t n, const rect_appearance *values) {
+    return strata_bulk_add(rect_world_core(w), RECT_APPEARANCE, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Appearance from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_appearance_remove_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_remove(rect_world_core(w), RECT_APPEARANCE, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Health */
@@ -457,6 +487,21 @@ static inline rect_result_t rect_health_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_HEALTH);
 }
 
+/* Add Health to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline rect_result_t rect_health_add_many(rect_world *w, const rect_entity *entities, uint32_t n, const rect_health *values) {
+    return strata_bulk_add(rect_world_core(w), RECT_HEALTH, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Health from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_health_remove_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_remove(rect_world_core(w), RECT_HEALTH, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Collision (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -472,6 +517,21 @@ static inline bool rect_collision_has(const rect_world *w, rect_entity e) {
 /* Remove Collision: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline rect_result_t rect_collision_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_COLLISION);
+}
+
+/* Add Collision to the n entities of entities[]
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline rect_result_t rect_collision_add_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_add(rect_world_core(w), RECT_COLLISION, n, (const strata_entity_t *)(const void *)entities, NULL);
+}
+
+/* Remove Collision from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_collision_remove_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_remove(rect_world_core(w), RECT_COLLISION, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- PlayerControlled (tag) */
@@ -491,6 +551,21 @@ static inline rect_result_t rect_player_controlled_remove(rect_world *w, rect_en
     return strata_remove(rect_world_core(w), e.id, RECT_PLAYER_CONTROLLED);
 }
 
+/* Add PlayerControlled to the n entities of entities[]
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline rect_result_t rect_player_controlled_add_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_add(rect_world_core(w), RECT_PLAYER_CONTROLLED, n, (const strata_entity_t *)(const void *)entities, NULL);
+}
+
+/* Remove PlayerControlled from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_player_controlled_remove_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_remove(rect_world_core(w), RECT_PLAYER_CONTROLLED, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Dead (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -506,6 +581,21 @@ static inline bool rect_dead_has(const rect_world *w, rect_entity e) {
 /* Remove Dead: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline rect_result_t rect_dead_remove(rect_world *w, rect_entity e) {
     return strata_remove(rect_world_core(w), e.id, RECT_DEAD);
+}
+
+/* Add Dead to the n entities of entities[]
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline rect_result_t rect_dead_add_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_add(rect_world_core(w), RECT_DEAD, n, (const strata_entity_t *)(const void *)entities, NULL);
+}
+
+/* Remove Dead from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_dead_remove_many(rect_world *w, const rect_entity *entities, uint32_t n) {
+    return strata_bulk_remove(rect_world_core(w), RECT_DEAD, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Events: emitted and received by systems within a step; not saved ----- */
@@ -562,6 +652,72 @@ typedef enum rect_query_id {
     RECT_QUERY_REFEREE = 5,
     RECT_QUERY_RENDER = 6,
 } rect_query_id;
+
+/* Add Position (v) to every entity query q matches now, as rect_position_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline rect_result_t rect_position_add_matching(rect_world *w, rect_query_id q, rect_position v) {
+    return strata_query_add(rect_world_core(w), (uint32_t)q, RECT_POSITION, &v);
+}
+
+/* Remove Position from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_position_remove_matching(rect_world *w, rect_query_id q) {
+    return strata_query_remove(rect_world_core(w), (uint32_t)q, RECT_POSITION);
+}
+
+/* Add Appearance (v) to every entity query q matches now, as rect_appearance_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline rect_result_t rect_appearance_add_matching(rect_world *w, rect_query_id q, rect_appearance v) {
+    return strata_query_add(rect_world_core(w), (uint32_t)q, RECT_APPEARANCE, &v);
+}
+
+/* Remove Appearance from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_appearance_remove_matching(rect_world *w, rect_query_id q) {
+    return strata_query_remove(rect_world_core(w), (uint32_t)q, RECT_APPEARANCE);
+}
+
+/* Add Health (v) to every entity query q matches now, as rect_health_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline rect_result_t rect_health_add_matching(rect_world *w, rect_query_id q, rect_health v) {
+    return strata_query_add(rect_world_core(w), (uint32_t)q, RECT_HEALTH, &v);
+}
+
+/* Remove Health from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_health_remove_matching(rect_world *w, rect_query_id q) {
+    return strata_query_remove(rect_world_core(w), (uint32_t)q, RECT_HEALTH);
+}
+
+/* Add Collision to every entity query q matches now, as rect_collision_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline rect_result_t rect_collision_add_matching(rect_world *w, rect_query_id q) {
+    return strata_query_add(rect_world_core(w), (uint32_t)q, RECT_COLLISION, NULL);
+}
+
+/* Remove Collision from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_collision_remove_matching(rect_world *w, rect_query_id q) {
+    return strata_query_remove(rect_world_core(w), (uint32_t)q, RECT_COLLISION);
+}
+
+/* Add PlayerControlled to every entity query q matches now, as rect_player_controlled_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline rect_result_t rect_player_controlled_add_matching(rect_world *w, rect_query_id q) {
+    return strata_query_add(rect_world_core(w), (uint32_t)q, RECT_PLAYER_CONTROLLED, NULL);
+}
+
+/* Remove PlayerControlled from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_player_controlled_remove_matching(rect_world *w, rect_query_id q) {
+    return strata_query_remove(rect_world_core(w), (uint32_t)q, RECT_PLAYER_CONTROLLED);
+}
+
+/* Add Dead to every entity query q matches now, as rect_dead_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline rect_result_t rect_dead_add_matching(rect_world *w, rect_query_id q) {
+    return strata_query_add(rect_world_core(w), (uint32_t)q, RECT_DEAD, NULL);
+}
+
+/* Remove Dead from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline rect_result_t rect_dead_remove_matching(rect_world *w, rect_query_id q) {
+    return strata_query_remove(rect_world_core(w), (uint32_t)q, RECT_DEAD);
+}
 
 /* Query Food: one table at a time. Structural changes made while it
  * is open are applied when it ends (next returns false, or end). */

@@ -83,6 +83,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Bin",
@@ -90,6 +91,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Colour",
@@ -97,6 +99,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Steer",
@@ -104,6 +107,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Integrate",
@@ -111,6 +115,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Wrap",
@@ -118,6 +123,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
     {
         .name = "Splat",
@@ -125,6 +131,7 @@ static const strata_query_desc_t swarm_queries_[7] = {
         .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
         .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

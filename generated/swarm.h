@@ -281,6 +281,21 @@ static inline swarm_result_t swarm_position_remove(swarm_world *w, swarm_entity 
     return strata_remove(swarm_world_core(w), e.id, SWARM_POSITION);
 }
 
+/* Add Position to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline swarm_result_t swarm_position_add_many(swarm_world *w, const swarm_entity *entities, uint32_t n, const swarm_position *values) {
+    return strata_bulk_add(swarm_world_core(w), SWARM_POSITION, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Position from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_position_remove_many(swarm_world *w, const swarm_entity *entities, uint32_t n) {
+    return strata_bulk_remove(swarm_world_core(w), SWARM_POSITION, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Velocity */
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
@@ -313,6 +328,21 @@ static inline bool swarm_velocity_has(const swarm_world *w, swarm_entity e) {
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline swarm_result_t swarm_velocity_remove(swarm_world *w, swarm_entity e) {
     return strata_remove(swarm_world_core(w), e.id, SWARM_VELOCITY);
+}
+
+/* Add Velocity to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline swarm_result_t swarm_velocity_add_many(swarm_world *w, const swarm_entity *entities, uint32_t n, const swarm_velocity *values) {
+    return strata_bulk_add(swarm_world_core(w), SWARM_VELOCITY, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Velocity from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_velocity_remove_many(swarm_world *w, const swarm_entity *entities, uint32_t n) {
+    return strata_bulk_remove(swarm_world_core(w), SWARM_VELOCITY, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Tint */
@@ -349,6 +379,21 @@ static inline swarm_result_t swarm_tint_remove(swarm_world *w, swarm_entity e) {
     return strata_remove(swarm_world_core(w), e.id, SWARM_TINT);
 }
 
+/* Add Tint to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline swarm_result_t swarm_tint_add_many(swarm_world *w, const swarm_entity *entities, uint32_t n, const swarm_tint *values) {
+    return strata_bulk_add(swarm_world_core(w), SWARM_TINT, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Tint from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_tint_remove_many(swarm_world *w, const swarm_entity *entities, uint32_t n) {
+    return strata_bulk_remove(swarm_world_core(w), SWARM_TINT, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Fast (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -366,6 +411,21 @@ static inline swarm_result_t swarm_fast_remove(swarm_world *w, swarm_entity e) {
     return strata_remove(swarm_world_core(w), e.id, SWARM_FAST);
 }
 
+/* Add Fast to the n entities of entities[]
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline swarm_result_t swarm_fast_add_many(swarm_world *w, const swarm_entity *entities, uint32_t n) {
+    return strata_bulk_add(swarm_world_core(w), SWARM_FAST, n, (const strata_entity_t *)(const void *)entities, NULL);
+}
+
+/* Remove Fast from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_fast_remove_many(swarm_world *w, const swarm_entity *entities, uint32_t n) {
+    return strata_bulk_remove(swarm_world_core(w), SWARM_FAST, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Queries ------------------------------------------------------------- */
 
 /* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
@@ -378,6 +438,50 @@ typedef enum swarm_query_id {
     SWARM_QUERY_WRAP = 5,
     SWARM_QUERY_SPLAT = 6,
 } swarm_query_id;
+
+/* Add Position (v) to every entity query q matches now, as swarm_position_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline swarm_result_t swarm_position_add_matching(swarm_world *w, swarm_query_id q, swarm_position v) {
+    return strata_query_add(swarm_world_core(w), (uint32_t)q, SWARM_POSITION, &v);
+}
+
+/* Remove Position from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_position_remove_matching(swarm_world *w, swarm_query_id q) {
+    return strata_query_remove(swarm_world_core(w), (uint32_t)q, SWARM_POSITION);
+}
+
+/* Add Velocity (v) to every entity query q matches now, as swarm_velocity_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline swarm_result_t swarm_velocity_add_matching(swarm_world *w, swarm_query_id q, swarm_velocity v) {
+    return strata_query_add(swarm_world_core(w), (uint32_t)q, SWARM_VELOCITY, &v);
+}
+
+/* Remove Velocity from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_velocity_remove_matching(swarm_world *w, swarm_query_id q) {
+    return strata_query_remove(swarm_world_core(w), (uint32_t)q, SWARM_VELOCITY);
+}
+
+/* Add Tint (v) to every entity query q matches now, as swarm_tint_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline swarm_result_t swarm_tint_add_matching(swarm_world *w, swarm_query_id q, swarm_tint v) {
+    return strata_query_add(swarm_world_core(w), (uint32_t)q, SWARM_TINT, &v);
+}
+
+/* Remove Tint from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_tint_remove_matching(swarm_world *w, swarm_query_id q) {
+    return strata_query_remove(swarm_world_core(w), (uint32_t)q, SWARM_TINT);
+}
+
+/* Add Fast to every entity query q matches now, as swarm_fast_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline swarm_result_t swarm_fast_add_matching(swarm_world *w, swarm_query_id q) {
+    return strata_query_add(swarm_world_core(w), (uint32_t)q, SWARM_FAST, NULL);
+}
+
+/* Remove Fast from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline swarm_result_t swarm_fast_remove_matching(swarm_world *w, swarm_query_id q) {
+    return strata_query_remove(swarm_world_core(w), (uint32_t)q, SWARM_FAST);
+}
 
 /* Query Boids: one table at a time. Structural changes made while it
  * is open are applied when it ends (next returns false, or end). */

@@ -290,13 +290,15 @@ strata_result_t sti_table_edge(strata_world_t *w, sti_table_t *src, uint32_t c, 
     sti_edge_t *reverse = &dst->edges[add ? cc + c : c];
     archetype_plan_free(w, forward->plan);
     archetype_plan_free(w, reverse->plan);
-    /* The leaf path: in a world without changed sets (no marks, no bits to
-     * carry), an add that writes a small value; any unhooked remove. */
+    /* The leaf path: in a world without changed sets or sparse components
+     * (no marks, no bits to carry), an add that writes a small value; any
+     * unhooked remove. */
     sti_table_t *larger = add ? dst : src;
     bool small = hole == STI_NO_HOLE || larger->dense[hole].size <= STI_SMALL_SIZE;
-    bool add_plain = !hooked && small && w->dirty_count == 0;
-    *forward = (sti_edge_t){dst, there, hole, hooked, add ? add_plain : !hooked && w->dirty_count == 0};
-    *reverse = (sti_edge_t){src, back, hole, hooked, add ? !hooked && w->dirty_count == 0 : add_plain};
+    bool bitless = w->mark_planes == 0;
+    bool add_plain = !hooked && small && bitless;
+    *forward = (sti_edge_t){dst, there, hole, hooked, add ? add_plain : !hooked && bitless};
+    *reverse = (sti_edge_t){src, back, hole, hooked, add ? !hooked && bitless : add_plain};
     if (out != NULL) {
         *out = *forward;
     }

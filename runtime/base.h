@@ -28,15 +28,17 @@
 #endif
 
 /* Types of the layers above, which the world holds by pointer. */
-typedef struct sti_record_t sti_record_t;           /* entity_index.h */
-typedef struct sti_table_t sti_table_t;             /* table.h */
-typedef struct sti_query_cache_t sti_query_cache_t; /* query.h */
-typedef struct sti_dirty_t sti_dirty_t;             /* dirty.h */
-typedef struct sti_event_buf_t sti_event_buf_t;     /* event.h */
-typedef struct sti_relations_t sti_relations_t;     /* link.h */
-typedef struct sti_cascades_t sti_cascades_t;       /* cascade.h */
-typedef struct sti_pool_t sti_pool_t;               /* pool.h */
-typedef struct sti_slot_t sti_slot_t;               /* pool.h */
+typedef struct sti_record_t sti_record_t;             /* entity_index.h */
+typedef struct sti_table_t sti_table_t;               /* table.h */
+typedef struct sti_query_cache_t sti_query_cache_t;   /* query.h */
+typedef struct sti_sparse_t sti_sparse_t;             /* sparse.h */
+typedef struct sti_sparse_terms_t sti_sparse_terms_t; /* sparse.h */
+typedef struct sti_dirty_t sti_dirty_t;               /* dirty.h */
+typedef struct sti_event_buf_t sti_event_buf_t;       /* event.h */
+typedef struct sti_relations_t sti_relations_t;       /* link.h */
+typedef struct sti_cascades_t sti_cascades_t;         /* cascade.h */
+typedef struct sti_pool_t sti_pool_t;                 /* pool.h */
+typedef struct sti_slot_t sti_slot_t;                 /* pool.h */
 
 /* The up-calls of the layers below into the relations' modules above
  * them, set by those modules when the world is made: the one way a lower
@@ -128,6 +130,21 @@ struct strata_world_t {
     uint64_t set_slots;    /* the sets of components with on_set (after the queries' sets) */
     bool sets_pending;     /* a set of set_slots was marked since its on_set hooks last ran */
 
+    /* sparse.c: the components stored sparse (set at creation). Plane k of
+     * a table's bitmaps (after the changed sets' planes) is the k-th sparse
+     * component by id: a bit a row that holds it. */
+    strata_mask_t sparse;                        /* component ids stored sparse */
+    uint32_t sparse_count;                       /* their planes */
+    uint32_t sparse_first;                       /* the first of them among a table's planes */
+    uint32_t mark_planes;                        /* planes a table's bitmaps hold: the changed sets' and these */
+    uint8_t sparse_plane[STRATA_MAX_COMPONENTS]; /* by component id: its plane, if sparse */
+    uint64_t sparse_hooked;                      /* planes of components with on_add or on_remove */
+    uint64_t sparse_observed;                    /* planes whose add or remove runs a hook or changes a monitor */
+    uint64_t sparse_plain;                       /* planes neither observed nor tracked by a changed or on_set set */
+    uint64_t monitor_sparse;                     /* monitors (bit k: monitor k) whose query has sparse terms */
+    sti_sparse_t *sparse_sets;                   /* by plane: the values of a component with fields */
+    sti_sparse_terms_t *query_sparse;            /* by query id: the planes it requires and excludes */
+
     /* entity_index.c */
     sti_record_t *records;
     uint32_t record_count; /* indices ever handed out */
@@ -181,6 +198,10 @@ struct strata_world_t {
     /* snapshot.c: the clock that stamps writes in place (a table's and a
      * query's `written`), advanced by each take and restore. */
     uint32_t snap_clock;
+    /* bulk.c: the entities a query's bulk change gathers, kept for the next. */
+    strata_entity_t *bulk;
+    size_t bulk_capacity;
+
     /* pool.c: the worker threads; in a system's view of the world during a
      * batch (a copy of this struct), the slot that records what it does. */
     sti_pool_t *pool;
@@ -228,13 +249,31 @@ static inline strata_mask_t sti_mask_minus(const strata_mask_t *a, const strata_
     return m;
 }
 
-/* True if a table of `mask` matches query q: every component of its `all`,
- * none of its `none`. The one match rule: the query cache, monitors, dirty
- * sets and aspect columns all ask it. */
+/* In a bitmap of rows (a bit a row): row `last` fills row `row` (last's
+ * bit cleared; last may be row), as a swap-remove moves the rows; returns
+ * row's bit as it was (1 or 0). The changed sets and the sparse
+ * components' planes move their bits with it. */
+STI_HOT uint64_t sti_bits_move(uint64_t *bits, uint32_t row, uint32_t last) {
+    uint64_t *at = bits + row / 64, *end = bits + last / 64;
+    uint64_t r = (uint64_t)1 << (row & 63), l = (uint64_t)1 << (last & 63);
+    uint64_t in = *at & r;
+    if ((*end & l) != 0) { /* the last row is in: it moves into row (or row was last and goes) */
+        *end &= ~l;
+        *at |= row != last ? r : 0;
+    } else if (in != 0) {
+        *at &= ~r;
+    }
+    return in != 0;
+}
+
+/* True if a table of `mask` matches query q: every table component of its
+ * `all`, none of its `none` (its sparse terms are the rows' to meet,
+ * sparse.h). The one match rule: the query cache, monitors, dirty sets and
+ * aspect columns all ask it. */
 static inline bool sti_query_matches(const strata_world_t *w, uint32_t q, const strata_mask_t *mask) {
     const strata_query_desc_t *d = &w->schema->queries[q];
     for (uint32_t i = 0; i < w->mask_words; i++) {
-        if ((d->all.bits[i] & ~mask->bits[i]) != 0 || (d->none.bits[i] & mask->bits[i]) != 0) {
+        if ((d->all.bits[i] & ~w->sparse.bits[i] & ~mask->bits[i]) != 0 || (d->none.bits[i] & mask->bits[i]) != 0) {
             return false;
         }
     }

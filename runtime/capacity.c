@@ -79,14 +79,25 @@ strata_result_t strata_reserve(strata_world_t *w, uint32_t k, const uint32_t *id
     if (!capacity_quiet(w) || n == 0) {
         return STRATA_OK;
     }
+    /* The sparse components: room in their sets (values, and slots for the
+     * indices n more entities may take), not a column of the table. */
     strata_mask_t mask = {{0}};
-    for (uint32_t i = 0; i < k; i++) {
+    uint32_t indices = w->record_count + (n < UINT32_MAX - w->record_count ? n : UINT32_MAX - w->record_count);
+    strata_result_t r = STRATA_OK;
+    for (uint32_t i = 0; i < k && r == STRATA_OK; i++) {
         STRATA_ASSERT(ids[i] < w->component_count);
-        strata_mask_set(&mask, ids[i]);
+        if (sti_is_sparse(w, ids[i])) {
+            r = sti_sparse_reserve(w, w->sparse_plane[ids[i]], indices, n);
+        } else {
+            strata_mask_set(&mask, ids[i]);
+        }
+    }
+    if (r != STRATA_OK) {
+        return r; /* the sets grown so far only hold more room */
     }
     uint32_t before = w->table_count;
     sti_table_t *t = NULL;
-    strata_result_t r = sti_table_ensure(w, &mask, &t);
+    r = sti_table_ensure(w, &mask, &t);
     if (r == STRATA_OK) {
         r = sti_table_reserve(w, t, n);
         if (r != STRATA_OK && w->table_count != before) {

@@ -109,8 +109,8 @@ static void cascade_order(const unsigned char *links, size_t size, uint32_t n, u
 }
 
 /* Put t's rows in `order` (order[new row] = old row): every column, the
- * handles, the changed sets' bits and the records' rows, through scratch
- * (a row of the widest column for each row). */
+ * handles, the changed sets' and sparse components' bits and the records'
+ * rows, through scratch (a row of the widest column for each row). */
 static void cascade_permute(strata_world_t *w, sti_table_t *t, const uint32_t *order, unsigned char *scratch) {
     uint32_t n = t->count;
     for (uint32_t k = 0; k <= t->column_count; k++) {
@@ -123,6 +123,9 @@ static void cascade_permute(strata_world_t *w, sti_table_t *t, const uint32_t *o
     }
     if (t->listed != 0) { /* the changed sets' bits go with the rows */
         sti_dirty_permute(w, t, order, n, (uint64_t *)(void *)scratch);
+    }
+    if (t->sparse_any != 0) { /* and the sparse components' */
+        sti_sparse_permute(w, t, order, n, (uint64_t *)(void *)scratch);
     }
     for (uint32_t i = 0; i < n; i++) {
         w->records[strata_entity_index(t->entities[i])].row = i;
@@ -342,6 +345,7 @@ strata_iter_t strata_iter_cascade(strata_world_t *w, uint32_t q, uint32_t r) {
     STRATA_ASSERT(q < w->schema->query_count);
     STRATA_ASSERT(r < w->schema->relation_count && w->schema->relations[r].exclusive);
     STRATA_ASSERT(w->cascades != NULL);
+    STRATA_ASSERT(sti_sparse_terms(w, q) == NULL); /* a cascade's batches are whole runs of a table's rows */
     /* Rows may move only when no scope is open: nothing is iterating them. */
     bool sort = !sti_deferred(w);
     strata_iter_t it = strata_iter(w, q);

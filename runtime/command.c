@@ -234,6 +234,9 @@ static sti_table_t *command_covered_table(strata_world_t *w, const unsigned char
 static uint32_t command_run_block(strata_world_t *w, sti_cmd_t *cmd, const unsigned char *at, size_t stride, uint32_t c,
                                   strata_mask_t *tried) {
     bool add = cmd->kind == STI_CMD_ADD_RUN;
+    if (sti_is_sparse(w, c)) {
+        return 0; /* no row moves: each entry is a bit and a value */
+    }
     sti_table_t *src = command_covered_table(w, at, stride, cmd->n - cmd->done, tried);
     if (src == NULL || add == strata_mask_test(&src->mask, c)) {
         return 0;
@@ -384,7 +387,9 @@ static strata_result_t command_destroy_doomed(strata_world_t *w) {
     for (uint32_t i = 0; i < w->doomed_count; i++) {
         const unsigned char *at = (const unsigned char *)(w->doomed + i);
         sti_table_t *t = command_covered_table(w, at, sizeof(strata_entity_t), w->doomed_count - i, &tried);
-        if (t != NULL && !t->hooked && w->hooks.destroyed == NULL) { /* (relations' policies look at each) */
+        if (t != NULL && !t->hooked && (t->sparse_any & w->sparse_hooked) == 0 &&
+            w->hooks.destroyed == NULL) { /* (relations' policies look at each) */
+            sti_sparse_drop_rows(w, t);
             for (uint32_t j = 0; j < t->count; j++) {
                 sti_index_release(w, &w->records[(uint32_t)w->doomed[i + j]]);
             }

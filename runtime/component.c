@@ -59,6 +59,14 @@ __attribute__((noinline)) static strata_result_t component_add(strata_world_t *w
     if (sti_deferred(w)) {
         return component_defer_one(w, STI_CMD_ADD, e, c, value);
     }
+    if (sti_is_sparse(w, c)) {
+        if (!sti_move_sparse_add_fast(w, rec, e, c, value)) {
+            return component_added(w, e, 1, &c, sti_move_sparse_add(w, rec, c, value));
+        }
+        sti_mark_ids(w, e, 1, &c);
+        sti_settle_sets(w);
+        return STRATA_OK;
+    }
     if (STI_UNLIKELY(!sti_move_add_fast(w, rec, c, value))) {
         return component_added(w, e, 1, &c, sti_move_add_slow(w, rec, c, value));
     }
@@ -107,10 +115,14 @@ strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k
 __attribute__((noinline)) static strata_result_t component_remove(strata_world_t *w, sti_record_t *rec,
                                                                   strata_entity_t e, uint32_t c) {
     if (sti_deferred(w)) {
-        if (!strata_mask_test(&w->tables[rec->table]->mask, c)) {
+        if (!sti_has(w, w->tables[rec->table], rec->row, c)) {
             return STRATA_ERR_MISSING;
         }
         return component_defer_one(w, STI_CMD_REMOVE, e, c, NULL);
+    }
+    if (sti_is_sparse(w, c)) {
+        strata_result_t r = sti_move_sparse_remove_fast(w, rec, e, c);
+        return r != STI_OK_HOOKED ? r : component_removed(w, sti_move_sparse_remove(w, rec, c));
     }
     if (STI_UNLIKELY(!sti_move_remove_fast(w, rec, c))) {
         return component_removed(w, sti_move_remove_slow(w, rec, c));
@@ -126,7 +138,7 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c) 
     }
     if (sti_deferred(w)) {
         /* A run holds only components present when recorded (MISSING is checked now). */
-        bool present = strata_mask_test(&w->tables[rec->table]->mask, c);
+        bool present = sti_has(w, w->tables[rec->table], rec->row, c);
         return present && sti_command_run_join(w, STI_CMD_REMOVE_RUN, e, c, NULL) ? STRATA_OK
                                                                                   : component_remove(w, rec, e, c);
     }
@@ -145,10 +157,10 @@ strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_
         return STRATA_ERR_STALE;
     }
     if (sti_deferred(w)) {
-        const strata_mask_t *mask = &w->tables[rec->table]->mask;
+        const sti_table_t *t = w->tables[rec->table];
         bool any = false;
         for (uint32_t i = 0; i < k && !any; i++) {
-            any = strata_mask_test(mask, ids[i]);
+            any = sti_has(w, t, rec->row, ids[i]);
         }
         if (!any) {
             return STRATA_ERR_MISSING;
@@ -161,12 +173,94 @@ strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_
     return component_removed(w, sti_move_remove(w, rec, k, ids));
 }
 
+/* A sparse component's add when nothing watches it: its bit, and its value
+ * when its set has room, no row moved; component_add does the rest. */
+strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c));
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0)) {
+        return component_add(w, rec, e, c, value);
+    }
+    if (STI_UNLIKELY(!sti_sparse_room(w, k, (uint32_t)e))) {
+        return component_add(w, rec, e, c, value);
+    }
+    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, value);
+    return STRATA_OK;
+}
+
+/* Where e's value of sparse component c goes, its bit set and its slot
+ * taken, when nothing watches c and its set has room; NULL otherwise. The
+ * caller writes the value: no load waits behind the bit's store, whose
+ * address comes last (record, table, plane), as a load of the caller's
+ * value in here would. */
+void *strata_sparse_place(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c) && w->components[c].size != 0);
+    uint32_t k = w->sparse_plane[c], index = (uint32_t)e;
+    sti_sparse_t *s = &w->sparse_sets[k];
+    if (STI_UNLIKELY(rec == NULL || sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0 || s->count >= s->capacity ||
+                     index >= s->slot_capacity)) {
+        return NULL;
+    }
+    sti_table_t *t = w->tables[rec->table];
+    if (STI_UNLIKELY((t->sparse_any >> k & 1u) == 0)) {
+        t->sparse_any |= (uint64_t)1 << k;
+    }
+    sti_sparse_plane(w, t, k)[rec->row / 64] |= (uint64_t)1 << (rec->row & 63);
+    uint32_t slot = s->slot[index];
+    if (slot == STI_NO_SLOT) {
+        slot = s->count++;
+        s->slot[index] = slot;
+        s->owner[slot] = e;
+    }
+    return s->values.data + (size_t)slot * s->values.size;
+}
+
+/* A sparse tag's add: a bit when nothing watches it (a leaf), else component_add. */
+strata_result_t strata_sparse_tag_add(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c) && w->components[c].size == 0);
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0)) {
+        return component_add(w, rec, e, c, NULL);
+    }
+    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, NULL);
+    return STRATA_OK;
+}
+
+/* A sparse component's remove when nothing watches it: its bit and value,
+ * no row moved; component_remove does the rest. */
+strata_result_t strata_sparse_remove(strata_world_t *w, strata_entity_t e, uint32_t c) {
+    sti_record_t *rec = component_record(w, e, c);
+    STRATA_ASSERT(sti_is_sparse(w, c));
+    if (rec == NULL) {
+        return STRATA_ERR_STALE;
+    }
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_observed >> k & 1u) != 0)) {
+        return component_remove(w, rec, e, c);
+    }
+    sti_table_t *t = w->tables[rec->table];
+    if (!sti_sparse_test(w, t, rec->row, k)) {
+        return STRATA_ERR_MISSING;
+    }
+    sti_sparse_take(w, k, t, rec->row, e);
+    return STRATA_OK;
+}
+
 /* True if e is alive and has c (tags included). */
 bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
     const sti_record_t *rec = sti_record_lookup(w, e);
-    return rec != NULL && strata_mask_test(&w->tables[rec->table]->mask, c);
+    return rec != NULL && sti_has(w, w->tables[rec->table], rec->row, c);
 }
 
 /* Mark e's c written: now, or in a batch's view recorded for its end (pool.c). */
@@ -181,11 +275,18 @@ static inline void component_mark(strata_world_t *w, strata_entity_t e, uint32_t
 /* The address of e's value of c, or NULL (stale, absent or a tag). */
 static void *component_address(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     const sti_record_t *rec = sti_record_lookup(w, e);
-    return rec != NULL ? sti_table_cell(w, w->tables[rec->table], c, rec->row) : NULL;
+    return rec != NULL ? sti_cell(w, w->tables[rec->table], c, rec->row) : NULL;
 }
 
 /* e's value of c, or NULL (stale, absent, tag). */
 const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(c < w->component_count);
+    return component_address(w, e, c);
+}
+
+/* e's value of c for an iterator's term, unmarked, or NULL (stale, absent, tag). */
+void *strata_term_value(const strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
     return component_address(w, e, c);
@@ -196,9 +297,9 @@ void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
     const sti_record_t *rec = sti_record_lookup(w, e);
-    void *at = rec != NULL ? sti_table_cell(w, w->tables[rec->table], c, rec->row) : NULL;
+    void *at = rec != NULL ? sti_cell(w, w->tables[rec->table], c, rec->row) : NULL;
     if (at != NULL) {
-        sti_table_wrote(w, w->tables[rec->table]);
+        sti_table_wrote(w, w->tables[rec->table]); /* (a sparse value is in its set, which every snapshot copies) */
         component_mark(w, e, c);
     }
     return at;
@@ -224,11 +325,11 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
         return STRATA_ERR_STALE;
     }
     sti_table_t *t = w->tables[rec->table];
-    if (!strata_mask_test(&t->mask, c)) {
+    if (!sti_has(w, t, rec->row, c)) {
         return STRATA_ERR_MISSING;
     }
-    sti_table_wrote(w, t);
-    void *at = sti_table_cell(w, t, c, rec->row);
+    sti_table_wrote(w, t); /* (a sparse value is in its set, which every snapshot copies) */
+    void *at = sti_cell(w, t, c, rec->row);
     if (at != NULL && at != value) { /* set(e, c, get(e, c)) is a no-op, not an overlapping copy */
         sti_copy(at, value, w->components[c].size);
     }

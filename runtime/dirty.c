@@ -263,16 +263,62 @@ void sti_dirty_mark_rows(strata_world_t *w, uint32_t q, const sti_table_t *t, ui
     dirty_add_rows(w, w->query_marks[q], t, row, n);
 }
 
-/* Every row of t in each set whose query t matches, and in the on_set sets of its components. */
-void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
-    uint64_t slots = t->tracked_by;
-    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) { /* and the on_set sets of its components */
-        uint32_t k = (uint32_t)__builtin_ctzll(left);
-        if (strata_mask_test(&t->mask, w->dirty[k].component)) {
-            slots |= (uint64_t)1 << k;
-        }
+void sti_dirty_mark_word(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint64_t bits) {
+    while (bits != 0) { /* a run of rows at a time */
+        uint32_t first = (uint32_t)__builtin_ctzll(bits);
+        uint64_t gap = ~(bits >> first);
+        uint32_t n = gap == 0 ? 64 : (uint32_t)__builtin_ctzll(gap);
+        dirty_add_rows(w, w->query_marks[q], t, row + first, n);
+        bits = first + n >= 64 ? 0 : bits & ~(((uint64_t)1 << (first + n)) - 1);
     }
-    dirty_add_rows(w, slots, t, 0, t->count);
+}
+
+void sti_dirty_mark_matching(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint32_t n) {
+    const sti_sparse_terms_t *terms = sti_sparse_terms(w, q);
+    if (terms == NULL) {
+        sti_dirty_mark_rows(w, q, t, row, n);
+        return;
+    }
+    for (uint32_t i = 0, words = sti_sparse_may_match(t, terms) ? (n + 63) / 64 : 0; i < words; i++) {
+        sti_dirty_mark_word(w, q, t, row + i * 64, sti_sparse_word(w, t, terms, row, i, n));
+    }
+}
+
+/* The rows of t set k takes when they arrive: the rows that meet its
+ * query's sparse terms, or hold its on_set component; word `word` of them. */
+static uint64_t dirty_arrived(const strata_world_t *w, uint32_t k, const sti_table_t *t, uint32_t word) {
+    const sti_dirty_t *d = &w->dirty[k];
+    if (d->query != UINT32_MAX) { /* (a query with sparse terms: the others take every row) */
+        return sti_sparse_word(w, t, sti_sparse_terms(w, d->query), 0, word, t->count);
+    }
+    uint32_t plane = w->sparse_plane[d->component];
+    return (t->sparse_any >> plane & 1u) != 0 ? sti_sparse_plane(w, t, plane)[word] : 0;
+}
+
+/* Every row of t in each set whose query t matches (the rows that meet its
+ * sparse terms), and in the on_set sets of its components (a sparse one:
+ * the rows that hold it). */
+void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t) {
+    uint64_t slots = t->tracked_by, rows = 0; /* rows: the sets that take some of t's rows only */
+    for (uint64_t left = w->set_slots; left != 0; left &= left - 1) { /* and the on_set sets of its components */
+        uint32_t k = (uint32_t)__builtin_ctzll(left), c = w->dirty[k].component;
+        slots |= (uint64_t)strata_mask_test(&t->mask, c) << k;
+        rows |= (uint64_t)sti_is_sparse(w, c) << k;
+    }
+    for (uint64_t left = t->tracked_by; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        rows |= (uint64_t)(sti_sparse_terms(w, w->dirty[k].query) != NULL) << k;
+    }
+    dirty_add_rows(w, slots & ~rows, t, 0, t->count);
+    for (; rows != 0; rows &= rows - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(rows);
+        for (uint32_t word = 0, words = (t->count + 63) / 64; word < words; word++) {
+            for (uint64_t x = dirty_arrived(w, k, t, word); x != 0; x &= x - 1) {
+                dirty_add(w, k, w->tables[t->id], word * 64 + (uint32_t)__builtin_ctzll(x));
+            }
+        }
+        w->sets_pending |= ((w->set_slots >> k) & 1u) != 0;
+    }
 }
 
 /* --- Rows that move ------------------------------------------------------------ */
@@ -290,7 +336,7 @@ void sti_dirty_move_row(strata_world_t *w, sti_table_t *src, uint32_t row, uint3
     uint64_t arrived = 0;
     for (uint64_t listed = src->listed; listed != 0; listed &= listed - 1) {
         uint32_t k = (uint32_t)__builtin_ctzll(listed);
-        arrived |= sti_dirty_move_bit(src->marks + k * (size_t)src->mark_words, row, last) << k;
+        arrived |= sti_bits_move(src->marks + k * (size_t)src->mark_words, row, last) << k;
     }
     if (arrived == 0 || dst == NULL) {
         return;
@@ -369,6 +415,7 @@ static inline uint16_t dirty_after(const sti_dirty_t *d, const sti_table_t *t, u
  * when the visit is done. */
 STI_HOT bool dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d, uint32_t k, bool one) {
     uint32_t at = d->at, word = d->word;
+    const sti_sparse_terms_t *terms = sti_sparse_terms(w, it->query);
     while (at != STI_DIRTY_END) {
         sti_table_t *t = w->tables[at];
         uint64_t *bits = dirty_plane(w, t, k, 0);
@@ -379,6 +426,9 @@ STI_HOT bool dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d,
         }
         for (; word < words; word++) {
             uint64_t x = bits[word];
+            if (x != 0 && terms != NULL) { /* rows that fail the sparse terms leave the set, as unmatched tables do */
+                x = bits[word] = x & sti_sparse_word(w, t, terms, 0, word, t->count);
+            }
             if (x == 0) {
                 continue;
             }
@@ -392,6 +442,10 @@ STI_HOT bool dirty_resolve(strata_world_t *w, strata_iter_t *it, sti_dirty_t *d,
                 bits[word] = x & (x - 1);
                 it->word_at = it->word_stop = NULL;
                 sti_dirty_mark_rows(w, it->query, t, word * 64 + (uint32_t)__builtin_ctzll(x), 1);
+            } else if (terms != NULL) { /* a word at a time: the runtime tests each */
+                it->row_bits = x;
+                bits[word++] = 0;
+                it->word_at = it->word_stop = NULL;
             } else {
                 it->row_bits = x;
                 bits[word++] = 0;

@@ -20,7 +20,7 @@
 #ifndef STI_DIRTY_H
 #define STI_DIRTY_H
 
-#include "table.h"
+#include "sparse.h"
 
 /* The end of a set's list of tables. */
 #define STI_DIRTY_END 0xffffu
@@ -57,6 +57,11 @@ void sti_dirty_free(strata_world_t *w);
 void sti_dirty_mark(strata_world_t *w, uint64_t slots, strata_entity_t e);
 /* Mark rows [row, row + n) of t in the sets query q's writes feed. */
 void sti_dirty_mark_rows(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint32_t n);
+/* Mark the rows of bits (bit i: row `row` + i of t) in the sets query q's writes feed. */
+void sti_dirty_mark_word(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint64_t bits);
+/* Mark rows [row, row + n) of t that meet query q's sparse terms (all of
+ * them, for a query without one) in the sets q's writes feed. */
+void sti_dirty_mark_matching(strata_world_t *w, uint32_t q, const sti_table_t *t, uint32_t row, uint32_t n);
 /* Mark every row of t in the sets tracking it (its entities just arrived). */
 void sti_dirty_mark_table(strata_world_t *w, const sti_table_t *t);
 
@@ -124,21 +129,6 @@ void sti_dirty_renumber(strata_world_t *w);
 void sti_dirty_move_row(strata_world_t *w, sti_table_t *src, uint32_t row, uint32_t last, sti_table_t *dst,
                         uint32_t to);
 
-/* In one set's bitmap: row `last` fills row `row` (last's bit cleared;
- * last may be row); returns row's bit as it was (1 or 0). */
-STI_HOT uint64_t sti_dirty_move_bit(uint64_t *bits, uint32_t row, uint32_t last) {
-    uint64_t *at = bits + row / 64, *end = bits + last / 64;
-    uint64_t r = (uint64_t)1 << (row & 63), l = (uint64_t)1 << (last & 63);
-    uint64_t in = *at & r;
-    if ((*end & l) != 0) { /* the last row is in: it moves into row (or row was last and goes) */
-        *end &= ~l;
-        *at |= row != last ? r : 0;
-    } else if (in != 0) {
-        *at &= ~r;
-    }
-    return in != 0;
-}
-
 /* sti_dirty_move_row (src listed), inline for the common case: src on one
  * set's list and, if the row is in it, dst on that list too. */
 STI_HOT void sti_dirty_carry(strata_world_t *w, sti_table_t *src, uint32_t row, uint32_t last, sti_table_t *dst,
@@ -147,7 +137,7 @@ STI_HOT void sti_dirty_carry(strata_world_t *w, sti_table_t *src, uint32_t row, 
     uint32_t k = (uint32_t)__builtin_ctzll(listed);
     if (STI_UNLIKELY((listed & (listed - 1)) != 0)) {
         sti_dirty_move_row(w, src, row, last, dst, to);
-    } else if (sti_dirty_move_bit(src->marks + k * (size_t)src->mark_words, row, last) != 0 && dst != NULL) {
+    } else if (sti_bits_move(src->marks + k * (size_t)src->mark_words, row, last) != 0 && dst != NULL) {
         if (STI_UNLIKELY((dst->listed >> k & 1u) == 0)) {
             sti_dirty_put(w, k, dst, to);
         } else {

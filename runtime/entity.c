@@ -20,9 +20,10 @@ STI_HOT strata_entity_t entity_place_one(strata_world_t *w, sti_table_t *t) {
     return t->entities[row] = sti_index_take(w, (uint16_t)t->id, row);
 }
 
-/* New rows [row, row + n) of t are in place: their hooks, then what the hooks recorded. */
-static void entity_created(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t n) {
-    if (t->hooked) {
+/* New rows [row, row + n) of t are in place (with the sparse components
+ * of `planes`): their hooks, then what the hooks recorded. */
+static void entity_created(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t n, uint64_t planes) {
+    if (t->hooked || (planes & w->sparse_hooked) != 0) {
         sti_observe_created(w, t, row, n);
         (void)sti_command_settle(w); /* a failure keeps the hooks' commands for the next settle */
     }
@@ -78,7 +79,7 @@ static bool entity_create_one(strata_world_t *w, const strata_mask_t *mask, uint
     *out = entity_place_one(w, t);
     sti_table_write(w, t, row, k, ids, values);
     sti_mark_ids(w, *out, k, ids);
-    entity_created(w, t, row, 1);
+    entity_created(w, t, row, 1, 0);
     return true;
 }
 
@@ -124,6 +125,13 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (n == 0) {
         return STRATA_OK;
     }
+    uint64_t planes = 0; /* the sparse components among ids: not in the table's mask */
+    for (uint32_t i = 0; w->sparse_count > 0 && i < k; i++) {
+        if (sti_is_sparse(w, ids[i])) {
+            planes |= (uint64_t)1 << w->sparse_plane[ids[i]];
+            strata_mask_clear(&mask, ids[i]);
+        }
+    }
     if (STI_UNLIKELY(w->slot != NULL)) {
         return sti_pool_spawn(w, n, k, ids, values, out); /* inside a batch: made at its end */
     }
@@ -132,17 +140,19 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (k > 0 && !sti_deferred(w) && w->hooks.links_keep != NULL) {
         /* A link to a dead target is left out (made now, they close no cycle). */
         uint32_t kept = w->hooks.links_keep(w, STRATA_ENTITY_NULL, k, ids, values, kept_ids, kept_values);
-        if (kept < k) {
+        if (kept < k) { /* (links are never sparse) */
             mask = (strata_mask_t){{0}};
             for (uint32_t i = 0; i < kept; i++) {
-                strata_mask_set(&mask, kept_ids[i]);
+                if (!sti_is_sparse(w, kept_ids[i])) {
+                    strata_mask_set(&mask, kept_ids[i]);
+                }
             }
         }
         k = kept;
         ids = kept_ids;
         values = kept_values;
     }
-    if (n == 1 && k > 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
+    if (n == 1 && k > 0 && planes == 0 && !sti_deferred(w) && entity_create_one(w, &mask, k, ids, values, out)) {
         return STRATA_OK;
     }
     uint32_t fresh = n > w->free_count ? n - w->free_count : 0;
@@ -166,6 +176,9 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
     if (r == STRATA_OK) {
         r = sti_table_reserve(w, t, n);
     }
+    for (uint64_t left = deferred ? 0 : planes; left != 0 && r == STRATA_OK; left &= left - 1) {
+        r = sti_sparse_reserve(w, (uint32_t)__builtin_ctzll(left), w->record_count + fresh, n);
+    }
     size_t bytes = deferred ? sti_command_bytes(w, STI_CMD_ADD, n, k, ids) : 0;
     if (r == STRATA_OK && deferred) {
         r = sti_command_reserve(w, bytes);
@@ -184,10 +197,17 @@ __attribute__((noinline)) static strata_result_t entity_create_many(strata_world
         return STRATA_OK;
     }
     sti_table_fill(w, t, row, n, k, ids, values);
+    for (uint32_t i = 0; planes != 0 && i < k; i++) {
+        if (sti_is_sparse(w, ids[i])) {
+            for (uint32_t j = 0; j < n; j++) {
+                sti_sparse_put(w, w->sparse_plane[ids[i]], t, row + j, out[j], values != NULL ? values[i] : NULL);
+            }
+        }
+    }
     for (uint32_t i = 0; w->dirty_count > 0 && i < n; i++) {
         sti_mark_ids(w, out[i], k, ids);
     }
-    entity_created(w, t, row, n);
+    entity_created(w, t, row, n, planes);
     return STRATA_OK;
 }
 

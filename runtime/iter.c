@@ -1,12 +1,14 @@
 /* iter.c: iterators over a query's tables or its changed set. An open
  * iterator is a deferral scope: structural changes made while iterating
  * are recorded and settled when the iteration ends. */
-#include "command.h"
+#include "pool.h"
 
-/* True if query q's iterators visit a changed set or mark rows in one:
- * their visits go through the runtime, not the range. */
+/* True if query q's iterators visit a changed set or mark rows in one, or
+ * test rows for sparse terms: their visits go through the runtime, not the
+ * range. */
 static inline bool iter_tracked(const strata_world_t *w, uint32_t q) {
-    return w->dirty_count > 0 && (w->query_dirty[q] != UINT32_MAX || w->query_marks[q] != 0);
+    return (w->dirty_count > 0 && (w->query_dirty[q] != UINT32_MAX || w->query_marks[q] != 0)) ||
+           sti_sparse_terms(w, q) != NULL;
 }
 
 /* An iterator over query q's tables (or its changed set), written in place; opens a deferral scope. */
@@ -46,7 +48,7 @@ static strata_result_t iter_close(strata_iter_t *it) {
     }
     it->open = false;
     it->at = it->stop; /* a generated next walks nothing more */
-    it->row_bits = 0;  /* nor any changed row */
+    it->row_bits = 0;  /* nor any changed row, nor a sparse visit's */
     it->word_at = it->word_stop;
     it->cursor = UINT32_MAX;
     it->count = 0;
@@ -70,8 +72,42 @@ static strata_result_t iter_close(strata_iter_t *it) {
     return r;
 }
 
-/* strata_iter_next in a world with dirty sets: the changed set, or tables
- * whose rows are marked as they are visited. */
+/* The next row of a visit with sparse terms: from the word it holds, else
+ * from the next word of its tables with a row that meets them (marked, for
+ * a query whose writes feed changed sets). False at the end. */
+static bool iter_next_sparse(strata_iter_t *it, const sti_sparse_terms_t *terms) {
+    strata_world_t *w = it->world;
+    if (sti_dirty_yield(it)) {
+        return true;
+    }
+    const sti_query_cache_t *cache = &w->queries[it->query];
+    for (; it->cursor < cache->live; it->cursor++, it->word = 0) {
+        const sti_table_t *t = cache->tables[it->cursor], *bits = t;
+        uint32_t first = 0; /* in a chunk's view, its rows are those of a table from `first` on */
+        sti_pool_rows_of(w, t, &bits, &first);
+        uint32_t words = sti_sparse_may_match(bits, terms) ? (t->count + 63) / 64 : 0;
+        while (it->word < words) {
+            uint32_t word = it->word++;
+            uint64_t f = sti_sparse_word(w, bits, terms, first, word, t->count);
+            if (f != 0) {
+                it->row_entities = t->entities;
+                it->columns = t->columns;
+                it->row_base = word * 64;
+                it->row_bits = f;
+                it->word_at = it->word_stop = NULL;
+                if (w->dirty_count > 0 && w->query_marks[it->query] != 0) {
+                    sti_dirty_mark_word(w, it->query, bits, first + word * 64, f);
+                }
+                return sti_dirty_yield(it);
+            }
+        }
+    }
+    return false;
+}
+
+/* strata_iter_next in a world with dirty sets or sparse terms: the changed
+ * set, the rows that meet the sparse terms, or tables whose rows are
+ * marked as they are visited. */
 STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
     strata_world_t *w = it->world;
     if (sti_dirty_of(w, it->query) != NULL) {
@@ -79,6 +115,14 @@ STI_COLD static bool iter_next_tracked(strata_iter_t *it) {
             return true;
         }
         (void)iter_close(it); /* nowhere to return a settle error: see strata_iter_end */
+        return false;
+    }
+    const sti_sparse_terms_t *terms = sti_sparse_terms(w, it->query);
+    if (terms != NULL) {
+        if (iter_next_sparse(it, terms)) {
+            return true;
+        }
+        (void)iter_close(it);
         return false;
     }
     const sti_query_cache_t *cache = &w->queries[it->query];

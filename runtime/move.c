@@ -93,8 +93,46 @@ strata_result_t (*const sti_plan_copiers[STI_PLAN_COPIERS])(const sti_plan_t *, 
     [STI_PLAN_COPIER(STI_PLAN_ANY, 0)] = move_copy_mixed,
 };
 
+/* Every row of src into dst, empty, with the same columns (a tag's edge)
+ * and no changed-set bits in either: the two trade their storage (handles,
+ * columns, bitmaps, capacity), so no row is copied; only the records
+ * change table. */
+static void move_all_trade(strata_world_t *w, sti_table_t *src, sti_table_t *dst) {
+    strata_entity_t *entities = src->entities;
+    size_t entities_size = src->entities_size;
+    src->entities = dst->entities, src->entities_size = dst->entities_size;
+    dst->entities = entities, dst->entities_size = entities_size;
+    for (uint32_t i = 0; i < src->column_count; i++) {
+        sti_column_t a = src->dense[i], *b = &dst->dense[i];
+        src->dense[i].data = b->data, src->dense[i].raw = b->raw, src->dense[i].raw_size = b->raw_size;
+        b->data = a.data, b->raw = a.raw, b->raw_size = a.raw_size;
+        src->columns[a.id] = src->dense[i].data;
+        dst->columns[a.id] = b->data;
+    }
+    uint64_t *marks = src->marks;
+    uint32_t mark_words = src->mark_words, capacity = src->capacity;
+    src->marks = dst->marks, src->mark_words = dst->mark_words, src->capacity = dst->capacity;
+    dst->marks = marks, dst->mark_words = mark_words, dst->capacity = capacity;
+    dst->sparse_any = src->sparse_any;
+    src->sparse_any = 0;
+    uint32_t n = src->count;
+    for (uint32_t i = 0; i < n; i++) {
+        w->records[(uint32_t)dst->entities[i]].table = (uint16_t)dst->id;
+    }
+    src->count = 0;
+    src->moved++;
+    dst->count = n;
+    if (n > 0) {
+        sti_table_turned(w, src, dst, 0); /* their places in the queries' lists, and their room */
+    }
+}
+
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan) {
     uint32_t n = src->count, to = dst->count;
+    if (to == 0 && plan->dropped == NULL && plan->total == dst->column_count && (src->listed | dst->listed) == 0) {
+        move_all_trade(w, src, dst);
+        return 0;
+    }
     for (uint32_t i = 0; i < plan->total; i++) {
         const sti_plan_pair_t *q = &plan->pairs[i];
         memcpy(q->dst->data + (size_t)to * q->src->size, q->src->data, (size_t)n * q->src->size);
@@ -102,6 +140,9 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
     memcpy(dst->entities + to, src->entities, sizeof(strata_entity_t) * n);
     if (src->listed != 0) {
         sti_dirty_move_all(w, src, n, dst, to);
+    }
+    if (src->sparse_any != 0) {
+        sti_sparse_move_all(w, src, n, dst, to);
     }
     for (uint32_t i = 0; i < n; i++) {
         sti_record_t *rec = &w->records[(uint32_t)src->entities[i]];
@@ -130,6 +171,9 @@ uint32_t sti_move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src
     uint32_t last = src->count - 1;
     if (src->listed != 0) {
         sti_dirty_carry(w, src, row, last, dst, to);
+    }
+    if (src->sparse_any != 0) {
+        sti_sparse_carry(w, src, row, last, dst, to);
     }
     if (row != last) {
         for (uint32_t i = 0; i < src->column_count; i++) {
@@ -258,6 +302,9 @@ static strata_result_t move_edge(strata_world_t *w, sti_table_t *src, uint32_t c
 }
 
 STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    if (sti_is_sparse(w, c)) {
+        return sti_move_sparse_add(w, rec, c, value);
+    }
     sti_table_t *src = w->tables[rec->table];
     uint32_t kept_id;
     const void *kept_value;
@@ -289,6 +336,9 @@ STI_COLD strata_result_t sti_move_add_slow(strata_world_t *w, sti_record_t *rec,
 }
 
 STI_COLD strata_result_t sti_move_remove_slow(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    if (sti_is_sparse(w, c)) {
+        return sti_move_sparse_remove(w, rec, c);
+    }
     sti_table_t *src = w->tables[rec->table];
     if (!strata_mask_test(&src->mask, c)) {
         return STRATA_ERR_MISSING;
@@ -343,20 +393,180 @@ static strata_result_t move_by_mask(strata_world_t *w, sti_record_t *rec, uint32
     return r == STRATA_OK ? move_to(w, rec, src, dst, add ? k : 0, ids, values) : r;
 }
 
+/* The sparse planes of the ks components sparse_ids. */
+static uint64_t move_planes(const strata_world_t *w, uint32_t ks, const uint32_t *sparse_ids) {
+    uint64_t planes = 0;
+    for (uint32_t i = 0; i < ks; i++) {
+        planes |= (uint64_t)1 << w->sparse_plane[sparse_ids[i]];
+    }
+    return planes;
+}
+
+/* A change that moves the entity to dst (src itself if its table stays)
+ * and adds (or removes) the sparse components sparse_ids, with hooks: the
+ * entity's monitors and components are compared before and after the
+ * whole change, so it never passes through a state between. The room the
+ * relations' hooks file added links into first (NOMEM: nothing changed);
+ * the sparse sets' room is the caller's. STI_OK_HOOKED. */
+static strata_result_t move_observed(strata_world_t *w, sti_record_t *rec, sti_table_t *dst, uint32_t kt,
+                                     const uint32_t *table_ids, const void *const *table_values, uint32_t ks,
+                                     const uint32_t *sparse_ids, const void *const *sparse_values, bool add) {
+    uint32_t index = (uint32_t)(rec - w->records);
+    sti_table_t *src = w->tables[rec->table];
+    uint32_t row = rec->row;
+    uint64_t held = sti_sparse_held(w, src, row), planes = move_planes(w, ks, sparse_ids);
+    uint64_t held_to = add ? held | planes : held & ~planes;
+    if (add && kt > 0 && w->hooks.add_room != NULL) {
+        strata_result_t r = w->hooks.add_room(w, 1, &src->entities[row], kt, table_ids, table_values);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    if (add && kt > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, src, row, kt, table_ids, false); /* links it had, overwritten below */
+    }
+    sti_observe_leave_to(w, src, row, held, dst, held_to);
+    rec = &w->records[index]; /* a hook may create entities, which can move the records */
+    if (dst != src) {
+        row = sti_move_row_any(w, rec, src, dst);
+    }
+    if (add) {
+        sti_table_write(w, dst, row, kt, table_ids, table_values);
+    }
+    strata_entity_t e = dst->entities[row];
+    for (uint32_t i = 0; i < ks; i++) {
+        uint32_t k = w->sparse_plane[sparse_ids[i]];
+        if (add) {
+            sti_sparse_put(w, k, dst, row, e, sparse_values != NULL ? sparse_values[i] : NULL);
+        } else if ((held >> k & 1u) != 0) {
+            sti_sparse_take(w, k, dst, row, e);
+        }
+    }
+    if (add && kt > 0 && w->hooks.relink != NULL) {
+        w->hooks.relink(w, src, dst, row, kt, table_ids, true);
+    }
+    sti_observe_enter_from(w, src, held, dst, row, held_to);
+    return STI_OK_HOOKED;
+}
+
+strata_result_t sti_move_sparse_add(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value) {
+    uint32_t k = w->sparse_plane[c], index = (uint32_t)(rec - w->records);
+    if (!sti_sparse_room(w, k, index)) {
+        strata_result_t r = sti_sparse_reserve(w, k, index + 1, 1);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    sti_table_t *t = w->tables[rec->table];
+    if ((w->sparse_observed >> k & 1u) == 0 || sti_sparse_test(w, t, rec->row, k)) {
+        sti_sparse_put(w, k, t, rec->row, t->entities[rec->row], value); /* an overwrite runs no hook */
+        return STRATA_OK;
+    }
+    return move_observed(w, rec, t, 0, NULL, NULL, 1, &c, &value, true);
+}
+
+strata_result_t sti_move_sparse_remove(strata_world_t *w, sti_record_t *rec, uint32_t c) {
+    uint32_t k = w->sparse_plane[c];
+    sti_table_t *t = w->tables[rec->table];
+    if (!sti_sparse_test(w, t, rec->row, k)) {
+        return STRATA_ERR_MISSING;
+    }
+    if ((w->sparse_observed >> k & 1u) == 0) {
+        sti_sparse_take(w, k, t, rec->row, t->entities[rec->row]);
+        return STRATA_OK;
+    }
+    return move_observed(w, rec, t, 0, NULL, NULL, 1, &c, NULL, false);
+}
+
+/* Several components added or removed where some are sparse, as one
+ * change: the table ones with one move (to the table of the mask), the
+ * sparse ones' bits and values, the hooks of the whole (move_observed)
+ * when any runs. An add makes all the room it needs first, so it changes
+ * all or nothing; a remove of none of them is MISSING. */
+static strata_result_t move_mixed(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
+                                  const void *const *values, bool add) {
+    uint32_t table_ids[STRATA_MAX_COMPONENTS], sparse_ids[STRATA_MAX_COMPONENTS], kt = 0, ks = 0;
+    const void *table_values[STRATA_MAX_COMPONENTS], *sparse_values[STRATA_MAX_COMPONENTS];
+    for (uint32_t i = 0; i < k; i++) {
+        bool sparse = sti_is_sparse(w, ids[i]);
+        (sparse ? sparse_ids : table_ids)[sparse ? ks : kt] = ids[i];
+        (sparse ? sparse_values : table_values)[sparse ? ks++ : kt++] = values != NULL ? values[i] : NULL;
+    }
+    if (ks == 0) {
+        return move_by_mask(w, rec, k, ids, values, add);
+    }
+    sti_table_t *src = w->tables[rec->table];
+    uint32_t kept_ids[STRATA_MAX_COMPONENTS];
+    const void *kept_values[STRATA_MAX_COMPONENTS];
+    if (add && kt > 0 && w->hooks.links_keep != NULL) { /* the links that cannot be filed are left out */
+        kt = w->hooks.links_keep(w, src->entities[rec->row], kt, table_ids, table_values, kept_ids, kept_values);
+        memcpy(table_ids, kept_ids, sizeof(uint32_t) * kt);
+        memcpy(table_values, kept_values, sizeof(const void *) * kt);
+    }
+    strata_mask_t mask = src->mask;
+    for (uint32_t i = 0; i < kt; i++) {
+        if (add) {
+            strata_mask_set(&mask, table_ids[i]);
+        } else {
+            strata_mask_clear(&mask, table_ids[i]);
+        }
+    }
+    sti_table_t *dst = src;
+    if (!sti_mask_equal(&mask, &src->mask, w->mask_words)) {
+        strata_result_t r = sti_table_ensure(w, &mask, &dst);
+        r = r == STRATA_OK ? sti_table_room(w, dst) : r;
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    uint64_t held = sti_sparse_held(w, src, rec->row), planes = move_planes(w, ks, sparse_ids);
+    if (!add && dst == src && (held & planes) == 0) {
+        return STRATA_ERR_MISSING;
+    }
+    for (uint32_t i = 0; add && i < ks; i++) {
+        strata_result_t r = sti_sparse_reserve(w, w->sparse_plane[sparse_ids[i]], (uint32_t)(rec - w->records) + 1, 1);
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    bool observed = ((add ? planes & ~held : planes & held) & w->sparse_observed) != 0 ||
+                    (dst != src && sti_move_is_hooked(w, src, dst)) ||
+                    (add && kt > 0 && src->hooked && w->hooks.relink != NULL);
+    if (observed) {
+        return move_observed(w, rec, dst, kt, table_ids, table_values, ks, sparse_ids, sparse_values, add);
+    }
+    uint32_t row = rec->row;
+    if (dst != src) {
+        row = sti_move_row_any(w, rec, src, dst);
+    }
+    if (add) {
+        sti_table_write(w, dst, row, kt, table_ids, table_values);
+    }
+    for (uint32_t i = 0; i < ks; i++) {
+        uint32_t p = w->sparse_plane[sparse_ids[i]];
+        if (add) {
+            sti_sparse_put(w, p, dst, row, dst->entities[row], sparse_values[i]);
+        } else if ((held >> p & 1u) != 0) {
+            sti_sparse_take(w, p, dst, row, dst->entities[row]);
+        }
+    }
+    return STRATA_OK;
+}
+
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                              const void *const *values) {
     if (k == 1) {
         const void *value = values != NULL ? values[0] : NULL;
         return sti_move_add_fast(w, rec, ids[0], value) ? STRATA_OK : sti_move_add_slow(w, rec, ids[0], value);
     }
-    return move_by_mask(w, rec, k, ids, values, true);
+    return w->sparse_count != 0 ? move_mixed(w, rec, k, ids, values, true) : move_by_mask(w, rec, k, ids, values, true);
 }
 
 strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids) {
     if (k == 1) {
         return sti_move_remove_fast(w, rec, ids[0]) ? STRATA_OK : sti_move_remove_slow(w, rec, ids[0]);
     }
-    return move_by_mask(w, rec, k, ids, NULL, false);
+    return w->sparse_count != 0 ? move_mixed(w, rec, k, ids, NULL, false) : move_by_mask(w, rec, k, ids, NULL, false);
 }
 
 /* The on_remove hooks of the entity at `row` of t as it goes: with no
@@ -364,7 +574,7 @@ strata_result_t sti_move_remove(strata_world_t *w, sti_record_t *rec, uint32_t k
  * directly in id order (as sti_observe_leave would, in a scope); else
  * sti_observe_leave. */
 static void move_leave(strata_world_t *w, const sti_table_t *t, uint32_t row) {
-    if (t->monitors != 0) {
+    if (t->monitors != 0 || (t->sparse_any & w->sparse_hooked) != 0) {
         sti_observe_leave(w, t, row, NULL);
         return;
     }
@@ -382,7 +592,7 @@ static void move_leave(strata_world_t *w, const sti_table_t *t, uint32_t row) {
 }
 
 /* Hooks first (they cannot move it: their structural changes are deferred),
- * then the row, then the index. */
+ * then its sparse values, then the row, then the index. */
 void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
     if (w->hooks.destroyed != NULL) {
         /* Its relations' policies; what they change waits for the caller's settle. */
@@ -392,11 +602,19 @@ void sti_move_destroy(strata_world_t *w, sti_record_t *rec) {
         sti_scope_close(w);
         rec = &w->records[index];
     }
-    if (w->tables[rec->table]->hooked) {
-        /* A hook that creates an entity can move the records array. */
-        uint32_t index = (uint32_t)(rec - w->records);
-        move_leave(w, w->tables[rec->table], rec->row);
-        rec = &w->records[index];
+    const sti_table_t *t = w->tables[rec->table];
+    if (STI_UNLIKELY((t->hooked | (t->sparse_any != 0)) != 0)) {
+        if (sti_observe_row_hooked(w, t, rec->row)) {
+            /* A hook that creates an entity can move the records array. */
+            uint32_t index = (uint32_t)(rec - w->records);
+            move_leave(w, t, rec->row);
+            rec = &w->records[index];
+        }
+        sti_table_t *home = w->tables[rec->table];
+        if (home->sparse_any != 0) { /* its values go, and the last row's bits fill its place */
+            sti_sparse_leave(w, home, rec->row);
+            sti_sparse_carry(w, home, rec->row, home->count - 1, NULL, 0);
+        }
     }
     sti_row_remove(w, w->tables[rec->table], rec->row);
     sti_index_release(w, rec);

@@ -26,7 +26,8 @@ extern const unsigned char sti_zeros[STI_SMALL_SIZE];
 /* --- Rows ------------------------------------------------------------------ */
 
 /* Remove row `row` of t by moving the last row into it (and fixing the
- * moved entity's record). */
+ * moved entity's record). Its sparse bits are the caller's (a destroy's:
+ * sti_move_destroy). */
 STI_HOT void sti_row_remove(strata_world_t *w, sti_table_t *t, uint32_t row) {
     t->moved++;
     uint32_t last = --t->count;
@@ -104,6 +105,9 @@ STI_HOT uint32_t sti_row_move_edge(strata_world_t *w, sti_record_t *rec, sti_tab
     if (STI_UNLIKELY(src->listed != 0)) {
         sti_dirty_carry(w, src, row, src->count - 1, dst, dst->count); /* its changed-set bits go with it */
     }
+    if (STI_UNLIKELY(src->sparse_any != 0)) {
+        sti_sparse_carry(w, src, row, src->count - 1, dst, dst->count); /* and its sparse components */
+    }
     uint32_t to = sti_row_finish(w, rec, src, dst);
     if (src->column_count > 0) {
         sti_plan_copiers[plan->copier](plan, row, src->count, to);
@@ -120,7 +124,9 @@ uint32_t sti_move_row_any(strata_world_t *w, sti_record_t *rec, sti_table_t *src
 /* Move every row of src (room for them reserved in dst) along an edge
  * whose plan is `plan`: one copy a column, the entities in their order at
  * the end of dst, src left empty; the same end state as moving its rows one
- * at a time from the first. The added column, if any, is the caller's
+ * at a time from the first. Into an empty table with the same columns (a
+ * tag's edge), without changed-set bits, the two trade their storage
+ * instead: nothing is copied. The added column, if any, is the caller's
  * (rows [first, first + moved) of it). Returns the first new row. */
 uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst, const sti_plan_t *plan);
 
@@ -129,8 +135,8 @@ uint32_t sti_move_all_rows(strata_world_t *w, sti_table_t *src, sti_table_t *dst
 /* --- The leaf paths ---------------------------------------------------------
  *
  * strata_add and strata_remove in the common case: a cached edge marked
- * plain (no hook, no aspect, a world without changed sets, so no bits to
- * carry; a small value), a destination with room. The check reads, the move writes, and the move
+ * plain (no hook, no aspect, a world without changed sets or sparse
+ * components, so no bits to carry; a small value), a destination with room. The check reads, the move writes, and the move
  * ends in a tail call to the plan's copier, so the entry points call
  * nothing else on this path and save no registers. */
 
@@ -236,10 +242,50 @@ STI_HOT bool sti_move_remove_fast(strata_world_t *w, sti_record_t *rec, uint32_t
     return true;
 }
 
+/* Add (or overwrite) sparse component c of a live entity: its bit and
+ * value, no row moved; its hooks and the monitors it starts matching run.
+ * OK, STI_OK_HOOKED or NOMEM (nothing changed). */
+strata_result_t sti_move_sparse_add(strata_world_t *w, sti_record_t *rec, uint32_t c, const void *value);
+/* Remove sparse component c of a live entity: the monitors it stops
+ * matching and c's on_remove first. OK, STI_OK_HOOKED or MISSING. */
+strata_result_t sti_move_sparse_remove(strata_world_t *w, sti_record_t *rec, uint32_t c);
+
+/* sti_move_sparse_add on the hot path: no hook or monitor watches c, and
+ * its set has room. True if done, false (nothing changed) for
+ * sti_move_sparse_add to do it. */
+STI_HOT bool sti_move_sparse_add_fast(strata_world_t *w, sti_record_t *rec, strata_entity_t e, uint32_t c,
+                                      const void *value) {
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY((w->sparse_observed >> k & 1u) != 0 || !sti_sparse_room(w, k, (uint32_t)e))) {
+        return false;
+    }
+    sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, value);
+    return true;
+}
+
+/* sti_move_sparse_remove on the hot path: no hook or monitor watches c.
+ * STRATA_OK or STRATA_ERR_MISSING; STI_OK_HOOKED (nothing done) to ask
+ * for sti_move_sparse_remove. */
+STI_HOT strata_result_t sti_move_sparse_remove_fast(strata_world_t *w, sti_record_t *rec, strata_entity_t e,
+                                                    uint32_t c) {
+    uint32_t k = w->sparse_plane[c];
+    if (STI_UNLIKELY((w->sparse_observed >> k & 1u) != 0)) {
+        return STI_OK_HOOKED;
+    }
+    sti_table_t *t = w->tables[rec->table];
+    if (!sti_sparse_test(w, t, rec->row, k)) {
+        return STRATA_ERR_MISSING;
+    }
+    sti_sparse_take(w, k, t, rec->row, e);
+    return STRATA_OK;
+}
+
 /* Add or overwrite k components (ids distinct) of a live entity with one
- * move: OK, STI_OK_HOOKED, NOMEM or LIMIT (the world then as it was, but
- * for an empty new table). The links of exclusive relations that cannot be
- * filed are left out (the entity keeps the link it has, or gets none). */
+ * move, its sparse ones with it as one change (hooks compare before and
+ * after the whole): OK, STI_OK_HOOKED, NOMEM or LIMIT (the world then as it
+ * was, but for an empty new table). The links of exclusive relations that
+ * cannot be filed are left out (the entity keeps the link it has, or gets
+ * none). */
 strata_result_t sti_move_add(strata_world_t *w, sti_record_t *rec, uint32_t k, const uint32_t *ids,
                              const void *const *values);
 /* Remove the components a live entity has among ids with one move: OK,

@@ -81,38 +81,94 @@ static void observe_components(strata_world_t *w, const sti_table_t *t, uint32_t
     for (uint32_t c = 0; c < w->component_count; c++) {
         strata_component_hook_t hook = add ? w->components[c].on_add : w->components[c].on_remove;
         if (strata_mask_test(which, c) && hook != NULL) {
-            hook(w, t->entities[row], sti_table_cell(w, t, c, row));
+            hook(w, t->entities[row], sti_cell(w, t, c, row));
         }
     }
 }
 
-/* on_remove of the monitors the entity stops matching, then of the hooked components it loses. */
-void sti_observe_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, const sti_table_t *dst) {
+uint64_t sti_observe_matched_held(const strata_world_t *w, const sti_table_t *t, uint64_t held) {
+    uint64_t matched = t->monitors & ~w->monitor_sparse;
+    for (uint64_t left = t->monitors & w->monitor_sparse; left != 0; left &= left - 1) {
+        uint32_t k = (uint32_t)__builtin_ctzll(left);
+        const sti_sparse_terms_t *terms = &w->query_sparse[w->monitor_query[k]];
+        if ((terms->all & ~held) == 0 && (terms->none & held) == 0) {
+            matched |= (uint64_t)1 << k;
+        }
+    }
+    return matched;
+}
+
+uint64_t sti_observe_matched(const strata_world_t *w, const sti_table_t *t, uint32_t row) {
+    return (t->monitors & w->monitor_sparse) != 0 ? sti_observe_matched_held(w, t, sti_sparse_held(w, t, row))
+                                                  : t->monitors;
+}
+
+/* The components of an entity in table t that holds the sparse planes `held`. */
+static strata_mask_t observe_components_of(const strata_world_t *w, const sti_table_t *t, uint64_t held) {
+    strata_mask_t m = t->mask;
+    if (held != 0) {
+        strata_mask_t sparse = sti_sparse_mask(w, held);
+        for (uint32_t i = 0; i < w->mask_words; i++) {
+            m.bits[i] |= sparse.bits[i];
+        }
+    }
+    return m;
+}
+
+/* The planes the entity at `row` of t holds (none in a table without bits). */
+static uint64_t observe_held(const strata_world_t *w, const sti_table_t *t, uint32_t row) {
+    return t->sparse_any != 0 ? sti_sparse_held(w, t, row) : 0;
+}
+
+void sti_observe_leave_to(strata_world_t *w, const sti_table_t *t, uint32_t row, uint64_t held, const sti_table_t *dst,
+                          uint64_t held_to) {
     static const strata_mask_t none = {{0}};
-    uint64_t gone = t->monitors & ~(dst != NULL ? dst->monitors : 0);
-    strata_mask_t lost = sti_mask_minus(&t->mask, dst != NULL ? &dst->mask : &none, &w->hooked);
+    uint64_t gone = sti_observe_matched_held(w, t, held) &
+                    ~(dst != NULL ? sti_observe_matched_held(w, dst, held_to) : 0);
+    strata_mask_t had = observe_components_of(w, t, held);
+    strata_mask_t to = dst != NULL ? observe_components_of(w, dst, held_to) : none;
+    strata_mask_t lost = sti_mask_minus(&had, &to, &w->hooked);
     sti_scope_open(w);
     observe_monitors(w, t, row, gone, false);
     observe_components(w, t, row, &lost, false);
     sti_scope_close(w);
 }
 
-/* New aspects of the monitors it starts matching at their defaults, then
- * on_add of the hooked components it gains and of those monitors. */
-void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_table_t *t, uint32_t row) {
-    static const strata_mask_t none = {{0}};
-    uint64_t fresh = t->monitors & ~(src != NULL ? src->monitors : 0);
-    strata_mask_t gained = sti_mask_minus(&t->mask, src != NULL ? &src->mask : &none, &w->hooked);
+/* A move's leave: its sparse components go with it (a destroy's: all go). */
+void sti_observe_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, const sti_table_t *dst) {
+    uint64_t held = observe_held(w, t, row);
+    sti_observe_leave_to(w, t, row, held, dst, dst != NULL ? held : 0);
+}
+
+/* Write the aspects of the monitors in `fresh` at their defaults in row `row` of t. */
+static void observe_aspects(strata_world_t *w, const sti_table_t *t, uint32_t row, uint64_t fresh) {
     for (uint32_t k = 0; k < w->monitor_count; k++) {
         uint32_t id = w->monitor_aspect[k];
         if ((fresh >> k & 1u) && id != UINT32_MAX) {
             sti_value_write(w, sti_table_cell(w, t, id, row), id, NULL);
         }
     }
+}
+
+void sti_observe_enter_from(strata_world_t *w, const sti_table_t *src, uint64_t held_from, const sti_table_t *t,
+                            uint32_t row, uint64_t held) {
+    static const strata_mask_t none = {{0}};
+    uint64_t fresh = sti_observe_matched_held(w, t, held) &
+                     ~(src != NULL ? sti_observe_matched_held(w, src, held_from) : 0);
+    strata_mask_t has = observe_components_of(w, t, held);
+    strata_mask_t from = src != NULL ? observe_components_of(w, src, held_from) : none;
+    strata_mask_t gained = sti_mask_minus(&has, &from, &w->hooked);
+    observe_aspects(w, t, row, fresh);
     sti_scope_open(w);
     observe_components(w, t, row, &gained, true);
     observe_monitors(w, t, row, fresh, true);
     sti_scope_close(w);
+}
+
+/* A move's enter: its sparse components came with it (a creation's: all are new). */
+void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_table_t *t, uint32_t row) {
+    uint64_t held = observe_held(w, t, row);
+    sti_observe_enter_from(w, src, src != NULL ? held : 0, t, row, held);
 }
 
 /* Each new row in turn. */
@@ -128,8 +184,10 @@ void sti_observe_loaded(strata_world_t *w) {
         sti_table_t *t = w->tables[i];
         sti_dirty_mark_table(w, t);
         /* Hooks may add rows to the empty table only (creations): t's rows stay put. */
-        for (uint32_t row = 0, n = t->count; t->hooked && row < n; row++) {
-            sti_observe_enter(w, NULL, t, row);
+        for (uint32_t row = 0, n = t->count; row < n; row++) {
+            if (sti_observe_row_hooked(w, t, row)) {
+                sti_observe_enter(w, NULL, t, row);
+            }
         }
     }
 }
@@ -150,8 +208,10 @@ void sti_observe_leave_all(strata_world_t *w) {
     sti_scope_open(w); /* nothing the hooks record applies until the caller settles */
     for (uint32_t i = 0; i < w->table_count; i++) {
         sti_table_t *t = w->tables[i];
-        for (uint32_t row = 0; t->hooked && row < t->count; row++) {
-            sti_observe_leave(w, t, row, NULL);
+        for (uint32_t row = 0; row < t->count; row++) {
+            if (sti_observe_row_hooked(w, t, row)) {
+                sti_observe_leave(w, t, row, NULL);
+            }
         }
     }
     sti_scope_close(w);
@@ -171,9 +231,9 @@ void sti_observe_sets(strata_world_t *w) {
         sti_table_t *t;
         uint32_t row;
         while (sti_dirty_take(w, k, &t, &row)) {
-            if (strata_mask_test(&t->mask, c)) { /* removed since the write: nothing to observe */
+            if (sti_has(w, t, row, c)) { /* removed since the write: nothing to observe */
                 sti_table_wrote(w, t);
-                hook(w, t->entities[row], sti_table_cell(w, t, c, row));
+                hook(w, t->entities[row], sti_cell(w, t, c, row));
             }
         }
     }

@@ -13,6 +13,7 @@
 #define STI_OBSERVE_H
 
 #include "dirty.h"
+#include "sparse.h"
 
 /* Set up hooks, monitors and aspect columns from the schema (at creation,
  * before any table); NOMEM: the caller destroys the world. */
@@ -27,6 +28,31 @@ void sti_observe_leave(strata_world_t *w, const sti_table_t *t, uint32_t row, co
  * aspects at their defaults, on_add of the hooked components it gains, then
  * of the monitors it starts matching. */
 void sti_observe_enter(strata_world_t *w, const sti_table_t *src, const sti_table_t *t, uint32_t row);
+/* The monitors (bit k: monitor k) the entity at `row` of t matches: those
+ * t matches whose sparse terms the row meets. */
+uint64_t sti_observe_matched(const strata_world_t *w, const sti_table_t *t, uint32_t row);
+/* The monitors it would match holding the sparse planes `held`. */
+uint64_t sti_observe_matched_held(const strata_world_t *w, const sti_table_t *t, uint64_t held);
+/* The entity at `row` of t, holding the sparse planes `held`, is about to
+ * become one of table dst holding `held_to` (dst NULL: be destroyed):
+ * on_remove of the monitors it stops matching, then of the hooked
+ * components it loses (table and sparse), their values still there.
+ * sti_observe_leave is this with the sparse planes unchanged. */
+void sti_observe_leave_to(strata_world_t *w, const sti_table_t *t, uint32_t row, uint64_t held, const sti_table_t *dst,
+                          uint64_t held_to);
+/* The entity at `row` of t, holding `held`, was one of table src holding
+ * `held_from` (src NULL: was created): new aspects at their defaults, on_add
+ * of the hooked components it gains, then of the monitors it starts
+ * matching. sti_observe_enter is this with the sparse planes unchanged. */
+void sti_observe_enter_from(strata_world_t *w, const sti_table_t *src, uint64_t held_from, const sti_table_t *t,
+                            uint32_t row, uint64_t held);
+/* True if the entity at `row` of t runs hooks when it comes or goes with
+ * all it holds (created, loaded, destroyed): t is hooked, or the row holds
+ * a sparse component with hooks. */
+STI_HOT bool sti_observe_row_hooked(const strata_world_t *w, const sti_table_t *t, uint32_t row) {
+    return t->hooked ||
+           ((t->sparse_any & w->sparse_hooked) != 0 && (sti_sparse_held(w, t, row) & w->sparse_hooked) != 0);
+}
 /* New rows [row, row + n) of t are in place: sti_observe_enter for each. */
 void sti_observe_created(strata_world_t *w, const sti_table_t *t, uint32_t row, uint32_t n);
 /* Every entity of w has just arrived (a load; aspects at their defaults):

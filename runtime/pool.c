@@ -446,17 +446,25 @@ static void pool_mark(strata_world_t *w, const sti_slot_t *s, const strata_batch
         const sti_query_cache_t *q = &w->queries[item->query];
         for (uint32_t k = 0; s->task.from == NULL && k < q->live; k++) {
             if (q->tables[k]->count > 0) {
-                sti_dirty_mark_rows(w, item->query, q->tables[k], 0, q->tables[k]->count);
+                sti_dirty_mark_matching(w, item->query, q->tables[k], 0, q->tables[k]->count);
             }
         }
         if (s->task.from != NULL) {
-            sti_dirty_mark_rows(w, item->query, s->task.from, s->task.row, s->task.count);
+            sti_dirty_mark_matching(w, item->query, s->task.from, s->task.row, s->task.count);
         }
     }
     for (uint32_t i = 0; i < s->mark_count; i++) {
         if (sti_record_lookup(w, s->marks[i].e) != NULL) {
             sti_mark_ids(w, s->marks[i].e, 1, &s->marks[i].c);
         }
+    }
+}
+
+void sti_pool_rows_of(const strata_world_t *w, const sti_table_t *t, const sti_table_t **from, uint32_t *first) {
+    const sti_slot_t *s = w->slot;
+    if (s != NULL && s->task.from != NULL && t == s->table) {
+        *from = s->task.from;
+        *first = s->task.row;
     }
 }
 

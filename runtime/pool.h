@@ -32,6 +32,11 @@ void sti_pool_free(strata_world_t *w);
 strata_result_t sti_pool_spawn(strata_world_t *w, uint32_t n, uint32_t k, const uint32_t *ids,
                                const void *const *values, strata_entity_t *out);
 
+/* In a view of a chunk of a split system, whose query lists one table
+ * holding the chunk's rows: when t is that table, the table the rows are
+ * in into *from and the first of them into *first (else both untouched). */
+void sti_pool_rows_of(const strata_world_t *w, const sti_table_t *t, const sti_table_t **from, uint32_t *first);
+
 /* In a view: record a write of e's c (set, mut, mark) for the changed
  * sets and on_set sets tracking c, marked when the batch ends in schedule
  * and chunk order. Out of memory loses the mark and makes the batch

@@ -110,14 +110,16 @@ void sti_query_free(strata_world_t *w) {
     sti_mem_free(w, w->queries, sizeof(sti_query_cache_t) * w->schema->query_count);
 }
 
-/* Entities matching query q: the sum of its tables' counts (those with rows). */
+/* Entities matching query q: the sum of its tables' counts (those with
+ * rows; of their rows that meet its sparse terms, if it has any). */
 uint32_t strata_query_count(const strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
     const sti_query_cache_t *cache = &w->queries[q];
+    const sti_sparse_terms_t *terms = sti_sparse_terms(w, q);
     uint32_t n = 0;
     for (uint32_t i = 0; i < cache->live; i++) {
-        n += cache->tables[i]->count;
+        n += terms != NULL ? sti_sparse_count(w, cache->tables[i], terms) : cache->tables[i]->count;
     }
     return n;
 }

@@ -7,7 +7,7 @@
 #ifndef STI_QUERY_H
 #define STI_QUERY_H
 
-#include "table.h"
+#include "sparse.h"
 
 /* The tables one query matches: positions [0, live) hold the tables with
  * rows, [live, count) those without, each part in no particular order. entries[i] is how an iterator reaches tables[i] (the

@@ -131,11 +131,22 @@ static void relation_field_dies(strata_world_t *w, const strata_field_policy_t *
 }
 
 /* The entity fields naming e, by their policies (a scan of the tables that
- * have each such component); with `room`, only count what they would record. */
+ * have each such component, or of its sparse set's values); with `room`,
+ * only count what they would record. */
 static void relation_fields(strata_world_t *w, strata_entity_t e, relation_room_t *room) {
     const strata_schema_t *s = w->schema;
     for (uint32_t k = 0; k < s->field_policy_count; k++) {
         const strata_field_policy_t *p = &s->field_policies[k];
+        if (sti_is_sparse(w, p->component)) { /* its values stay put: what the policies change is recorded */
+            const sti_sparse_t *set = &w->sparse_sets[w->sparse_plane[p->component]];
+            for (uint32_t i = 0; i < set->count; i++) {
+                unsigned char *cell = set->values.data + (size_t)i * set->values.size + p->offset;
+                if (sti_link_target(cell) == e) {
+                    relation_field_dies(w, p, set->owner[i], e, cell, room);
+                }
+            }
+            continue;
+        }
         for (uint32_t ti = 0; ti < w->table_count; ti++) {
             sti_table_t *t = w->tables[ti];
             for (uint32_t row = 0; strata_mask_test(&t->mask, p->component) && row < t->count; row++) {

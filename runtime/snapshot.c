@@ -1,9 +1,11 @@
 /* snapshot.c: snapshots of a whole world and their restore (rollback).
  *
  * A snapshot is a walk over the world's storages (snapshot_storages below):
- * the entity records, the tables (rows, columns, the changed sets' bits),
- * the queries' lists, the changed sets, the event buffers, the resources,
- * the relations' index and the commands waiting. Each storage has the same
+ * the entity records, the tables (rows, columns, the bitmaps of the changed
+ * sets and of the sparse components), the sparse components' sets of
+ * values, the queries' lists, the changed sets, the event buffers, the
+ * resources (the game loop's clocks and states among them), the relations'
+ * index and the commands waiting. Each storage has the same
  * four steps: make room in the snapshot for what it takes, take it, make
  * room in the world for what it restores, restore it. Every room step comes
  * before any copy, so out of memory leaves the snapshot (on a take) or the
@@ -19,6 +21,7 @@
  */
 #include "event.h"
 #include "relation.h"
+#include "sparse.h"
 #include "world.h"
 
 /* One table's copy: what it held at the take, and the counters that say
@@ -30,10 +33,22 @@ typedef struct snap_table_t {
     uint32_t marks_at; /* its bitmaps' first word in the snapshot's marks */
     uint32_t idle_since;
     uint64_t listed, later;
+    uint64_t sparse_any; /* the sparse planes that may have bits */
     uint16_t mark_next[STRATA_MAX_CHANGED];
     unsigned char *data; /* entities, then each dense column: count rows each */
     size_t cap;
 } snap_table_t;
+
+/* One sparse component's set of values, copied whole each take (a value
+ * is written in place without a table's stamp): its values and their
+ * owners, by slot. */
+typedef struct snap_sparse_t {
+    unsigned char *values;
+    size_t values_cap; /* bytes */
+    strata_entity_t *owners;
+    size_t owners_cap;
+    uint32_t count;
+} snap_sparse_t;
 
 /* One event buffer's copy: its live events and their marks. */
 typedef struct snap_events_t {
@@ -68,6 +83,9 @@ struct strata_snapshot_t {
     uint32_t idle_count;
     uint64_t *marks; /* every table's bitmaps, ceil(count / 64) words a plane */
     size_t marks_cap;
+
+    /* sparse components' sets, by plane */
+    snap_sparse_t *sparse;
 
     /* queries: the ids of each one's tables, one query after another */
     uint32_t *lists;
@@ -180,9 +198,10 @@ static size_t snap_rows_bytes(const sti_table_t *t, uint32_t count) {
     return bytes;
 }
 
-/* Words of the changed sets' bitmaps a table of `count` rows has in the snapshot. */
+/* Words of the bitmaps (the changed sets' planes, the sparse components')
+ * a table of `count` rows has in the snapshot. */
 static size_t snap_mark_words(const strata_world_t *w, uint32_t count) {
-    return 2 * (size_t)w->dirty_count * ((count + 63) / 64);
+    return (size_t)w->mark_planes * ((count + 63) / 64);
 }
 
 /* True if some query listing t can write its rows in place and had an
@@ -264,7 +283,7 @@ static void snap_rows_copy(sti_table_t *t, unsigned char *data, uint32_t n, bool
 
 /* Copy t's bitmaps (count rows) between the table and the snapshot's words at `at`. */
 static void snap_marks_copy(const strata_world_t *w, sti_table_t *t, uint64_t *at, uint32_t count, bool out) {
-    size_t words = (count + 63) / 64, planes = 2 * (size_t)w->dirty_count;
+    size_t words = (count + 63) / 64, planes = w->mark_planes;
     if (!out && planes > 0 && t->mark_words > 0) {
         memset(t->marks, 0, sizeof(uint64_t) * planes * t->mark_words);
     }
@@ -291,6 +310,7 @@ static void snap_tables_take(strata_world_t *w, strata_snapshot_t *s) {
         c->idle_since = t->idle_since;
         c->listed = t->listed;
         c->later = t->later;
+        c->sparse_any = t->sparse_any;
         snap_copy(c->mark_next, t->mark_next, sizeof c->mark_next);
         c->marks_at = (uint32_t)marks;
         snap_marks_copy(w, t, s->marks + marks, t->count, true);
@@ -340,7 +360,9 @@ static strata_result_t snap_tables_make_room(strata_world_t *w, const strata_sna
         sti_table_t *t = NULL;
         strata_result_t r = sti_table_ensure(w, &s->tables[i].mask, &t);
         /* A table on a changed set's list has its bitmaps, rows or not. */
-        uint32_t need = s->tables[i].count > 0 || s->tables[i].listed == 0 ? s->tables[i].count : 1;
+        uint32_t need = s->tables[i].count > 0 || (s->tables[i].listed == 0 && s->tables[i].sparse_any == 0)
+                            ? s->tables[i].count
+                            : 1;
         if (r == STRATA_OK && need > t->capacity) {
             r = sti_table_reserve(w, t, need - t->count); /* (need > capacity >= count) */
         }
@@ -401,6 +423,7 @@ static void snap_tables_restore(strata_world_t *w, const strata_snapshot_t *s) {
         snap_marks_copy(w, t, s->marks + c->marks_at, c->count, false);
         t->listed = c->listed;
         t->later = c->later;
+        t->sparse_any = c->sparse_any;
         snap_copy(t->mark_next, c->mark_next, sizeof c->mark_next);
         t->idle_prev = t->idle_next = NULL;
     }
@@ -514,6 +537,68 @@ static void snap_events_restore(strata_world_t *w, const strata_snapshot_t *s) {
     }
     w->event_step = s->event_step;
     w->event_position = s->event_position;
+}
+
+/* --- Sparse sets --------------------------------------------------------------- */
+
+static strata_result_t snap_sparse_room(strata_world_t *w, strata_snapshot_t *s) {
+    for (uint32_t k = 0; k < w->sparse_count; k++) {
+        const sti_sparse_t *set = &w->sparse_sets[k];
+        snap_sparse_t *c = &s->sparse[k];
+        strata_result_t r = sti_mem_grow(w, &c->values, 1, &c->values_cap, (size_t)set->count * set->values.size, 64);
+        if (r == STRATA_OK && set->values.size > 0) {
+            r = sti_mem_grow(w, &c->owners, sizeof(strata_entity_t), &c->owners_cap, set->count, 16);
+        }
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    return STRATA_OK;
+}
+
+static void snap_sparse_take(strata_world_t *w, strata_snapshot_t *s) {
+    for (uint32_t k = 0; k < w->sparse_count; k++) {
+        const sti_sparse_t *set = &w->sparse_sets[k];
+        snap_sparse_t *c = &s->sparse[k];
+        c->count = set->values.size > 0 ? set->count : 0; /* a tag has no set: its bits are the tables' */
+        snap_copy(c->values, set->values.data, (size_t)c->count * set->values.size);
+        snap_copy(c->owners, set->owner, sizeof(strata_entity_t) * c->count);
+    }
+}
+
+/* Room for each set's values, and slots for every index the snapshot's records hand out. */
+static strata_result_t snap_sparse_make_room(strata_world_t *w, const strata_snapshot_t *s) {
+    for (uint32_t k = 0; k < w->sparse_count; k++) {
+        const sti_sparse_t *set = &w->sparse_sets[k];
+        uint32_t want = s->sparse[k].count;
+        strata_result_t r = set->values.size > 0
+                                ? sti_sparse_reserve(w, k, s->record_count, want > set->count ? want - set->count : 0)
+                                : STRATA_OK;
+        if (r != STRATA_OK) {
+            return r;
+        }
+    }
+    return STRATA_OK;
+}
+
+/* The values and owners back; the slots rebuilt from the owners. */
+static void snap_sparse_restore(strata_world_t *w, const strata_snapshot_t *s) {
+    for (uint32_t k = 0; k < w->sparse_count; k++) {
+        sti_sparse_t *set = &w->sparse_sets[k];
+        const snap_sparse_t *c = &s->sparse[k];
+        if (set->values.size == 0) {
+            continue;
+        }
+        snap_copy(set->values.data, c->values, (size_t)c->count * set->values.size);
+        snap_copy(set->owner, c->owners, sizeof(strata_entity_t) * c->count);
+        set->count = c->count;
+        if (set->slot_capacity > 0) {
+            memset(set->slot, 0xff, sizeof(uint32_t) * set->slot_capacity); /* STI_NO_SLOT */
+        }
+        for (uint32_t i = 0; i < c->count; i++) {
+            set->slot[(uint32_t)c->owners[i]] = i;
+        }
+    }
 }
 
 static void snap_resources_take(strata_world_t *w, strata_snapshot_t *s) {
@@ -697,6 +782,7 @@ static void snap_commands_restore(strata_world_t *w, const strata_snapshot_t *s)
 static const snap_storage_t snapshot_storages[] = {
     {snap_tables_room, snap_tables_take, snap_tables_make_room, snap_tables_restore},
     {snap_records_room, snap_records_take, snap_records_make_room, snap_records_restore},
+    {snap_sparse_room, snap_sparse_take, snap_sparse_make_room, snap_sparse_restore},
     {snap_none_room, snap_dirty_take, snap_none_make_room, snap_dirty_restore},
     {snap_events_room, snap_events_take, snap_events_make_room, snap_events_restore},
     {snap_none_room, snap_resources_take, snap_none_make_room, snap_resources_restore},
@@ -711,7 +797,8 @@ static const snap_storage_t snapshot_storages[] = {
 /* Bytes of the snapshot's fixed parts, by the world's schema. */
 static size_t snapshot_fixed_bytes(const strata_world_t *w) {
     return sizeof(uint32_t) * w->schema->query_count + sizeof(sti_dirty_t) * w->dirty_count +
-           sizeof(snap_events_t) * w->schema->event_count + w->resources_block_size;
+           sizeof(snap_events_t) * w->schema->event_count + sizeof(snap_sparse_t) * w->sparse_count +
+           w->resources_block_size;
 }
 
 strata_snapshot_t *strata_snapshot_create(strata_world_t *w) {
@@ -730,7 +817,8 @@ strata_snapshot_t *strata_snapshot_create(strata_world_t *w) {
     memset(fixed, 0, snapshot_fixed_bytes(w) + 1);
     /* One block, the most aligned part first. */
     s->events = (snap_events_t *)(void *)fixed;
-    s->dirty = (sti_dirty_t *)(void *)(fixed + sizeof(snap_events_t) * w->schema->event_count);
+    s->sparse = (snap_sparse_t *)(void *)(fixed + sizeof(snap_events_t) * w->schema->event_count);
+    s->dirty = (sti_dirty_t *)(void *)((unsigned char *)s->sparse + sizeof(snap_sparse_t) * w->sparse_count);
     s->live = (uint32_t *)(void *)((unsigned char *)s->dirty + sizeof(sti_dirty_t) * w->dirty_count);
     s->resources = (unsigned char *)(s->live + w->schema->query_count);
     return s;
@@ -748,6 +836,10 @@ void strata_snapshot_destroy(strata_snapshot_t *s) {
     for (uint32_t i = 0; i < w->schema->event_count; i++) {
         sti_mem_free(w, s->events[i].data, s->events[i].cap * w->events[i].size);
         sti_mem_free(w, s->events[i].marks, sizeof(sti_event_mark_t) * s->events[i].mark_cap);
+    }
+    for (uint32_t k = 0; k < w->sparse_count; k++) {
+        sti_mem_free(w, s->sparse[k].values, s->sparse[k].values_cap);
+        sti_mem_free(w, s->sparse[k].owners, sizeof(strata_entity_t) * s->sparse[k].owners_cap);
     }
     sti_mem_free(w, s->records, sizeof(sti_record_t) * s->records_cap);
     sti_mem_free(w, s->idle, sizeof(uint32_t) * s->idle_cap);
@@ -820,6 +912,9 @@ size_t strata_snapshot_bytes(const strata_snapshot_t *s) {
     }
     for (uint32_t i = 0; i < w->schema->event_count; i++) {
         bytes += s->events[i].cap * w->events[i].size + sizeof(sti_event_mark_t) * s->events[i].mark_cap;
+    }
+    for (uint32_t k = 0; k < w->sparse_count; k++) {
+        bytes += s->sparse[k].values_cap + sizeof(strata_entity_t) * s->sparse[k].owners_cap;
     }
     return bytes;
 }

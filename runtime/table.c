@@ -116,16 +116,15 @@ void sti_table_free(strata_world_t *w, sti_table_t *t) {
         }
     }
     sti_mem_free(w, t->entities, t->entities_size);
-    sti_mem_free(w, t->marks, sizeof(uint64_t) * 2 * w->dirty_count * t->mark_words);
+    sti_mem_free(w, t->marks, sizeof(uint64_t) * w->mark_planes * t->mark_words);
     for (uint32_t i = 0; i < t->column_count; i++) {
         sti_mem_free(w, t->dense[i].raw, t->dense[i].raw_size);
     }
     sti_mem_free(w, t, t->alloc_size);
 }
 
-/* Bytes to allocate for `cap` elements of a column (with room to align the
- * start beyond the 8 bytes the allocator guarantees); 0 on overflow. */
-static size_t table_column_bytes(const strata_world_t *w, const sti_column_t *col, size_t cap) {
+/* Room to align the start beyond the 8 bytes the allocator guarantees. */
+size_t sti_column_bytes(const strata_world_t *w, const sti_column_t *col, size_t cap) {
     size_t align = w->components[col->id].align;
     size_t slack = align > 8 ? align - 1 : 0;
     if (cap > (SIZE_MAX / 2 - slack) / col->size) {
@@ -134,9 +133,8 @@ static size_t table_column_bytes(const strata_world_t *w, const sti_column_t *co
     return cap * col->size + slack;
 }
 
-/* Grow one column's allocation to `bytes` (keeping its `count` elements at
- * an aligned start). On failure the column is as it was. */
-static strata_result_t table_column_grow(strata_world_t *w, sti_table_t *t, sti_column_t *col, size_t bytes) {
+/* realloc, then slide the elements into place if the alignment moved. */
+strata_result_t sti_column_grow(strata_world_t *w, sti_column_t *col, size_t bytes, uint32_t count) {
     size_t offset = col->raw != NULL ? (size_t)(col->data - (unsigned char *)col->raw) : 0;
     unsigned char *raw = sti_mem_realloc(w, col->raw, col->raw_size, bytes);
     if (raw == NULL) {
@@ -144,21 +142,20 @@ static strata_result_t table_column_grow(strata_world_t *w, sti_table_t *t, sti_
     }
     size_t align = w->components[col->id].align;
     size_t aligned = align > 8 ? (((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1)) - (uintptr_t)raw : 0;
-    if (aligned != offset && t->count > 0) {
+    if (aligned != offset && count > 0) {
         /* realloc kept the bytes but not the alignment: slide them into place. */
-        memmove(raw + aligned, raw + offset, (size_t)col->size * t->count);
+        memmove(raw + aligned, raw + offset, (size_t)col->size * count);
     }
     col->raw = raw;
     col->raw_size = bytes;
     col->data = raw + aligned;
-    t->columns[col->id] = col->data;
     return STRATA_OK;
 }
 
 /* The changed sets' bitmaps to hold `cap` rows, each plane moved to its
  * new place (the highest first: they only move up) and its new words zeroed. */
 static strata_result_t table_marks_grow(strata_world_t *w, sti_table_t *t, size_t cap) {
-    size_t words = (cap + 63) / 64, old = t->mark_words, planes = 2 * (size_t)w->dirty_count;
+    size_t words = (cap + 63) / 64, old = t->mark_words, planes = w->mark_planes;
     if (planes == 0 || words <= old) {
         return STRATA_OK;
     }
@@ -200,15 +197,16 @@ strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t ex
     }
     for (uint32_t i = 0; i < t->column_count; i++) {
         sti_column_t *col = &t->dense[i];
-        bytes = table_column_bytes(w, col, cap);
+        bytes = sti_column_bytes(w, col, cap);
         if (bytes == 0) {
             return STRATA_ERR_NOMEM;
         }
         if (col->raw_size < bytes) {
-            strata_result_t r = table_column_grow(w, t, col, bytes);
+            strata_result_t r = sti_column_grow(w, col, bytes, t->count);
             if (r != STRATA_OK) {
                 return r;
             }
+            t->columns[col->id] = col->data;
         }
     }
     strata_result_t r = table_marks_grow(w, t, cap);

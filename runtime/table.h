@@ -73,7 +73,7 @@ typedef struct sti_edge_t {
     sti_plan_t *plan;          /* the column work of a move this way (NULL if hooked); owned by this slot */
     uint32_t hole;             /* index of the component's column in the larger table's dense list, or STI_NO_HOLE */
     bool hooked;               /* the move runs hooks or changes aspects (move.c takes its hooked path) */
-    bool plain;                /* not hooked, no changed set in the world, an added value small: the leaf path */
+    bool plain; /* not hooked, no changed set or sparse component in the world, an added value small: the leaf path */
 } sti_edge_t;
 
 /* One archetype. The struct with its edges, the dense list, the columns
@@ -100,10 +100,12 @@ struct sti_table_t {
     uint64_t tracked_by;  /* bit k: matches the query of dirty set k */
     /* The changed sets' bitmaps (dirty.h): a bit a row, mark_words words a
      * plane; plane k holds set k's members, plane dirty_count + k the marks
-     * made while set k's visit is open. Rows past count have no bits. */
+     * made while set k's visit is open; then (sparse.h) a plane a sparse
+     * component, its rows that hold it. Rows past count have no bits. */
     uint64_t *marks;
     uint32_t mark_words;                    /* words a plane (64 rows a word) */
     uint64_t listed;                        /* bit k: on set k's list of tables (may have bits there) */
+    uint64_t sparse_any;                    /* bit k: sparse plane k may have bits (sparse.h) */
     uint64_t later;                         /* bit k: has bits in set k's second plane */
     uint16_t mark_next[STRATA_MAX_CHANGED]; /* by set: the next table id on its list */
     bool hooked;                            /* monitors != 0 or a component with a hook: destroy runs hooks */
@@ -130,6 +132,13 @@ sti_table_t *sti_table_alloc(strata_world_t *w, const strata_mask_t *mask, uint3
 sti_plan_t *sti_plan_make(strata_world_t *w, const sti_table_t *src, const sti_table_t *dst);
 /* Free a table and its rows. */
 void sti_table_free(strata_world_t *w, sti_table_t *t);
+/* Bytes to allocate for `cap` elements of a column (room to align its
+ * start included); 0 on overflow. */
+size_t sti_column_bytes(const strata_world_t *w, const sti_column_t *col, size_t cap);
+/* Grow a column's allocation to `bytes` (sti_column_bytes), keeping its
+ * first `count` elements at an aligned start; NOMEM leaves it as it was.
+ * Tables grow theirs with it, and so do the sparse sets their values. */
+strata_result_t sti_column_grow(strata_world_t *w, sti_column_t *col, size_t bytes, uint32_t count);
 /* Make room for `extra` more rows, growing geometrically. STRATA_ERR_NOMEM
  * leaves the table as it was. */
 strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t extra);

@@ -45,9 +45,14 @@ static bool world_schema_valid(const strata_schema_t *s) {
     if (s->component_count > STRATA_MAX_COMPONENTS || (s->component_count > 0 && s->components == NULL)) {
         return false;
     }
+    uint32_t sparse = 0;
     for (uint32_t c = 0; c < s->component_count; c++) {
         const strata_component_desc_t *d = &s->components[c];
         if (d->size > 0 && (!world_pow2(d->align) || d->size % d->align != 0)) {
+            return false;
+        }
+        sparse += d->storage == STRATA_STORAGE_SPARSE;
+        if (d->storage > STRATA_STORAGE_SPARSE || sparse > STRATA_MAX_SPARSE) {
             return false;
         }
     }
@@ -56,9 +61,11 @@ static bool world_schema_valid(const strata_schema_t *s) {
     }
     for (uint32_t r = 0; r < s->relation_count; r++) {
         const strata_relation_desc_t *d = &s->relations[r];
-        /* An exclusive relation's component starts with the target's handle. */
+        /* An exclusive relation's component starts with the target's handle;
+         * its links' index and cascades read it from the tables. */
         if (d->component >= s->component_count ||
-            (d->exclusive && s->components[d->component].size < sizeof(strata_entity_t) + sizeof(uint32_t))) {
+            (d->exclusive && s->components[d->component].size < sizeof(strata_entity_t) + sizeof(uint32_t)) ||
+            s->components[d->component].storage != STRATA_STORAGE_TABLE) {
             return false;
         }
     }
@@ -74,7 +81,8 @@ static bool world_schema_valid(const strata_schema_t *s) {
         /* A query with no `all` would match the empty table. */
         if (empty || !world_mask_within(&d->all, s->component_count) ||
             !world_mask_within(&d->none, s->component_count) || !world_mask_within(&d->write, s->component_count) ||
-            !world_mask_within(&d->changed, s->component_count)) {
+            !world_mask_within(&d->changed, s->component_count) ||
+            !world_mask_within(&d->optional, s->component_count)) {
             return false;
         }
         if (d->aspect_size > 0 && !(world_pow2(d->aspect_align) && d->aspect_size % d->aspect_align == 0)) {
@@ -94,6 +102,9 @@ static strata_result_t world_alloc_parts(strata_world_t *w, uint32_t initial_cap
     }
     if (r == STRATA_OK) {
         r = sti_dirty_init(w);
+    }
+    if (r == STRATA_OK) {
+        r = sti_sparse_init(w);
     }
     if (r == STRATA_OK) {
         r = sti_records_reserve(w, initial_capacity);
@@ -193,8 +204,10 @@ void strata_world_destroy(strata_world_t *w) {
     sti_query_free(w);
     sti_mem_free(w, w->records, sizeof(sti_record_t) * w->record_capacity);
     sti_command_free(w);
+    sti_bulk_free(w);
     sti_mem_free(w, w->resources_block, w->resources_block_size);
     sti_observe_free(w);
+    sti_sparse_free(w);
     sti_dirty_free(w);
     sti_events_free(w);
     sti_relation_free(w);
@@ -215,6 +228,7 @@ void strata_world_clear(strata_world_t *w) {
      * concerns entities that are gone. */
     sti_command_drop(w);
     sti_index_release_all(w); /* clears the records' doomed flags too */
+    sti_sparse_empty(w);
     for (uint32_t t = 0; t < w->table_count; t++) {
         if (w->tables[t]->count > 0) {
             w->tables[t]->count = 0;

@@ -2,6 +2,8 @@
 #ifndef STI_WORLD_H
 #define STI_WORLD_H
 
+#include "bulk.h"
+#include "entity.h"
 #include "step.h"
 
 /* Every entity of w has just arrived (a load; aspects at their defaults):

@@ -86,6 +86,11 @@ OP op_deferred_add_small(move_world *w, move_entity *ids, uint32_t n) {
     move_move_end(&ctx);
 }
 
+/* A tag added to all n in one call: the whole table moves at once. */
+OP op_add_tag_many(move_world *w, move_entity *ids, uint32_t n) {
+    move_marked_add_many(w, ids, n);
+}
+
 /* An op with what must come before it and what undoes it (both untimed,
  * NULL: nothing). Between rounds the world is in its base state: all n
  * entities alive with Position and Velocity, every table at full size. */
@@ -108,6 +113,7 @@ static const struct {
     {"add_small", NULL, op_add_small, op_remove_small, false},
     {"remove_small", op_add_small, op_remove_small, NULL, false},
     {"deferred_add_small", NULL, op_deferred_add_small, op_remove_small, false},
+    {"add_tag_many", NULL, op_add_tag_many, op_remove_tag, false},
 };
 
 /* The timed rounds, and only they, run through here (see the top). */

@@ -33,6 +33,7 @@ extern "C" {
 #define STRATA_MAX_MONITORS 64          /* queries with an aspect or hooks, per world */
 #define STRATA_MAX_CHANGED 15           /* queries with `changed` terms plus components with on_set, per world */
 #define STRATA_MAX_RELATIONS 64         /* relations per world */
+#define STRATA_MAX_SPARSE 64            /* components stored sparse (storage: sparse), per world */
 #define STRATA_MAX_STATES 64            /* states of one state machine */
 
 /* Caller bugs (NULL world, out-of-range component index, a load inside a
@@ -115,6 +116,12 @@ typedef struct strata_world_t strata_world_t;
  * Structural changes it makes are deferred. */
 typedef void (*strata_component_hook_t)(strata_world_t *w, strata_entity_t e, void *value);
 
+/* Where a component's values live (strata_component_desc_t.storage). */
+typedef enum strata_storage_t {
+    STRATA_STORAGE_TABLE = 0,  /* a column of each archetype table that has it: adding or removing it moves the row */
+    STRATA_STORAGE_SPARSE = 1, /* a sparse set beside the tables: adding or removing it moves no row */
+} strata_storage_t;
+
 /* One component type, as the generator describes it (static data). */
 typedef struct strata_component_desc_t {
     const char *name;                  /* the schema's name, e.g. "Position" */
@@ -124,6 +131,7 @@ typedef struct strata_component_desc_t {
     strata_component_hook_t on_add;    /* NULL: none */
     strata_component_hook_t on_remove; /* NULL: none */
     strata_component_hook_t on_set;    /* NULL: none; not for a tag */
+    uint8_t storage;                   /* strata_storage_t; not sparse for a relation's component */
 } strata_component_desc_t;
 
 /* A query hook: called when an entity starts to match the query (after its
@@ -132,17 +140,21 @@ typedef struct strata_component_desc_t {
  * without one. Structural changes it makes are deferred. */
 typedef void (*strata_query_hook_t)(strata_world_t *w, strata_entity_t e, void *aspect);
 
-/* One query or system query (static data). A table matches when it has
- * every component of `all` and none of `none`. `all` must not be empty. */
+/* One query or system query (static data). An entity matches when it has
+ * every component of `all` and none of `none`; `all` must not be empty. Its
+ * table decides for the table components (the query's tables are those
+ * with all of them and none excluded); the entity's sparse sets decide for
+ * the sparse ones (a visit tests each row of those tables, see strata_iter). */
 typedef struct strata_query_desc_t {
     const char *name;
-    strata_mask_t all;     /* read, write and with terms */
-    strata_mask_t none;    /* without terms */
-    strata_mask_t write;   /* write terms: rows its iterators yield are marked changed */
-    strata_mask_t changed; /* non-empty: iterators visit only the entities whose
+    strata_mask_t all;      /* read, write and with terms */
+    strata_mask_t none;     /* without terms */
+    strata_mask_t write;    /* write terms: rows its iterators yield are marked changed */
+    strata_mask_t changed;  /* non-empty: iterators visit only the entities whose
                             * components in this mask were written since the
                             * query's set was last emptied (by its iteration) */
-    uint32_t aspect_size;  /* per-entity state while it matches; 0 for none */
+    strata_mask_t optional; /* optional terms: a sparse one makes each batch one row */
+    uint32_t aspect_size;   /* per-entity state while it matches; 0 for none */
     uint32_t aspect_align;
     const void *aspect_defaults;   /* NULL means zeros */
     strata_query_hook_t on_add;    /* NULL: none */
@@ -295,7 +307,8 @@ uint32_t strata_world_free_empty_tables(strata_world_t *w);
 /* Make room for n more rows in the table of the components `ids` (count k,
  * no duplicates; made now if it does not exist), and fault its pages in,
  * so that the adds and creates that fill it later grow nothing and meet no
- * page fault. n = 0 does nothing. Returns STRATA_OK, STRATA_ERR_NOMEM or
+ * page fault; for a component stored sparse, room for n more values in its
+ * set instead (it has no column). n = 0 does nothing. Returns STRATA_OK, STRATA_ERR_NOMEM or
  * STRATA_ERR_LIMIT (a new table over the limit); on error the world is as
  * it was but for spare capacity (a table made by the call is freed again).
  * Not inside a step, an iterator, a deferral scope or a hook (an assert;
@@ -395,6 +408,20 @@ strata_result_t strata_add(strata_world_t *w, strata_entity_t e, uint32_t c, con
 strata_result_t strata_add_many(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids,
                                 const void *const *values);
 
+/* strata_add and strata_remove for a component stored sparse (generated
+ * code calls these for one; strata_sparse_tag_add for a tag): the same
+ * results, on a path that skips the archetype's. */
+strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t c, const void *value);
+strata_result_t strata_sparse_tag_add(strata_world_t *w, strata_entity_t e, uint32_t c);
+strata_result_t strata_sparse_remove(strata_world_t *w, strata_entity_t e, uint32_t c);
+/* A sparse component with fields added with no hook, monitor or changed
+ * set to see it (generated code's first try): e gets the component now and
+ * the call returns where its value goes, for the caller to write before
+ * anything else runs (if e has it already, where its value is); NULL,
+ * changing nothing, if e is stale or the add is not that simple (deferred,
+ * watched, or the set needs room): then call strata_sparse_add. */
+void *strata_sparse_place(strata_world_t *w, strata_entity_t e, uint32_t c);
+
 /* Remove component `c`. Returns STRATA_OK, STRATA_ERR_STALE,
  * STRATA_ERR_MISSING, STRATA_ERR_NOMEM. Deferred while iterating (then the
  * MISSING check is made now and again when applied). */
@@ -403,6 +430,38 @@ strata_result_t strata_remove(strata_world_t *w, strata_entity_t e, uint32_t c);
 /* Remove `k` components with one archetype move; ids `e` lacks are skipped.
  * Returns STRATA_ERR_MISSING only if it has none of them. */
 strata_result_t strata_remove_many(strata_world_t *w, strata_entity_t e, uint32_t k, const uint32_t *ids);
+
+/* Add component `c` to the n entities of `entities` (overwriting it where
+ * present): `values` is an array of n values of c's size, the i-th for
+ * entities[i] (NULL: c's defaults for all; ignored for a tag). Every handle
+ * must be alive, else STRATA_ERR_STALE and nothing changes. All or
+ * nothing: the room for all of it (edges, tables, rows, the sparse set) is
+ * made first, so STRATA_ERR_NOMEM and STRATA_ERR_LIMIT change nothing
+ * (tables made on the way stay, empty). A run of the handles that is a
+ * whole table in row order (what an iteration of a query gives) moves as
+ * one: a copy a column, or, into an empty table with the same columns, a
+ * trade of storage; the rest move one at a time. Hooks run for each
+ * entity in array order, what they change applied when the call returns
+ * (a hook that creates entities may take the room made: if growing then
+ * fails, STRATA_ERR_NOMEM with the entities before changed). An entity
+ * listed twice takes its last value. Deferred (values copied) while a
+ * scope is open. Not for a relation's component (strata_relation_set). */
+strata_result_t strata_bulk_add(strata_world_t *w, uint32_t c, uint32_t n, const strata_entity_t *entities,
+                                const void *values);
+
+/* Remove `c` from the n entities of `entities`, as strata_bulk_add adds
+ * it; those that lack it are skipped. STRATA_OK, STRATA_ERR_STALE (nothing
+ * changed), STRATA_ERR_MISSING (none had it), STRATA_ERR_NOMEM. */
+strata_result_t strata_bulk_remove(strata_world_t *w, uint32_t c, uint32_t n, const strata_entity_t *entities);
+
+/* strata_bulk_add of `c` (value: one for all, NULL: its defaults) to every
+ * entity query q matches when the call is made, in the query's order;
+ * STRATA_OK (also when none matches), STRATA_ERR_NOMEM or STRATA_ERR_LIMIT. */
+strata_result_t strata_query_add(strata_world_t *w, uint32_t q, uint32_t c, const void *value);
+
+/* strata_bulk_remove of `c` from every entity query q matches; STRATA_OK
+ * (also when none has it) or STRATA_ERR_NOMEM. */
+strata_result_t strata_query_remove(strata_world_t *w, uint32_t q, uint32_t c);
 
 /* True if `e` is alive and has `c`. */
 bool strata_has(const strata_world_t *w, strata_entity_t e, uint32_t c);
@@ -414,6 +473,11 @@ const void *strata_get(const strata_world_t *w, strata_entity_t e, uint32_t c);
 /* Like strata_get, writable; marks c changed (see strata_mark). c's on_set
  * sees the write when changes next settle (the pointer comes first). */
 void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c);
+
+/* e's value of c as an iterator's term reaches it (generated `next`
+ * functions, for a term on a sparse component): as strata_get, writable,
+ * marking nothing (a visit marks what its write terms feed itself). */
+void *strata_term_value(const strata_world_t *w, strata_entity_t e, uint32_t c);
 
 /* Copy `value` over e's `c` and mark it changed. Returns STRATA_OK,
  * STRATA_ERR_STALE or STRATA_ERR_MISSING. Never deferred; c's on_set runs
@@ -528,18 +592,20 @@ typedef struct strata_iter_table_t {
 } strata_iter_table_t;
 
 /* An iterator over the rows matching one query, a batch at a time: a whole
- * non-empty table, or (for a query with `changed` terms) one changed row.
- * Fields are read by generated code; treat them as read-only. Generated
- * `next` functions walk [at, stop) themselves, a table a visit, and call
- * strata_iter_next when the range is used up; a query whose visits mark
- * `changed` sets, or that visits one, starts with an empty range, so every
- * visit goes through strata_iter_next. A `changed` iterator likewise walks
- * the set's bitmap of one table the runtime handed it: it yields the rows
- * of row_bits (bit i: row row_base + i of row_entities and `columns`), then
- * takes the next word of [word_at, word_stop) with a bit (clearing it in
- * the bitmap `words`), then asks for more. Rows still in row_bits count as in
- * the set (the runtime reads them while the visit is open, so an open
- * iterator is not copied). */
+ * non-empty table, or (for a query with `changed` terms) one changed row,
+ * or (with sparse terms) a run of rows that meet them. Fields are read by
+ * generated code; treat them as read-only. Generated `next` functions walk
+ * [at, stop) themselves, a table a visit, and call strata_iter_next when
+ * the range is used up; a query whose visits mark `changed` sets, or that
+ * visits one, or that has sparse terms, starts with an empty range, so
+ * every visit goes through strata_iter_next. A `changed` iterator likewise
+ * walks the set's bitmap of one table the runtime handed it: it yields the
+ * rows of row_bits (bit i: row row_base + i of row_entities and `columns`),
+ * then takes the next word of [word_at, word_stop) with a bit (clearing it
+ * in the bitmap `words`), then asks for more. Rows still in row_bits count
+ * as in the set (the runtime reads them while the visit is open, so an
+ * open iterator is not copied). A visit with sparse terms is handed one
+ * word of rows at a time in row_bits (word_at and word_stop empty). */
 typedef struct strata_iter_t {
     strata_world_t *world;
     const strata_iter_table_t *at;       /* the next table of the range */
@@ -562,6 +628,7 @@ typedef struct strata_iter_t {
     uint64_t *words;     /* the table's bitmap of the set (row_base: 64 x a word's place) */
     uint64_t *word_stop; /* the end of its words */
     uint32_t row_base;   /* row_bits' bit 0 is this row */
+    uint32_t word;       /* a visit with sparse terms: the next word of its table the runtime tests */
 } strata_iter_t;
 
 /* The next row of a `changed` visit's table into *row: from the word the
@@ -586,10 +653,34 @@ static inline bool strata_iter_changed_row(strata_iter_t *it, uint32_t *row) {
     return true;
 }
 
+/* The next run of rows of a visit with sparse terms into *row and *count:
+ * the lowest row of row_bits (the rows of one 64-row word of its table that
+ * meet the terms, which the runtime handed over) and those right after it,
+ * up to the word's end. False when the word is used up (strata_iter_next
+ * then tests the next words). A `next` whose terms read no sparse value
+ * yields runs with it; one that reads one yields a row at a time with
+ * strata_iter_changed_row, as a `changed` visit does. */
+static inline bool strata_iter_sparse_run(strata_iter_t *it, uint32_t *row, uint32_t *count) {
+    uint64_t bits = it->row_bits;
+    if (bits == 0) {
+        return false;
+    }
+    uint32_t first = (uint32_t)__builtin_ctzll(bits);
+    uint64_t gap = ~(bits >> first); /* its lowest bit: where the run ends */
+    uint32_t n = gap == 0 ? 64 : (uint32_t)__builtin_ctzll(gap);
+    *row = it->row_base + first;
+    *count = n;
+    it->row_bits = first + n >= 64 ? 0 : bits & ~(((uint64_t)1 << (first + n)) - 1);
+    return true;
+}
+
 /* Start iterating query `q`; opens a deferral scope. A query with `changed`
  * terms visits each entity written since its set was last emptied, once,
  * and empties the set as it goes (writes made during the iteration to rows
- * already visited count for the next one). */
+ * already visited count for the next one). A query with sparse terms
+ * visits the rows of its tables that meet them, one row a batch through
+ * strata_iter_next (generated `next` functions take the rest of each word
+ * themselves: see strata_iter_sparse_run). */
 strata_iter_t strata_iter(strata_world_t *w, uint32_t q);
 
 /* strata_iter into *it, in place (what a generated system's context uses:

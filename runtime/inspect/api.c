@@ -178,7 +178,8 @@ static void api_archetypes(sti_api_t *api, sti_request_t *r) {
 }
 
 /* GET /api/entities?offset=&limit=&query=NAME&with=A,B: a page of the
- * entities whose table matches the query, or has every component listed. */
+ * entities that match the query, or have every component listed (their
+ * table, and their rows for sparse components). */
 static void api_entities(sti_api_t *api, sti_request_t *r) {
     const strata_world_t *w = api->world;
     char text[256];
@@ -230,7 +231,14 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
     }
     sti_buf_t *b = &r->out;
     sti_buf_text(b, "{\"entities\":[");
-    uint64_t total = 0, listed = 0;
+    uint64_t total = 0, listed = 0, planes = 0; /* the sparse components of `with`: tested row by row */
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        if (strata_mask_test(&with, c) && sti_is_sparse(w, c)) {
+            planes |= (uint64_t)1 << w->sparse_plane[c];
+            strata_mask_clear(&with, c);
+        }
+    }
+    bool rows = planes != 0 || (query != UINT32_MAX && sti_sparse_terms(w, query) != NULL);
     for (uint32_t i = 0; i < w->table_count; i++) {
         const sti_table_t *t = w->tables[i];
         bool match = query == UINT32_MAX || sti_query_matches(w, query, &t->mask);
@@ -240,15 +248,22 @@ static void api_entities(sti_api_t *api, sti_request_t *r) {
         if (!match || t->count == 0) {
             continue;
         }
-        uint64_t first = offset > total ? offset - total : 0;
-        for (uint64_t row = first; row < t->count && listed < limit; row++) {
+        uint64_t first = offset > total && !rows ? offset - total : 0;
+        for (uint64_t row = first; row < t->count && (rows || listed < limit); row++) {
+            if (rows && ((planes & ~sti_sparse_held(w, t, (uint32_t)row)) != 0 ||
+                         (query != UINT32_MAX && !sti_sparse_matches(w, query, t, (uint32_t)row)))) {
+                continue;
+            }
+            if (rows && (total++ < offset || listed >= limit)) {
+                continue;
+            }
             strata_entity_t e = t->entities[row];
             sti_buf_text(b, listed ? ",{\"id\":" : "{\"id\":");
             sti_buf_entity(b, e);
             sti_buf_fmt(b, ",\"archetype\":%u}", (unsigned)t->id);
             listed++;
         }
-        total += t->count;
+        total += rows ? 0 : t->count;
     }
     sti_buf_fmt(b, "],\"total\":%llu,\"offset\":%llu,\"limit\":%llu}", (unsigned long long)total,
                 (unsigned long long)offset, (unsigned long long)limit);
@@ -335,7 +350,7 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
     const sti_table_t *t = w->tables[rec->table];
     strata_mask_t marked = {0};
     for (uint32_t c = 0; c < w->component_count && w->dirty_count > 0; c++) {
-        for (uint32_t k = 0; k < w->dirty_count && strata_mask_test(&t->mask, c); k++) {
+        for (uint32_t k = 0; k < w->dirty_count && sti_has(w, t, rec->row, c); k++) {
             if ((w->trackers[c] >> k) & 1u && sti_dirty_has(w, k, e)) {
                 strata_mask_set(&marked, c);
             }
@@ -350,8 +365,8 @@ static void api_entity_state(sti_api_t *api, sti_request_t *r, const char *id) {
     bool first = true;
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
         uint32_t col = strata_query_aspect_id(w, q);
-        if (col == UINT32_MAX || !strata_mask_test(&t->mask, col)) {
-            continue;
+        if (col == UINT32_MAX || !strata_mask_test(&t->mask, col) || !sti_sparse_matches(w, q, t, rec->row)) {
+            continue; /* (a system with sparse terms keeps a column in its tables' every row) */
         }
         uint32_t size = t->columns[col] != NULL ? w->schema->queries[q].aspect_size : 0;
         sti_buf_text(b, first ? "{\"system\":" : ",{\"system\":");
@@ -603,7 +618,9 @@ static void api_aspects(sti_api_t *api, sti_request_t *r) {
         }
         uint32_t members = 0;
         for (uint32_t i = 0; i < w->table_count; i++) {
-            members += strata_mask_test(&w->tables[i]->mask, col) ? w->tables[i]->count : 0u;
+            const sti_table_t *t = w->tables[i];
+            const sti_sparse_terms_t *terms = sti_sparse_terms(w, q);
+            members += !strata_mask_test(&t->mask, col) ? 0u : terms != NULL ? sti_sparse_count(w, t, terms) : t->count;
         }
         sti_buf_text(b, first ? "{\"system\":" : ",{\"system\":");
         sti_buf_str(b, w->schema->queries[q].name, SIZE_MAX);

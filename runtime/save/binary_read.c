@@ -844,12 +844,18 @@ static bool load_tables(load_t *ld, uint32_t alive) {
             if (!load_need(ld, (uint64_t)v->bytes * n, "component column")) {
                 return false;
             }
-            if (v->target >= 0 && v->bytes > 0) {
-                unsigned char *col = table->columns[v->target];
-                uint32_t size = w->components[v->target].size;
-                if (col != NULL && !load_decode(ld, v, col + (size_t)row * size, size, n)) {
+            unsigned char *dst = NULL; /* where the n values go: rows of a column, or n values of a sparse set */
+            if (v->target >= 0 && sti_is_sparse(w, (uint32_t)v->target)) {
+                r = sti_loader_sparse(ld->l, (uint32_t)v->target, table, row, n, &dst);
+                if (r != STRATA_OK) {
+                    ld->r = r;
                     return false;
                 }
+            } else if (v->target >= 0 && table->columns[v->target] != NULL) {
+                dst = (unsigned char *)table->columns[v->target] + (size_t)row * w->components[v->target].size;
+            }
+            if (v->bytes > 0 && dst != NULL && !load_decode(ld, v, dst, w->components[v->target].size, n)) {
+                return false;
             }
             ld->pos += (size_t)v->bytes * n;
         }

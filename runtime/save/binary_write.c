@@ -13,6 +13,7 @@
 #include "writer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* xxHash (Debian's libxxhash-dev), header only: the checksum needs no library to link. */
@@ -336,6 +337,72 @@ static void save_links(save_out_t *o) {
     }
 }
 
+/* --- Tables with sparse components --------------------------------------------- */
+
+/* A row of a table and the sparse components it holds (their planes). */
+typedef struct save_row_t {
+    uint64_t held;
+    uint32_t row;
+} save_row_t;
+
+/* Rows by the sparse components they hold, then by row. */
+static int save_row_order(const void *a, const void *b) {
+    const save_row_t *x = a, *y = b;
+    if (x->held != y->held) {
+        return x->held < y->held ? -1 : 1;
+    }
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* t's rows sorted into groups that hold the same sparse components (into
+ * rows[0 .. t->count)); returns how many groups. A save's tables are such
+ * groups: each holds one component set, whatever the storage. */
+static uint32_t save_groups(const strata_world_t *w, const sti_table_t *t, save_row_t *rows) {
+    if (t->count == 0) {
+        return 0; /* its sparse hint outlived its rows (they left one by one): nothing to sort, maybe no `rows` */
+    }
+    for (uint32_t row = 0; row < t->count; row++) {
+        rows[row] = (save_row_t){sti_sparse_held(w, t, row), row};
+    }
+    qsort(rows, t->count, sizeof *rows, save_row_order);
+    uint32_t groups = t->count > 0;
+    for (uint32_t i = 1; i < t->count; i++) {
+        groups += rows[i].held != rows[i - 1].held;
+    }
+    return groups;
+}
+
+/* One group of a table's rows as a save's table: its components (the
+ * table's and the group's sparse ones), handles, then each component's
+ * values row by row. */
+static void save_group(save_out_t *o, const sti_table_t *t, const save_row_t *rows, uint32_t n,
+                       const save_leaves_t *leaves) {
+    const strata_world_t *w = o->w;
+    strata_mask_t has = sti_sparse_mask(w, rows[0].held);
+    for (uint32_t i = 0; i < w->mask_words; i++) {
+        has.bits[i] |= t->mask.bits[i];
+    }
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        k += strata_mask_test(&has, c);
+    }
+    out_u32(o, k);
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        if (strata_mask_test(&has, c)) {
+            out_u32(o, c);
+        }
+    }
+    out_u32(o, n);
+    for (uint32_t i = 0; i < n; i++) {
+        out_u64(o, t->entities[rows[i].row]);
+    }
+    for (uint32_t c = 0; c < w->component_count; c++) {
+        for (uint32_t i = 0; strata_mask_test(&has, c) && w->components[c].size > 0 && i < n; i++) {
+            out_values(o, &leaves[c], sti_cell(w, t, c, rows[i].row), w->components[c].size, 1);
+        }
+    }
+}
+
 /* Write the whole save (size and checksum last, when they are known). */
 static strata_result_t save_write(save_out_t *o) {
     const strata_world_t *w = o->w;
@@ -343,6 +410,8 @@ static strata_result_t save_write(save_out_t *o) {
     const strata_type_desc_t *rt = sti_save_resources(s);
     uint32_t cc = w->component_count;
     strata_result_t r = STRATA_OK;
+    save_row_t *rows = NULL; /* a table's rows in groups, when its rows hold sparse components */
+    uint32_t most = 0;       /* rows it has room for */
     save_leaves_t *leaves = w->allocator.alloc(sizeof(save_leaves_t) * (cc + 1), w->allocator.user);
     if (leaves == NULL) {
         return STRATA_ERR_NOMEM;
@@ -383,15 +452,33 @@ static strata_result_t save_write(save_out_t *o) {
 
     save_links(o);
 
-    /* The tables that hold entities. */
+    /* The tables that hold entities; one whose rows hold sparse components
+     * as a table a group of rows that hold the same ones. */
     uint32_t tables = 0;
     for (uint32_t t = 0; t < w->table_count; t++) {
-        tables += w->tables[t]->count > 0;
+        tables += w->tables[t]->count > 0 && w->tables[t]->sparse_any == 0;
+        most = w->tables[t]->sparse_any != 0 && w->tables[t]->count > most ? w->tables[t]->count : most;
+    }
+    rows = most > 0 ? w->allocator.alloc(sizeof(save_row_t) * most, w->allocator.user) : NULL;
+    if (most > 0 && rows == NULL) {
+        r = STRATA_ERR_NOMEM;
+        goto done;
+    }
+    for (uint32_t t = 0; t < w->table_count; t++) {
+        tables += w->tables[t]->sparse_any != 0 ? save_groups(w, w->tables[t], rows) : 0;
     }
     out_u32(o, tables);
     for (uint32_t t = 0; t < w->table_count; t++) {
         const sti_table_t *table = w->tables[t];
         if (table->count == 0) {
+            continue;
+        }
+        if (table->sparse_any != 0) {
+            (void)save_groups(w, table, rows);
+            for (uint32_t i = 0, end; i < table->count; i = end) {
+                for (end = i + 1; end < table->count && rows[end].held == rows[i].held; end++) {}
+                save_group(o, table, rows + i, end - i, leaves);
+            }
             continue;
         }
         uint32_t k = 0;
@@ -453,6 +540,9 @@ static strata_result_t save_write(save_out_t *o) {
         }
     }
 done:
+    if (rows != NULL) {
+        w->allocator.free(rows, sizeof(save_row_t) * most, w->allocator.user);
+    }
     for (uint32_t c = 0; c <= cc; c++) {
         leaves_free(w, &leaves[c]);
     }

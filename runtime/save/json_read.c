@@ -745,8 +745,17 @@ static int jr_entity_end(jr_t *jr) {
     for (uint32_t i = 0; i < jr->touched_count; i++) {
         uint32_t c = jr->touched[i];
         uint32_t size = jr->w->components[c].size;
-        if (size > 0) {
-            memcpy((unsigned char *)t->columns[c] + (size_t)row * size, jr->scratch + jr->scratch_at[c], size);
+        unsigned char *dst = size > 0 && !sti_is_sparse(jr->w, c) ? (unsigned char *)t->columns[c] + (size_t)row * size
+                                                                  : NULL;
+        if (sti_is_sparse(jr->w, c) && strata_mask_test(&jr->mask, c)) {
+            r = sti_loader_sparse(jr->l, c, t, row, 1, &dst);
+            if (r != STRATA_OK) {
+                jr->r = r;
+                return 0;
+            }
+        }
+        if (dst != NULL) {
+            memcpy(dst, jr->scratch + jr->scratch_at[c], size);
         }
     }
     if (!jr_entity_links(jr, start)) {

@@ -128,7 +128,7 @@ static void out_entity(sti_writer_t *o, const strata_world_t *w, const sti_recor
     sti_writer_text(o, "\"components\": {");
     bool first = true;
     for (uint32_t c = 0; c < w->component_count; c++) {
-        if (!strata_mask_test(&t->mask, c)) {
+        if (!sti_has(w, t, rec->row, c)) {
             continue;
         }
         const strata_type_desc_t *type = &s->component_types[c];
@@ -144,8 +144,7 @@ static void out_entity(sti_writer_t *o, const strata_world_t *w, const sti_recor
             out_targets(o, w, (uint32_t)r, e, pretty, depth + 2);
             continue;
         }
-        const unsigned char *col = t->columns[c];
-        const unsigned char *value = col != NULL ? col + (size_t)rec->row * w->components[c].size : NULL;
+        const unsigned char *value = sti_cell(w, t, c, rec->row);
         json_out_fields(o, type->fields, value != NULL ? type->count : 0, value, pretty, depth + 2);
     }
     if (!first) {

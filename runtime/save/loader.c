@@ -112,7 +112,11 @@ strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint
                                 uint32_t *row) {
     strata_world_t *w = l->fresh;
     sti_table_t *t = NULL;
-    strata_result_t r = sti_table_ensure(w, mask, &t);
+    strata_mask_t table_mask = *mask;
+    for (uint32_t i = 0; i < STRATA_MAX_COMPONENTS / 64; i++) {
+        table_mask.bits[i] &= ~w->sparse.bits[i];
+    }
+    strata_result_t r = sti_table_ensure(w, &table_mask, &t);
     if (r == STRATA_OK) {
         r = sti_table_reserve(w, t, n);
     }
@@ -158,6 +162,22 @@ bool sti_loader_place(sti_loader_t *l, sti_table_t *t, uint32_t row, strata_enti
     t->entities[row] = e;
     l->fresh->alive++;
     return true;
+}
+
+strata_result_t sti_loader_sparse(sti_loader_t *l, uint32_t c, sti_table_t *t, uint32_t row, uint32_t n,
+                                  unsigned char **values) {
+    strata_world_t *w = l->fresh;
+    uint32_t k = w->sparse_plane[c];
+    if (sti_sparse_reserve(w, k, l->record_count, n) != STRATA_OK) {
+        return sti_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
+    }
+    const sti_sparse_t *s = &w->sparse_sets[k];
+    uint32_t first = s->count; /* each entity is placed once: its value takes the next slot */
+    for (uint32_t i = 0; i < n; i++) {
+        sti_sparse_put(w, k, t, row + i, t->entities[row + i], NULL);
+    }
+    *values = s->values.size > 0 ? s->values.data + (size_t)first * s->values.size : NULL;
+    return STRATA_OK;
 }
 
 bool sti_loader_free(sti_loader_t *l, uint32_t index, uint32_t generation) {

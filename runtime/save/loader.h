@@ -59,7 +59,8 @@ strata_result_t sti_loader_change(sti_loader_t *l, strata_change_kind_t kind, in
 /* Make the fresh world hold `count` entity indices, none placed yet. */
 strata_result_t sti_loader_records(sti_loader_t *l, uint32_t count);
 
-/* The table of `mask` with room for n more rows, whose columns hold the
+/* The table of `mask` (its table components: the sparse ones are
+ * sti_loader_sparse's) with room for n more rows, whose columns hold the
  * components' defaults; *row gets the first of them. The caller then
  * places n entities there (sti_loader_place) and overwrites values. */
 strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint32_t n, sti_table_t **out,
@@ -68,6 +69,13 @@ strata_result_t sti_loader_rows(sti_loader_t *l, const strata_mask_t *mask, uint
 /* Put entity `e` in row `row` of t (a row from sti_loader_rows). False if
  * its index is out of range, its generation 0, or the index already used. */
 bool sti_loader_place(sti_loader_t *l, sti_table_t *t, uint32_t row, strata_entity_t e);
+
+/* Give the n entities placed in rows [row, row + n) of t sparse component
+ * c at its defaults (a component's storage is the loading schema's: a save
+ * holds none). *values gets the first of their values, which are
+ * contiguous in row order (NULL for a tag), for the caller to overwrite. */
+strata_result_t sti_loader_sparse(sti_loader_t *l, uint32_t c, sti_table_t *t, uint32_t row, uint32_t n,
+                                  unsigned char **values);
 
 /* Append index `index` to the free list (saves list it head first), its
  * next handle to have `generation`. False as for sti_loader_place. */

@@ -1,8 +1,9 @@
 """The generator's limits, each tested at the limit (accepted) and one past
 it (rejected with a clear error): fields per struct body, bytes of a value,
-resources, components, queries and systems, name length, array length,
-YAML nesting, type nesting, the length of a numeric token, the range of
-float defaults; and the generator's time on a large schema.
+resources, components, sparse components, queries and systems, name
+length, array length, YAML nesting, type nesting, the length of a numeric
+token, the range of float defaults; and the generator's time on a large
+schema.
 The C size the generator computes for the byte limit is the compiler's.
 
 The runtime's limits (strata.h's STRATA_MAX_*, which limits.py reads): a
@@ -71,6 +72,14 @@ class LimitsTest(unittest.TestCase):
         self.assertEqual(messages(world(body(n))), [])
         self.assertEqual(messages(world(body(n + 1))),
                          [f"limits.yaml:{4 + n}:3: error: too many resources: at most {n}"])
+
+    def test_sparse_components_per_world(self):
+        n = limits.MAX_SPARSE
+        body = lambda k: "components:\n" + "".join(f"  S{i}: {{ storage: sparse }}\n" for i in range(k))
+        self.assertEqual(messages(world(body(n))), [])
+        self.assertEqual(messages(world(body(n + 1))),
+                         [f"limits.yaml:{4 + n}:19: error: component 'S{n}': too many sparse components: at most {n} "
+                          "(STRATA_MAX_SPARSE; keep the others in tables)"])
 
     def test_components_queries_names_and_arrays_at_their_limits(self):
         comps = "components:\n" + "".join(f"  C{i}: {{}}\n" for i in range(limits.MAX_COMPONENTS))

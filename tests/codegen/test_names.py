@@ -49,11 +49,13 @@ BASE = {
     "phases": ["update", {"name": "fix", "rate": 60}],
     "states": {"Mode": ["On", "Off"]},
     "types": {"T": {"a": "f32"}, "E": {"enum": ["One", "Two"]}},
-    "components": {"Pos": {"x": "f32", "e": "E", "t": "T", "on_add": True}, "Tag": {}},
+    "components": {"Pos": {"x": "f32", "e": "E", "t": "T", "on_add": True}, "Tag": {},
+                   "Hot": {"h": "u8", "storage": "sparse", "on_remove": True}, "Stun": {"storage": "sparse"}},
     "resources": {"Res": {"v": "u8", "b": "bool"}},
     "events": {"Ev": {"v": "u8"}},
     "relations": {"Rel": {"exclusive": True, "data": {"k": "u8"}, "on_target_destroy": "destroy"}, "Many": {}},
     "queries": {"Q": {"read": ["Pos"], "optional": ["Tag"], "changed": ["Pos"]},
+                "H": {"write": ["Hot"], "without": ["Stun"]},
                 "C": {"read": ["Pos", "Rel"], "with": ["Many"], "cascade": "Rel"}},
     "systems": {
         "Sys": {"write": ["Pos"], "resources": {"write": ["Res"]}, "aspect": {"k": "u8"}, "on_add": True,
@@ -63,7 +65,7 @@ BASE = {
         "Step": {"every": 2, "resources": {"write": ["Mode"]}},
         "Enter": {"on_enter": {"Mode": "On"}, "on_exit": {"Mode": ["Off"]}},
     },
-    "assemblages": {"Thing": {"Pos": {"x": 1}, "Tag": {}}},
+    "assemblages": {"Thing": {"Pos": {"x": 1}, "Tag": {}, "Hot": {"h": 2}, "Stun": {}}},
 }
 PROBE = "ZzProbe"  # a schema name whose C spellings show where a stem goes
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

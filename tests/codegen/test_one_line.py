@@ -46,6 +46,7 @@ BASE = {
         "Target": {"who": {"type": "entity", "on_target_destroy": "clear"}},
         "Extra": {"n": "u8"},
         "Tag": {},
+        "Stunned": {"storage": "sparse"},
     },
     "relations": {"ChildOf": {"exclusive": True, "data": {"slot": "u8"}, "on_target_destroy": "destroy",
                               "renamed_from": "Parent"},

@@ -442,8 +442,52 @@ class RenameTest(unittest.TestCase):
         self.assertTrue(schema.components[0].is_tag)
 
 
-if __name__ == "__main__":
-    unittest.main()
+class StorageTest(unittest.TestCase):
+    """`storage:` in a component body: the model's storage, and its rules."""
+
+    def test_storage_is_table_unless_sparse(self):
+        s = valid("""
+            world: w
+            version: 1
+            components:
+              Position: { x: f32 }
+              Stunned: { storage: sparse }
+              Heat: { t: f32, storage: sparse, on_add: true }
+              Mass: { kg: f32, storage: table }
+            queries:
+              Hot: { read: [Position, Heat], without: [Stunned] }
+              Calm: { read: [Position], optional: [Stunned] }
+            """)
+        self.assertEqual([c.storage for c in s.components], ["table", "sparse", "sparse", "table"])
+        self.assertEqual([c.name for c in s.components if c.sparse], ["Stunned", "Heat"])
+        self.assertTrue(s.component("Stunned").is_tag)  # `storage` is no field
+        self.assertEqual([f.name for f in s.component("Heat").fields], ["t"])
+        hot, calm = s.queries
+        self.assertEqual(s.sparse_terms(hot.terms), ("Heat", "Stunned"))
+        self.assertTrue(s.sparse_rows(hot.terms))  # reads Heat's value: a row a batch
+        self.assertEqual(s.sparse_terms(calm.terms), ("Stunned",))
+        self.assertTrue(s.sparse_rows(calm.terms))  # an optional sparse term
+        s = valid("""
+            world: w
+            version: 1
+            components:
+              Position: { x: f32 }
+              Stunned: { storage: sparse }
+            queries:
+              Dazed: { read: [Position], with: [Stunned] }
+            """)
+        self.assertFalse(s.sparse_rows(s.queries[0].terms))  # runs of rows
+
+    def test_a_relation_has_no_storage_key(self):
+        _, messages = check("""
+            world: w
+            version: 1
+            relations:
+              Targets: { storage: sparse }
+            """)
+        self.assertEqual(messages, ["test.yaml:5:14: error: relation 'Targets': a relation's links are always "
+                                    "stored in tables ('storage' is for components: the index of links and "
+                                    "cascades read the links there)"])
 
 
 class TypeNameTest(unittest.TestCase):
@@ -499,3 +543,7 @@ class TypeNameTest(unittest.TestCase):
                 self.assertEqual(len(messages), 1, messages)
                 self.assertTrue(messages[0].endswith(f"(inside {{ }} or [ ], YAML reads '[' as a list: quote a "
                                                      f"type with brackets, \"{token}\")"), messages[0])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -35,6 +35,11 @@ enum {
 };
 /* The components that are not relations (the generic operations' choice). */
 #define M_NPLAIN M_CHILD
+/* The components stored sparse (tests/schema/fuzz.yaml: `storage: sparse`).
+ * What the model predicts does not depend on where a component lives, but
+ * two things do: adding or removing only these never moves the entity's
+ * row, and needs no archetype (so it works at the archetype limit). */
+#define M_SPARSE ((uint16_t)(1u << M_TINY | 1u << M_FROZEN | 1u << M_MARK | 1u << M_AIM))
 /* Bytes of each component's value (0: a tag). */
 extern const uint32_t m_size[M_NC];
 /* Each component's default value. */

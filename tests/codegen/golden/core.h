@@ -289,6 +289,21 @@ static inline core_result_t core_position_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_POSITION);
 }
 
+/* Add Position to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline core_result_t core_position_add_many(core_world *w, const core_entity *entities, uint32_t n, const core_position *values) {
+    return strata_bulk_add(core_world_core(w), CORE_POSITION, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Position from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline core_result_t core_position_remove_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_remove(core_world_core(w), CORE_POSITION, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Velocity */
 
 /* Add Velocity with value v (overwrites if present): STRATA_OK,
@@ -321,6 +336,21 @@ static inline bool core_velocity_has(const core_world *w, core_entity e) {
 /* Remove Velocity: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline core_result_t core_velocity_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_VELOCITY);
+}
+
+/* Add Velocity to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline core_result_t core_velocity_add_many(core_world *w, const core_entity *entities, uint32_t n, const core_velocity *values) {
+    return strata_bulk_add(core_world_core(w), CORE_VELOCITY, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Velocity from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline core_result_t core_velocity_remove_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_remove(core_world_core(w), CORE_VELOCITY, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Health */
@@ -357,6 +387,21 @@ static inline core_result_t core_health_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_HEALTH);
 }
 
+/* Add Health to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline core_result_t core_health_add_many(core_world *w, const core_entity *entities, uint32_t n, const core_health *values) {
+    return strata_bulk_add(core_world_core(w), CORE_HEALTH, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Health from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline core_result_t core_health_remove_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_remove(core_world_core(w), CORE_HEALTH, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Frozen (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -374,6 +419,21 @@ static inline core_result_t core_frozen_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_FROZEN);
 }
 
+/* Add Frozen to the n entities of entities[]
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline core_result_t core_frozen_add_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_add(core_world_core(w), CORE_FROZEN, n, (const strata_entity_t *)(const void *)entities, NULL);
+}
+
+/* Remove Frozen from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline core_result_t core_frozen_remove_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_remove(core_world_core(w), CORE_FROZEN, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Marked (tag) */
 
 /* Add the tag: STRATA_OK, STRATA_ERR_STALE or STRATA_ERR_NOMEM. */
@@ -389,6 +449,21 @@ static inline bool core_marked_has(const core_world *w, core_entity e) {
 /* Remove Marked: STRATA_OK, STRATA_ERR_STALE, STRATA_ERR_MISSING or STRATA_ERR_NOMEM. */
 static inline core_result_t core_marked_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_MARKED);
+}
+
+/* Add Marked to the n entities of entities[]
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline core_result_t core_marked_add_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_add(core_world_core(w), CORE_MARKED, n, (const strata_entity_t *)(const void *)entities, NULL);
+}
+
+/* Remove Marked from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline core_result_t core_marked_remove_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_remove(core_world_core(w), CORE_MARKED, n, (const strata_entity_t *)(const void *)entities);
 }
 
 /* --- Link */
@@ -425,6 +500,21 @@ static inline core_result_t core_link_remove(core_world *w, core_entity e) {
     return strata_remove(core_world_core(w), e.id, CORE_LINK);
 }
 
+/* Add Link to the n entities of entities[] (values[i] for entities[i]; values NULL: its defaults)
+ * in one call: a whole table moves at once. Every handle must be alive,
+ * else STRATA_ERR_STALE and nothing changes; STRATA_ERR_NOMEM and
+ * STRATA_ERR_LIMIT change nothing either. */
+static inline core_result_t core_link_add_many(core_world *w, const core_entity *entities, uint32_t n, const core_link *values) {
+    return strata_bulk_add(core_world_core(w), CORE_LINK, n, (const strata_entity_t *)(const void *)entities, values);
+}
+
+/* Remove Link from the n entities of entities[] (those without it
+ * skipped): STRATA_OK, STRATA_ERR_STALE (nothing changed), STRATA_ERR_MISSING
+ * (none had it) or STRATA_ERR_NOMEM. */
+static inline core_result_t core_link_remove_many(core_world *w, const core_entity *entities, uint32_t n) {
+    return strata_bulk_remove(core_world_core(w), CORE_LINK, n, (const strata_entity_t *)(const void *)entities);
+}
+
 /* --- Queries ------------------------------------------------------------- */
 
 /* Query ids, for strata_iter: the free queries, then the systems' that have terms. */
@@ -437,6 +527,72 @@ typedef enum core_query_id {
     CORE_QUERY_MOVE = 5,
     CORE_QUERY_CLEANUP = 6,
 } core_query_id;
+
+/* Add Position (v) to every entity query q matches now, as core_position_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline core_result_t core_position_add_matching(core_world *w, core_query_id q, core_position v) {
+    return strata_query_add(core_world_core(w), (uint32_t)q, CORE_POSITION, &v);
+}
+
+/* Remove Position from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline core_result_t core_position_remove_matching(core_world *w, core_query_id q) {
+    return strata_query_remove(core_world_core(w), (uint32_t)q, CORE_POSITION);
+}
+
+/* Add Velocity (v) to every entity query q matches now, as core_velocity_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline core_result_t core_velocity_add_matching(core_world *w, core_query_id q, core_velocity v) {
+    return strata_query_add(core_world_core(w), (uint32_t)q, CORE_VELOCITY, &v);
+}
+
+/* Remove Velocity from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline core_result_t core_velocity_remove_matching(core_world *w, core_query_id q) {
+    return strata_query_remove(core_world_core(w), (uint32_t)q, CORE_VELOCITY);
+}
+
+/* Add Health (v) to every entity query q matches now, as core_health_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline core_result_t core_health_add_matching(core_world *w, core_query_id q, core_health v) {
+    return strata_query_add(core_world_core(w), (uint32_t)q, CORE_HEALTH, &v);
+}
+
+/* Remove Health from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline core_result_t core_health_remove_matching(core_world *w, core_query_id q) {
+    return strata_query_remove(core_world_core(w), (uint32_t)q, CORE_HEALTH);
+}
+
+/* Add Frozen to every entity query q matches now, as core_frozen_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline core_result_t core_frozen_add_matching(core_world *w, core_query_id q) {
+    return strata_query_add(core_world_core(w), (uint32_t)q, CORE_FROZEN, NULL);
+}
+
+/* Remove Frozen from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline core_result_t core_frozen_remove_matching(core_world *w, core_query_id q) {
+    return strata_query_remove(core_world_core(w), (uint32_t)q, CORE_FROZEN);
+}
+
+/* Add Marked to every entity query q matches now, as core_marked_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline core_result_t core_marked_add_matching(core_world *w, core_query_id q) {
+    return strata_query_add(core_world_core(w), (uint32_t)q, CORE_MARKED, NULL);
+}
+
+/* Remove Marked from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline core_result_t core_marked_remove_matching(core_world *w, core_query_id q) {
+    return strata_query_remove(core_world_core(w), (uint32_t)q, CORE_MARKED);
+}
+
+/* Add Link (v) to every entity query q matches now, as core_link_add_many:
+ * STRATA_OK, STRATA_ERR_NOMEM or STRATA_ERR_LIMIT (nothing changed). */
+static inline core_result_t core_link_add_matching(core_world *w, core_query_id q, core_link v) {
+    return strata_query_add(core_world_core(w), (uint32_t)q, CORE_LINK, &v);
+}
+
+/* Remove Link from every entity query q matches now: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline core_result_t core_link_remove_matching(core_world *w, core_query_id q) {
+    return strata_query_remove(core_world_core(w), (uint32_t)q, CORE_LINK);
+}
 
 /* Query Moving: one table at a time. Structural changes made while it
  * is open are applied when it ends (next returns false, or end). */
