@@ -397,6 +397,15 @@ static void test_snap_delta_sees_writes_in_place(void **state) {
     assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
     assert_true(snap_pos_get(w, a)->x == 3 && snap_pos_get(w, a)->y == 3);
 
+    /* Components stored in the table and sparse at once: the table's own are written in place. */
+    assert_int_equal(snap_snapshot_take(w, s), STRATA_OK);
+    assert_int_equal(snap_entity_add_bundle(w, c, &(snap_bundle){.pos = &(snap_pos){66, 6}, .burn = &(snap_burn){2}}),
+                     STRATA_OK);
+    assert_int_equal(snap_snapshot_take(w, s), STRATA_OK);
+    assert_int_equal(snap_pos_set(w, c, (snap_pos){7, 7}), STRATA_OK);
+    assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
+    assert_true(snap_pos_get(w, c)->x == 66 && snap_burn_get(w, c)->heat == 2);
+
     assert_int_equal(snap_child_of_set(w, b, c), STRATA_OK); /* the same table: the link changes in place */
     assert_int_equal(snap_snapshot_take(w, s), STRATA_OK);
     assert_int_equal(snap_child_of_set(w, b, a), STRATA_OK);
@@ -587,6 +596,40 @@ static void test_snap_ring_keeps_the_older_frame_when_a_take_fails(void **state)
 /* A table whose rows held sparse components and left one by one keeps its
  * hint that they may; a save (and a snapshot's, and the checksum) of the
  * world then sorts no rows of it. */
+/* A load replaces the world's tables with new ones; a snapshot taken before
+ * still restores what it holds, and takes after the load copy everything. */
+static void test_snap_restore_after_a_load(void **state) {
+    (void)state;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        snap_world *w = scripted(1, seed, 120);
+        snap_snapshot_t *s = snap_snapshot_create(w);
+        assert_int_equal(snap_snapshot_take(w, s), STRATA_OK);
+        size_t size = 0, later_size = 0;
+        unsigned char *before = save_of(w, &size);
+        kept_t k = {0};
+        uint64_t ops = seed * 7;
+        random_ops(w, &k, &ops, 60);
+        unsigned char *later = save_of(w, &later_size);
+        random_ops(w, &k, &ops, 60);
+        assert_int_equal(snap_world_load_mem(w, later, later_size, NULL), STRATA_OK);
+        random_ops(w, &k, &ops, 30);
+        assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
+        assert_true(saves_as(w, before, size));
+        assert_int_equal(snap_world_load_mem(w, later, later_size, NULL), STRATA_OK);
+        size_t loaded_size = 0;
+        unsigned char *loaded = save_of(w, &loaded_size);
+        assert_int_equal(snap_snapshot_take(w, s), STRATA_OK); /* a take after a load: everything again */
+        random_ops(w, &k, &ops, 30);
+        assert_int_equal(snap_snapshot_restore(w, s), STRATA_OK);
+        assert_true(saves_as(w, loaded, loaded_size));
+        free(before);
+        free(later);
+        free(loaded);
+        snap_snapshot_destroy(s);
+        snap_world_destroy(w);
+    }
+}
+
 static void test_snap_save_after_the_rows_that_held_sparse_values_left(void **state) {
     (void)state;
     snap_world *w = snap_world_create(NULL);
@@ -654,6 +697,7 @@ int main(void) {
         cmocka_unit_test(test_snap_out_of_memory_at_each_allocation),
         cmocka_unit_test(test_snap_ring_holds_the_last_frames),
         cmocka_unit_test(test_snap_ring_keeps_the_older_frame_when_a_take_fails),
+        cmocka_unit_test(test_snap_restore_after_a_load),
         cmocka_unit_test(test_snap_save_after_the_rows_that_held_sparse_values_left),
         cmocka_unit_test(test_snap_restore_of_an_empty_snapshot_is_missing),
         cmocka_unit_test(test_snap_checksum_follows_the_state_and_survives_save_load),
