@@ -300,43 +300,6 @@ static void save_layout(save_out_t *o, const strata_schema_t *s, const strata_ty
     o->hashing = false;
 }
 
-/* The links of the non-exclusive relations (an exclusive one's are in its
- * component): per relation its name and its sources, each with its targets,
- * sources in the order of the tables. */
-static void save_links(save_out_t *o) {
-    const strata_world_t *w = o->w;
-    const strata_schema_t *s = w->schema;
-    uint32_t count = 0;
-    for (uint32_t r = 0; r < s->relation_count; r++) {
-        count += !s->relations[r].exclusive;
-    }
-    out_u32(o, count);
-    for (uint32_t r = 0; r < s->relation_count; r++) {
-        const strata_relation_desc_t *d = &s->relations[r];
-        if (d->exclusive) {
-            continue;
-        }
-        out_str(o, s->component_types[d->component].name);
-        uint32_t sources = 0;
-        for (uint32_t t = 0; t < w->table_count; t++) {
-            sources += strata_mask_test(&w->tables[t]->mask, d->component) ? w->tables[t]->count : 0;
-        }
-        out_u32(o, sources);
-        for (uint32_t t = 0; t < w->table_count; t++) {
-            const sti_table_t *table = w->tables[t];
-            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
-                uint32_t n = 0;
-                const strata_entity_t *targets = strata_relation_targets(w, r, table->entities[row], &n);
-                out_u64(o, table->entities[row]);
-                out_u32(o, n);
-                for (uint32_t i = 0; i < n; i++) {
-                    out_u64(o, targets[i]);
-                }
-            }
-        }
-    }
-}
-
 /* --- Tables with sparse components --------------------------------------------- */
 
 /* A row of a table and the sparse components it holds (their planes). */
@@ -403,6 +366,50 @@ static void save_group(save_out_t *o, const sti_table_t *t, const save_row_t *ro
     }
 }
 
+/* The links of the non-exclusive relations (an exclusive one's are in its
+ * component): per relation its name and its sources, each with its targets,
+ * sources in the order of the tables and, in a table whose rows hold sparse
+ * components, of its groups (the order a load places them in, so that a
+ * save of the loaded world is the same): rows has room for its rows. */
+static void save_links(save_out_t *o, save_row_t *rows) {
+    const strata_world_t *w = o->w;
+    const strata_schema_t *s = w->schema;
+    uint32_t count = 0;
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        count += !s->relations[r].exclusive;
+    }
+    out_u32(o, count);
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        const strata_relation_desc_t *d = &s->relations[r];
+        if (d->exclusive) {
+            continue;
+        }
+        out_str(o, s->component_types[d->component].name);
+        uint32_t sources = 0;
+        for (uint32_t t = 0; t < w->table_count; t++) {
+            sources += strata_mask_test(&w->tables[t]->mask, d->component) ? w->tables[t]->count : 0;
+        }
+        out_u32(o, sources);
+        for (uint32_t t = 0; t < w->table_count; t++) {
+            const sti_table_t *table = w->tables[t];
+            bool grouped = table->sparse_any != 0 && strata_mask_test(&table->mask, d->component);
+            if (grouped) {
+                (void)save_groups(w, table, rows);
+            }
+            for (uint32_t i = 0; strata_mask_test(&table->mask, d->component) && i < table->count; i++) {
+                uint32_t row = grouped ? rows[i].row : i;
+                uint32_t n = 0;
+                const strata_entity_t *targets = strata_relation_targets(w, r, table->entities[row], &n);
+                out_u64(o, table->entities[row]);
+                out_u32(o, n);
+                for (uint32_t i = 0; i < n; i++) {
+                    out_u64(o, targets[i]);
+                }
+            }
+        }
+    }
+}
+
 /* Write the whole save (size and checksum last, when they are known). */
 static strata_result_t save_write(save_out_t *o) {
     const strata_world_t *w = o->w;
@@ -450,10 +457,8 @@ static strata_result_t save_write(save_out_t *o) {
         out_u32(o, w->records[i].generation);
     }
 
-    save_links(o);
-
     /* The tables that hold entities; one whose rows hold sparse components
-     * as a table a group of rows that hold the same ones. */
+     * as a table a group of rows that hold the same ones (the links too). */
     uint32_t tables = 0;
     for (uint32_t t = 0; t < w->table_count; t++) {
         tables += w->tables[t]->count > 0 && w->tables[t]->sparse_any == 0;
@@ -464,6 +469,9 @@ static strata_result_t save_write(save_out_t *o) {
         r = STRATA_ERR_NOMEM;
         goto done;
     }
+
+    save_links(o, rows);
+
     for (uint32_t t = 0; t < w->table_count; t++) {
         tables += w->tables[t]->sparse_any != 0 ? save_groups(w, w->tables[t], rows) : 0;
     }

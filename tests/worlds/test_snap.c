@@ -647,6 +647,33 @@ static void test_snap_save_after_the_rows_that_held_sparse_values_left(void **st
     snap_world_destroy(w);
 }
 
+/* The links of a table whose rows hold different sparse components are
+ * saved in the order of its rows' groups, as its rows are: a load, which
+ * places each group's rows together, saves the same bytes again (and so
+ * has the same checksum). */
+static void test_snap_save_load_save_with_links_and_sparse_groups(void **state) {
+    (void)state;
+    snap_world *w = snap_world_create(NULL);
+    snap_entity t = snap_entity_create(w), e[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        e[i] = snap_entity_create(w);
+        assert_int_equal(snap_pos_add(w, e[i], (snap_pos){(float)i, 0}), STRATA_OK);
+        assert_int_equal(snap_likes_add(w, e[i], t), STRATA_OK);
+        if (i % 2 == 0) {
+            assert_int_equal(snap_stun_add(w, e[i]), STRATA_OK); /* rows 0 and 2 hold Stun, 1 and 3 not */
+        }
+    }
+    size_t size = 0;
+    unsigned char *save = save_of(w, &size);
+    snap_world *loaded = snap_world_create(NULL);
+    assert_int_equal(snap_world_load_mem(loaded, save, size, NULL), STRATA_OK);
+    assert_true(saves_as(loaded, save, size));
+    assert_int_equal(checksum_of(loaded), checksum_of(w));
+    free(save);
+    snap_world_destroy(loaded);
+    snap_world_destroy(w);
+}
+
 static void test_snap_restore_of_an_empty_snapshot_is_missing(void **state) {
     (void)state;
     snap_world *w = scripted(1, 4, 30);
@@ -699,6 +726,7 @@ int main(void) {
         cmocka_unit_test(test_snap_ring_keeps_the_older_frame_when_a_take_fails),
         cmocka_unit_test(test_snap_restore_after_a_load),
         cmocka_unit_test(test_snap_save_after_the_rows_that_held_sparse_values_left),
+        cmocka_unit_test(test_snap_save_load_save_with_links_and_sparse_groups),
         cmocka_unit_test(test_snap_restore_of_an_empty_snapshot_is_missing),
         cmocka_unit_test(test_snap_checksum_follows_the_state_and_survives_save_load),
     };
