@@ -85,7 +85,7 @@ LAYERS = "runtime/LAYERS"
 # tests/worlds/test_<world>_*.c links the world of tests/schema/<world>.yaml,
 # and those EXTRA_WORLDS name besides.
 EXTRA_WORLDS = {"test_save_evolve": ["save2", "save3", "save4", "save5"], "test_rel_save": ["rel2"],
-                "test_fire_sparse_evolve": ["fire2"]}
+                "test_fire_sparse_evolve": ["fire2"], "test_mig_migrate": ["mig2", "mig3"]}
 # Tests whose long sweep takes --shard K/N: each test variant runs its own part.
 SHARDED_TESTS = ("test_fuzz_diff", "test_rel_save")
 # Linked into every test: CMOCKA_TEST_FILTER=PATTERN runs the tests matching it.
@@ -145,6 +145,7 @@ INSTALL_SCRIPTS = ["tools/install.sh", "tools/uninstall.sh", "tools/install-comm
 # What `ninja install` copies besides the libraries.
 INSTALLED = ["runtime/include/strata.h", "tools/strata-gen.in", "tools/strata.pc.in",
              "runtime/include/strata_inspect.h", "tools/strata-inspect.pc.in",
+             "runtime/include/strata_live.h", "tools/strata-live.pc.in",
              "schema/strata.schema.json"] + sources(
     "codegen/*.py", "codegen/templates/*.j2", "tools/cmake/*")
 
@@ -473,6 +474,75 @@ def inspector(b, generated, libs):
     return cost
 
 
+# --- Live reload -------------------------------------------------------------------------
+
+# libstrata_live: runtime/live/*.c (inotify, dlopen, a watching thread); its
+# header is runtime/include/strata_live.h. A host links it and the runtime
+# whole, exported for the modules it loads (docs/live.md).
+LIVE_SOURCES = sources("runtime/live/*.c")
+LIVE_VARIANTS = THREAD_TEST_VARIANTS + ("release",)
+LIVE_LIBS = "-ldl -lpthread"
+
+
+def whole(runtime):
+    """Link flags for a host: the whole runtime archive, exported for a module to use."""
+    return f"-Wl,--whole-archive {runtime} -Wl,--no-whole-archive -rdynamic"
+
+
+def live_host(b, v, name, srcs, live_lib, libs="", extra="", default=True, archives=()):
+    """A program that loads modules: srcs compiled with variant v, linked with
+    `archives`, libstrata_live and the whole runtime of v (the gcc one for "sdl")."""
+    objs = [b.compile(v, s, extra=f"-Iexamples/common {extra}".strip()) for s in srcs]
+    runtime = b.libs["gcc" if v == "sdl" else v]
+    exe = f"build/{v}/{name}"
+    b.n.build(exe, f"link_{v}", inputs=objs + list(archives) + [live_lib], implicit=runtime,
+              variables={"libs": f"{whole(runtime)} {libs} {LIVE_LIBS} -lm".strip()})
+    if default:
+        b.all.append(exe)
+    return exe
+
+
+# Rectangle Eater on the live loop (examples/rectangle_eater/live/): the
+# module is built by the host as it runs; its sources are the game's.
+RECT_LIVE = ["examples/rectangle_eater/live/host.c", "examples/common/live_build.c",
+             "examples/common/text_file.c"] + COMMON
+RECT_LIVE_FLAGS = "-Iexamples/rectangle_eater -Iexamples/rectangle_eater/live"
+
+
+def live(b, inspect_libs):
+    """libstrata_live in each variant and its test (tests/live/: a module
+    built, edited and reloaded as the test runs), Rectangle Eater's live
+    hosts, `ninja live` and `ninja live-demo`; returns the libraries."""
+    libs = {v: b.library(v, "libstrata_live.a", LIVE_SOURCES) for v in LIVE_VARIANTS}
+    module = sources("tests/live/*")
+    for v in THREAD_TEST_VARIANTS:
+        exe = live_host(b, v, "tests/test_live", ["tests/live/test_live.c", "examples/common/text_file.c", TEST_FILTER],
+                        libs[v], libs="-lcmocka",
+                        extra="-Itests/live", default=False)
+        b.all.append(exe)
+        b.test(f"{exe}.ok", f"{exe} build/{v}/live-test", variant=v, inputs=exe, implicit=module + b.codegen)
+    demo = live_host(b, "gcc", "rectangle_eater_live_demo", ["examples/rectangle_eater/live/demo.c"] + RECT_LIVE,
+                     libs["gcc"], extra=RECT_LIVE_FLAGS)
+    b.run("live-demo", demo, inputs=demo, needs=["core"])
+    # ninja test runs the demo too: the same program, its module built in a folder of its own.
+    demo_inputs = sources("examples/rectangle_eater/*.[ch]", "examples/rectangle_eater/live/*.[ch]",
+                          "examples/common/*.[ch]", "runtime/include/*.h") + ["schema/rectangle_eater.yaml"]
+    b.test(f"{demo}.ok", f"{demo} --dir build/gcc/live-demo", variant="gcc", inputs=demo,
+           implicit=demo_inputs + b.codegen)
+    window = live_host(b, "sdl", "rectangle_eater_live", ["examples/rectangle_eater/live/window.c"] + RECT_LIVE,
+                       libs["gcc"], libs=INSPECT_LIBS, extra=RECT_LIVE_FLAGS, default=False,
+                       archives=[inspect_libs["gcc"]])
+    b.run("live", window, inputs=window, needs=["core"])
+    # The swarm on the live loop, and the speed of reloads (run after `ninja bench`'s suite).
+    swarm_host = ["examples/swarm/live/host.c", "examples/common/live_build.c"]
+    swarm = live_host(b, "gcc", "swarm_live", ["examples/swarm/live/main.c"] + swarm_host, libs["gcc"],
+                      extra="-Iexamples/swarm/live")
+    b.run("swarm-live", f"{swarm} --threads $${{THREADS:-1}}", inputs=swarm, needs=["core"])
+    bench_exe = live_host(b, "gcc", "live-bench", ["bench/live/live_bench.c"] + RECT_LIVE + swarm_host[:1], libs["gcc"],
+                          extra=f"-Iexamples {RECT_LIVE_FLAGS} -Iexamples/swarm/live")
+    return libs, bench_exe
+
+
 # --- The tutorial and the docs' examples ----------------------------------------------
 
 # docs/tutorial.md's steps, examples/tutorial/<N>-<name>/: each a program that
@@ -549,7 +619,7 @@ def main(argv):
     n.comment("Generated by configure.py; edit that, then run `python3 configure.py`.")
     n.comment("Targets: all (default), test, test-quick, demo, play, swarm, particles, rollback-demo, rollback-play, bench,")
     n.comment("bench-js, bench-o3, bench-vec, bench-profile, generate, format-check, install, uninstall, fuzz, fuzz-long,")
-    n.comment("inspect, inspect-screenshot.")
+    n.comment("inspect, inspect-screenshot, live, live-demo, swarm-live.")
     n.comment("install and uninstall read PREFIX (default /usr/local) and DESTDIR.")
     n.comment("Ninja starts the ready edges in the order they appear here: the long tests come first.")
     n.line()
@@ -613,11 +683,12 @@ def main(argv):
     n.build("fuzz", "phony", inputs=[f"build/fuzz/{t}.run" for t in fuzzers])
     n.line()
 
+    live_libs, live_bench = live(b, inspect_libs)
     # A game outside the tree, built with CMake (with the installed package
     # and without), Meson, Make and Ninja against an install.
     b.test("build/outside-tests.ok", "$python tests/outside/test_outside.py",
-           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"], "docs/using.md",
-                     "README.md"] + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/**/*"), needs=["outside"])
+           implicit=[b.libs["release"], b.libs["debug"], b.json_libs["release"], inspect_libs["release"],
+                     live_libs["release"], "docs/using.md", "README.md"] + INSTALL_SCRIPTS + INSTALLED + sources("tests/outside/**/*"), needs=["outside"])
     inspect_bench = inspector(b, generated, inspect_libs)
     tutorial_and_docs(b, inspect_libs)
     # The threaded step: its own world, and the examples' at several thread counts;
@@ -696,7 +767,7 @@ def main(argv):
     save_world = b.generate("bench/save/save.yaml", "build/gen")
     save_bench = b.program("gcc", "strata-save-bench", ["bench/save/save_bench.c", save_world[1]],
                            headers=save_world, libs=JSON_LIBS, archives=[b.json_libs["gcc"]])
-    bench(b, then=[save_bench, inspect_bench])
+    bench(b, then=[save_bench, inspect_bench, live_bench])
     long_exe, par_exe = "build/san/tests/test_fuzz_diff", "build/san/tests/test_fuzz_par"
     b.run("fuzz-long", f"{long_exe} --ops {LONG_OPS} --seed 20240601 && "
           f"{long_exe} --large --ops {LARGE_OPS} --aim {LARGE_AIM} --seed 20240601 && "
@@ -710,7 +781,7 @@ def main(argv):
     n.build("all", "phony", inputs=["generate", "libs"] + b.all)
     # `install` and `uninstall` name no file, so they run every time asked.
     n.build("install", "install_files", inputs=[b.libs["release"], b.libs["debug"], b.json_libs["release"],
-                                                inspect_libs["release"]],
+                                                inspect_libs["release"], live_libs["release"]],
             implicit=INSTALL_SCRIPTS + INSTALLED)
     n.build("uninstall", "uninstall_files", implicit=INSTALL_SCRIPTS)
     n.line()

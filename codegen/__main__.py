@@ -2,7 +2,7 @@
 as `strata-gen` by `ninja install`.
 
     python3 -m codegen SCHEMA.yaml -o OUTDIR [--check] [--depfile FILE] [--stamp FILE]
-                       [--diagnostics=json]
+                       [--live] [--diagnostics=json]
     python3 -m codegen --json-schema
 
 Validates the schema and writes the generated files into OUTDIR, each only
@@ -15,6 +15,9 @@ FILE after every successful run, for build tools without Ninja's `restat`
 (Make, CMake's Makefile generators): the stamp is their target, so a schema
 that was touched but whose output did not change is not regenerated again
 and again; the depfile then names the stamp as its target.
+
+`--live` also writes `<world>_live.c`, the entry of a live module: the
+table libstrata_live finds in a module built from the world (docs/live.md).
 
 `--diagnostics=json` prints the diagnostics as one JSON array on stdout
 instead of lines on stderr (see diagnostics.py), for editors and CI.
@@ -46,7 +49,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python3 -m codegen")
     if schema is None:
         return 1
     from . import render  # imported late, like names: error reports never need it
-    outputs = render.render(schema)
+    outputs = render.render(schema, live=args.live)
     if args.check:
         return check_outputs(outputs, args.outdir)
     try:
@@ -101,6 +104,8 @@ def _parse_args(argv: Optional[Sequence[str]], prog: str) -> argparse.Namespace:
                         help="touch FILE after every successful run, even when no output changed: the "
                              "target for Make and CMake's Makefile generators (with --depfile, the "
                              "depfile names FILE as its target)")
+    parser.add_argument("--live", action="store_true",
+                        help="also write OUTDIR/<world>_live.c, the entry of a live module (docs/live.md)")
     parser.add_argument("--diagnostics", choices=("text", "json"), default="text",
                         help="how to print errors and warnings: 'text' (the default), lines like a "
                              "compiler's on stderr, or 'json', one JSON array on stdout for editors and CI")

@@ -57,6 +57,9 @@ WORLD_FUNCTIONS = (
     "world_save", "world_save_mem", "world_load", "world_load_mem", "world_save_json", "world_dump_json",
     "world_dump_json_mem", "world_load_json", "world_load_json_mem", "entity_print", "entity_json",
     "world_clear", "entity_each", "entity_index", "entity_generation", "assert_handler_set", "inspect_start",
+    "inspect_schedule",
+    # statics of the live module's entry (<world>_live.c)
+    "live_create_",
     # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
     "world_free_empty_tables", "reserve_bundle", "reserve_entities",
     # snapshots and the checksum (docs/rollback.md)
@@ -74,6 +77,8 @@ WORLD_FILE_NOUNS = (
     # statics of the world's .c
     "resources_", "resources_defaults_", "components_", "schema_", "component_types_", "resource_type_",
     "entity_visit_",
+    # the live module's entry: the game's table (the game defines it) and the schema's locations
+    "live_game", "live_locations_",
 )
 WORLD_CONSTANTS = ("COMPONENT_COUNT",)  # enum constants (file scope)
 WORLD_MACROS = ("STRATA_GEN_VERSION", "STRATA_GEN_VERSION_STRING", "VERSION_MISMATCH", "ENTITY_NULL",
@@ -249,6 +254,11 @@ class Names:
     @property
     def source(self) -> str:
         return f"{self.stem}.c"
+
+    @property
+    def live_source(self) -> str:
+        """The live module's entry (`--live`)."""
+        return f"{self.stem}_live.c"
 
     @property
     def schedule_text(self) -> str:

@@ -21,15 +21,51 @@ from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 TEMPLATES = ("world.h.j2", "world.c.j2", "_macros.j2", "schedule.txt.j2", "schedule.dot.j2", "saves.h.j2",
-             "reflect.c.j2", "assemblages.c.j2")
+             "reflect.c.j2", "assemblages.c.j2", "live.c.j2")
+
+
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja2's cache of compiled templates on disk, so that a run of the
+    generator does not compile the templates again (compiling them is most
+    of a small schema's run: a live reload waits for it). Jinja2 keys each
+    entry by the template's name and checks its source's checksum; a cache
+    that cannot be read or written costs only the compile."""
+
+    def load_bytecode(self, bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # noqa: BLE001 -- unreadable or foreign: compile instead
+            bucket.reset()
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache():
+    """The cache in $STRATA_GEN_CACHE (made if missing; empty: no cache),
+    else Jinja2's own per-user folder in the system's temporary folder."""
+    directory = os.environ.get("STRATA_GEN_CACHE")
+    if directory == "":
+        return None
+    try:
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        return _BytecodeCache(directory)
+    except (OSError, RuntimeError):
+        return None
 
 
 @functools.lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
     """The one environment, made once a process: it keeps each template
-    compiled, so rendering many worlds parses the templates once."""
+    compiled, so rendering many worlds parses the templates once (and,
+    through the bytecode cache, so do later runs)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -350,7 +386,6 @@ class Reflection:
                 ("size", f"sizeof({self.names.type(r.name)})"), ("count", "1u"), ("kind", "STRATA_KIND_STRUCT"),
                 ("array", "false")]
 
-
     def loop_fields(self) -> List[Tuple[str, List[Tuple[str, str]]]]:
         """The clock of the loop as the save sees it: (member of the clock,
         its fields as (member, value) pairs): a phase's accumulator (u64) by
@@ -375,6 +410,32 @@ class Reflection:
 LOOP_RESOURCE = "(loop)"
 # Its two members, as the save names them.
 LOOP_PARTS = {"clocks": "phases", "counters": "systems"}
+
+
+def live_locations(schema: model.Schema) -> List[Tuple[str, str, str, int, int]]:
+    """Where each element is declared, as a live module's entry lists them
+    (name as a load report spells it, the struct type a field goes on in,
+    the place, line, column): components and relations with their fields,
+    resources with theirs, types with theirs, the world."""
+    def struct_of(t: model.TypeRef) -> str:
+        element = t.element if t.kind == "array" else t
+        return element.name if element.kind == "struct" else ""
+
+    rows = []
+    def add(name: str, place: str, loc, fields=()) -> None:
+        rows.append((name, "", place, loc.line, loc.col))
+        rows.extend((f"{name}.{f.name}", struct_of(f.type), place, f.loc.line, f.loc.col) for f in fields)
+
+    for c in schema.components:
+        add(c.name, "STRATA_LIVE_COMPONENT", c.loc, c.fields)
+    for r in schema.resources:
+        add(f"resource.{r.name}", "STRATA_LIVE_RESOURCE", r.loc, r.fields)
+    for t in schema.structs:
+        add(t.name, "STRATA_LIVE_TYPE", t.loc, t.fields)
+    for e in schema.enums:
+        add(e.name, "STRATA_LIVE_TYPE", e.loc)
+    add(schema.world, "STRATA_LIVE_WORLD", schema.world_loc or model.Loc(schema.path, 1, 1))
+    return rows
 
 
 def mask_words(schema: model.Schema, component_names) -> List[str]:
@@ -603,8 +664,9 @@ class SpawnTables:
         return rows + [("NULL,", "a spare, never read")]
 
 
-def render(schema: model.Schema) -> Dict[str, str]:
-    """The generated files of one world: {file name: text}."""
+def render(schema: model.Schema, live: bool = False) -> Dict[str, str]:
+    """The generated files of one world: {file name: text}; with `live`,
+    also the entry of a live module (docs/live.md)."""
     env = _environment()
     names = Names(schema)
     context = {
@@ -631,13 +693,18 @@ def render(schema: model.Schema) -> Dict[str, str]:
         "version": __version__,
         "source": comment_text(os.path.basename(schema.path)),
         "runtime_version": _runtime_version_number(__version__),
+        "string_literal": string_literal,
     }
-    return {
+    outputs = {
         names.header: env.get_template("world.h.j2").render(context),
         names.source: env.get_template("world.c.j2").render(context),
         names.schedule_text: env.get_template("schedule.txt.j2").render(context),
         names.schedule_dot: env.get_template("schedule.dot.j2").render(context),
     }
+    if live:
+        context["locations"] = live_locations(schema)
+        outputs[names.live_source] = env.get_template("live.c.j2").render(context)
+    return outputs
 
 
 def _runtime_version_number(version: str) -> int:

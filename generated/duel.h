@@ -975,8 +975,8 @@ duel_result_t duel_system_run(duel_world *w, uint32_t id, float dt);
  * other fields as strata_inspect_start takes them (NULL: every default).
  * duel_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
-static inline strata_result_t duel_inspect_start(duel_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them. */
+static inline void duel_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[5 + 1] = {
         {"Steer", "input", DUEL_QUERY_STEER, 0u},
         {"Drive", "update", DUEL_QUERY_DRIVE, 0u},
@@ -985,11 +985,16 @@ static inline strata_result_t duel_inspect_start(duel_world *w, const strata_ins
         {"Spawn", "update", STRATA_NO_QUERY, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
+    desc->system_count = 5u;
+    desc->systems = systems;
+    desc->set_enabled = duel_system_set_enabled;
+    desc->enabled = duel_system_is_enabled;
+}
+
+static inline strata_result_t duel_inspect_start(duel_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 5u;
-    full.systems = systems;
-    full.set_enabled = duel_system_set_enabled;
-    full.enabled = duel_system_is_enabled;
+    duel_inspect_schedule(&full);
     return strata_inspect_start(duel_world_core(w), &full, out);
 }
 #endif

@@ -709,18 +709,23 @@ orbits_result_t orbits_system_run(orbits_world *w, uint32_t id, float dt);
  * other fields as strata_inspect_start takes them (NULL: every default).
  * orbits_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
-static inline strata_result_t orbits_inspect_start(orbits_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them. */
+static inline void orbits_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[2 + 1] = {
         {"Spin", "update", ORBITS_QUERY_SPIN, 0u},
         {"Place", "update", ORBITS_QUERY_PLACE, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
+    desc->system_count = 2u;
+    desc->systems = systems;
+    desc->set_enabled = orbits_system_set_enabled;
+    desc->enabled = orbits_system_is_enabled;
+}
+
+static inline strata_result_t orbits_inspect_start(orbits_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 2u;
-    full.systems = systems;
-    full.set_enabled = orbits_system_set_enabled;
-    full.enabled = orbits_system_is_enabled;
+    orbits_inspect_schedule(&full);
     return strata_inspect_start(orbits_world_core(w), &full, out);
 }
 #endif

@@ -866,8 +866,8 @@ pfx_result_t pfx_system_run(pfx_world *w, uint32_t id, float dt);
  * other fields as strata_inspect_start takes them (NULL: every default).
  * pfx_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
-static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them. */
+static inline void pfx_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[5 + 1] = {
         {"Emit", "update", STRATA_NO_QUERY, 0u},
         {"Gravity", "update", PFX_QUERY_GRAVITY, 0u},
@@ -876,11 +876,16 @@ static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspe
         {"Report", "report", PFX_QUERY_REPORT, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
+    desc->system_count = 5u;
+    desc->systems = systems;
+    desc->set_enabled = pfx_system_set_enabled;
+    desc->enabled = pfx_system_is_enabled;
+}
+
+static inline strata_result_t pfx_inspect_start(pfx_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 5u;
-    full.systems = systems;
-    full.set_enabled = pfx_system_set_enabled;
-    full.enabled = pfx_system_is_enabled;
+    pfx_inspect_schedule(&full);
     return strata_inspect_start(pfx_world_core(w), &full, out);
 }
 #endif

@@ -1477,8 +1477,8 @@ rect_result_t rect_system_run(rect_world *w, uint32_t id, float dt);
  * other fields as strata_inspect_start takes them (NULL: every default).
  * rect_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
-static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them. */
+static inline void rect_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[10 + 1] = {
         {"Autopilot", "physics", STRATA_NO_QUERY, 0u},
         {"UserInput", "physics", RECT_QUERY_USER_INPUT, 0u},
@@ -1492,11 +1492,16 @@ static inline strata_result_t rect_inspect_start(rect_world *w, const strata_ins
         {"GameOver", "transitions", STRATA_NO_QUERY, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
+    desc->system_count = 10u;
+    desc->systems = systems;
+    desc->set_enabled = rect_system_set_enabled;
+    desc->enabled = rect_system_is_enabled;
+}
+
+static inline strata_result_t rect_inspect_start(rect_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 10u;
-    full.systems = systems;
-    full.set_enabled = rect_system_set_enabled;
-    full.enabled = rect_system_is_enabled;
+    rect_inspect_schedule(&full);
     return strata_inspect_start(rect_world_core(w), &full, out);
 }
 #endif

@@ -1018,8 +1018,8 @@ swarm_result_t swarm_system_run(swarm_world *w, uint32_t id, float dt);
  * other fields as strata_inspect_start takes them (NULL: every default).
  * swarm_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
-static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them. */
+static inline void swarm_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[7 + 1] = {
         {"Bin", "sense", SWARM_QUERY_BIN, 1u},
         {"Colour", "sense", SWARM_QUERY_COLOUR, 1u},
@@ -1030,11 +1030,16 @@ static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_i
         {"Splat", "look", SWARM_QUERY_SPLAT, 5u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
+    desc->system_count = 7u;
+    desc->systems = systems;
+    desc->set_enabled = swarm_system_set_enabled;
+    desc->enabled = swarm_system_is_enabled;
+}
+
+static inline strata_result_t swarm_inspect_start(swarm_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 7u;
-    full.systems = systems;
-    full.set_enabled = swarm_system_set_enabled;
-    full.enabled = swarm_system_is_enabled;
+    swarm_inspect_schedule(&full);
     return strata_inspect_start(swarm_world_core(w), &full, out);
 }
 #endif

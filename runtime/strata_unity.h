@@ -46,6 +46,7 @@
 #include "save/evolve.c"
 #include "save/binary_write.c"
 #include "save/binary_read.c"
+#include "save/migrate.c"
 #include "save/json_write.c"
 
 #endif /* STRATA_UNITY_H */

@@ -118,10 +118,11 @@ GROUPS="core png xxhash yajl civetweb clang cmocka outside sdl2 node editor brow
 groups_of() {
     case $1 in
     generate | bench-vec) echo core ;;
-    particles | bench-o3 | bench-profile | rollback-demo) echo core xxhash ;;
+    particles | bench-o3 | bench-profile | rollback-demo | live-demo | swarm-live) echo core xxhash ;;
     demo | swarm | orbits) echo core png xxhash ;;
     play) echo core png xxhash sdl2 ;;
     rollback-play) echo core xxhash sdl2 ;;
+    live) echo core xxhash civetweb sdl2 ;;
     libs) echo core xxhash yajl ;;
     install | bench) echo core xxhash yajl civetweb ;;
     uninstall) ;;
@@ -143,7 +144,8 @@ groups_of() {
     esac
 }
 TARGETS="demo test install play swarm particles orbits inspect inspect-screenshot bench bench-o3 bench-profile
-bench-vec bench-js fuzz fuzz-long format-check test-quick generate libs all uninstall rollback-demo rollback-play"
+bench-vec bench-js fuzz fuzz-long format-check test-quick generate libs all uninstall live live-demo swarm-live
+rollback-demo rollback-play"
 
 # --- Arguments ------------------------------------------------------------------------
 

@@ -12,17 +12,20 @@
 #   include/strata_inspect.h, lib/libstrata_inspect.a,
 #   lib/pkgconfig/strata-inspect.pc      the live inspector (needs civetweb),
 #                                        when INSPECT.a is given
+#   include/strata_live.h, lib/libstrata_live.a,
+#   lib/pkgconfig/strata-live.pc         live reload, when LIVE.a is given
 #   lib/cmake/Strata/                    the CMake package: find_package(Strata),
 #                                        imported targets, strata_add_world
 #   share/strata/install-manifest.txt    every file written and every
 #                                        directory created, for uninstall.sh
 # An earlier install with a manifest in the same place is uninstalled first,
 # so that files a newer version no longer ships do not stay behind.
-# Usage: [PREFIX=/usr/local] [DESTDIR=] sh tools/install.sh RELEASE.a DEBUG.a JSON.a [INSPECT.a]
+# Usage: [PREFIX=/usr/local] [DESTDIR=] sh tools/install.sh RELEASE.a DEBUG.a JSON.a [INSPECT.a [LIVE.a]]
 set -eu
 
-if [ $# -ne 3 ] && [ $# -ne 4 ]; then
-    echo "usage: tools/install.sh LIBSTRATA_RELEASE.a LIBSTRATA_DEBUG.a LIBSTRATA_JSON.a [LIBSTRATA_INSPECT.a]" >&2
+if [ $# -lt 3 ] || [ $# -gt 5 ]; then
+    echo "usage: tools/install.sh LIBSTRATA_RELEASE.a LIBSTRATA_DEBUG.a LIBSTRATA_JSON.a [LIBSTRATA_INSPECT.a" \
+        "[LIBSTRATA_LIVE.a]]" >&2
     exit 1
 fi
 tools=$(cd "$(dirname "$0")" && pwd)
@@ -100,11 +103,17 @@ put 644 "$PREFIX/lib/libstrata_json.a" <"$3"
 pkg_config strata strata "the runtime, release build (-O2, asserts off)"
 pkg_config strata-debug strata_debug "the runtime, debug build (-O0 -g, asserts on)"
 pkg_config strata-json strata_json "JSON loading (list it before strata or strata-debug)" yajl
-if [ $# -eq 4 ]; then
+if [ $# -ge 4 ]; then
     put 644 "$PREFIX/include/strata_inspect.h" <"$top/runtime/include/strata_inspect.h"
     put 644 "$PREFIX/lib/libstrata_inspect.a" <"$4"
     sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$version|g" "$tools/strata-inspect.pc.in" |
         put 644 "$PREFIX/lib/pkgconfig/strata-inspect.pc"
+fi
+if [ $# -eq 5 ]; then
+    put 644 "$PREFIX/include/strata_live.h" <"$top/runtime/include/strata_live.h"
+    put 644 "$PREFIX/lib/libstrata_live.a" <"$5"
+    sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$version|g" "$tools/strata-live.pc.in" |
+        put 644 "$PREFIX/lib/pkgconfig/strata-live.pc"
 fi
 for f in "$top"/codegen/*.py; do
     put 644 "$PREFIX/share/strata/codegen/${f##*/}" <"$f"

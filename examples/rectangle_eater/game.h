@@ -8,6 +8,7 @@
 
 #include "canvas.h"
 #include "rect.h"
+#include "screen.h"
 
 /* The frame: 320x240 pixels; the HUD is the top band, the arena the rest. */
 enum { RECT_WIDTH = 320, RECT_HEIGHT = 240, RECT_HUD = 16 };
@@ -48,15 +49,6 @@ float rect_eat_gain(const rect_rules *rules, float size, float health);
 /* The health a rectangle of `health` loses a second (before the player's
  * ramp): the original game's bands, fast when big, slow when nearly gone. */
 float rect_decay_rate(const rect_rules *rules, float health);
-
-/* Where a world's Render and Hud draw: a front end's canvas, and the last
- * line of the game-over screen ("PRESS R TO PLAY AGAIN"). The front end
- * owns it; the world holds only what the game's rules need, and a pixel
- * buffer is not one of them. */
-typedef struct rect_screen {
-    canvas *target;
-    char footer[64];
-} rect_screen;
 
 /* Draw w's steps into s (NULL: draw nothing; the game plays the same). s
  * must outlive its use by w; it stays through loads. It is the world's

@@ -8,6 +8,7 @@
 #ifndef SWARM_FLOCK_H
 #define SWARM_FLOCK_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "swarm.h"
@@ -40,6 +41,21 @@ static inline float flock_uniform(uint32_t *s, float lo, float hi) {
     x ^= x << 5;
     *s = x;
     return lo + (hi - lo) * (float)(x >> 8) / 16777216.0f;
+}
+
+/* Scatter the boids (the Boids query) over the world, each flying in a
+ * random direction at 20 to 50 units a second, from a fixed seed: main.c,
+ * the live swarm and the thread tests make the same flock. */
+static inline void flock_scatter(swarm_world *w) {
+    uint32_t seed = 0x2545F491u;
+    for (swarm_boids_iter it = swarm_boids_begin(w); swarm_boids_next(&it);) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            float angle = flock_uniform(&seed, 0.0f, 6.2831853f), speed = flock_uniform(&seed, 20.0f, 50.0f);
+            it.position[i] = (swarm_position){flock_uniform(&seed, 0.0f, FLOCK_WORLD),
+                                              flock_uniform(&seed, 0.0f, FLOCK_WORLD)};
+            it.velocity[i] = (swarm_velocity){speed * cosf(angle), speed * sinf(angle)};
+        }
+    }
 }
 
 #endif

@@ -199,16 +199,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "swarm: creating %lu boids: %s\n", count, strata_result_str(r));
         return 1;
     }
-    /* Scattered at random, flying in random directions. */
-    uint32_t seed = 0x2545F491u;
-    for (swarm_boids_iter it = swarm_boids_begin(w); swarm_boids_next(&it);) {
-        for (uint32_t i = 0; i < it.count; i++) {
-            float angle = flock_uniform(&seed, 0.0f, 6.2831853f), speed = flock_uniform(&seed, 20.0f, 50.0f);
-            it.position[i] = (swarm_position){flock_uniform(&seed, 0.0f, FLOCK_WORLD),
-                                              flock_uniform(&seed, 0.0f, FLOCK_WORLD)};
-            it.velocity[i] = (swarm_velocity){speed * cosf(angle), speed * sinf(angle)};
-        }
-    }
+    flock_scatter(w);             /* at random, flying in random directions */
     swarm_splat_enable(w, false); /* the picture is taken once, at the end */
 #ifdef SWARM_INSPECT
     if (inspect_port >= 0 && inspect_port < 65536) {

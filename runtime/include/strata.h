@@ -1085,6 +1085,8 @@ typedef enum strata_change_kind_t {
     STRATA_CHANGE_ADDED,       /* in the schema, not in the save: takes its defaults */
     STRATA_CHANGE_RENAMED,     /* found under its former name (`renamed_from`) */
     STRATA_CHANGE_CONVERTED,   /* a field whose type changed, converted without loss */
+    STRATA_CHANGE_LOST,        /* migrations only: values the schema still has a place for but that could not all
+                                * be carried (the reason follows the name in parentheses) */
 } strata_change_kind_t;
 
 /* One change: `name` is "Component", "Component.field.sub" or, for
@@ -1127,6 +1129,30 @@ strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_lo
 
 /* strata_world_load from size bytes at data. */
 strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report);
+
+/* strata_world_migrate's flags. */
+#define STRATA_MIGRATE_ACCEPT_LOSS                                                                                     \
+    1u /* carry what can be carried: lost values take the nearest value the new
+                                       * type holds (numbers, strings, arrays cut short) or the default */
+
+/* Replace to's entities, components, resources and links with from's,
+ * mapped onto to's schema (a newer version of from's, or the same) by the
+ * rules of loads (docs/saves.md), except that a type change converts value
+ * by value: a narrowing (i32 to i16, f64 to f32, char[16] to char[8], a
+ * shorter array, f32 to i32) carries every value it keeps exactly.
+ * Values it cannot carry are STRATA_CHANGE_LOST changes, each with the
+ * entities (1 for a resource) whose values it loses: a narrowing that
+ * changes them, a type change with no conversion, an enum member gone, a
+ * component turned into a tag, a relation dropped while links exist. The
+ * systems' switches carry over by system name (a new system starts on);
+ * to keeps its game pointer and step observer. Returns STRATA_OK;
+ * STRATA_ERR_SCHEMA when values would be lost and flags lack
+ * STRATA_MIGRATE_ACCEPT_LOSS (then report lists every change, the lost
+ * ones first, and to is unchanged), or from is of another save name or a
+ * newer version; STRATA_ERR_NOMEM (to unchanged). from never changes.
+ * report may be NULL. Not inside a step, iterator or scope of either. */
+strata_result_t strata_world_migrate(strata_world_t *to, const strata_world_t *from, unsigned flags,
+                                     strata_load_report_t *report);
 
 /* --- Snapshots and rollback (docs/rollback.md) --------------------------- */
 

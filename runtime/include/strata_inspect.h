@@ -80,6 +80,29 @@ const char *strata_inspect_token(const strata_inspect_t *in);
 /* Requests answered so far (each with a status code), for tests and logs. */
 uint64_t strata_inspect_answered(const strata_inspect_t *in);
 
+/* --- Live reload (docs/live.md) -------------------------------------------- */
+
+/* Serve world w from now on (a live reload's new world; the old one may be
+ * gone already), with desc's schedule: its system_count, systems,
+ * set_enabled and enabled (the rest of desc is not read: the server keeps
+ * its address, port, secret, limits and clients). On the game's thread,
+ * before the next step and poll. STRATA_ERR_NOMEM: w is served with no
+ * systems listed. */
+strata_result_t strata_inspect_retarget(strata_inspect_t *in, strata_world_t *w, const strata_inspect_desc_t *desc);
+
+/* One attempt of a live reload, as the page lists it. */
+typedef struct strata_inspect_reload_t {
+    uint32_t number;     /* 1, 2, ... */
+    const char *outcome; /* "reloaded", "restarted", "refused" or "failed" */
+    double ms;           /* from the change to the new world (0: not known) */
+    const char *text;    /* what it said, lines (copied, at most 4 KB) */
+} strata_inspect_reload_t;
+
+/* Add an attempt to what GET /api/reloads lists (the last 16), stamped
+ * with the time since the inspector started. On the game's thread. */
+void strata_inspect_add_reload(strata_inspect_t *in, const strata_inspect_reload_t *reload);
+
+
 #ifdef __cplusplus
 }
 #endif

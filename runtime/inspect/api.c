@@ -940,6 +940,23 @@ static void api_system_set(sti_api_t *api, sti_request_t *r, const char *name) {
     sti_buf_text(&r->out, "{\"ok\":true}");
 }
 
+/* GET /api/reloads: the live reloads the game listed, newest first:
+ * {"reloads": [{"number": 3, "outcome": "refused", "at": 12.5, "ms": 412, "text": "..."}]}. */
+static void api_reloads(sti_api_t *api, sti_request_t *r) {
+    sti_buf_t *b = &r->out;
+    sti_buf_text(b, "{\"reloads\":[");
+    uint32_t shown = api->reload_count < STI_RELOADS ? api->reload_count : STI_RELOADS;
+    for (uint32_t k = 0; k < shown; k++) {
+        const sti_reload_t *x = &api->reloads[(api->reload_count - 1 - k) % STI_RELOADS];
+        sti_buf_fmt(b, "%s{\"number\":%u,\"outcome\":", k > 0 ? "," : "", (unsigned)x->number);
+        sti_buf_str(b, x->outcome, SIZE_MAX);
+        sti_buf_fmt(b, ",\"at\":%.3f,\"ms\":%.1f,\"text\":", x->at, x->ms);
+        sti_buf_str(b, x->text != NULL ? x->text : "", SIZE_MAX);
+        sti_buf_text(b, "}");
+    }
+    sti_buf_text(b, "]}");
+}
+
 /* --- Routing ------------------------------------------------------------------------ */
 
 void sti_api_answer(sti_api_t *api, sti_request_t *r) {
@@ -957,7 +974,8 @@ void sti_api_answer(sti_api_t *api, sti_request_t *r) {
     bool reads_here = is_entity || is_state || strcmp(p, "/api/world") == 0 || strcmp(p, "/api/archetypes") == 0 ||
                       strcmp(p, "/api/entities") == 0 || strcmp(p, "/api/systems") == 0 ||
                       strcmp(p, "/api/resources") == 0 || strcmp(p, "/api/schedule.svg") == 0 ||
-                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0 || strcmp(p, "/api/states") == 0;
+                      strcmp(p, "/api/changes") == 0 || strcmp(p, "/api/aspects") == 0 ||
+                      strcmp(p, "/api/states") == 0 || strcmp(p, "/api/reloads") == 0;
     if (!writes_here && !reads_here) {
         sti_api_error(r, 404, "no such path");
     } else if (r->post ? !writes_here : !reads_here) {
@@ -978,6 +996,8 @@ void sti_api_answer(sti_api_t *api, sti_request_t *r) {
         api_changes(api, r);
     } else if (strcmp(p, "/api/aspects") == 0) {
         api_aspects(api, r);
+    } else if (strcmp(p, "/api/reloads") == 0) {
+        api_reloads(api, r);
     } else if (strcmp(p, "/api/world") == 0) {
         api_world(api, r);
     } else if (strcmp(p, "/api/archetypes") == 0) {

@@ -29,17 +29,32 @@ typedef struct sti_system_stat_t {
     bool changed;   /* its query has `changed` terms: it is given its changed set */
 } sti_system_stat_t;
 
+/* A live reload the game listed (strata_inspect_add_reload). */
+typedef struct sti_reload_t {
+    uint32_t number;
+    char outcome[16];
+    double at;  /* seconds since the inspector started */
+    double ms;  /* from the change to the new world */
+    char *text; /* malloc'd (NULL: out of memory, or none) */
+} sti_reload_t;
+
+/* The reloads /api/reloads lists: the last ones, oldest dropped. */
+#define STI_RELOADS 16u
+
 /* What the API answers from: the world and the game-side state. */
 typedef struct sti_api_t {
     strata_world_t *world;
     strata_inspect_desc_t desc; /* with defaults filled */
     sti_system_stat_t *systems; /* desc.system_count of them */
     bool paused;
-    uint32_t single_steps;          /* steps asked while paused, not yet taken */
-    uint64_t steps;                 /* polls that let the game step */
-    uint64_t timed_steps;           /* of those, the steps timed */
-    double last_step, average_step; /* seconds */
-    bool timing;                    /* a client asked lately: the step and its systems are timed */
+    uint32_t single_steps;             /* steps asked while paused, not yet taken */
+    uint64_t steps;                    /* polls that let the game step */
+    uint64_t timed_steps;              /* of those, the steps timed */
+    double last_step, average_step;    /* seconds */
+    bool timing;                       /* a client asked lately: the step and its systems are timed */
+    sti_reload_t reloads[STI_RELOADS]; /* a ring: reload i at i % STI_RELOADS */
+    uint32_t reload_count;             /* reloads listed so far */
+    double started;                    /* the inspector's clock when it started (seconds) */
 } sti_api_t;
 
 /* Answer r (status, type, body). Never fails: NOMEM answers 500. */

@@ -430,6 +430,17 @@ static bool inspect_make_index(strata_inspect_t *in) {
     return in->index != NULL;
 }
 
+/* Which systems' queries have `changed` terms (they are given their changed set). */
+static void inspect_changed_sets(sti_api_t *api) {
+    const strata_schema_t *schema = strata_world_schema(api->world);
+    for (uint32_t i = 0; i < api->desc.system_count; i++) {
+        uint32_t q = api->desc.systems[i].query;
+        for (uint32_t k = 0; q < schema->query_count && k < STRATA_MAX_COMPONENTS / 64; k++) {
+            api->systems[i].changed |= schema->queries[q].changed.bits[k] != 0;
+        }
+    }
+}
+
 static void inspect_defaults(strata_inspect_desc_t *d) {
     d->address = d->address != NULL ? d->address : "127.0.0.1";
     d->port = d->port != 0 ? d->port : 27750;
@@ -495,14 +506,9 @@ strata_result_t strata_inspect_start(strata_world_t *w, const strata_inspect_des
     }
     snprintf(in->local, sizeof in->local, "localhost:%u", (unsigned)in->port);
     mg_set_request_handler(in->server, "/", inspect_handle, in);
-    const strata_schema_t *schema = strata_world_schema(w);
-    for (uint32_t i = 0; i < d->system_count; i++) {
-        uint32_t q = d->systems[i].query;
-        for (uint32_t k = 0; q < schema->query_count && k < STRATA_MAX_COMPONENTS / 64; k++) {
-            systems[i].changed |= schema->queries[q].changed.bits[k] != 0;
-        }
-    }
+    inspect_changed_sets(&in->api);
     in->observer = (strata_step_observer_t){inspect_system_begin, inspect_system_end, in};
+    in->api.started = inspect_now();
     *out = in;
     return STRATA_OK;
 }
@@ -609,7 +615,47 @@ void strata_inspect_stop(strata_inspect_t *in) {
     pthread_mutex_destroy(&in->lock);
     free(in->index);
     free(in->api.systems);
+    for (uint32_t i = 0; i < STI_RELOADS; i++) {
+        free(in->api.reloads[i].text);
+    }
     free(in);
+}
+
+strata_result_t strata_inspect_retarget(strata_inspect_t *in, strata_world_t *w, const strata_inspect_desc_t *desc) {
+    STRATA_ASSERT(in != NULL && w != NULL);
+    sti_api_t *api = &in->api;
+    uint32_t n = desc != NULL ? desc->system_count : 0;
+    sti_system_stat_t *systems = n > 0 ? calloc(n, sizeof *systems) : NULL;
+    bool fits = n == 0 || systems != NULL;
+    /* The old world may be gone: nothing of it is touched. */
+    api->world = w;
+    free(api->systems);
+    api->systems = systems;
+    api->desc.system_count = fits ? n : 0;
+    api->desc.systems = fits && n > 0 ? desc->systems : NULL;
+    api->desc.set_enabled = desc != NULL ? desc->set_enabled : NULL;
+    api->desc.enabled = desc != NULL ? desc->enabled : NULL;
+    inspect_changed_sets(api);
+    in->stepping = false;
+    if (api->timing && strata_world_step_observer(w) == NULL) {
+        strata_world_set_step_observer(w, &in->observer);
+    }
+    return fits ? STRATA_OK : STRATA_ERR_NOMEM;
+}
+
+void strata_inspect_add_reload(strata_inspect_t *in, const strata_inspect_reload_t *reload) {
+    sti_api_t *api = &in->api;
+    sti_reload_t *x = &api->reloads[api->reload_count++ % STI_RELOADS];
+    free(x->text);
+    *x = (sti_reload_t){.number = reload->number, .at = inspect_now() - api->started, .ms = reload->ms};
+    snprintf(x->outcome, sizeof x->outcome, "%s", reload->outcome != NULL ? reload->outcome : "");
+    const char *text = reload->text != NULL ? reload->text : "";
+    size_t n = strlen(text) < 4096 ? strlen(text) : 4096;
+    x->text = malloc(n + 1);
+    if (x->text != NULL) {
+        memcpy(x->text, text, n);
+        x->text[n] = '\0';
+    }
 }
 
 uint16_t strata_inspect_port(const strata_inspect_t *in) {

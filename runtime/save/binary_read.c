@@ -4,6 +4,7 @@
  * a list of copy operations per component, then the tables and resources
  * decoded into a fresh world (loader.h) that replaces the target only when
  * everything succeeded. */
+#include "binary.h"
 #include "evolve.h"
 #include "file.h"
 #include "format.h"
@@ -41,12 +42,21 @@ typedef struct file_value_t {
     uint64_t rows; /* entities that had it */
 } file_value_t;
 
+/* What an op does with each element. */
+enum {
+    LOAD_COPY,    /* convert losslessly (or copy) */
+    LOAD_CHECKED, /* a migration's narrowing: convert, and count the rows whose values change */
+    LOAD_TAIL,    /* a migration's shorter array: count the rows whose dropped elements are not zero */
+};
+
 /* One run of elements to convert from the save into the schema's value. */
 typedef struct load_op_t {
     uint32_t src, dst;           /* offsets: in the encoded value, in the C value */
     uint32_t count;              /* elements */
     uint32_t src_size, dst_size; /* bytes of an element: encoded, C */
     uint8_t src_kind, dst_kind;
+    uint8_t mode;              /* LOAD_* */
+    int64_t lost;              /* a migration: the LOST change its lost values count in, or -1 */
     const file_field_t *field; /* for messages and enum member names */
     uint32_t *enum_map;        /* ENUM: the schema's value of each saved value (UINT32_MAX: gone) */
 } load_op_t;
@@ -61,6 +71,7 @@ typedef struct load_block_t {
 /* The state of one binary load. */
 typedef struct load_t {
     sti_loader_t *l;
+    const sti_load_opts_t *opts; /* a migration's options (zero for a load) */
     const unsigned char *data;
     size_t size, pos;
     strata_result_t r;    /* the first error */
@@ -312,27 +323,99 @@ static bool load_map_struct(load_t *ld, file_value_t *v, int64_t counted, file_f
                             const strata_field_desc_t *tf, uint32_t tcount, uint32_t src, uint32_t dst,
                             const char *path, bool report);
 
+/* Note a LOST change of a migration, `path.name (reason)`, once (a field
+ * met again, as in the next element of an array, finds its note); returns
+ * its index in the loader's changes, or -1 when out of memory. */
+static int64_t load_lost(load_t *ld, int64_t counted, const char *path, const char *name, const char *reason) {
+    sti_loader_t *l = ld->l;
+    char full[sizeof l->changes[0].name];
+    snprintf(full, sizeof full, "%s%s%s (%s)", path, path[0] ? "." : "", name, reason);
+    for (uint32_t i = 0; i < l->change_count; i++) {
+        if (l->changes[i].kind == STRATA_CHANGE_LOST && strcmp(l->changes[i].name, full) == 0) {
+            return i;
+        }
+    }
+    if (sti_loader_change(l, STRATA_CHANGE_LOST, counted, "%s", full) != STRATA_OK) {
+        ld->r = STRATA_ERR_NOMEM;
+        return -1;
+    }
+    return (int64_t)l->change_count - 1;
+}
+
+/* "f32 to i8", "f32[5] to f32[4]": a type change in a LOST note. */
+static void load_change_reason(char *out, size_t size, const file_field_t *f, const strata_field_desc_t *t,
+                               bool counts) {
+    char from[48], to[48];
+    sti_evolve_type_name(from, sizeof from, f->kind, f->array || counts, f->size, f->count);
+    sti_evolve_type_name(to, sizeof to, t->kind, t->array || counts, t->size, t->count);
+    snprintf(out, size, "%s to %s", from, to);
+}
+
+/* A migration's field whose type change is not lossless: where the kinds
+ * convert, the first elements that fit (a checked op when the element
+ * type narrows) and a tail op for those an array drops; else every value
+ * is lost and the field keeps its default. *n gets the elements to carry,
+ * *checked the note of a narrowing (-1: none). False on NOMEM. */
+static bool load_map_lossy(load_t *ld, file_value_t *v, int64_t counted, const file_field_t *f,
+                           const strata_field_desc_t *t, uint32_t src, const char *path, uint32_t *n,
+                           int64_t *checked) {
+    char reason[120];
+    *n = 0;
+    *checked = -1;
+    sti_evolve_type_t from = {f->kind, f->array, f->size, f->count};
+    if (!sti_evolve_convertible(from, t)) {
+        load_change_reason(reason, sizeof reason, f, t, false);
+        return load_lost(ld, counted, path, t->name, reason) >= 0; /* counted: every row holding it */
+    }
+    *n = f->count < t->count ? f->count : t->count;
+    if (f->count > t->count) {
+        load_change_reason(reason, sizeof reason, f, t, true);
+        int64_t lost = load_lost(ld, -2, path, t->name, reason);
+        load_op_t tail =
+            {src + *n * f->bytes, 0, f->count - *n, f->bytes, 0, f->kind, t->kind, LOAD_TAIL, lost, f, NULL};
+        if (lost < 0 || !op_push(ld, v, tail)) {
+            return false;
+        }
+    }
+    bool narrows = f->kind == STRATA_KIND_STRING ? f->size > t->size
+                                                 : f->kind != t->kind && !sti_evolve_lossless(f->kind, t->kind);
+    if (narrows) {
+        load_change_reason(reason, sizeof reason, f, t, false);
+        *checked = load_lost(ld, -2, path, t->name, reason);
+        return *checked >= 0;
+    }
+    return true;
+}
+
 /* Map saved field f (encoded at src) onto the schema's field t (at dst). */
 static bool load_map_field(load_t *ld, file_value_t *v, int64_t counted, file_field_t *f, const strata_field_desc_t *t,
                            uint32_t src, uint32_t dst, const char *path, bool report) {
     char why[160];
     int convert = sti_evolve_convert((sti_evolve_type_t){f->kind, f->array, f->size, f->count}, t, why, sizeof why);
-    if (convert == 0) {
+    uint32_t n = f->count;
+    int64_t checked = -1;
+    if (convert == 0 && ld->l->by_value) {
+        if (!load_map_lossy(ld, v, counted, f, t, src, path, &n, &checked)) {
+            return false;
+        }
+    } else if (convert == 0) {
         ld->l->report->offset = 0;
         if (ld->r == STRATA_OK) {
             ld->r = STRATA_ERR_SCHEMA;
             sti_loader_fail(ld->l, STRATA_ERR_SCHEMA, "field '%s%s%s': %s", path, path[0] ? "." : "", t->name, why);
         }
         return false;
-    }
-    if (report && convert == 2 &&
-        !load_change(ld, STRATA_CHANGE_CONVERTED, counted, path, t->name, strlen(t->name), NULL)) {
+    } else if (report && convert == 2 &&
+               !load_change(ld, STRATA_CHANGE_CONVERTED, counted, path, t->name, strlen(t->name), NULL)) {
         return false;
+    }
+    if (n == 0) {
+        return true;
     }
     if (f->kind == STRATA_KIND_STRUCT) {
         char sub[200];
         snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", t->name);
-        for (uint32_t i = 0; i < f->count; i++) {
+        for (uint32_t i = 0; i < n; i++) {
             if (!load_map_struct(ld, v, counted, f->fields, f->field_count, t->type->fields, t->type->count,
                                  src + i * f->bytes, dst + i * t->size, sub, report && i == 0)) {
                 return false;
@@ -340,7 +423,8 @@ static bool load_map_field(load_t *ld, file_value_t *v, int64_t counted, file_fi
         }
         return true;
     }
-    load_op_t op = {src, dst, f->count, f->bytes, t->size, f->kind, t->kind, f, NULL};
+    load_op_t op = {src,     dst, n,   f->bytes, t->size, f->kind, t->kind, checked >= 0 ? LOAD_CHECKED : LOAD_COPY,
+                    checked, f,   NULL};
     if (f->kind == STRATA_KIND_ENUM) {
         const strata_world_t *w = ld->l->fresh;
         op.enum_map = w->allocator.alloc(sizeof(uint32_t) * (f->member_count + 1), w->allocator.user);
@@ -348,6 +432,7 @@ static bool load_map_field(load_t *ld, file_value_t *v, int64_t counted, file_fi
             return load_fail(ld, STRATA_ERR_NOMEM, ld->pos, "out of memory");
         }
         const unsigned char *p = f->members;
+        bool gone = false;
         for (uint32_t m = 0; m < f->member_count; m++) {
             uint16_t len = sti_get16(p);
             op.enum_map[m] = UINT32_MAX;
@@ -356,7 +441,13 @@ static bool load_map_field(load_t *ld, file_value_t *v, int64_t counted, file_fi
                     op.enum_map[m] = j;
                 }
             }
+            gone = gone || op.enum_map[m] == UINT32_MAX;
             p += 2 + len;
+        }
+        /* A migration keeps the default where a saved value's member is gone. */
+        if (gone && ld->l->by_value && (op.lost = load_lost(ld, -2, path, t->name, "an enum member gone")) < 0) {
+            w->allocator.free(op.enum_map, sizeof(uint32_t) * (f->member_count + 1), w->allocator.user);
+            return false;
         }
         if (!op_push(ld, v, op)) {
             w->allocator.free(op.enum_map, sizeof(uint32_t) * (f->member_count + 1), w->allocator.user);
@@ -417,13 +508,26 @@ static bool load_raw(const file_value_t *v, uint32_t size) {
     uint32_t at = 0;
     for (uint32_t i = 0; i < v->op_count; i++) {
         const load_op_t *op = &v->ops[i];
-        if (op->src != at || op->dst != at || op->src_kind != op->dst_kind || op->src_kind == STRATA_KIND_BOOL ||
-            op->src_kind == STRATA_KIND_ENUM || op->src_kind == STRATA_KIND_STRING || op->src_size != op->dst_size) {
+        if (op->mode != LOAD_COPY || op->src != at || op->dst != at || op->src_kind != op->dst_kind ||
+            op->src_kind == STRATA_KIND_BOOL || op->src_kind == STRATA_KIND_ENUM ||
+            op->src_kind == STRATA_KIND_STRING || op->src_size != op->dst_size) {
             return false;
         }
         at += op->src_size * op->count;
     }
     return at == size;
+}
+
+/* True if a migration's saving world held saved component v as a relation's links. */
+static bool load_source_relation(const load_t *ld, const file_value_t *v) {
+    const strata_schema_t *source = ld->opts->source;
+    for (uint32_t r = 0; ld->l->by_value && source != NULL && r < source->relation_count; r++) {
+        const char *name = source->component_types[source->relations[r].component].name;
+        if (name_is(v->name, v->name_len, name)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Map the saved components (or resources) onto the schema's, and their
@@ -457,16 +561,29 @@ static bool load_map_values(load_t *ld, file_value_t *values, uint32_t count, bo
         char sub[100];
         snprintf(sub, sizeof sub, "%s%s%.63s", path, path[0] ? "." : "", name); /* names are at most 63 characters */
         uint32_t dst = resources ? rt->fields[i].offset : 0;
-        if (!load_map_struct(ld, v, counted, v->fields, v->field_count, t->fields, t->count, 0, dst, sub, true)) {
+        /* A migration loses the values of a component turned into a tag (one note, not one a field). */
+        bool tagged = ld->l->by_value && !resources && t->size == 0 && v->bytes > 0;
+        if (tagged && load_lost(ld, counted, "", name, "now a tag") < 0) {
+            return false;
+        }
+        if (!load_map_struct(ld, v, counted, v->fields, v->field_count, t->fields, t->count, 0, dst, sub, !tagged)) {
             return false;
         }
         v->raw = !resources && t->size > 0 && load_raw(v, t->size);
     }
     for (uint32_t i = 0; i < count; i++) {
         const file_value_t *v = &values[i];
-        if (sti_evolve_target(&names, &saved, (const char *)v->name, v->name_len) < 0 &&
-            !load_change(ld, STRATA_CHANGE_DROPPED, resources ? -1 : (int64_t)i, path, (const char *)v->name,
-                         v->name_len, NULL)) {
+        if (sti_evolve_target(&names, &saved, (const char *)v->name, v->name_len) >= 0) {
+            continue;
+        }
+        if (!resources && load_source_relation(ld, v)) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)v->name_len, (const char *)v->name);
+            if (load_lost(ld, i, "", name, "relation dropped, with its links") < 0) {
+                return false;
+            }
+        } else if (!load_change(ld, STRATA_CHANGE_DROPPED, resources ? -1 : (int64_t)i, path, (const char *)v->name,
+                                v->name_len, NULL)) {
             return false;
         }
     }
@@ -481,46 +598,10 @@ static bool load_map(load_t *ld) {
 
 /* --- Decoding values --------------------------------------------------------- */
 
-/* Convert one element (the mapping made sure it is lossless). False if the
- * saved value is invalid (a bool not 0/1, an enum value out of range or
- * gone from the schema), with the message in why. */
-static bool load_element(const load_op_t *op, const unsigned char *s, unsigned char *d, char *why, size_t why_size) {
-    uint8_t sk = op->src_kind, dk = op->dst_kind;
-    if (sk == STRATA_KIND_STRING) {
-        /* All its bytes, NUL or not (a full char[N] holds N bytes); zeros past them. */
-        memcpy(d, s, op->src_size);
-        memset(d + op->src_size, 0, op->dst_size - op->src_size);
-        return true;
-    }
-    if (sk == STRATA_KIND_ENUM) {
-        uint32_t value = sti_get32(s);
-        if (value >= op->field->member_count) {
-            snprintf(why, why_size, "enum value %u out of range", value);
-            return false;
-        }
-        if (op->enum_map[value] == UINT32_MAX) {
-            const unsigned char *p = op->field->members;
-            for (uint32_t m = 0; m < value; m++) {
-                p += 2 + sti_get16(p);
-            }
-            snprintf(why, why_size, "enum member '%.*s' of field '%.*s' is gone from the schema", (int)sti_get16(p),
-                     (const char *)p + 2, (int)op->field->name_len, (const char *)op->field->name);
-            return false;
-        }
-        sti_scalar_write(STRATA_KIND_ENUM, op->dst_size, d, (sti_scalar_t){.i = op->enum_map[value]});
-        return true;
-    }
-    if (sk == STRATA_KIND_BOOL && s[0] > 1) {
-        snprintf(why, why_size, "bool byte %u", s[0]);
-        return false;
-    }
-    if (sk == dk && sk == STRATA_KIND_F32) {
-        memcpy(d, s, 4); /* keeps a NaN's bits */
-        return true;
-    }
-    /* The little-endian encoding as the host's C value of kind sk, then converted. */
+/* The element encoded at s as the host's C value of scalar kind k, read. */
+static sti_scalar_t load_scalar(uint8_t k, uint32_t size, const unsigned char *s) {
     unsigned char host[8];
-    switch (sti_kind_bytes(sk)) {
+    switch (sti_kind_bytes(k)) {
     case 1: host[0] = s[0]; break;
     case 2: {
         uint16_t x = sti_get16(s);
@@ -538,12 +619,89 @@ static bool load_element(const load_op_t *op, const unsigned char *s, unsigned c
         break;
     }
     }
-    sti_scalar_write(dk, op->dst_size, d, sti_scalar_read(sk, op->src_size, host));
-    return true;
+    return sti_scalar_read(k, size, host);
+}
+
+/* One element of a migration's checked op: converted, true if kept exactly. */
+static bool load_checked(const load_op_t *op, const unsigned char *s, unsigned char *d) {
+    if (op->src_kind == STRATA_KIND_STRING) {
+        /* The text up to its NUL must fit; what fits is kept. */
+        size_t len = 0;
+        while (len < op->src_size && s[len] != 0) {
+            len++;
+        }
+        uint32_t keep = op->src_size < op->dst_size ? op->src_size : op->dst_size;
+        memcpy(d, s, keep);
+        memset(d + keep, 0, op->dst_size - keep);
+        return len <= op->dst_size;
+    }
+    sti_scalar_t out;
+    bool exact = sti_evolve_number(op->src_kind, load_scalar(op->src_kind, op->src_size, s), op->dst_kind, &out);
+    sti_scalar_write(op->dst_kind, op->dst_size, d, out);
+    return exact;
+}
+
+/* Convert one element (the mapping made sure it is lossless, or checks
+ * it). 1 when done; 0 if the saved value is invalid (a bool not 0/1, an
+ * enum value out of range or gone from the schema), with the message in
+ * why; -1 when a migration loses it (d keeps the default, or the nearest
+ * value for a checked op). */
+static int load_element(const load_op_t *op, const unsigned char *s, unsigned char *d, char *why, size_t why_size) {
+    uint8_t sk = op->src_kind, dk = op->dst_kind;
+    if (op->mode == LOAD_CHECKED) {
+        return load_checked(op, s, d) ? 1 : -1;
+    }
+    if (op->mode == LOAD_TAIL) {
+        for (uint32_t i = 0; i < op->src_size; i++) {
+            if (s[i] != 0) {
+                return -1;
+            }
+        }
+        return 1;
+    }
+    if (sk == STRATA_KIND_STRING) {
+        /* All its bytes, NUL or not (a full char[N] holds N bytes); zeros past them. */
+        memcpy(d, s, op->src_size);
+        memset(d + op->src_size, 0, op->dst_size - op->src_size);
+        return 1;
+    }
+    if (sk == STRATA_KIND_ENUM) {
+        uint32_t value = sti_get32(s);
+        if (value >= op->field->member_count) {
+            snprintf(why, why_size, "enum value %u out of range", value);
+            return 0;
+        }
+        if (op->enum_map[value] == UINT32_MAX) {
+            if (op->lost >= 0) {
+                return -1;
+            }
+            const unsigned char *p = op->field->members;
+            for (uint32_t m = 0; m < value; m++) {
+                p += 2 + sti_get16(p);
+            }
+            snprintf(why, why_size, "enum member '%.*s' of field '%.*s' is gone from the schema", (int)sti_get16(p),
+                     (const char *)p + 2, (int)op->field->name_len, (const char *)op->field->name);
+            return 0;
+        }
+        sti_scalar_write(STRATA_KIND_ENUM, op->dst_size, d, (sti_scalar_t){.i = op->enum_map[value]});
+        return 1;
+    }
+    if (sk == STRATA_KIND_BOOL && s[0] > 1) {
+        snprintf(why, why_size, "bool byte %u", s[0]);
+        return 0;
+    }
+    if (sk == dk && sk == STRATA_KIND_F32) {
+        memcpy(d, s, 4); /* keeps a NaN's bits */
+        return 1;
+    }
+    /* The little-endian encoding as the host's C value of kind sk, then converted. */
+    sti_scalar_write(dk, op->dst_size, d, load_scalar(sk, op->src_size, s));
+    return 1;
 }
 
 /* Decode n values of v (encoded at ld->pos, checked to be there) into C
- * values `stride` apart at dst. */
+ * values `stride` apart at dst; a migration's lost values count a row
+ * each in their op's LOST change. */
 static bool load_decode(load_t *ld, const file_value_t *v, unsigned char *dst, uint32_t stride, uint32_t n) {
     const unsigned char *src = ld->data + ld->pos;
     if (v->raw) {
@@ -555,13 +713,19 @@ static bool load_decode(load_t *ld, const file_value_t *v, unsigned char *dst, u
         unsigned char *d = dst + (size_t)row * stride;
         for (uint32_t k = 0; k < v->op_count; k++) {
             const load_op_t *op = &v->ops[k];
+            bool lost = false;
             for (uint32_t e = 0; e < op->count; e++) {
                 char why[200];
                 const unsigned char *at = s + op->src + e * op->src_size;
-                if (!load_element(op, at, d + op->dst + e * op->dst_size, why, sizeof why)) {
+                int done = load_element(op, at, d + op->dst + e * op->dst_size, why, sizeof why);
+                if (done == 0) {
                     bool gone = op->src_kind == STRATA_KIND_ENUM && sti_get32(at) < op->field->member_count;
                     return load_fail(ld, gone ? STRATA_ERR_SCHEMA : STRATA_ERR_CORRUPT, (size_t)(at - ld->data), why);
                 }
+                lost = lost || done < 0;
+            }
+            if (lost) {
+                ld->l->changes[op->lost].count++;
             }
         }
     }
@@ -569,6 +733,22 @@ static bool load_decode(load_t *ld, const file_value_t *v, unsigned char *dst, u
 }
 
 /* --- The load ---------------------------------------------------------------- */
+
+/* The checksum of the bytes after it, as the header has it. */
+static bool load_checksum(load_t *ld) {
+    const unsigned char *d = ld->data;
+    sti_crc_t *table = ld->l->fresh->allocator.alloc(sizeof *table, ld->l->fresh->allocator.user);
+    if (table == NULL) {
+        return load_fail(ld, STRATA_ERR_NOMEM, 0, "out of memory");
+    }
+    sti_crc_init(table);
+    uint32_t crc = sti_crc(table, 0xffffffffu, d + 28, ld->size - 28) ^ 0xffffffffu;
+    ld->l->fresh->allocator.free(table, sizeof *table, ld->l->fresh->allocator.user);
+    if (crc != sti_get32(d + 24)) {
+        return load_fail(ld, STRATA_ERR_CORRUPT, 24, "checksum mismatch: the file is corrupt");
+    }
+    return true;
+}
 
 /* Check the header: magic, format, size, checksum, schema name and version. */
 static bool load_header(load_t *ld) {
@@ -593,15 +773,8 @@ static bool load_header(load_t *ld) {
                  declared > ld->size ? "truncated" : "trailing bytes", declared, ld->size);
         return load_fail(ld, STRATA_ERR_CORRUPT, declared > ld->size ? ld->size : (size_t)declared, msg);
     }
-    sti_crc_t *table = ld->l->fresh->allocator.alloc(sizeof *table, ld->l->fresh->allocator.user);
-    if (table == NULL) {
-        return load_fail(ld, STRATA_ERR_NOMEM, 0, "out of memory");
-    }
-    sti_crc_init(table);
-    uint32_t crc = sti_crc(table, 0xffffffffu, d + 28, ld->size - 28) ^ 0xffffffffu;
-    ld->l->fresh->allocator.free(table, sizeof *table, ld->l->fresh->allocator.user);
-    if (crc != sti_get32(d + 24)) {
-        return load_fail(ld, STRATA_ERR_CORRUPT, 24, "checksum mismatch: the file is corrupt");
+    if (!ld->opts->trusted && !load_checksum(ld)) {
+        return false;
     }
     ld->pos = STI_SAVE_HEADER;
     ld->format = format;
@@ -921,15 +1094,18 @@ static void load_free(load_t *ld) {
     }
 }
 
-/* The bytes of a binary load (sti_load_body_fn's context). */
+/* The bytes of a binary load (sti_load_body_fn's context), and its options. */
 typedef struct load_input_t {
     const unsigned char *data;
     size_t size;
+    const sti_load_opts_t *opts;
 } load_input_t;
 
 static strata_result_t load_body(sti_loader_t *l, void *ctx) {
     const load_input_t *in = ctx;
-    load_t ld = {.l = l, .data = in->data, .size = in->size};
+    load_t ld = {.l = l, .opts = in->opts, .data = in->data, .size = in->size};
+    l->by_value = in->opts->by_value;
+    l->accept_loss = in->opts->accept_loss;
     uint32_t alive = 0;
     bool ok = load_header(&ld) && load_layout(&ld) && load_map(&ld) && load_index(&ld, &alive) && load_links(&ld) &&
               load_tables(&ld, alive) && load_links_file(&ld) && load_resources(&ld);
@@ -947,11 +1123,17 @@ static strata_result_t load_body(sti_loader_t *l, void *ctx) {
     return sti_loader_finish(l, false);
 }
 
-strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report) {
+strata_result_t sti_load_mem_opts(strata_world_t *w, const void *data, size_t size, const sti_load_opts_t *opts,
+                                  strata_load_report_t *report) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(data != NULL || size == 0);
-    load_input_t in = {data, size};
+    load_input_t in = {data, size, opts};
     return sti_load_run(w, report, load_body, &in);
+}
+
+strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_t size, strata_load_report_t *report) {
+    static const sti_load_opts_t plain = {0};
+    return sti_load_mem_opts(w, data, size, &plain, report);
 }
 
 strata_result_t strata_world_load(strata_world_t *w, const char *path, strata_load_report_t *report) {

@@ -8,6 +8,7 @@
  * number is little-endian and fixed-width; a value is its fields' encodings
  * one after the other, so no padding byte is ever written.
  */
+#include "binary.h"
 #include "file.h"
 #include "format.h"
 #include "writer.h"
@@ -172,6 +173,8 @@ typedef struct save_out_t {
     uint64_t hash; /* of the layout, while `hashing` */
     bool hashing;
     XXH3_state_t *sum; /* strata_checksum: every byte goes to this hash instead of the sink */
+    bool trusted;      /* no checksum (a migration's bytes, loaded at once) */
+    bool counting;     /* only the size is counted: no byte is written or encoded */
     sti_crc_t crc_table;
 } save_out_t;
 
@@ -185,6 +188,10 @@ static void out_put(save_out_t *o, const void *data, size_t n) {
     }
     if (o->sum != NULL) {
         (void)XXH3_64bits_update(o->sum, p, n);
+        return;
+    }
+    if (o->counting) {
+        o->sink.pos += n;
         return;
     }
     if (o->checking) {
@@ -248,6 +255,10 @@ static void out_fields(save_out_t *o, const strata_field_desc_t *fields, uint32_
 
 /* n values (C bytes from src, `stride` apart) encoded through the scratch buffer. */
 static void out_values(save_out_t *o, const save_leaves_t *ls, const unsigned char *src, uint32_t stride, uint32_t n) {
+    if (o->counting) {
+        o->sink.pos += (uint64_t)(ls->raw ? stride : ls->bytes) * n;
+        return;
+    }
     if (ls->raw) {
         out_put(o, src, (size_t)stride * n);
         return;
@@ -321,14 +332,14 @@ static int save_row_order(const void *a, const void *b) {
  * rows[0 .. t->count)); returns how many groups. A save's tables are such
  * groups: each holds one component set, whatever the storage. */
 static uint32_t save_groups(const strata_world_t *w, const sti_table_t *t, save_row_t *rows) {
-    if (t->count == 0) {
-        return 0; /* its sparse hint outlived its rows (they left one by one): nothing to sort, maybe no `rows` */
+    if (t->count == 0) { /* no rows: rows may be null (no table with sparse rows) */
+        return 0;
     }
     for (uint32_t row = 0; row < t->count; row++) {
         rows[row] = (save_row_t){sti_sparse_held(w, t, row), row};
     }
     qsort(rows, t->count, sizeof *rows, save_row_order);
-    uint32_t groups = t->count > 0;
+    uint32_t groups = 1;
     for (uint32_t i = 1; i < t->count; i++) {
         groups += rows[i].held != rows[i - 1].held;
     }
@@ -441,7 +452,7 @@ static strata_result_t save_write(save_out_t *o) {
             sti_put32(header + 28, s->version);
             sti_put64(header + 32, o->hash);
             out_put(o, header, 28);
-            o->checking = true;
+            o->checking = !o->trusted;
             out_put(o, header + 28, STI_SAVE_HEADER - 28);
             out_str(o, s->save_name != NULL ? s->save_name : s->name);
         }
@@ -536,7 +547,7 @@ static strata_result_t save_write(save_out_t *o) {
         sti_put32(header + 8, STI_SAVE_FORMAT);
         sti_put32(header + 12, STI_SAVE_HEADER);
         sti_put64(header + 16, o->sink.pos);
-        sti_put32(header + 24, o->crc ^ 0xffffffffu);
+        sti_put32(header + 24, o->trusted ? 0u : o->crc ^ 0xffffffffu);
         if (o->sink.file != NULL) {
             sti_writer_flush(&o->sink);
             FILE *f = o->sink.file;
@@ -585,10 +596,11 @@ static void save_out_close(save_out_t *o) {
 }
 
 
-/* Save w into memory (buf, cap), or when path is set into that file, or
- * when sum is set into that hash. */
+/* Save w into memory (buf, cap) or, when path is set, into that file;
+ * `trusted`: without a checksum (and with buf NULL, only counted); when
+ * sum is set, into that hash instead (strata_checksum). */
 static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, const char *path, size_t *size,
-                                XXH3_state_t *sum) {
+                                bool trusted, XXH3_state_t *sum) {
     if (!sti_save_reflected(w)) {
         return STRATA_ERR_SCHEMA;
     }
@@ -600,6 +612,8 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
     o->sum = sum;
     o->sink.mem = buf;
     o->sink.cap = cap;
+    o->trusted = trusted;
+    o->counting = trusted && buf == NULL;
     strata_result_t r = save_out_open(o, w);
     if (r == STRATA_OK && path != NULL) {
         char tmp[4096];
@@ -619,7 +633,7 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
     }
     if (r == STRATA_OK) {
         *size = (size_t)o->sink.pos;
-        if (path == NULL && sum == NULL && o->sink.pos > cap) {
+        if (path == NULL && sum == NULL && !o->counting && o->sink.pos > cap) {
             r = STRATA_ERR_LIMIT;
         }
     }
@@ -632,14 +646,19 @@ strata_result_t strata_world_save_mem(const strata_world_t *w, void *buf, size_t
     STRATA_ASSERT(size != NULL);
     STRATA_ASSERT(buf != NULL || cap == 0);
     *size = 0;
-    return save_run(w, buf, cap, NULL, size, NULL);
+    return save_run(w, buf, cap, NULL, size, false, NULL);
+}
+
+strata_result_t sti_save_mem_trusted(const strata_world_t *w, void *buf, size_t cap, size_t *size) {
+    *size = 0;
+    return save_run(w, buf, cap, NULL, size, true, NULL);
 }
 
 strata_result_t strata_world_save(const strata_world_t *w, const char *path) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(path != NULL);
     size_t size = 0;
-    return save_run(w, NULL, 0, path, &size, NULL);
+    return save_run(w, NULL, 0, path, &size, false, NULL);
 }
 
 strata_result_t strata_checksum(const strata_world_t *w, uint64_t *out) {
@@ -648,7 +667,7 @@ strata_result_t strata_checksum(const strata_world_t *w, uint64_t *out) {
     XXH3_state_t sum;
     (void)XXH3_64bits_reset(&sum);
     size_t size = 0;
-    strata_result_t r = save_run(w, NULL, 0, NULL, &size, &sum);
+    strata_result_t r = save_run(w, NULL, 0, NULL, &size, false, &sum);
     *out = r == STRATA_OK ? XXH3_64bits_digest(&sum) : 0;
     return r;
 }

@@ -2,8 +2,7 @@
  * binary and JSON loads alike. */
 #include "evolve.h"
 
-#include "format.h"
-
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -142,4 +141,148 @@ int sti_evolve_convert(sti_evolve_type_t f, const strata_field_desc_t *t, char *
         return 0;
     }
     return f.kind != t->kind || (string_pair && f.size != t->size) || f.count != t->count ? 2 : 1;
+}
+
+/* --- Migrations: type changes value by value ------------------------------ */
+
+/* A number: bool, an integer or a float. */
+static bool number_kind(uint8_t kind) {
+    return kind == STRATA_KIND_BOOL || sti_kind_integer(kind) || kind == STRATA_KIND_F32 || kind == STRATA_KIND_F64;
+}
+
+bool sti_evolve_convertible(sti_evolve_type_t f, const strata_field_desc_t *t) {
+    if (f.array != t->array) {
+        return false;
+    }
+    if (number_kind(f.kind) && number_kind(t->kind)) {
+        return true;
+    }
+    return f.kind == t->kind && (f.kind == STRATA_KIND_STRING || f.kind == STRATA_KIND_ENTITY ||
+                                 f.kind == STRATA_KIND_ENUM || f.kind == STRATA_KIND_STRUCT);
+}
+
+void sti_evolve_type_name(char *out, size_t size, uint8_t kind, bool array, uint32_t elem_size, uint32_t count) {
+    const char *name = kind == STRATA_KIND_STRING ? "char" : sti_kind_name(kind);
+    if (kind == STRATA_KIND_STRING && array) {
+        snprintf(out, size, "char[%u][%u]", elem_size, count);
+    } else if (kind == STRATA_KIND_STRING) {
+        snprintf(out, size, "char[%u]", elem_size);
+    } else if (array) {
+        snprintf(out, size, "%s[%u]", name, count);
+    } else {
+        snprintf(out, size, "%s", name);
+    }
+}
+
+/* The range of integer kind (or bool) `kind`: [*lo, *hi]. */
+static void number_range(uint8_t kind, int64_t *lo, uint64_t *hi) {
+    if (kind == STRATA_KIND_BOOL) {
+        *lo = 0;
+        *hi = 1;
+        return;
+    }
+    uint32_t bits = sti_kind_bits(kind);
+    if (sti_kind_signed(kind)) {
+        *hi = ((uint64_t)1 << (bits - 1)) - 1;
+        *lo = -(int64_t)*hi - 1;
+    } else {
+        *lo = 0;
+        *hi = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    }
+}
+
+/* An integer result: both spellings, as sti_scalar_write reads them. */
+static sti_scalar_t number_int(int64_t i) {
+    return (sti_scalar_t){i, (uint64_t)i, (double)i};
+}
+
+static sti_scalar_t number_uint(uint64_t u) {
+    return (sti_scalar_t){(int64_t)u, u, (double)u};
+}
+
+/* A float into an integer kind: rounded to nearest (halves away from zero), saturated. */
+static bool number_from_float(double x, uint8_t to, sti_scalar_t *out) {
+    int64_t lo;
+    uint64_t hi;
+    number_range(to, &lo, &hi);
+    if (x != x) {
+        *out = number_int(0);
+        return false;
+    }
+    /* Bounds as doubles: lo is a power of two (exact); hi + 1 is one. */
+    double top = sti_kind_signed(to) ? -(double)lo : (double)hi + 1.0;
+    if (x <= (double)lo) {
+        *out = number_int(lo);
+        return x == (double)lo;
+    }
+    if (x >= top) {
+        *out = number_uint(hi);
+        return false;
+    }
+    if (sti_kind_signed(to)) {
+        int64_t t = (int64_t)x;
+        double frac = x - (double)t;
+        t += frac >= 0.5 ? 1 : frac <= -0.5 ? -1 : 0;
+        t = t > (int64_t)hi ? (int64_t)hi : t; /* a half rounded up past the top */
+        *out = number_int(t);
+        return frac == 0.0;
+    }
+    uint64_t t = (uint64_t)x;
+    double frac = x - (double)t;
+    if (frac >= 0.5 && t < hi) {
+        t++;
+    }
+    *out = number_uint(t);
+    return frac == 0.0;
+}
+
+bool sti_evolve_number(uint8_t from, sti_scalar_t v, uint8_t to, sti_scalar_t *out) {
+    bool from_float = from == STRATA_KIND_F32 || from == STRATA_KIND_F64;
+    bool negative = sti_kind_signed(from) && v.i < 0;
+    if (to == STRATA_KIND_F64) {
+        if (from_float) {
+            *out = (sti_scalar_t){0, 0, v.f};
+            return true;
+        }
+        double y = negative ? (double)v.i : (double)v.u;
+        *out = (sti_scalar_t){0, 0, y};
+        /* Exact when it converts back to the same integer (2^63, 2^64 do not fit back). */
+        return negative ? (y >= -9223372036854775808.0 && (int64_t)y == v.i)
+                        : (y < 18446744073709551616.0 && (uint64_t)y == v.u);
+    }
+    if (to == STRATA_KIND_F32) {
+        if (from_float) {
+            double x = v.f;
+            if (x != x || x - x != 0.0) {
+                *out = (sti_scalar_t){0, 0, x}; /* NaN and the infinities stay */
+                return true;
+            }
+            if (x > FLT_MAX || x < -FLT_MAX) {
+                *out = (sti_scalar_t){0, 0, x > 0 ? FLT_MAX : -FLT_MAX};
+                return false;
+            }
+            float y = (float)x;
+            *out = (sti_scalar_t){0, 0, y};
+            return (double)y == x;
+        }
+        float y = negative ? (float)v.i : (float)v.u;
+        *out = (sti_scalar_t){0, 0, y};
+        double back = y;
+        return negative ? (back >= -9223372036854775808.0 && (int64_t)back == v.i)
+                        : (back < 18446744073709551616.0 && (uint64_t)back == v.u);
+    }
+    if (from_float) {
+        return number_from_float(v.f, to, out);
+    }
+    int64_t lo;
+    uint64_t hi;
+    number_range(to, &lo, &hi);
+    if (negative) {
+        bool fits = v.i >= lo;
+        *out = number_int(fits ? v.i : lo);
+        return fits;
+    }
+    bool fits = v.u <= hi;
+    *out = number_uint(fits ? v.u : hi);
+    return fits;
 }

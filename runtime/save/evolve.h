@@ -10,6 +10,7 @@
 #ifndef STRATA_SAVE_EVOLVE_H
 #define STRATA_SAVE_EVOLVE_H
 
+#include "format.h"
 #include "loader.h"
 
 /* One level of the schema: `count` elements whose current names and lists
@@ -71,5 +72,24 @@ typedef struct sti_evolve_type_t {
 /* Whether a saved field of type `from` loads into field `to`: 1 as it is,
  * 2 converted (a change to report), 0 not without loss (why says so). */
 int sti_evolve_convert(sti_evolve_type_t from, const strata_field_desc_t *to, char *why, size_t why_size);
+
+/* --- Migrations: type changes value by value ------------------------------ */
+
+/* True if a migration can carry a saved field of type `from` into `to`
+ * value by value, perhaps with loss: numbers (bool, integers, floats)
+ * among themselves, a char[N] to a char[M], the same entity, enum or
+ * struct kind; an array to an array, a single value to a single value. */
+bool sti_evolve_convertible(sti_evolve_type_t from, const strata_field_desc_t *to);
+
+/* The type's spelling for a message: "f32", "f32[4]", "char[16]", "struct". */
+void sti_evolve_type_name(char *out, size_t size, uint8_t kind, bool array, uint32_t elem_size, uint32_t count);
+
+/* Convert v, read as number kind `from`, to number kind `to` (bool,
+ * integers, floats) into *out (ready for sti_scalar_write). True if the
+ * value is kept exactly; else *out is the nearest value `to` holds: floats
+ * rounded, integers saturated, a float rounded to the nearest integer
+ * (halves away from zero) and saturated, NaN as 0; a NaN or an infinity
+ * into a float stays what it is. */
+bool sti_evolve_number(uint8_t from, sti_scalar_t v, uint8_t to, sti_scalar_t *out);
 
 #endif /* STRATA_SAVE_EVOLVE_H */

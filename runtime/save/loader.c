@@ -253,6 +253,32 @@ static strata_result_t loader_check_links(sti_loader_t *l) {
                                                        : sti_loader_fail(l, STRATA_ERR_NOMEM, "out of memory");
 }
 
+/* Copy the changes into the report, the LOST ones first (a LOST change
+ * that concerned no entity is no change); returns how many LOST ones count
+ * entities. */
+static uint64_t loader_report_changes(sti_loader_t *l) {
+    strata_load_report_t *report = l->report;
+    uint64_t lost = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < l->change_count; i++) {
+            const sti_pending_change_t *c = &l->changes[i];
+            bool is_lost = c->kind == STRATA_CHANGE_LOST;
+            if (is_lost != (pass == 0) || (is_lost && c->count == 0)) {
+                continue;
+            }
+            lost += is_lost;
+            if (report->change_count < STRATA_REPORT_MAX) {
+                strata_change_t *out = &report->changes[report->change_count];
+                out->kind = c->kind;
+                memcpy(out->name, c->name, sizeof out->name);
+                out->count = c->count;
+            }
+            report->change_count++;
+        }
+    }
+    return lost;
+}
+
 strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
     strata_world_t *w = l->fresh;
     for (uint32_t i = 0; i < l->record_count; i++) {
@@ -278,15 +304,13 @@ strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free) {
     }
     strata_load_report_t *report = l->report;
     report->entities = w->alive;
-    for (uint32_t i = 0; i < l->change_count; i++) {
-        const sti_pending_change_t *c = &l->changes[i];
-        if (report->change_count < STRATA_REPORT_MAX) {
-            strata_change_t *out = &report->changes[report->change_count];
-            out->kind = c->kind;
-            memcpy(out->name, c->name, sizeof out->name);
-            out->count = c->count;
-        }
-        report->change_count++;
+    uint64_t lost = loader_report_changes(l);
+    if (lost > 0 && !l->accept_loss) {
+        l->refused = true;
+        const strata_change_t *first = &report->changes[0];
+        return sti_loader_fail(l, STRATA_ERR_SCHEMA, "would lose values: %s in %llu %s%s", first->name,
+                               (unsigned long long)first->count, first->count == 1 ? "entity" : "entities",
+                               lost > 1 ? ", and more" : "");
     }
     sti_mem_free(w, l->changes, sizeof(sti_pending_change_t) * l->change_capacity);
     l->changes = NULL;
@@ -312,10 +336,12 @@ void sti_loader_abort(sti_loader_t *l) {
     }
     l->fresh = NULL;
     l->changes = NULL;
-    /* A failed load reports its error only. */
+    /* A failed load reports its error only (a refused loss: and its changes). */
     strata_load_report_t *report = l->report;
     report->entities = 0;
-    report->change_count = 0;
+    if (!l->refused) {
+        report->change_count = 0;
+    }
 }
 
 strata_result_t sti_loader_open(strata_world_t *w, strata_load_report_t *report, sti_loader_t **out) {

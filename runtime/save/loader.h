@@ -34,6 +34,9 @@ typedef struct sti_loader_t {
     sti_pending_change_t *changes; /* found while mapping; counted at the end */
     uint32_t change_count;
     size_t change_capacity;
+    bool by_value;    /* a migration: lossy type changes are LOST changes, not errors */
+    bool accept_loss; /* with by_value: load even when a LOST change counts entities */
+    bool refused;     /* finish refused a loss: the report keeps its changes */
 } sti_loader_t;
 
 /* Set up a load into `target`: a fresh world with the same schema, allocator
@@ -83,8 +86,11 @@ bool sti_loader_free(sti_loader_t *l, uint32_t index, uint32_t generation);
 
 /* Finish: every index must be placed or free (or, if `fill_free`, the
  * missing ones are appended to the free list in ascending order, with
- * generation 1). Then the changes go to the report, the fresh world's
- * contents are swapped into the target, and the old contents freed. */
+ * generation 1). Then the changes go to the report (LOST ones first, those
+ * that lost nothing left out), the fresh world's contents are swapped into
+ * the target, and the old contents freed. A migration that would lose
+ * values without accept_loss stops before the swap: STRATA_ERR_SCHEMA,
+ * with the changes in the report. */
 strata_result_t sti_loader_finish(sti_loader_t *l, bool fill_free);
 
 /* Give up: free the fresh world and everything the load held. */

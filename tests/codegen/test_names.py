@@ -212,7 +212,8 @@ def rendered():
     """(schema, the C text of its .c and .h) for each schema the naming tests read."""
     schemas = [validate_source(p, (REPO / p).read_bytes())[0] for p in SCHEMAS]
     schemas += [schema_of(BASE)[0], schema_of(BARE)[0]]
-    return [(s, "\n".join(t for f, t in render.render(s).items() if f.endswith((".c", ".h")))) for s in schemas]
+    return [(s, "\n".join(t for f, t in render.render(s, live=True).items() if f.endswith((".c", ".h"))))
+            for s in schemas]
 
 
 class NamingLayerTest(unittest.TestCase):

@@ -225,6 +225,7 @@ try {
   await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: 10000 });
   check(true, "the schedule is drawn");
   check(!(await page.isVisible("#changes")) && (await page.isVisible("#changes-none")), "the swarm tracks no changes: said so");
+  check(await page.isHidden("#reloads-section"), "the swarm lists no reload: no reloads panel");
   check(requests.every((r) => r.startsWith(url)), "the page fetched nothing from elsewhere");
 
   // The test world: a changed set and an aspect, with counts known from its layout.
@@ -249,6 +250,12 @@ try {
     "the page shows the aspect's member count");
   const watch = (await api("/api/systems")).systems.find((s) => s.name === "Watch");
   check(watch.changed, "Watch is listed with changed terms");
+  // It migrated its world into a new one as it started, as a live reload does: listed in the reloads panel.
+  const reloads = (await api("/api/reloads")).reloads;
+  check(reloads.length === 1 && reloads[0].outcome === "reloaded", "the API lists the test world's reload");
+  await page.waitForSelector('#reloads tr[data-reload="1"]', { timeout: 10000 });
+  check(await page.textContent('#reloads tr[data-reload="1"] .outcome') === "reloaded" &&
+    !(await page.isHidden("#reloads-section")), "the page shows it in the reloads panel");
 
   // One poisoned entity: Health marked, an aspect of Watch.
   await page.fill("#search", "Poisoned");

@@ -1,6 +1,8 @@
 /* inspect-game: the inspector's test world (tests/inspect/inspect.yaml)
  * running at 30 steps a second with the inspector on and writes allowed,
- * for the browser test's checks of the changed sets and the aspects.
+ * for the browser test's checks of the changed sets and the aspects. As it
+ * starts, its world migrates into a new one, as a live reload's does; the
+ * inspector serves the new one and lists the reload.
  *
  *     inspect-game COUNT PORT     (PORT 0: any free port; the URL is printed)
  *
@@ -55,6 +57,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "inspect-game: cannot start the world or its inspector\n");
         return 1;
     }
+    insp_world *next = insp_world_create(NULL);
+    strata_load_report_t report;
+    insp_inspect_schedule(&desc);
+    if (next == NULL || strata_world_migrate(insp_world_core(next), insp_world_core(w), 0, &report) != STRATA_OK ||
+        strata_inspect_retarget(in, insp_world_core(next), &desc) != STRATA_OK) {
+        fprintf(stderr, "inspect-game: cannot move the world into a new one\n");
+        return 1;
+    }
+    insp_world_destroy(w);
+    w = next;
+    strata_inspect_reload_t reload = {1, "reloaded", 0.0,
+                                      "the world migrated into a new one, as a live reload's does\n"};
+    strata_inspect_add_reload(in, &reload);
     printf("inspect-game: inspector at http://127.0.0.1:%u/ (writes need X-Strata-Token: %s)\n",
            (unsigned)strata_inspect_port(in), strata_inspect_token(in));
     fflush(stdout);

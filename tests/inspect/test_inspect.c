@@ -423,6 +423,52 @@ static void test_inspect_changes_and_aspects(void **state) {
     assert_int_equal(insp_watch_changed_count(f->w), POISONED + 1);
 }
 
+/* A live reload: the inspector serves the new world, with its schedule,
+ * on the same port with the same secret, and lists the reloads the game
+ * adds (the last 16, newest first, their text escaped). */
+static void test_inspect_retarget_and_reloads(void **state) {
+    fixture_t *f = *state;
+    uint16_t port = strata_inspect_port(f->in);
+    char token[80];
+    snprintf(token, sizeof token, "%s", strata_inspect_token(f->in));
+    assert_int_equal(get(f, "/api/reloads"), 200);
+    assert_string_equal(body(), "{\"reloads\":[]}");
+    insp_world *next = insp_world_create(NULL);
+    insp_entity e;
+    assert_true(insp_game_spawn(next, 0, &e));
+    insp_move_enable(next, false);
+    strata_inspect_desc_t desc = {0};
+    insp_inspect_schedule(&desc);
+    assert_int_equal(strata_inspect_retarget(f->in, insp_world_core(next), &desc), STRATA_OK);
+    insp_world *old = f->w;
+    f->w = next; /* the fixture's steps go to the world served */
+    assert_int_equal(get(f, "/api/world"), 200);
+    assert_int_equal(member("entities"), 1);
+    assert_int_equal(get(f, "/api/systems"), 200);
+    assert_non_null(strstr(body(), "\"Move\""));
+    assert_int_equal(post(f, "/api/system/Move", "{\"enabled\":true}"), 200);
+    assert_true(insp_move_enabled(next)); /* switched in the new world */
+    assert_int_equal(strata_inspect_port(f->in), port);
+    assert_string_equal(strata_inspect_token(f->in), token);
+    for (uint32_t i = 1; i <= 20; i++) {
+        strata_inspect_reload_t r = {i, i % 2 ? "reloaded" : "refused", 100.0 + i,
+                                     "rect.yaml:12:7: error: reload would lose \"Health\"\n\tin 3 entities\n"};
+        strata_inspect_add_reload(f->in, &r);
+    }
+    assert_int_equal(get(f, "/api/reloads"), 200);
+    assert_int_equal(member("number"), 20); /* newest first */
+    assert_non_null(strstr(body(), "\"outcome\":\"refused\",\"at\":"));
+    assert_non_null(strstr(body(), "lose \\\"Health\\\"\\u000a\\u0009in 3"));
+    assert_non_null(strstr(body(), "{\"number\":5,"));
+    assert_null(strstr(body(), "{\"number\":4,")); /* only the last 16 */
+    assert_int_equal(post(f, "/api/reloads", "{}"), 405);
+    /* Back to the fixture's world, for its teardown. */
+    insp_inspect_schedule(&desc);
+    assert_int_equal(strata_inspect_retarget(f->in, insp_world_core(old), &desc), STRATA_OK);
+    f->w = old;
+    insp_world_destroy(next);
+}
+
 static void test_inspect_page_is_served(void **state) {
     fixture_t *f = *state;
     assert_int_equal(get(f, "/"), 200);
@@ -1038,7 +1084,8 @@ static void test_inspect_hostile_requests(void **state) {
     snapshot_t before_world = snapshot(f);
     write_t writes[8];
     size_t nwrites = write_paths(f, writes);
-    static const char *const reads[] = {"/api/world", "/api/entities", "/api/systems", "/api/changes", "/"};
+    static const char *const reads[] = {"/api/world",   "/api/entities", "/api/systems",
+                                        "/api/changes", "/api/reloads",  "/"};
     /* Headers of requests the page would not send (a page elsewhere, or no secret). */
     char elsewhere[6][256];
     snprintf(elsewhere[0], sizeof elsewhere[0],
@@ -1180,6 +1227,8 @@ static void test_inspect_hostile_requests(void **state) {
         "/api/changes/Health",
         "/api/aspects/Watch",
         "/api/entity-states",
+        "/api/reloads/1",
+        "/api/reload",
         "/api/state/Mode",
         "/api/state/Nope",
         "/api/states/Mode",
@@ -1263,7 +1312,14 @@ static void test_inspect_hostile_requests(void **state) {
                             "POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n\r\n",
                             port);
                 break;
-            case 3: hostile_post(h, port, r & 8 ? "/api/changes" : r & 16 ? "/api/aspects" : "/api/world", "{}"); break;
+            case 3:
+                hostile_post(h, port,
+                             r & 8    ? "/api/changes"
+                             : r & 16 ? "/api/aspects"
+                             : r & 32 ? "/api/reloads"
+                                      : "/api/world",
+                             "{}");
+                break;
             case 4: hostile_fmt(h, "GET /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", port); break;
             default:
                 hostile_fmt(h,
@@ -1394,6 +1450,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_inspect_step_times_each_system, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_changes_and_aspects, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_load_keeps_step_observer, setup_writes, teardown),
+        cmocka_unit_test_setup_teardown(test_inspect_retarget_and_reloads, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_page_is_served, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_component_field, setup_writes, teardown),
         cmocka_unit_test_setup_teardown(test_inspect_set_resource_field, setup_writes, teardown),

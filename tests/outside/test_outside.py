@@ -29,9 +29,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 HERE = REPO / "tests" / "outside"
 WORK = REPO / "build" / "outside"
-# What `ninja install` passes to tools/install.sh: the release and debug runtimes, the JSON loader, the inspector.
+# What `ninja install` passes to tools/install.sh: the release and debug runtimes, the JSON loader, the inspector,
+# live reload.
 LIBRARIES = [str(REPO / "build" / b) for b in ("release/libstrata.a", "debug/libstrata.a", "release/libstrata_json.a",
-                                               "release/libstrata_inspect.a")]
+                                               "release/libstrata_inspect.a", "release/libstrata_live.a")]
 PROJECT = ("game.yaml", "main.c", "systems.c", "Makefile", "CMakeLists.txt", "build.ninja", "meson.build")
 # Each build file as docs/using.md shows it: (its code block's language, its file here).
 BUILD_FILES = (("ninja", "build.ninja"), ("make", "Makefile"), ("cmake", "CMakeLists.txt"),
@@ -117,7 +118,8 @@ class InstallTest(unittest.TestCase):
                     "lib/libstrata_json.a", "lib/pkgconfig/strata.pc", "lib/pkgconfig/strata-debug.pc",
                     "lib/pkgconfig/strata-json.pc", "share/strata/install-manifest.txt",
                     "share/strata/strata.schema.json", "include/strata_inspect.h", "lib/libstrata_inspect.a",
-                    "lib/pkgconfig/strata-inspect.pc", "lib/cmake/Strata/StrataConfig.cmake",
+                    "lib/pkgconfig/strata-inspect.pc", "include/strata_live.h", "lib/libstrata_live.a",
+                    "lib/pkgconfig/strata-live.pc", "lib/cmake/Strata/StrataConfig.cmake",
                     "lib/cmake/Strata/StrataConfigVersion.cmake", "lib/cmake/Strata/StrataTargets.cmake",
                     "lib/cmake/Strata/StrataWorld.cmake"}
         expected |= {f"share/strata/codegen/{p.name}" for p in (REPO / "codegen").glob("*.py")}
@@ -167,7 +169,7 @@ class InstallTest(unittest.TestCase):
     def test_versions_agree(self):
         version = strata_version()
         self.assertEqual(run(["strata-gen", "--version"]).stdout, f"strata-gen {version}\n")
-        for name in ("strata", "strata-debug", "strata-json"):
+        for name in ("strata", "strata-debug", "strata-json", "strata-live"):
             self.assertEqual(run(["pkg-config", "--modversion", name]).stdout, f"{version}\n")
         generator = run(["pkg-config", "--variable=strata_gen", "strata"]).stdout.strip()
         self.assertEqual(run([generator, "--version"]).stdout, f"strata-gen {version}\n")
@@ -196,6 +198,24 @@ class InstallTest(unittest.TestCase):
         self.assertEqual([f for f in libs if f.startswith("-l")], ["-lstrata_json", "-lyajl", "-lstrata"])
         self.assertIn(f"-L{ROOT}/lib", libs)
         self.assertEqual(run(["pkg-config", "--print-requires", "strata-json"]).stdout.split(), ["yajl"])
+
+
+class LiveTest(unittest.TestCase):
+    def test_a_live_host_and_its_module_build_with_pkg_config(self):
+        """The game of this folder as a live module (strata-gen --live, a shared
+        library with no runtime of its own), loaded by a host built with
+        strata-live's flags (the runtime linked whole and exported)."""
+        work = WORK / "live"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        strict = ["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
+        run(["strata-gen", str(HERE / "game.yaml"), "-o", str(work / "gen"), "--live"])
+        cflags = run(["pkg-config", "--cflags", "strata-live"]).stdout.split()
+        run([*strict, "-fPIC", "-fvisibility=hidden", "-shared", *cflags, "-I", str(work / "gen"),
+             str(HERE / "systems.c"), str(work / "gen/game.c"), str(work / "gen/game_live.c"), "-o", str(work / "game.so")])
+        libs = run(["pkg-config", "--libs", "strata-live"]).stdout.split()
+        run([*strict, *cflags, str(HERE / "live_host.c"), *libs, "-o", str(work / "host")])
+        self.assertEqual(run([str(work / "host"), str(work / "game.so")]).stdout, "live: world 'game', 2 systems, 4 steps\n")
 
 
 class UninstallTest(unittest.TestCase):

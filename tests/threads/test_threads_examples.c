@@ -74,15 +74,7 @@ static swarm_world *flock(uint32_t n, uint32_t threads) {
     assert_int_equal(swarm_spawn_boid_many(w, n - n / 10, handles), STRATA_OK);
     assert_int_equal(swarm_spawn_fast_boid_many(w, n / 10, handles), STRATA_OK);
     free(handles);
-    uint32_t seed = 0x2545F491u;
-    for (swarm_boids_iter it = swarm_boids_begin(w); swarm_boids_next(&it);) {
-        for (uint32_t i = 0; i < it.count; i++) {
-            float angle = flock_uniform(&seed, 0.0f, 6.2831853f), speed = flock_uniform(&seed, 20.0f, 50.0f);
-            it.position[i] = (swarm_position){flock_uniform(&seed, 0.0f, FLOCK_WORLD),
-                                              flock_uniform(&seed, 0.0f, FLOCK_WORLD)};
-            it.velocity[i] = (swarm_velocity){speed * cosf(angle), speed * sinf(angle)};
-        }
-    }
+    flock_scatter(w);
     swarm_splat_enable(w, false);
     return w;
 }

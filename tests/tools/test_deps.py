@@ -31,6 +31,7 @@ BARE = {
     "rollback-demo": [f"apt-get install {CORE} libxxhash-dev"],
     "generate": [f"apt-get install {CORE}"],
     "bench": [f"apt-get install {CORE} libxxhash-dev libyajl-dev libcivetweb-dev"],
+    "live-demo": [f"apt-get install {CORE} libxxhash-dev"],
     "format-check": ["apt-get install clang-format"],
     "fuzz": [f"apt-get install {CORE} libxxhash-dev libyajl-dev clang libclang-rt-dev libcmocka-dev"],
     "test": [f"apt-get install {CORE} libpng-dev libxxhash-dev libyajl-dev libcivetweb-dev clang libclang-rt-dev "
@@ -66,7 +67,7 @@ class DepsTest(unittest.TestCase):
                 self.assertEqual(result.stdout.splitlines(), lines)
 
     def test_demo_install_and_play_need_nothing_of_the_tests_toolchain(self):
-        for target in ("demo", "install", "play"):
+        for target in ("demo", "install", "play", "live-demo"):
             with self.subTest(target=target):
                 packages = self.deps("--dry-run", target).stdout.split()
                 for tool in ("clang", "nodejs", "npm", "chromium", "libcmocka-dev", "yaml-language-server@1.25.0"):
@@ -98,7 +99,7 @@ class DepsTest(unittest.TestCase):
                                           text=True, timeout=60, check=True).stdout
                 waited = re.findall(r"tools/deps\.sh --stamp \S+ (\S+)", commands)
                 self.assertEqual(sorted(waited), sorted(groups.split()))
-                if target == "demo":
+                if target in ("demo", "live-demo"):
                     self.assertNotRegex(commands, r"\b(clang|node|npm|chromium)\b")
 
     def test_the_readme_names_each_target_with_exactly_what_it_checks(self):

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "load_report.h"
 #include "save.h"
 #include "save2.h"
 #include "save3.h"
@@ -75,17 +76,6 @@ static char *v1_json(const save_world *w) {
 /* The version 2 handle of a version 1 entity: the same id. */
 static save2_entity as2(save_entity e) {
     return (save2_entity){e.id};
-}
-
-/* The change of `kind` named `name` in the report, or fail. */
-static const strata_change_t *change(const strata_load_report_t *report, strata_change_kind_t kind, const char *name) {
-    for (uint32_t i = 0; i < report->change_count && i < STRATA_REPORT_MAX; i++) {
-        if (report->changes[i].kind == kind && strcmp(report->changes[i].name, name) == 0) {
-            return &report->changes[i];
-        }
-    }
-    fail_msg("no change %d '%s' in the report", (int)kind, name);
-    return NULL;
 }
 
 /* What version 2 must see after loading the version 1 world, either way. */

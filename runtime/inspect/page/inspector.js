@@ -1,6 +1,6 @@
 // The Strata inspector's page: polls the JSON API once a second and draws
 // the world, its systems and their gates, its state machines, changed sets, aspects, archetypes, entities,
-// resources and schedule.
+// resources, the live reloads the game lists, and the schedule.
 // Plain JavaScript, nothing fetched from anywhere but this server.
 "use strict";
 
@@ -238,6 +238,15 @@ async function drawResources() {
   $("resources").replaceChildren(...parts);
 }
 
+// The live reloads (docs/live.md), newest first; the panel shows only when there are some.
+function drawReloads(list) {
+  $("reloads-section").hidden = list.length === 0;
+  $("reloads").tBodies[0].replaceChildren(...list.map((r) => el("tr", { "data-reload": r.number, class: r.outcome },
+    el("td", { class: "num" }, r.number), el("td", { class: "outcome" }, r.outcome),
+    el("td", { class: "num" }, r.at.toFixed(1)), el("td", { class: "num" }, r.ms ? r.ms.toFixed(0) : ""),
+    el("td", {}, el("pre", {}, r.text.trimEnd())))));
+}
+
 async function drawSchedule() {
   const svg = await api("/api/schedule.svg");
   $("schedule").innerHTML = svg; // our own server's SVG of schema names
@@ -260,6 +269,7 @@ async function refresh() {
     await drawEntities();
     await drawEntity();
     await drawResources();
+    drawReloads((await api("/api/reloads")).reloads);
     await drawSchedule();
     document.body.dataset.ready = "yes";
     if (!$("status").textContent.startsWith("error")) status(`updated ${new Date().toLocaleTimeString()}`);

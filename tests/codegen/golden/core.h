@@ -1100,8 +1100,8 @@ core_result_t core_system_run(core_world *w, uint32_t id, float dt);
  * other fields as strata_inspect_start takes them (NULL: every default).
  * core_world_step then reports each system's time to it. */
 #ifdef STRATA_INSPECT_H
-static inline strata_result_t core_inspect_start(core_world *w, const strata_inspect_desc_t *desc,
-        strata_inspect_t **out) {
+/* Fill desc's schedule: the systems, and the functions that switch them. */
+static inline void core_inspect_schedule(strata_inspect_desc_t *desc) {
     static const strata_inspect_system_t systems[5 + 1] = {
         {"Record", "first", STRATA_NO_QUERY, 0u},
         {"Damage", "first", CORE_QUERY_DAMAGE, 0u},
@@ -1110,11 +1110,16 @@ static inline strata_result_t core_inspect_start(core_world *w, const strata_ins
         {"Cleanup", "second", CORE_QUERY_CLEANUP, 0u},
         {NULL, NULL, 0u, 0u}, /* never read: the array is never empty */
     };
+    desc->system_count = 5u;
+    desc->systems = systems;
+    desc->set_enabled = core_system_set_enabled;
+    desc->enabled = core_system_is_enabled;
+}
+
+static inline strata_result_t core_inspect_start(core_world *w, const strata_inspect_desc_t *desc,
+        strata_inspect_t **out) {
     strata_inspect_desc_t full = desc != NULL ? *desc : (strata_inspect_desc_t){0};
-    full.system_count = 5u;
-    full.systems = systems;
-    full.set_enabled = core_system_set_enabled;
-    full.enabled = core_system_is_enabled;
+    core_inspect_schedule(&full);
     return strata_inspect_start(core_world_core(w), &full, out);
 }
 #endif
