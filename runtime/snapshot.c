@@ -281,13 +281,19 @@ static void snap_rows_copy(sti_table_t *t, unsigned char *data, uint32_t n, bool
     }
 }
 
-/* Copy t's bitmaps (count rows) between the table and the snapshot's words at `at`. */
-static void snap_marks_copy(const strata_world_t *w, sti_table_t *t, uint64_t *at, uint32_t count, bool out) {
+/* Copy t's bitmaps (count rows) between the table and the snapshot's
+ * words from `offset` of `base` (NULL while the snapshot holds none). */
+static void snap_marks_copy(const strata_world_t *w, sti_table_t *t, uint64_t *base, size_t offset, uint32_t count,
+                            bool out) {
     size_t words = (count + 63) / 64, planes = w->mark_planes;
     if (!out && planes > 0 && t->mark_words > 0) {
         memset(t->marks, 0, sizeof(uint64_t) * planes * t->mark_words);
     }
-    for (size_t p = 0; p < planes && words > 0; p++) {
+    if (planes == 0 || words == 0) {
+        return;
+    }
+    uint64_t *at = base + offset;
+    for (size_t p = 0; p < planes; p++) {
         if (out) {
             snap_copy(at + p * words, t->marks + p * t->mark_words, sizeof(uint64_t) * words);
         } else {
@@ -313,7 +319,7 @@ static void snap_tables_take(strata_world_t *w, strata_snapshot_t *s) {
         c->sparse_any = t->sparse_any;
         snap_copy(c->mark_next, t->mark_next, sizeof c->mark_next);
         c->marks_at = (uint32_t)marks;
-        snap_marks_copy(w, t, s->marks + marks, t->count, true);
+        snap_marks_copy(w, t, s->marks, marks, t->count, true);
         marks += snap_mark_words(w, t->count);
     }
     s->table_count = w->table_count;
@@ -420,7 +426,7 @@ static void snap_tables_restore(strata_world_t *w, const strata_snapshot_t *s) {
         t->written = w->snap_clock;
         t->room = t->count > 0 ? t->capacity : 0;
         snap_rows_copy(t, c->data, c->count, false);
-        snap_marks_copy(w, t, s->marks + c->marks_at, c->count, false);
+        snap_marks_copy(w, t, s->marks, c->marks_at, c->count, false);
         t->listed = c->listed;
         t->later = c->later;
         t->sparse_any = c->sparse_any;
@@ -438,7 +444,7 @@ static void snap_tables_restore(strata_world_t *w, const strata_snapshot_t *s) {
     w->last_found = NULL;
     uint32_t at = 0;
     for (uint32_t q = 0; q < w->schema->query_count; q++) {
-        sti_query_restore(w, q, s->lists + at, s->live[q]);
+        sti_query_restore(w, q, w->queries[q].count > 0 ? s->lists + at : NULL, s->live[q]);
         at += w->queries[q].count;
     }
     sti_cascade_forget(w); /* rows came back without moving */
