@@ -17,6 +17,7 @@ import jinja2
 from . import __version__, model, numbers
 from .limits import MASK_WORDS
 from . import schedule as threaded_schedule
+from .layout import COLUMN_LIMIT, c_header, c_wrap  # noqa: F401 -- COLUMN_LIMIT for the tests
 from .names import Names
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -75,6 +76,7 @@ def _environment() -> jinja2.Environment:
     # Consecutive pairs (a, b), (b, c), ...: the run order's arrows.
     env.filters["zip_pairs"] = lambda items: list(zip(list(items), list(items)[1:]))
     env.filters["c_wrap"] = c_wrap
+    env.filters["c_header"] = c_header
     env.filters["commented"] = commented
     return env
 
@@ -84,20 +86,6 @@ def template_paths() -> List[str]:
     return [os.path.join(TEMPLATE_DIR, t) for t in TEMPLATES]
 
 
-COLUMN_LIMIT = 120  # .clang-format's ColumnLimit
-
-
-def c_wrap(text: str) -> str:
-    """C code with its long calls and function heads laid out as
-    clang-format lays them out in the repository's style: a line as it is
-    when it fits in COLUMN_LIMIT columns, otherwise broken after the last
-    argument that fits, the next line aligned after the innermost open
-    parenthesis, again until the rest fits. Comments, preprocessor lines
-    and lines of data (ending with a comma) are left as they are."""
-    return "\n".join(line if line.lstrip().startswith(("/*", "*", "#", "//")) or line.endswith(",")
-                     else _wrap_line(line) for line in text.split("\n"))
-
-
 def commented(rows, indent: int = 4) -> str:
     """Lines of (code, comment), the comments aligned one space after the
     longest code, as clang-format aligns trailing comments (a list of
@@ -105,25 +93,6 @@ def commented(rows, indent: int = 4) -> str:
     rows = list(rows)
     width = max(len(code) for code, _ in rows)
     return "\n".join(f"{' ' * indent}{code.ljust(width)} /* {comment} */" for code, comment in rows)
-
-
-def _wrap_line(line: str) -> str:
-    out: List[str] = []
-    carried: List[int] = []  # the columns of the parentheses still open where the last line was cut
-    while len(line) > COLUMN_LIMIT:
-        opened, cut, align = list(carried), None, 0
-        for i, ch in enumerate(line[:COLUMN_LIMIT]):
-            if ch == "(":
-                opened.append(i)
-            elif ch == ")" and opened:
-                opened.pop()
-            elif ch == "," and opened and line[i + 1:i + 2] == " ":
-                cut, align, carried = i + 1, opened[-1] + 1, list(opened)
-        if cut is None:
-            break
-        out.append(line[:cut])
-        line = " " * align + line[cut + 1:]
-    return "\n".join(out + [line])
 
 
 def _float_literal(value: float, scalar: str) -> str:
@@ -224,9 +193,9 @@ class Literals:
                 return "{0}"  # only at the top: a nested zero is left out
             if any(self.is_zero(t.element, x) for x in items):
                 # A zero in the middle: name the others, so no nested {0} is needed.
-                return "{ " + ", ".join(f"[{i}] = {self.value(t.element, x)}" for i, x in enumerate(items)
-                                        if not self.is_zero(t.element, x)) + " }"
-            return "{ " + ", ".join(self.value(t.element, x) for x in items) + " }"
+                return "{" + ", ".join(f"[{i}] = {self.value(t.element, x)}" for i, x in enumerate(items)
+                                       if not self.is_zero(t.element, x)) + "}"
+            return "{" + ", ".join(self.value(t.element, x) for x in items) + "}"
         if t.kind == "string":
             return string_literal(v)
         raise ValueError(t.kind)
@@ -270,12 +239,12 @@ class Literals:
                 parts.append(f".{f.name} = {self.value(f.type, v)}")
         if not parts:
             return "{0}"
-        return "{ " + ", ".join(parts) + " }"
+        return "{" + ", ".join(parts) + "}"
 
     def compound(self, fields) -> str:
         """The braces of a compound literal `(T){...}` holding the defaults
         of `fields`. All zero, it names the first scalar inside the first
-        field (`{ .pos.x = 0 }`, `{ .rgb[0] = 0 }`) instead of `{0}`: gcc
+        field (`{.pos.x = 0}`, `{.rgb[0] = 0}`) instead of `{0}`: gcc
         takes `{0}` for any struct in a declaration, but inside another
         initializer (`&(rect_bundle){ .color = &RECT_COLOR_DEFAULT }`) it
         warns of missing braces when the first field is an array or a struct."""
@@ -283,7 +252,7 @@ class Literals:
         if text != "{0}" or not fields:
             return text
         designator, value = self._first_scalar(fields[0])
-        return f"{{ {designator} = {value} }}"
+        return f"{{{designator} = {value}}}"
 
     def _first_scalar(self, f) -> Tuple[str, str]:
         """The designator of the first scalar of field f, and its zero."""
@@ -314,7 +283,7 @@ def string_literal(s: str) -> str:
     string past MAX_STRING_LITERAL bytes, a brace list of character constants."""
     data = s.encode("utf-8")
     if len(data) > MAX_STRING_LITERAL:
-        return "{ " + ", ".join(f"'{_char(b, quote=39)}'" for b in data) + " }"
+        return "{" + ", ".join(f"'{_char(b, quote=39)}'" for b in data) + "}"
     return '"' + "".join(_char(b, quote=34) for b in data) + '"'
 
 

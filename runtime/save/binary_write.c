@@ -14,7 +14,6 @@
 #include "writer.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* xxHash (Debian's libxxhash-dev), header only: the checksum needs no library to link. */
@@ -319,29 +318,16 @@ typedef struct save_row_t {
     uint32_t row;
 } save_row_t;
 
-/* Rows by the sparse components they hold, then by row. */
-static int save_row_order(const void *a, const void *b) {
-    const save_row_t *x = a, *y = b;
-    if (x->held != y->held) {
-        return x->held < y->held ? -1 : 1;
-    }
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* t's rows sorted into groups that hold the same sparse components (into
- * rows[0 .. t->count)); returns how many groups. A save's tables are such
- * groups: each holds one component set, whatever the storage. */
+/* t's rows in runs that hold the same sparse components (into rows[0 ..
+ * t->count), in row order); returns how many runs. A save's tables are such
+ * runs: each holds one component set, whatever the storage, and a load
+ * appends them in order, so the rows keep their order (and a loaded world
+ * iterates as the saved one did). */
 static uint32_t save_groups(const strata_world_t *w, const sti_table_t *t, save_row_t *rows) {
-    if (t->count == 0) { /* no rows: rows may be null (no table with sparse rows) */
-        return 0;
-    }
+    uint32_t groups = 0;
     for (uint32_t row = 0; row < t->count; row++) {
         rows[row] = (save_row_t){sti_sparse_held(w, t, row), row};
-    }
-    qsort(rows, t->count, sizeof *rows, save_row_order);
-    uint32_t groups = 1;
-    for (uint32_t i = 1; i < t->count; i++) {
-        groups += rows[i].held != rows[i - 1].held;
+        groups += row == 0 || rows[row].held != rows[row - 1].held;
     }
     return groups;
 }
@@ -379,10 +365,8 @@ static void save_group(save_out_t *o, const sti_table_t *t, const save_row_t *ro
 
 /* The links of the non-exclusive relations (an exclusive one's are in its
  * component): per relation its name and its sources, each with its targets,
- * sources in the order of the tables and, in a table whose rows hold sparse
- * components, of its groups (the order a load places them in, so that a
- * save of the loaded world is the same): rows has room for its rows. */
-static void save_links(save_out_t *o, save_row_t *rows) {
+ * sources in the order of the tables and their rows (which a load keeps). */
+static void save_links(save_out_t *o) {
     const strata_world_t *w = o->w;
     const strata_schema_t *s = w->schema;
     uint32_t count = 0;
@@ -403,12 +387,7 @@ static void save_links(save_out_t *o, save_row_t *rows) {
         out_u32(o, sources);
         for (uint32_t t = 0; t < w->table_count; t++) {
             const sti_table_t *table = w->tables[t];
-            bool grouped = table->sparse_any != 0 && strata_mask_test(&table->mask, d->component);
-            if (grouped) {
-                (void)save_groups(w, table, rows);
-            }
-            for (uint32_t i = 0; strata_mask_test(&table->mask, d->component) && i < table->count; i++) {
-                uint32_t row = grouped ? rows[i].row : i;
+            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
                 uint32_t n = 0;
                 const strata_entity_t *targets = strata_relation_targets(w, r, table->entities[row], &n);
                 out_u64(o, table->entities[row]);
@@ -481,7 +460,7 @@ static strata_result_t save_write(save_out_t *o) {
         goto done;
     }
 
-    save_links(o, rows);
+    save_links(o);
 
     for (uint32_t t = 0; t < w->table_count; t++) {
         tables += w->tables[t]->sparse_any != 0 ? save_groups(w, w->tables[t], rows) : 0;

@@ -11,6 +11,7 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from typing import Dict
 
 from codegen import names, render
 from codegen.__main__ import main as generator_main
@@ -302,23 +303,41 @@ int main(void) {{
 
 class FormatTest(unittest.TestCase):
     """The generated C follows the repository's .clang-format: every world's
-    .c (world.c.j2 and what it includes), those of the repository's schemas
-    and a world of 1,000 systems. (The headers are not there yet.)"""
+    .c (world.c.j2 and what it includes) and header (world.h.j2 and what it
+    includes), for every schema of the repository that generates (the
+    examples', the tests', the benches') and a world of 1,000 systems."""
 
-    def assert_formatted(self, name: str, text: str) -> None:
-        formatted = subprocess.run(["clang-format", f"--style=file:{REPO / '.clang-format'}",
-                                    "--assume-filename=world.c"], input=text, capture_output=True, text=True)
-        self.assertEqual(formatted.returncode, 0, formatted.stderr)
-        diff = "".join(difflib.unified_diff(text.splitlines(True), formatted.stdout.splitlines(True),
-                                            "generated", "clang-format", n=1))
-        self.assertEqual(diff, "", f"{name}: the generated .c is not clang-formatted")
+    def assert_formatted(self, outputs: Dict[str, str]) -> None:
+        """Each text of {where: text} as clang-format leaves it (one run for all)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = {}
+            for i, (where, text) in enumerate(outputs.items()):
+                paths[where] = Path(tmp, str(i), Path(where).name)
+                paths[where].parent.mkdir()
+                paths[where].write_text(text, encoding="utf-8")
+            run = subprocess.run(["clang-format", f"--style=file:{REPO / '.clang-format'}", "-i",
+                                  *map(str, paths.values())], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            for where, text in outputs.items():
+                formatted = paths[where].read_text(encoding="utf-8")
+                diff = "".join(difflib.unified_diff(text.splitlines(True), formatted.splitlines(True),
+                                                    "generated", "clang-format", n=1))
+                self.assertEqual(diff, "", f"{where}: the generated text is not clang-formatted")
 
-    def test_generated_c_is_clang_formatted(self):
-        for schema in SCHEMAS + [REPO / "tests/threads/threads.yaml", REPO / "tests/threads/thread_events.yaml"]:
-            outputs = render.render(model(schema))
-            self.assert_formatted(schema.name, next(v for k, v in outputs.items() if k.endswith(".c")))
+    def test_generated_c_and_headers_are_clang_formatted(self):
+        schemas = sorted({*SCHEMAS, *REPO.glob("tests/**/*.yaml"), *REPO.glob("examples/**/*.yaml"),
+                          *REPO.glob("bench/**/*.yaml")})
+        outputs = {}
+        for schema in schemas:
+            world, _ = validate_file(os.path.relpath(schema, REPO))
+            if world is not None:  # else a schema the tests expect to fail
+                outputs.update((f"{os.path.relpath(schema, REPO)}: {name}", text)
+                               for name, text in render.render(world).items() if name.endswith((".c", ".h")))
         many, _ = validate_source("many.yaml", test_many_systems.schema_text().encode("utf-8"))
-        self.assert_formatted("many.yaml", render.render(many)["many.c"])
+        outputs.update((f"many.yaml: {name}", text) for name, text in render.render(many).items()
+                       if name.endswith((".c", ".h")))
+        self.assertGreater(sum(where.endswith(".h") for where in outputs), 50)
+        self.assert_formatted(outputs)
 
     def test_c_wrap_breaks_as_clang_format_does(self):
         line = "    ctx.x = (const t *)call(" + ", ".join(f"argument_{i}" for i in range(12)) + ");"

@@ -420,7 +420,7 @@ class TestLinks(unittest.TestCase):
         self.assertIn("](docs/tutorial.md)", next_paragraph)
 
     def test_no_page_cites_a_seed(self):
-        # "the seed's assemblages", "(seed 001)", "the game of seed 004": a reader
+        # "the seed's assemblages", or "seed" and a three-digit number: a reader
         # cannot look those up; a random number generator's seed is fine.
         words = re.compile(r"\bseeds?\s+0\d\d\b|\bthe seeds?'s?\b|\bseeds?\s+\d{3}(?:\s+and\s+\d{3})?\b", re.I)
         files = pages() + [os.path.relpath(os.path.join(d, f), ROOT)

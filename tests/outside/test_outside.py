@@ -201,21 +201,48 @@ class InstallTest(unittest.TestCase):
 
 
 class LiveTest(unittest.TestCase):
-    def test_a_live_host_and_its_module_build_with_pkg_config(self):
-        """The game of this folder as a live module (strata-gen --live, a shared
-        library with no runtime of its own), loaded by a host built with
-        strata-live's flags (the runtime linked whole and exported)."""
-        work = WORK / "live"
+    STRICT = ["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
+    OUTPUT = "live: world 'game', 2 systems, 4 steps\n"
+
+    def module(self, work: Path) -> Path:
+        """The game of this folder as a live module in work (strata-gen --live,
+        a shared library with no runtime of its own)."""
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        strict = ["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
         run(["strata-gen", str(HERE / "game.yaml"), "-o", str(work / "gen"), "--live"])
         cflags = run(["pkg-config", "--cflags", "strata-live"]).stdout.split()
-        run([*strict, "-fPIC", "-fvisibility=hidden", "-shared", *cflags, "-I", str(work / "gen"),
+        run([*self.STRICT, "-fPIC", "-fvisibility=hidden", "-shared", *cflags, "-I", str(work / "gen"),
              str(HERE / "systems.c"), str(work / "gen/game.c"), str(work / "gen/game_live.c"), "-o", str(work / "game.so")])
+        return work / "game.so"
+
+    def test_a_live_host_and_its_module_build_with_pkg_config(self):
+        """The module loaded by a host built with strata-live's flags (the
+        runtime linked whole and exported)."""
+        work = WORK / "live"
+        module = self.module(work)
+        cflags = run(["pkg-config", "--cflags", "strata-live"]).stdout.split()
         libs = run(["pkg-config", "--libs", "strata-live"]).stdout.split()
-        run([*strict, *cflags, str(HERE / "live_host.c"), *libs, "-o", str(work / "host")])
-        self.assertEqual(run([str(work / "host"), str(work / "game.so")]).stdout, "live: world 'game', 2 systems, 4 steps\n")
+        run([*self.STRICT, *cflags, str(HERE / "live_host.c"), *libs, "-o", str(work / "host")])
+        self.assertEqual(run([str(work / "host"), str(module)]).stdout, self.OUTPUT)
+
+    def test_a_live_host_builds_with_the_cmake_package(self):
+        """The same module loaded by a host that links Strata::live: the module
+        finds the runtime in the host only if the target links it whole and
+        exports it (an undefined symbol otherwise)."""
+        work = WORK / "cmake-live"
+        module = self.module(work)
+        src, bin_dir = work / "host", work / "host-build"
+        src.mkdir()
+        shutil.copy2(HERE / "live_host.c", src / "live_host.c")
+        (src / "CMakeLists.txt").write_text(
+            "cmake_minimum_required(VERSION 3.20)\nproject(host C)\n"
+            "find_package(Strata REQUIRED COMPONENTS live)\n"
+            "add_executable(host live_host.c)\n"
+            "target_compile_options(host PRIVATE -Wall -Wextra -Wpedantic -Werror)\n"
+            "target_link_libraries(host PRIVATE Strata::live)\n", encoding="utf-8")
+        run(["cmake", "-S", str(src), "-B", str(bin_dir), f"-DCMAKE_PREFIX_PATH={ROOT}"])
+        run(["cmake", "--build", str(bin_dir)])
+        self.assertEqual(run([str(bin_dir / "host"), str(module)]).stdout, self.OUTPUT)
 
 
 class UninstallTest(unittest.TestCase):
@@ -481,8 +508,8 @@ class CMakePackageTest(unittest.TestCase):
 
     def test_versions_components_and_targets(self):
         result = self.configure("probe", f"""
-find_package(Strata {strata_version()} EXACT REQUIRED COMPONENTS json inspect)
-foreach(t Strata::strata Strata::json Strata::inspect Strata::gen)
+find_package(Strata {strata_version()} EXACT REQUIRED COMPONENTS json inspect live)
+foreach(t Strata::strata Strata::json Strata::inspect Strata::live Strata::gen)
   get_target_property(where ${{t}} LOCATION)
   message(STATUS "target ${{t}}: ${{where}}")
 endforeach()
@@ -504,6 +531,7 @@ message(STATUS "bogus: found ${{Strata_FOUND}}")
         self.assertIn(f"-- target Strata::json: {ROOT}/lib/libstrata_json.a\n", out)
         self.assertIn(f"-- target Strata::inspect: {ROOT}/lib/libstrata_inspect.a\n", out)
         self.assertIn(f"-- target Strata::gen: {ROOT}/bin/strata-gen\n", out)
+        self.assertIn(f"-- target Strata::live: {ROOT}/lib/libstrata_live.a\n", out)
         self.assertRegex(out, r"-- inspect links: Strata::strata;\S*civetweb\S*;Threads::Threads;m\n")
         for v in incompatible_versions():
             self.assertIn(f"-- asked {v}: found 0\n", out)

@@ -81,9 +81,10 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* Seed 000: "ecs.removeEntity(entity); // Removed after next update()
- * // Entity still here now. ecs.update(); // Entity gone." and the Locator
- * that tracks an entity once it has a Position. */
+/* The TypeScript ECS's removal after the update, as Strata does it: an entity
+ * marked Doomed is still alive when marked, systems after the Reaper still see
+ * it in that step, and it is gone once the step ends; the Locator tracks an
+ * entity from the step after it gets a Position. */
 static void test_seeds_typescript_ecs_locator_and_removal_after_the_update(void **state) {
     seeds_world *w = *state;
     seeds_entity entity = seeds_entity_create(w);
@@ -108,7 +109,8 @@ static void test_seeds_typescript_ecs_locator_and_removal_after_the_update(void 
                              "locator tracks 0\n");
 }
 
-/* Seed 002: "When we run it, we see: n=4, n^2=16 / n=10, n^2=100". */
+/* An aspect made by on_add: the Aspects article's NumberSquarer prints
+ * n=4, n^2=16 and n=10, n^2=100. */
 static void test_seeds_aspects_number_squarer(void **state) {
     seeds_world *w = *state;
     seeds_entity e1 = seeds_entity_create(w);

@@ -597,7 +597,7 @@ static void test_load_failed_late_runs_no_hook(void **state) {
     systems_world_destroy(w);
 }
 
-/* --- ECState's query(components, callback) -------------------------------- */
+/* --- The callback form: a call per non-empty batch ------------------------ */
 
 static uint32_t each_rows, each_batches;
 

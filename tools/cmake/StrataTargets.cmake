@@ -1,7 +1,8 @@
 # StrataTargets.cmake: the runtime and the generator of this install as
-# imported targets (StrataConfig.cmake includes it, and adds Strata::json
-# and Strata::inspect when their libraries are found). The install's prefix
-# is found from this file's place, so an install tree can be moved.
+# imported targets (StrataConfig.cmake includes it, and adds Strata::live,
+# and Strata::json and Strata::inspect when their libraries are found). The
+# install's prefix is found from this file's place, so an install tree can
+# be moved.
 get_filename_component(_strata_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 
 if(NOT TARGET Strata::strata)
