@@ -141,6 +141,7 @@ struct strata_world_t {
     uint64_t sparse_hooked;                      /* planes of components with on_add or on_remove */
     uint64_t sparse_observed;                    /* planes whose add or remove runs a hook or changes a monitor */
     uint64_t sparse_plain;                       /* planes neither observed nor tracked by a changed or on_set set */
+    uint64_t sparse_now;                         /* sparse_plain, or 0 while a scope is open: the leaf adds' test */
     uint64_t monitor_sparse;                     /* monitors (bit k: monitor k) whose query has sparse terms */
     sti_sparse_t *sparse_sets;                   /* by plane: the values of a component with fields */
     sti_sparse_terms_t *query_sparse;            /* by query id: the planes it requires and excludes */
@@ -291,11 +292,13 @@ STI_HOT bool sti_deferred(const strata_world_t *w) {
 /* Open a deferral scope (scopes nest); hooks run inside one. */
 static inline void sti_scope_open(strata_world_t *w) {
     w->defer_depth++;
+    w->sparse_now = 0;
 }
 
 /* Close a scope without applying anything: the caller settles (command.c). */
 static inline void sti_scope_close(strata_world_t *w) {
     w->defer_depth--;
+    w->sparse_now = w->defer_depth == 0 ? w->sparse_plain : 0;
 }
 
 #endif /* STI_BASE_H */

@@ -23,6 +23,23 @@ static const void *bulk_value(const void *values, size_t stride, uint32_t i) {
     return values != NULL ? (const unsigned char *)values + (size_t)i * stride : NULL;
 }
 
+/* A run of the handles that is a whole table in row order, as the check
+ * found it: the passes after it read it here instead of comparing the
+ * handles again. */
+typedef struct bulk_run_t {
+    uint32_t first; /* its first handle's place in the call's array */
+    uint32_t table; /* the table's id, its count (at least two) and its moved, then */
+    uint32_t count;
+    uint32_t moved;
+} bulk_run_t;
+
+/* The whole-table runs of one call, in array order. */
+typedef struct bulk_runs_t {
+    bulk_run_t *at;
+    size_t capacity;
+    uint32_t count;
+} bulk_runs_t;
+
 /* The table of which entities[0..n) begins with every row, in row order
  * (at least two), or NULL. Its handles are live ones, as a table holds
  * only live entities. entities[0] is a live handle. */
@@ -36,22 +53,56 @@ static sti_table_t *bulk_whole_table(const strata_world_t *w, uint32_t n, const 
     return t;
 }
 
-/* How many of the handles from entities[0] on are checked alive at once:
- * a whole table's, else one (0: entities[0] is stale). */
-static uint32_t bulk_alive(const strata_world_t *w, uint32_t n, const strata_entity_t *entities) {
-    if (sti_record_lookup(w, entities[0]) == NULL) {
-        return 0;
+/* Check every handle alive, a whole table's at once, and note those runs
+ * in `runs` (the caller frees them): STALE, NOMEM, or OK. */
+static strata_result_t bulk_scan(strata_world_t *w, uint32_t n, const strata_entity_t *entities, bulk_runs_t *runs) {
+    for (uint32_t i = 0; i < n;) {
+        if (sti_record_lookup(w, entities[i]) == NULL) {
+            return STRATA_ERR_STALE;
+        }
+        const sti_table_t *t = bulk_whole_table(w, n - i, entities + i);
+        if (t == NULL) {
+            i++;
+            continue;
+        }
+        if (sti_mem_grow(w, &runs->at, sizeof *runs->at, &runs->capacity, (size_t)runs->count + 1, 8) != STRATA_OK) {
+            return STRATA_ERR_NOMEM;
+        }
+        runs->at[runs->count++] = (bulk_run_t){i, t->id, t->count, t->moved};
+        i += t->count;
     }
-    const sti_table_t *t = bulk_whole_table(w, n, entities);
-    return t != NULL ? t->count : 1;
+    return STRATA_OK;
+}
+
+/* The handles a pass takes at once from entities[i] on: a noted run's
+ * count (the cursor *next moved past it), else one. Valid while no row
+ * has moved since the scan. */
+static uint32_t bulk_step(const bulk_runs_t *runs, uint32_t *next, uint32_t i) {
+    if (*next < runs->count && runs->at[*next].first == i) {
+        return runs->at[(*next)++].count;
+    }
+    return 1;
+}
+
+/* The table of the run noted at entities[i] if it is still whole: the
+ * same table, neither a row left nor one came (a row's leaving bumps
+ * moved, a coming raises count), else NULL. */
+static sti_table_t *bulk_still_whole(const strata_world_t *w, const bulk_runs_t *runs, uint32_t *next,
+                                     const strata_entity_t *entities, uint32_t i) {
+    if (*next >= runs->count || runs->at[*next].first != i) {
+        return NULL;
+    }
+    const bulk_run_t *run = &runs->at[(*next)++];
+    sti_table_t *t = w->tables[w->records[(uint32_t)entities[i]].table];
+    return t->id == run->table && t->count == run->count && t->moved == run->moved ? t : NULL;
 }
 
 /* Room for adding (or removing) table component c to (from) the n live
  * entities: the edges of their tables, and rows in the tables they go to.
  * NOMEM / LIMIT: nothing changed (tables made on the way stay, empty). */
 static strata_result_t bulk_table_room(strata_world_t *w, uint32_t c, bool add, uint32_t n,
-                                       const strata_entity_t *entities) {
-    uint32_t slot = add ? c : w->component_count + c;
+                                       const strata_entity_t *entities, const bulk_runs_t *runs) {
+    uint32_t slot = add ? c : w->component_count + c, next = 0;
     for (uint32_t i = 0; i < n;) {
         sti_table_t *src = w->tables[w->records[(uint32_t)entities[i]].table];
         if (add != strata_mask_test(&src->mask, c) && src->edges[slot].table == NULL) {
@@ -60,8 +111,7 @@ static strata_result_t bulk_table_room(strata_world_t *w, uint32_t c, bool add, 
                 return r;
             }
         }
-        const sti_table_t *whole = bulk_whole_table(w, n - i, entities + i);
-        i += whole != NULL ? whole->count : 1;
+        i += bulk_step(runs, &next, i);
     }
     /* How many rows each table receives (a count by table id), then room for them. */
     size_t bytes = sizeof(uint32_t) * w->table_count;
@@ -70,10 +120,10 @@ static strata_result_t bulk_table_room(strata_world_t *w, uint32_t c, bool add, 
         return STRATA_ERR_NOMEM;
     }
     memset(receives, 0, bytes);
+    next = 0;
     for (uint32_t i = 0; i < n;) {
         const sti_table_t *src = w->tables[w->records[(uint32_t)entities[i]].table];
-        const sti_table_t *whole = bulk_whole_table(w, n - i, entities + i);
-        uint32_t m = whole != NULL ? whole->count : 1;
+        uint32_t m = bulk_step(runs, &next, i);
         if (add != strata_mask_test(&src->mask, c)) {
             receives[src->edges[slot].table->id] += m;
         }
@@ -111,11 +161,12 @@ static void bulk_move_table(strata_world_t *w, sti_table_t *src, uint32_t c, boo
  * hook's creations took the room made and growing failed (the entities
  * before the failing one changed). */
 static strata_result_t bulk_apply(strata_world_t *w, uint32_t c, bool add, uint32_t n, const strata_entity_t *entities,
-                                  const void *values, size_t stride) {
+                                  const void *values, size_t stride, const bulk_runs_t *runs) {
     strata_result_t result = STRATA_OK;
     bool sparse = sti_is_sparse(w, c);
+    uint32_t next = 0;
     for (uint32_t i = 0; i < n;) {
-        sti_table_t *whole = sparse ? NULL : bulk_whole_table(w, n - i, entities + i);
+        sti_table_t *whole = sparse ? NULL : bulk_still_whole(w, runs, &next, entities, i);
         if (whole != NULL && add != strata_mask_test(&whole->mask, c) &&
             !whole->edges[add ? c : w->component_count + c].hooked) {
             uint32_t m = whole->count;
@@ -181,7 +232,7 @@ static strata_result_t bulk_record(strata_world_t *w, uint32_t c, bool add, uint
 /* An add (or remove) of c for n live entities: recorded while deferred,
  * else room made whole and applied. MISSING: a remove none of them needed. */
 static strata_result_t bulk_change(strata_world_t *w, uint32_t c, bool add, uint32_t n, const strata_entity_t *entities,
-                                   const void *values, size_t stride) {
+                                   const void *values, size_t stride, const bulk_runs_t *runs) {
     bool any = add;
     for (uint32_t i = 0; !any && i < n; i++) {
         const sti_record_t *rec = &w->records[(uint32_t)entities[i]];
@@ -201,12 +252,12 @@ static strata_result_t bulk_change(strata_world_t *w, uint32_t c, bool add, uint
         }
         r = add ? sti_sparse_reserve(w, w->sparse_plane[c], indices, n) : STRATA_OK;
     } else {
-        r = bulk_table_room(w, c, add, n, entities);
+        r = bulk_table_room(w, c, add, n, entities, runs);
     }
     if (r != STRATA_OK) {
         return r;
     }
-    r = bulk_apply(w, c, add, n, entities, values, stride);
+    r = bulk_apply(w, c, add, n, entities, values, stride, runs);
     if (r == STI_OK_HOOKED) {
         (void)sti_command_settle(w); /* what the hooks recorded; a failure keeps it for the next settle */
         r = STRATA_OK;
@@ -222,13 +273,14 @@ static strata_result_t bulk_entry(strata_world_t *w, uint32_t c, bool add, uint3
     STRATA_ASSERT(c < w->component_count);
     STRATA_ASSERT(entities != NULL || n == 0);
     STRATA_ASSERT(!bulk_is_link(w, c)); /* a relation's links: strata_relation_set, _add, _remove */
-    for (uint32_t i = 0, m; i < n; i += m) {
-        if ((m = bulk_alive(w, n - i, entities + i)) == 0) {
-            return STRATA_ERR_STALE;
-        }
+    bulk_runs_t runs = {0};
+    strata_result_t r = bulk_scan(w, n, entities, &runs);
+    if (r == STRATA_OK) {
+        r = n == 0 ? (add ? STRATA_OK : STRATA_ERR_MISSING)
+                   : bulk_change(w, c, add, n, entities, values, w->components[c].size, &runs);
     }
-    return n == 0 ? (add ? STRATA_OK : STRATA_ERR_MISSING)
-                  : bulk_change(w, c, add, n, entities, values, w->components[c].size);
+    sti_mem_free(w, runs.at, sizeof *runs.at * runs.capacity);
+    return r;
 }
 
 strata_result_t strata_bulk_add(strata_world_t *w, uint32_t c, uint32_t n, const strata_entity_t *entities,
@@ -285,10 +337,15 @@ static strata_result_t bulk_query(strata_world_t *w, uint32_t q, uint32_t c, boo
     if (r == STRATA_OK && !own) {
         w->bulk = list, w->bulk_capacity = capacity;
     }
+    bulk_runs_t runs = {0};
     if (r == STRATA_OK && n > 0) {
         n = bulk_gather(w, q, list);
-        r = bulk_change(w, c, add, n, list, value, 0);
+        r = bulk_scan(w, n, list, &runs); /* all alive: the runs */
     }
+    if (r == STRATA_OK && n > 0) {
+        r = bulk_change(w, c, add, n, list, value, 0, &runs);
+    }
+    sti_mem_free(w, runs.at, sizeof *runs.at * runs.capacity);
     if (own) {
         sti_mem_free(w, list, sizeof(strata_entity_t) * capacity);
     }

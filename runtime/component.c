@@ -182,7 +182,7 @@ strata_result_t strata_sparse_add(strata_world_t *w, strata_entity_t e, uint32_t
         return STRATA_ERR_STALE;
     }
     uint32_t k = w->sparse_plane[c];
-    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0)) {
+    if (STI_UNLIKELY((w->sparse_now >> k & 1u) == 0)) {
         return component_add(w, rec, e, c, value);
     }
     if (STI_UNLIKELY(!sti_sparse_room(w, k, (uint32_t)e))) {
@@ -202,7 +202,7 @@ void *strata_sparse_place(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(sti_is_sparse(w, c) && w->components[c].size != 0);
     uint32_t k = w->sparse_plane[c], index = (uint32_t)e;
     sti_sparse_t *s = &w->sparse_sets[k];
-    if (STI_UNLIKELY(rec == NULL || sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0 || s->count >= s->capacity ||
+    if (STI_UNLIKELY(rec == NULL || (w->sparse_now >> k & 1u) == 0 || s->count >= s->capacity ||
                      index >= s->slot_capacity)) {
         return NULL;
     }
@@ -228,7 +228,7 @@ strata_result_t strata_sparse_tag_add(strata_world_t *w, strata_entity_t e, uint
         return STRATA_ERR_STALE;
     }
     uint32_t k = w->sparse_plane[c];
-    if (STI_UNLIKELY(sti_deferred(w) || (w->sparse_plain >> k & 1u) == 0)) {
+    if (STI_UNLIKELY((w->sparse_now >> k & 1u) == 0)) {
         return component_add(w, rec, e, c, NULL);
     }
     sti_sparse_put(w, k, w->tables[rec->table], rec->row, e, NULL);

@@ -361,6 +361,7 @@ static void pool_view(strata_world_t *w, sti_slot_t *s, const strata_batch_item_
     v->doomed_count = 0;
     v->bytes = 0; /* what the view allocates, added to the world's count afterwards */
     v->defer_depth = 1;
+    v->sparse_now = 0;
     v->settling = false;
     v->dirty_count = 0;
     v->event_position = item->position;

@@ -68,6 +68,7 @@ strata_result_t sti_sparse_init(strata_world_t *w) {
             w->sparse_plain &= ~((uint64_t)1 << w->sparse_plane[c]);
         }
     }
+    w->sparse_now = w->defer_depth == 0 ? w->sparse_plain : 0;
     return STRATA_OK;
 }
 

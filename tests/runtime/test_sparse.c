@@ -725,6 +725,39 @@ static void test_sparse_entry_points_match_add_and_remove(void **state) {
     world_close(f);
 }
 
+/* The leaf adds test one mask for "no scope open and nothing watches":
+ * inside nested scopes, and a scope closed inside another, they record;
+ * a stale handle gets no place. */
+static void test_sparse_leaf_adds_wait_for_the_outermost_scope(void **state) {
+    fixture_t *f = world_open(state);
+    strata_entity_t e[2];
+    spawn(f, 2, false, e);
+    assert_int_equal(strata_sparse_add(f->w, e[0], WIDE, &(wide){{0}, 0}), STRATA_OK); /* makes the set's room */
+    wide *at = strata_sparse_place(f->w, e[0], WIDE);
+    assert_non_null(at);
+    at->id = 1;
+    assert_int_equal(((const wide *)strata_get(f->w, e[0], WIDE))->id, 1);
+    assert_int_equal(strata_sparse_add(f->w, e[0], HEAT, &(heat){1}), STRATA_OK);
+    assert_null(strata_sparse_place(f->w, e[0], HEAT)); /* a changed set tracks Heat: never the leaf */
+    strata_defer_begin(f->w);
+    strata_defer_begin(f->w);
+    assert_null(strata_sparse_place(f->w, e[0], WIDE));
+    assert_int_equal(strata_defer_end(f->w), STRATA_OK); /* the outer scope still open */
+    assert_null(strata_sparse_place(f->w, e[0], WIDE));
+    assert_int_equal(strata_sparse_tag_add(f->w, e[1], STUN), STRATA_OK);
+    assert_int_equal(strata_sparse_add(f->w, e[1], WIDE, &(wide){{0}, 2}), STRATA_OK);
+    assert_false(strata_has(f->w, e[1], STUN));
+    assert_false(strata_has(f->w, e[1], WIDE));
+    assert_int_equal(strata_defer_end(f->w), STRATA_OK);
+    assert_true(strata_has(f->w, e[1], STUN));
+    assert_int_equal(((const wide *)strata_get(f->w, e[1], WIDE))->id, 2);
+    assert_non_null(strata_sparse_place(f->w, e[1], WIDE)); /* no scope left open */
+    assert_int_equal(strata_entity_destroy(f->w, e[1]), STRATA_OK);
+    assert_null(strata_sparse_place(f->w, e[1], WIDE));
+    assert_int_equal(strata_sparse_tag_add(f->w, e[1], STUN), STRATA_ERR_STALE);
+    world_close(f);
+}
+
 static void test_sparse_stats_count_the_sets_bytes(void **state) {
     fixture_t *f = world_open(state);
     enum { N = 1000 };
@@ -789,6 +822,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sparse_destroys_at_the_step_end_free_their_values, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_out_of_memory_changes_nothing, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_entry_points_match_add_and_remove, reset, teardown),
+        cmocka_unit_test_setup_teardown(test_sparse_leaf_adds_wait_for_the_outermost_scope, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_stats_count_the_sets_bytes, reset, teardown),
         cmocka_unit_test_setup_teardown(test_sparse_reserve_makes_room_in_the_sets_not_a_table, reset, teardown),
     };
