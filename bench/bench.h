@@ -122,6 +122,7 @@ void bench_empty_tables(void);
 void bench_entity_cycle(void);
 void bench_add_remove(void);
 void bench_move(void);
+void bench_snapshot(void);
 void bench_two_systems(void);
 void bench_seven_systems(void);
 void bench_relations(void);

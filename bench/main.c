@@ -35,6 +35,7 @@ static const struct {
     {"seven_systems", bench_seven_systems},
     {"relations", bench_relations},
     {"threads", bench_threads},
+    {"snapshot", bench_snapshot},
     {"sparse", bench_sparse},
     {"loop", bench_loop},
 };

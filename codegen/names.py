@@ -62,13 +62,18 @@ WORLD_FUNCTIONS = (
     "live_create_",
     # room made ahead and given back (docs/guide.md, "Room ahead, tables given back")
     "world_free_empty_tables", "reserve_bundle", "reserve_entities",
+    # snapshots and the checksum (docs/rollback.md)
+    "snapshot_create", "snapshot_destroy", "snapshot_take", "snapshot_restore", "snapshot_bytes",
+    "snapshot_ring_create", "snapshot_ring_destroy", "snapshot_ring_take", "snapshot_ring_restore",
+    "snapshot_ring_holds", "checksum",
     # statics of the world's .c
     "bundle_gather_", "entity_visit_call_", "world_of_",
 )
 WORLD_FILE_NOUNS = (
     "world", "entity", "bundle", ("component_id_type", "component_id"), "entity_fn",
     # the runtime's types a game meets, under the world's prefix (typedefs; the strata_ names work too)
-    "result_t", "world_desc_t", "world_stats_t", "load_report_t", "assert_handler_t",
+    "result_t", "world_desc_t", "world_stats_t", "load_report_t", "assert_handler_t", "snapshot_t",
+    "snapshot_ring_t",
     # statics of the world's .c
     "resources_", "resources_defaults_", "components_", "schema_", "component_types_", "resource_type_",
     "entity_visit_",
@@ -98,7 +103,8 @@ BUNDLE_PLACEHOLDER = "none_"  # the member of a bundle when the world has no com
 # Parameters and locals of generated function bodies (they meet only macros).
 LOCALS = ("a", "b", "e", "v", "w", "it", "ctx", "fn", "user", "n", "out", "f", "path", "buf", "cap", "size",
           "report", "data", "text", "enabled", "dt", "value", "aspect", "id", "k", "ids", "values", "core",
-          "first", "r", "desc", "systems", "full", "view", "system", "all", "i", "at", "entities", "q")
+          "first", "r", "desc", "systems", "full", "view", "system", "all", "i", "s", "ring", "count", "at",
+          "entities", "q")
 
 
 def has_query_ids(s: model.Schema) -> bool:

@@ -861,6 +861,71 @@ static inline orbits_result_t orbits_world_load_json_mem(orbits_world *w, const 
     return strata_world_load_json_mem(orbits_world_core(w), text, size, report);
 }
 
+/* --- Snapshots and rollback (docs/rollback.md) ---------------------------- */
+
+/* A reusable copy of a whole world: strata_snapshot_t and its ring. */
+typedef strata_snapshot_t orbits_snapshot_t;
+typedef strata_snapshot_ring_t orbits_snapshot_ring_t;
+
+/* A new empty snapshot of w (its memory through w's allocator); NULL when out of memory. */
+static inline orbits_snapshot_t *orbits_snapshot_create(orbits_world *w) {
+    return strata_snapshot_create(orbits_world_core(w));
+}
+
+/* Free a snapshot (NULL: nothing), before its world. */
+static inline void orbits_snapshot_destroy(orbits_snapshot_t *s) {
+    strata_snapshot_destroy(s);
+}
+
+/* Copy w's whole state into s between steps; only the tables changed since
+ * s was last taken are copied. STRATA_ERR_NOMEM: s holds what it held. */
+static inline orbits_result_t orbits_snapshot_take(orbits_world *w, orbits_snapshot_t *s) {
+    return strata_snapshot_take(orbits_world_core(w), s);
+}
+
+/* Make w exactly what it was when s was taken, between steps.
+ * STRATA_ERR_MISSING (s empty) or STRATA_ERR_NOMEM leave w as it was. */
+static inline orbits_result_t orbits_snapshot_restore(orbits_world *w, const orbits_snapshot_t *s) {
+    return strata_snapshot_restore(orbits_world_core(w), s);
+}
+
+/* Bytes s holds. */
+static inline size_t orbits_snapshot_bytes(const orbits_snapshot_t *s) {
+    return strata_snapshot_bytes(s);
+}
+
+/* A ring of count snapshots by frame number (frame f in slot f % count); NULL when out of memory. */
+static inline orbits_snapshot_ring_t *orbits_snapshot_ring_create(orbits_world *w, uint32_t count) {
+    return strata_snapshot_ring_create(orbits_world_core(w), count);
+}
+
+/* Free a ring (NULL: nothing). */
+static inline void orbits_snapshot_ring_destroy(orbits_snapshot_ring_t *ring) {
+    strata_snapshot_ring_destroy(ring);
+}
+
+/* Take frame f into its slot; STRATA_ERR_NOMEM keeps the slot's older frame intact. */
+static inline orbits_result_t orbits_snapshot_ring_take(orbits_world *w, orbits_snapshot_ring_t *ring, uint64_t f) {
+    return strata_snapshot_ring_take(orbits_world_core(w), ring, f);
+}
+
+/* Restore frame f: STRATA_ERR_MISSING when the ring no longer holds it. */
+static inline orbits_result_t orbits_snapshot_ring_restore(orbits_world *w, const orbits_snapshot_ring_t *ring,
+                                                           uint64_t f) {
+    return strata_snapshot_ring_restore(orbits_world_core(w), ring, f);
+}
+
+/* True if the ring holds frame f. */
+static inline bool orbits_snapshot_ring_holds(const orbits_snapshot_ring_t *ring, uint64_t f) {
+    return strata_snapshot_ring_holds(ring, f);
+}
+
+/* A 64-bit hash of w's state (what a save holds), the same at any thread
+ * count and after a save and a load, in *out: STRATA_OK or STRATA_ERR_NOMEM. */
+static inline orbits_result_t orbits_checksum(const orbits_world *w, uint64_t *out) {
+    return strata_checksum(orbits_world_core_const(w), out);
+}
+
 /* The live inspector (docs/inspector.md). With strata_inspect.h included
  * before this header, and libstrata_inspect linked: start it on w with the
  * schedule's systems (names, phases, batches, switches) filled in; desc's

@@ -117,6 +117,10 @@ static void archetype_idle_add(strata_world_t *w, sti_table_t *t) {
     w->idle_tail = t;
 }
 
+void sti_table_idle_append(strata_world_t *w, sti_table_t *t) {
+    archetype_idle_add(w, t);
+}
+
 /* t leaves the list (it has rows again, or is freed). */
 static void archetype_idle_remove(strata_world_t *w, sti_table_t *t) {
     if (t->idle_prev != NULL) {
@@ -369,6 +373,16 @@ void sti_table_compact(strata_world_t *w, uint32_t left) {
         }
     }
     w->table_count = left;
+    w->table_epoch++;
+}
+
+void sti_table_order(strata_world_t *w) {
+    memset(w->table_hash, 0xff, sizeof(uint16_t) * w->hash_capacity);
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        w->tables[i]->id = i;
+        w->table_hash[archetype_slot(w, w->table_hash, w->hash_capacity, &w->tables[i]->mask)] = (uint16_t)i;
+    }
+    w->last_found = NULL;
     w->table_epoch++;
 }
 

@@ -52,6 +52,15 @@ uint32_t sti_table_renumber(strata_world_t *w);
  * may now name other tables (world->table_epoch is bumped). */
 void sti_table_compact(strata_world_t *w, uint32_t left);
 
+/* Put t (not on it) at the end of the idle list, idle since now (snapshot.c
+ * rebuilds the list with it, from an empty one). */
+void sti_table_idle_append(strata_world_t *w, sti_table_t *t);
+
+/* world->tables holds the tables in a new order: each takes its place's
+ * id, the hash follows, table ids kept from before are stale
+ * (table_epoch bumped). The records are the caller's (snapshot.c). */
+void sti_table_order(strata_world_t *w);
+
 /* Free every table, the table array and the hash. */
 void sti_archetype_free(strata_world_t *w);
 

@@ -196,6 +196,9 @@ struct strata_world_t {
     sti_relations_t *relations;
     sti_cascades_t *cascades;
     sti_hooks_t hooks;
+    /* snapshot.c: the clock that stamps writes in place (a table's and a
+     * query's `written`), advanced by each take and restore. */
+    uint32_t snap_clock;
     /* bulk.c: the entities a query's bulk change gathers, kept for the next. */
     strata_entity_t *bulk;
     size_t bulk_capacity;

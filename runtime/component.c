@@ -296,8 +296,10 @@ void *strata_term_value(const strata_world_t *w, strata_entity_t e, uint32_t c) 
 void *strata_get_mut(strata_world_t *w, strata_entity_t e, uint32_t c) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(c < w->component_count);
-    void *at = component_address(w, e, c);
+    const sti_record_t *rec = sti_record_lookup(w, e);
+    void *at = rec != NULL ? sti_cell(w, w->tables[rec->table], c, rec->row) : NULL;
     if (at != NULL) {
+        sti_table_wrote(w, w->tables[rec->table]); /* (a sparse value is in its set, which every snapshot copies) */
         component_mark(w, e, c);
     }
     return at;
@@ -322,10 +324,11 @@ strata_result_t strata_set(strata_world_t *w, strata_entity_t e, uint32_t c, con
     if (rec == NULL) {
         return STRATA_ERR_STALE;
     }
-    const sti_table_t *t = w->tables[rec->table];
+    sti_table_t *t = w->tables[rec->table];
     if (!sti_has(w, t, rec->row, c)) {
         return STRATA_ERR_MISSING;
     }
+    sti_table_wrote(w, t); /* (a sparse value is in its set, which every snapshot copies) */
     void *at = sti_cell(w, t, c, rec->row);
     if (at != NULL && at != value) { /* set(e, c, get(e, c)) is a no-op, not an overlapping copy */
         sti_copy(at, value, w->components[c].size);

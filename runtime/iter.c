@@ -16,7 +16,10 @@ void strata_iter_init(strata_iter_t *it, strata_world_t *w, uint32_t q) {
     STRATA_ASSERT(w != NULL && it != NULL);
     STRATA_ASSERT(q < w->schema->query_count);
     sti_scope_open(w);
-    const sti_query_cache_t *cache = &w->queries[q];
+    sti_query_cache_t *cache = &w->queries[q];
+    if (w->slot == NULL) {
+        cache->written = w->snap_clock; /* its rows may be written (a view's batch did this at its start) */
+    }
     strata_iter_t fresh = {.world = w, .at = cache->entries, .stop = cache->entries, .query = q, .open = true};
     sti_dirty_t *d = sti_dirty_of(w, q);
     if (d != NULL) {

@@ -259,6 +259,7 @@ static strata_result_t move_remove_hooked_one(strata_world_t *w, sti_record_t *r
  * (NOMEM: nothing changed). */
 static strata_result_t move_overwrite(strata_world_t *w, sti_table_t *t, uint32_t row, uint32_t k, const uint32_t *ids,
                                       const void *const *values) {
+    sti_table_wrote(w, t);
     if (w->hooks.relink == NULL) {
         sti_table_write(w, t, row, k, ids, values);
         return STRATA_OK;
@@ -430,6 +431,7 @@ static strata_result_t move_observed(strata_world_t *w, sti_record_t *rec, sti_t
         row = sti_move_row_any(w, rec, src, dst);
     }
     if (add) {
+        sti_table_wrote(w, dst); /* in place when the table stays */
         sti_table_write(w, dst, row, kt, table_ids, table_values);
     }
     strata_entity_t e = dst->entities[row];
@@ -539,6 +541,7 @@ static strata_result_t move_mixed(strata_world_t *w, sti_record_t *rec, uint32_t
         row = sti_move_row_any(w, rec, src, dst);
     }
     if (add) {
+        sti_table_wrote(w, dst); /* in place when the table stays */
         sti_table_write(w, dst, row, kt, table_ids, table_values);
     }
     for (uint32_t i = 0; i < ks; i++) {

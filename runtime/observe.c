@@ -232,6 +232,7 @@ void sti_observe_sets(strata_world_t *w) {
         uint32_t row;
         while (sti_dirty_take(w, k, &t, &row)) {
             if (sti_has(w, t, row, c)) { /* removed since the write: nothing to observe */
+                sti_table_wrote(w, t);
                 hook(w, t->entities[row], sti_cell(w, t, c, row));
             }
         }

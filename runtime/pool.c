@@ -405,6 +405,9 @@ static strata_result_t pool_tasks(strata_world_t *w, const strata_batch_item_t *
     for (uint32_t i = 0; i < count; i++) {
         const strata_batch_item_t *item = &items[i];
         uint32_t need = 1;
+        if (item->query != STRATA_NO_QUERY) {
+            w->queries[item->query].written = w->snap_clock; /* its views may write its rows (snapshot.c) */
+        }
         if (item->parallel) {
             const sti_query_cache_t *q = &w->queries[item->query];
             need = 0;

@@ -83,6 +83,19 @@ void sti_query_emptied(strata_world_t *w, const sti_table_t *t) {
     }
 }
 
+void sti_query_restore(strata_world_t *w, uint32_t q, const uint32_t *ids, uint32_t live) {
+    sti_query_cache_t *cache = &w->queries[q];
+    for (uint32_t at = 0; at < cache->count; at++) {
+        sti_table_t *t = w->tables[ids[at]];
+        uint32_t k = 0;
+        while (t->listings[k].query != q) {
+            k++;
+        }
+        query_place(cache, t, k, at);
+    }
+    cache->live = live;
+}
+
 /* Each list, then the array of them. */
 void sti_query_free(strata_world_t *w) {
     if (w->queries == NULL) {

@@ -22,6 +22,7 @@ struct sti_query_cache_t {
     uint32_t *listing;       /* by position: which of tables[i]'s listings is this query's */
     uint32_t count;          /* tables */
     uint32_t live;           /* of them, those with rows: the first ones */
+    uint32_t written;        /* world->snap_clock when an iterator over it last opened (snapshot.c) */
     size_t capacity;         /* of tables */
     size_t entry_capacity;   /* of entries */
     size_t listing_capacity; /* of listing */
@@ -38,6 +39,9 @@ void sti_query_unregister(strata_world_t *w, sti_table_t *t);
 void sti_query_filled(strata_world_t *w, const sti_table_t *t);
 /* t's last row left: it joins the second part of each of its lists. */
 void sti_query_emptied(strata_world_t *w, const sti_table_t *t);
+/* Put query q's list in the order of the table ids ids[0..count) (its
+ * tables, by their ids now), the first `live` with rows (snapshot.c). */
+void sti_query_restore(strata_world_t *w, uint32_t q, const uint32_t *ids, uint32_t live);
 /* Free every query's table list. */
 void sti_query_free(strata_world_t *w);
 

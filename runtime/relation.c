@@ -148,10 +148,13 @@ static void relation_fields(strata_world_t *w, strata_entity_t e, relation_room_
             continue;
         }
         for (uint32_t ti = 0; ti < w->table_count; ti++) {
-            const sti_table_t *t = w->tables[ti];
+            sti_table_t *t = w->tables[ti];
             for (uint32_t row = 0; strata_mask_test(&t->mask, p->component) && row < t->count; row++) {
                 unsigned char *cell = (unsigned char *)sti_table_cell(w, t, p->component, row) + p->offset;
                 if (sti_link_target(cell) == e) {
+                    if (room == NULL) {
+                        sti_table_wrote(w, t);
+                    }
                     relation_field_dies(w, p, t->entities[row], e, cell, room);
                 }
             }

@@ -35,6 +35,7 @@
 #include "relation.c"
 #include "step.c"
 #include "world.c"
+#include "snapshot.c"
 #include "save/writer.c"
 #include "save/file.c"
 #include "save/format.c"

@@ -85,6 +85,7 @@ struct sti_table_t {
     uint32_t id;           /* index in world->tables; what records store */
     uint32_t count;        /* rows in use */
     uint32_t moved;        /* bumped when a row leaves or rows reorder (appends only raise count) */
+    uint32_t written;      /* world->snap_clock when a row was last written in place (snapshot.c reads it) */
     uint32_t capacity;     /* rows every column holds */
     uint32_t room;         /* capacity while it has rows, 0 without: the leaf paths' one test of room keeps
                             * them off an empty table too (its first row moves it in its queries' lists) */
@@ -145,6 +146,13 @@ strata_result_t sti_table_reserve(strata_world_t *w, sti_table_t *t, uint32_t ex
  * part written once a page), so the rows that fill it later meet no page
  * fault. */
 void sti_table_touch(const sti_table_t *t);
+
+/* A row of t is written in place (set, mut, a hook, a policy): stamped
+ * with the snapshot clock, so the next snapshot copies t. Views of a batch
+ * stamp the same value from several threads, hence the atomic store. */
+STI_HOT void sti_table_wrote(const strata_world_t *w, sti_table_t *t) {
+    __atomic_store_n(&t->written, w->snap_clock, __ATOMIC_RELAXED);
+}
 
 /* Room for one more row (the hot path only compares). */
 STI_HOT strata_result_t sti_table_room(strata_world_t *w, sti_table_t *t) {

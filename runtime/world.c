@@ -232,6 +232,7 @@ void strata_world_clear(strata_world_t *w) {
     for (uint32_t t = 0; t < w->table_count; t++) {
         if (w->tables[t]->count > 0) {
             w->tables[t]->count = 0;
+            w->tables[t]->moved++;
             sti_table_emptied(w, w->tables[t]);
         }
     }

@@ -46,6 +46,10 @@ group_core() {
 }
 # The examples write PNGs.
 group_png() { header png.h || need libpng-dev; }
+# The runtime (libstrata) hashes its checksum (strata_checksum: the rollback
+# demo's desync check) with xxHash's XXH3, from the header alone: every
+# target that builds the runtime needs the header; nothing links a library.
+group_xxhash() { header xxhash.h || need libxxhash-dev; }
 # JSON loading (libstrata_json) streams with yajl.
 group_yajl() { header yajl/yajl_parse.h || need libyajl-dev; }
 # The live inspector (libstrata_inspect) serves HTTP with civetweb.
@@ -105,7 +109,7 @@ group_browser() {
 # .clang-format says.
 group_format() { has clang-format || need clang-format; }
 
-GROUPS="core png yajl civetweb clang cmocka outside sdl2 node editor browser format"
+GROUPS="core png xxhash yajl civetweb clang cmocka outside sdl2 node editor browser format"
 
 # --- The targets: the groups each needs ------------------------------------------
 
@@ -113,22 +117,24 @@ GROUPS="core png yajl civetweb clang cmocka outside sdl2 node editor browser for
 # checks this table against build.ninja), or the group itself.
 groups_of() {
     case $1 in
-    generate | particles | bench-o3 | bench-profile | bench-vec | live-demo | swarm-live) echo core ;;
-    demo | swarm | orbits) echo core png ;;
-    play) echo core png sdl2 ;;
-    live) echo core civetweb sdl2 ;;
-    libs) echo core yajl ;;
-    install | bench) echo core yajl civetweb ;;
+    generate | bench-vec) echo core ;;
+    particles | bench-o3 | bench-profile | rollback-demo | live-demo | swarm-live) echo core xxhash ;;
+    demo | swarm | orbits) echo core png xxhash ;;
+    play) echo core png xxhash sdl2 ;;
+    rollback-play) echo core xxhash sdl2 ;;
+    live) echo core xxhash civetweb sdl2 ;;
+    libs) echo core xxhash yajl ;;
+    install | bench) echo core xxhash yajl civetweb ;;
     uninstall) ;;
-    inspect) echo core png civetweb ;;
-    inspect-screenshot) echo core png civetweb browser ;;
+    inspect) echo core png xxhash civetweb ;;
+    inspect-screenshot) echo core png xxhash civetweb browser ;;
     bench-js) echo node ;;
-    fuzz) echo core yajl clang cmocka ;;
-    fuzz-long) echo core yajl cmocka ;;
-    test-quick) echo core png yajl civetweb cmocka ;;
+    fuzz) echo core xxhash yajl clang cmocka ;;
+    fuzz-long) echo core xxhash yajl cmocka ;;
+    test-quick) echo core png xxhash yajl civetweb cmocka ;;
     format-check) echo format ;;
-    all) echo core png yajl civetweb clang cmocka ;;
-    test) echo core png yajl civetweb clang cmocka outside editor browser format ;;
+    all) echo core png xxhash yajl civetweb clang cmocka ;;
+    test) echo core png xxhash yajl civetweb clang cmocka outside editor browser format ;;
     *)
         for g in $GROUPS; do
             [ "$g" = "$1" ] && echo "$g" && return 0
@@ -138,7 +144,8 @@ groups_of() {
     esac
 }
 TARGETS="demo test install play swarm particles orbits inspect inspect-screenshot bench bench-o3 bench-profile
-bench-vec bench-js fuzz fuzz-long format-check test-quick generate libs all uninstall live live-demo swarm-live"
+bench-vec bench-js fuzz fuzz-long format-check test-quick generate libs all uninstall live live-demo swarm-live
+rollback-demo rollback-play"
 
 # --- Arguments ------------------------------------------------------------------------
 

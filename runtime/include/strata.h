@@ -1155,6 +1155,60 @@ strata_result_t strata_world_load_mem(strata_world_t *w, const void *data, size_
 strata_result_t strata_world_migrate(strata_world_t *to, const strata_world_t *from, unsigned flags,
                                      strata_load_report_t *report);
 
+/* --- Snapshots and rollback (docs/rollback.md) --------------------------- */
+
+/* A copy of a world's whole state, reused from frame to frame: entity
+ * records and generations, the free list, every table's rows and columns,
+ * the queries' lists, resources, the relations' links and their index,
+ * changed sets, event buffers, commands waiting. Its memory comes from the
+ * world's allocator hooks; it belongs to the world it was made for. */
+typedef struct strata_snapshot_t strata_snapshot_t;
+
+/* A new snapshot of w, holding nothing yet; NULL when out of memory. */
+strata_snapshot_t *strata_snapshot_create(strata_world_t *w);
+
+/* Free a snapshot (NULL: nothing); before its world is destroyed. */
+void strata_snapshot_destroy(strata_snapshot_t *s);
+
+/* Copy w's state into s, between steps (no iterator, scope or step open).
+ * Only the tables whose rows changed since s was last taken are copied;
+ * once s has grown to the world's size nothing is allocated. Returns
+ * STRATA_OK, or STRATA_ERR_NOMEM with s holding what it held before. */
+strata_result_t strata_snapshot_take(strata_world_t *w, strata_snapshot_t *s);
+
+/* Make w exactly what it was when s was taken (a save made after is
+ * byte-identical to one made then), between steps. STRATA_ERR_MISSING if
+ * s holds nothing; STRATA_ERR_NOMEM: w as it was (room may have grown). */
+strata_result_t strata_snapshot_restore(strata_world_t *w, const strata_snapshot_t *s);
+
+/* Bytes s holds (its copies and their spare room). */
+size_t strata_snapshot_bytes(const strata_snapshot_t *s);
+
+/* A ring of `count` snapshots, by frame number: frame f lives in slot f % count. */
+typedef struct strata_snapshot_ring_t strata_snapshot_ring_t;
+
+/* A ring of count (> 0) empty snapshots of w; NULL when out of memory. */
+strata_snapshot_ring_t *strata_snapshot_ring_create(strata_world_t *w, uint32_t count);
+
+/* Free a ring and its snapshots (NULL: nothing). */
+void strata_snapshot_ring_destroy(strata_snapshot_ring_t *ring);
+
+/* Take frame f's snapshot into its slot (which forgets the frame it held).
+ * STRATA_ERR_NOMEM: the slot still holds its older frame, intact. */
+strata_result_t strata_snapshot_ring_take(strata_world_t *w, strata_snapshot_ring_t *ring, uint64_t frame);
+
+/* Restore frame f: STRATA_ERR_MISSING when the ring does not hold it, else
+ * as strata_snapshot_restore. */
+strata_result_t strata_snapshot_ring_restore(strata_world_t *w, const strata_snapshot_ring_t *ring, uint64_t frame);
+
+/* True if the ring holds frame f. */
+bool strata_snapshot_ring_holds(const strata_snapshot_ring_t *ring, uint64_t frame);
+
+/* A 64-bit hash (xxHash's XXH3) of what a binary save of w holds: the same
+ * at any thread count and after a save and a load, for comparing two
+ * peers' worlds. Returns STRATA_OK or STRATA_ERR_NOMEM. */
+strata_result_t strata_checksum(const strata_world_t *w, uint64_t *out);
+
 /* --- JSON (writing: libstrata; loading: libstrata_json, with -lyajl) -- */
 
 /* Flags of the JSON writers. */

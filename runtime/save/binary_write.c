@@ -16,6 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* xxHash (Debian's libxxhash-dev), header only: the checksum needs no library to link. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #define SAVE_CHUNK 65536u
 
 /* --- Leaves: a value's fields flattened, for the row loops ---------------- */
@@ -167,8 +171,9 @@ typedef struct save_out_t {
     bool dry;      /* only hashing: nothing is emitted */
     uint64_t hash; /* of the layout, while `hashing` */
     bool hashing;
-    bool trusted;  /* no checksum (a migration's bytes, loaded at once) */
-    bool counting; /* only the size is counted: no byte is written or encoded */
+    XXH3_state_t *sum; /* strata_checksum: every byte goes to this hash instead of the sink */
+    bool trusted;      /* no checksum (a migration's bytes, loaded at once) */
+    bool counting;     /* only the size is counted: no byte is written or encoded */
     sti_crc_t crc_table;
 } save_out_t;
 
@@ -178,6 +183,10 @@ static void out_put(save_out_t *o, const void *data, size_t n) {
         o->hash = sti_fnv(o->hash, p, n);
     }
     if (o->dry) {
+        return;
+    }
+    if (o->sum != NULL) {
+        (void)XXH3_64bits_update(o->sum, p, n);
         return;
     }
     if (o->counting) {
@@ -301,43 +310,6 @@ static void save_layout(save_out_t *o, const strata_schema_t *s, const strata_ty
     o->hashing = false;
 }
 
-/* The links of the non-exclusive relations (an exclusive one's are in its
- * component): per relation its name and its sources, each with its targets,
- * sources in the order of the tables. */
-static void save_links(save_out_t *o) {
-    const strata_world_t *w = o->w;
-    const strata_schema_t *s = w->schema;
-    uint32_t count = 0;
-    for (uint32_t r = 0; r < s->relation_count; r++) {
-        count += !s->relations[r].exclusive;
-    }
-    out_u32(o, count);
-    for (uint32_t r = 0; r < s->relation_count; r++) {
-        const strata_relation_desc_t *d = &s->relations[r];
-        if (d->exclusive) {
-            continue;
-        }
-        out_str(o, s->component_types[d->component].name);
-        uint32_t sources = 0;
-        for (uint32_t t = 0; t < w->table_count; t++) {
-            sources += strata_mask_test(&w->tables[t]->mask, d->component) ? w->tables[t]->count : 0;
-        }
-        out_u32(o, sources);
-        for (uint32_t t = 0; t < w->table_count; t++) {
-            const sti_table_t *table = w->tables[t];
-            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
-                uint32_t n = 0;
-                const strata_entity_t *targets = strata_relation_targets(w, r, table->entities[row], &n);
-                out_u64(o, table->entities[row]);
-                out_u32(o, n);
-                for (uint32_t i = 0; i < n; i++) {
-                    out_u64(o, targets[i]);
-                }
-            }
-        }
-    }
-}
-
 /* --- Tables with sparse components --------------------------------------------- */
 
 /* A row of a table and the sparse components it holds (their planes). */
@@ -391,6 +363,43 @@ static void save_group(save_out_t *o, const sti_table_t *t, const save_row_t *ro
     }
 }
 
+/* The links of the non-exclusive relations (an exclusive one's are in its
+ * component): per relation its name and its sources, each with its targets,
+ * sources in the order of the tables and their rows (which a load keeps). */
+static void save_links(save_out_t *o) {
+    const strata_world_t *w = o->w;
+    const strata_schema_t *s = w->schema;
+    uint32_t count = 0;
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        count += !s->relations[r].exclusive;
+    }
+    out_u32(o, count);
+    for (uint32_t r = 0; r < s->relation_count; r++) {
+        const strata_relation_desc_t *d = &s->relations[r];
+        if (d->exclusive) {
+            continue;
+        }
+        out_str(o, s->component_types[d->component].name);
+        uint32_t sources = 0;
+        for (uint32_t t = 0; t < w->table_count; t++) {
+            sources += strata_mask_test(&w->tables[t]->mask, d->component) ? w->tables[t]->count : 0;
+        }
+        out_u32(o, sources);
+        for (uint32_t t = 0; t < w->table_count; t++) {
+            const sti_table_t *table = w->tables[t];
+            for (uint32_t row = 0; strata_mask_test(&table->mask, d->component) && row < table->count; row++) {
+                uint32_t n = 0;
+                const strata_entity_t *targets = strata_relation_targets(w, r, table->entities[row], &n);
+                out_u64(o, table->entities[row]);
+                out_u32(o, n);
+                for (uint32_t i = 0; i < n; i++) {
+                    out_u64(o, targets[i]);
+                }
+            }
+        }
+    }
+}
+
 /* Write the whole save (size and checksum last, when they are known). */
 static strata_result_t save_write(save_out_t *o) {
     const strata_world_t *w = o->w;
@@ -438,10 +447,8 @@ static strata_result_t save_write(save_out_t *o) {
         out_u32(o, w->records[i].generation);
     }
 
-    save_links(o);
-
     /* The tables that hold entities; one whose rows hold sparse components
-     * as a table a group of rows that hold the same ones. */
+     * as a table a group of rows that hold the same ones (the links too). */
     uint32_t tables = 0;
     for (uint32_t t = 0; t < w->table_count; t++) {
         tables += w->tables[t]->count > 0 && w->tables[t]->sparse_any == 0;
@@ -452,6 +459,9 @@ static strata_result_t save_write(save_out_t *o) {
         r = STRATA_ERR_NOMEM;
         goto done;
     }
+
+    save_links(o);
+
     for (uint32_t t = 0; t < w->table_count; t++) {
         tables += w->tables[t]->sparse_any != 0 ? save_groups(w, w->tables[t], rows) : 0;
     }
@@ -523,7 +533,7 @@ static strata_result_t save_write(save_out_t *o) {
             if (o->sink.failed || fseek(f, 0, SEEK_SET) != 0 || fwrite(header, 1, sizeof header, f) != sizeof header) {
                 r = STRATA_ERR_IO;
             }
-        } else if (o->sink.pos <= o->sink.cap) {
+        } else if (o->sum == NULL && o->sink.pos <= o->sink.cap) {
             memcpy(o->sink.mem, header, sizeof header);
         }
     }
@@ -538,30 +548,38 @@ done:
     return r;
 }
 
-/* Set up an output: the CRC tables and the scratch buffers. */
+/* Bytes of an output's buffers: file staging and row encoding; a checksum needs no staging. */
+static size_t save_out_bytes(const save_out_t *o) {
+    return o->sum != NULL ? SAVE_CHUNK : 2 * (size_t)SAVE_CHUNK;
+}
+
+/* Set up an output: the CRC tables (not for a checksum) and the scratch buffers. */
 static strata_result_t save_out_open(save_out_t *o, const strata_world_t *w) {
     o->w = w;
     o->crc = 0xffffffffu;
-    sti_crc_init(&o->crc_table);
-    o->chunk = w->allocator.alloc(2 * (size_t)SAVE_CHUNK, w->allocator.user);
+    if (o->sum == NULL) {
+        sti_crc_init(&o->crc_table);
+    }
+    o->chunk = w->allocator.alloc(save_out_bytes(o), w->allocator.user);
     if (o->chunk == NULL) {
         return STRATA_ERR_NOMEM;
     }
-    o->scratch = o->chunk + SAVE_CHUNK;
+    o->scratch = o->chunk + save_out_bytes(o) - SAVE_CHUNK;
     o->sink.stage = o->chunk;
     o->sink.stage_cap = SAVE_CHUNK;
     return STRATA_OK;
 }
 
 static void save_out_close(save_out_t *o) {
-    o->w->allocator.free(o->chunk, 2 * (size_t)SAVE_CHUNK, o->w->allocator.user);
+    o->w->allocator.free(o->chunk, save_out_bytes(o), o->w->allocator.user);
 }
 
 
 /* Save w into memory (buf, cap) or, when path is set, into that file;
- * `trusted`: without a checksum (and with buf NULL, only counted). */
+ * `trusted`: without a checksum (and with buf NULL, only counted); when
+ * sum is set, into that hash instead (strata_checksum). */
 static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, const char *path, size_t *size,
-                                bool trusted) {
+                                bool trusted, XXH3_state_t *sum) {
     if (!sti_save_reflected(w)) {
         return STRATA_ERR_SCHEMA;
     }
@@ -570,6 +588,7 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
         return STRATA_ERR_NOMEM;
     }
     memset(o, 0, sizeof *o);
+    o->sum = sum;
     o->sink.mem = buf;
     o->sink.cap = cap;
     o->trusted = trusted;
@@ -593,7 +612,7 @@ static strata_result_t save_run(const strata_world_t *w, void *buf, size_t cap, 
     }
     if (r == STRATA_OK) {
         *size = (size_t)o->sink.pos;
-        if (path == NULL && !o->counting && o->sink.pos > cap) {
+        if (path == NULL && sum == NULL && !o->counting && o->sink.pos > cap) {
             r = STRATA_ERR_LIMIT;
         }
     }
@@ -606,17 +625,28 @@ strata_result_t strata_world_save_mem(const strata_world_t *w, void *buf, size_t
     STRATA_ASSERT(size != NULL);
     STRATA_ASSERT(buf != NULL || cap == 0);
     *size = 0;
-    return save_run(w, buf, cap, NULL, size, false);
+    return save_run(w, buf, cap, NULL, size, false, NULL);
 }
 
 strata_result_t sti_save_mem_trusted(const strata_world_t *w, void *buf, size_t cap, size_t *size) {
     *size = 0;
-    return save_run(w, buf, cap, NULL, size, true);
+    return save_run(w, buf, cap, NULL, size, true, NULL);
 }
 
 strata_result_t strata_world_save(const strata_world_t *w, const char *path) {
     STRATA_ASSERT(w != NULL);
     STRATA_ASSERT(path != NULL);
     size_t size = 0;
-    return save_run(w, NULL, 0, path, &size, false);
+    return save_run(w, NULL, 0, path, &size, false, NULL);
+}
+
+strata_result_t strata_checksum(const strata_world_t *w, uint64_t *out) {
+    STRATA_ASSERT(w != NULL);
+    STRATA_ASSERT(out != NULL);
+    XXH3_state_t sum;
+    (void)XXH3_64bits_reset(&sum);
+    size_t size = 0;
+    strata_result_t r = save_run(w, NULL, 0, NULL, &size, false, &sum);
+    *out = r == STRATA_OK ? XXH3_64bits_digest(&sum) : 0;
+    return r;
 }

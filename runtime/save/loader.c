@@ -205,6 +205,9 @@ static void loader_swap(strata_world_t *a, strata_world_t *b) {
     *b = t;
     b->pool = a->pool; /* the threads stay with the world they were made for */
     a->pool = t.pool;
+    /* Snapshots of the world before see new tables (table ids kept from before are stale). */
+    a->snap_clock = t.snap_clock + 1;
+    a->table_epoch = t.table_epoch + 1;
 }
 
 /* Every link names an entity of the save (or none, for an exclusive

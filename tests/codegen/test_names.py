@@ -475,6 +475,25 @@ class ReservedWordTest(unittest.TestCase):
         self.assertIsNotNone(schema, errors)
         self.assertIn("w_reserve_crate", {x.ident for x in names.Names(schema).emitted()})
 
+    def test_snapshot_names_meet_component_names(self):
+        # The snapshot functions and types are the world's own: a component 'Checksum' would make
+        # the type w_checksum beside the function w_checksum; 'Snapshot' and 'SnapshotRing' spell
+        # only names of their own (w_snapshot_get beside w_snapshot_take).
+        doc = yaml.safe_load(yaml.safe_dump(BASE))
+        doc["components"]["Checksum"] = {"value": "u64"}
+        schema, errors = schema_of(doc)
+        self.assertIsNone(schema)
+        self.assertTrue(any("'w_checksum'" in e and "world's own API" in e for e in errors), errors)
+        doc = yaml.safe_load(yaml.safe_dump(BASE))
+        doc["components"]["Snapshot"] = {"frame": "u32"}
+        doc["components"]["SnapshotRing"] = {"slot": "u32"}
+        schema, errors = schema_of(doc)
+        self.assertIsNotNone(schema, errors)
+        emitted = {x.ident for x in names.Names(schema).emitted()}
+        self.assertTrue({"w_snapshot_get", "w_snapshot_take", "w_snapshot_t", "w_snapshot_ring_get",
+                         "w_snapshot_ring_take", "w_snapshot_ring_t", "w_checksum"} <= emitted)
+        self.assertFalse(self.rejected(doc))
+
     def test_file_scope_library_names_as_generated_names(self):
         # 'w_' prefix: a world whose prefix makes a library name (world 'int8', type 'T' -> int8_t).
         self.assertTrue(self.rejected(dict(with_name("type", "T"), world="int8")))

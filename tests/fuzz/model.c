@@ -49,6 +49,43 @@ void m_init(model *m, uint32_t capacity) {
     }
 }
 
+void m_copy(model *dst, const model *src, bool keep_hook_counts) {
+    model kept = *dst;
+    if (kept.ents == NULL) {
+        m_init(&kept, src->capacity);
+    }
+    *dst = *src;
+    dst->ents = m_xalloc(kept.ents, sizeof(m_entity) * src->capacity);
+    memcpy(dst->ents, src->ents, sizeof(m_entity) * src->n);
+    dst->queue = src->queue_capacity > 0 ? m_xalloc(kept.queue, sizeof(m_cmd) * src->queue_capacity) : kept.queue;
+    dst->queue_capacity = src->queue_capacity > 0 ? src->queue_capacity : kept.queue_capacity;
+    if (src->queue_capacity > 0) {
+        memcpy(dst->queue, src->queue, sizeof(m_cmd) * src->queue_capacity);
+    }
+    dst->doomed = src->doomed_capacity > 0 ? m_xalloc(kept.doomed, sizeof(uint64_t) * src->doomed_capacity)
+                                           : kept.doomed;
+    dst->doomed_capacity = src->doomed_capacity > 0 ? src->doomed_capacity : kept.doomed_capacity;
+    if (src->doomed_count > 0) {
+        memcpy(dst->doomed, src->doomed, sizeof(uint64_t) * src->doomed_count);
+    }
+    /* The index: what lies below top; zeros above it, as m_init leaves them. */
+    dst->generation = kept.generation;
+    dst->slot = kept.slot;
+    memcpy(dst->generation, src->generation, sizeof(uint32_t) * src->top);
+    memcpy(dst->slot, src->slot, sizeof(int32_t) * src->top);
+    if (kept.top > src->top) {
+        memset(dst->generation + src->top, 0, sizeof(uint32_t) * (kept.top - src->top));
+    }
+    if (keep_hook_counts) {
+        dst->move_added = kept.move_added;
+        dst->move_removed = kept.move_removed;
+        dst->armor_added = kept.armor_added;
+        dst->armor_removed = kept.armor_removed;
+        dst->mark_added = kept.mark_added;
+        dst->mark_removed = kept.mark_removed;
+    }
+}
+
 void m_free(model *m) {
     free(m->ents);
     free(m->queue);

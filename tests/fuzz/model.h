@@ -176,6 +176,13 @@ typedef struct m_save {
     uint32_t steps;
 } m_save;
 
+/* A restore of a snapshot of the world: dst becomes what src (a copy made
+ * with m_copy when the snapshot was taken) holds, all of it (entities,
+ * marks, aspects, pending work, generations, enabled systems, the Stats
+ * resource), but for the hooks' counts: a restore runs no hook. dst must
+ * be m_init'ed (or zero, for the first copy into a spare model). */
+void m_copy(model *dst, const model *src, bool keep_hook_counts);
+
 /* Record what a save of the world holds (into s, which m_save_free releases). */
 void m_save_take(const model *m, m_save *s);
 void m_save_free(m_save *s);

@@ -24,16 +24,18 @@ CORE = "gcc ninja-build python3 python3-jinja2 python3-yaml"
 NPM = "npm install --prefix build/npm yaml-language-server@1.25.0 playwright-core@1.65.1"
 # On a bare machine: what each target would install, apt-get then npm.
 BARE = {
-    "demo": [f"apt-get install {CORE} libpng-dev"],
-    "install": [f"apt-get install {CORE} libyajl-dev libcivetweb-dev"],
-    "play": [f"apt-get install {CORE} libpng-dev pkg-config libsdl2-dev"],
-    "particles": [f"apt-get install {CORE}"],
-    "live-demo": [f"apt-get install {CORE}"],
-    "bench": [f"apt-get install {CORE} libyajl-dev libcivetweb-dev"],
+    "demo": [f"apt-get install {CORE} libpng-dev libxxhash-dev"],
+    "install": [f"apt-get install {CORE} libxxhash-dev libyajl-dev libcivetweb-dev"],
+    "play": [f"apt-get install {CORE} libpng-dev libxxhash-dev pkg-config libsdl2-dev"],
+    "particles": [f"apt-get install {CORE} libxxhash-dev"],
+    "rollback-demo": [f"apt-get install {CORE} libxxhash-dev"],
+    "generate": [f"apt-get install {CORE}"],
+    "bench": [f"apt-get install {CORE} libxxhash-dev libyajl-dev libcivetweb-dev"],
+    "live-demo": [f"apt-get install {CORE} libxxhash-dev"],
     "format-check": ["apt-get install clang-format"],
-    "fuzz": [f"apt-get install {CORE} libyajl-dev clang libclang-rt-dev libcmocka-dev"],
-    "test": [f"apt-get install {CORE} libpng-dev libyajl-dev libcivetweb-dev clang libclang-rt-dev libcmocka-dev "
-             "make cmake meson pkg-config nodejs npm python3-jsonschema chromium clang-format", NPM],
+    "fuzz": [f"apt-get install {CORE} libxxhash-dev libyajl-dev clang libclang-rt-dev libcmocka-dev"],
+    "test": [f"apt-get install {CORE} libpng-dev libxxhash-dev libyajl-dev libcivetweb-dev clang libclang-rt-dev "
+             "libcmocka-dev make cmake meson pkg-config nodejs npm python3-jsonschema chromium clang-format", NPM],
     "uninstall": ["nothing to install for uninstall"],
 }
 
@@ -72,13 +74,14 @@ class DepsTest(unittest.TestCase):
                     self.assertNotIn(tool, packages)
 
     def test_a_machine_with_the_demo_s_packages_needs_nothing_more_for_the_demo(self):
-        """gcc, python3 (with Jinja2 and PyYAML), ninja and png.h: `ninja demo` installs nothing."""
+        """gcc, python3 (with Jinja2 and PyYAML), ninja, png.h and xxhash.h: `ninja demo` installs nothing."""
         path = self.tmp / "demo-bin"
         shutil.copytree(self.bare, path, symlinks=True)
         for tool in ("gcc", "python3", "ninja"):
             (path / tool).symlink_to(shutil.which(tool))
         (self.root / "usr/include").mkdir(parents=True)
         (self.root / "usr/include/png.h").write_text("", encoding="utf-8")
+        (self.root / "usr/include/xxhash.h").write_text("", encoding="utf-8")
         self.assertEqual(self.deps("--dry-run", "demo", path=str(path)).stdout, "nothing to install for demo\n")
         packages = self.deps("--dry-run", "test", path=str(path)).stdout.split()
         self.assertIn("clang", packages)
@@ -88,7 +91,7 @@ class DepsTest(unittest.TestCase):
     def test_the_groups_a_target_checks_are_those_its_edges_wait_for(self):
         """For every target deps.sh knows: the DEPS edges `ninja -t commands TARGET` runs."""
         listing = self.deps("--list", path=os.environ["PATH"]).stdout.splitlines()
-        self.assertIn("demo: core png", listing)
+        self.assertIn("demo: core png xxhash", listing)
         for line in listing:
             target, groups = line.split(":")
             with self.subTest(target=target):
@@ -142,7 +145,7 @@ class DepsTest(unittest.TestCase):
         stamp = self.tmp / "deps.stamp"
         result = self.deps("--stamp", str(stamp), "demo")
         self.assertEqual(result.returncode, 1)
-        self.assertIn(f"strata: missing dependencies for demo; run: sudo apt-get install {CORE} libpng-dev\n",
+        self.assertIn(f"strata: missing dependencies for demo; run: sudo apt-get install {CORE} libpng-dev libxxhash-dev\n",
                       result.stderr)
         self.assertFalse(stamp.exists())
 

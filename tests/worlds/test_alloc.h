@@ -37,4 +37,18 @@ static void *failing_resize(void *ptr, size_t old_size, size_t new_size, void *u
     return budget-- > 0 ? test_realloc(ptr, new_size) : NULL;
 }
 
+/* Hooks that count the allocations and reallocations they make (free:
+ * test_release); inline, so a test that does not count pays nothing. */
+static long allocations;
+
+static inline void *counting_alloc(size_t size, void *user) {
+    allocations++;
+    return test_alloc(size, user);
+}
+
+static inline void *counting_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
+    allocations++;
+    return test_resize(ptr, old_size, new_size, user);
+}
+
 #endif /* TEST_ALLOC_H */

@@ -19,19 +19,6 @@
 
 /* --- Helpers -------------------------------------------------------------- */
 
-/* Allocations made through the counting hooks. */
-static long allocations;
-
-static void *counting_alloc(size_t size, void *user) {
-    allocations++;
-    return test_alloc(size, user);
-}
-
-static void *counting_resize(void *ptr, size_t old_size, size_t new_size, void *user) {
-    allocations++;
-    return test_resize(ptr, old_size, new_size, user);
-}
-
 static save_world *counted_world(uint32_t free_after) {
     save_world_desc_t d = {.allocator = {counting_alloc, counting_resize, test_release, NULL},
                            .free_empty_tables_after = free_after};
