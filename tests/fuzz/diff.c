@@ -1696,12 +1696,20 @@ static void op_rollback(void) {
     snapped.rollbacks++;
 }
 
+static void save_world(void);
+
 /* Save the world (binary and JSON, in memory); the model notes what it
  * holds. A snapshot is taken beside it. */
 static void op_save(void) {
+    op_snapshot();
+    save_world();
+}
+
+/* The save of op_save, without the snapshot (for a world the snapshot was
+ * not made for). */
+static void save_world(void) {
     fz_world *w = H.w;
     strata_result_t r;
-    op_snapshot();
     while ((r = fz_world_save_mem(w, saved.bin, saved.bin_capacity, &saved.bin_size)) != STRATA_OK) {
         CHECK(r == STRATA_ERR_LIMIT || (r == STRATA_ERR_NOMEM && H.alloc_mode), "op %ld: save_mem returned %s", H.ops,
               strata_result_str(r));
@@ -2879,7 +2887,7 @@ static void load_input(bool json, const uint8_t *data, size_t size) {
         H.w = again;
         struct saved_t first = saved;
         memset(&saved, 0, sizeof saved);
-        op_save();
+        save_world(); /* the snapshot belongs to the first world */
         CHECK(saved.bin_size == first.bin_size && memcmp(saved.bin, first.bin, first.bin_size) == 0,
               "a loaded world saves other bytes when loaded again");
         CHECK(saved.json_size == first.json_size && memcmp(saved.json, first.json, first.json_size) == 0,
