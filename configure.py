@@ -690,6 +690,11 @@ def main(argv):
         n.build(f"build/fuzz/{target}.run", "fuzz", inputs=fuzzers[target], implicit="tools/fuzz.sh",
                 variables={"seconds": str(FUZZ_SECONDS[target]), "target": target})
     n.build("fuzz", "phony", inputs=[f"build/fuzz/{t}.run" for t in fuzzers])
+    # `ninja test` runs each fuzzer once over its checked-in corpus (no
+    # fuzzing: seconds), so a change that breaks a found input fails there.
+    for target, exe in fuzzers.items():
+        b.test(f"build/fuzz/{target}-corpus.ok", f"{exe} tests/fuzz/corpus/{target}/*", inputs=exe,
+               implicit=sources(f"tests/fuzz/corpus/{target}/*"))
     n.line()
 
     live_libs, live_bench = live(b, inspect_libs)
