@@ -454,7 +454,7 @@ def inspector(b, generated, libs):
         """build/gcc/<example>-inspect: the example built with -D<EXAMPLE>_INSPECT (its --inspect PORT)."""
         h, c = generated[example]
         flags = f"-Ibuild/gen -Iexamples/common -D{example.upper()}_INSPECT"
-        srcs = files + PNG + [c]
+        srcs = files + PNG + ["examples/common/stop.c", c]
         objs = [b.compile("gcc", s, headers=[h], extra=flags, objdir="gcc/inspect") for s in srcs]
         exe = f"build/gcc/{example}-inspect"
         n.build(exe, "link_gcc", inputs=objs + [libs["gcc"], b.libs["gcc"]],

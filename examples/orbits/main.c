@@ -11,12 +11,10 @@
  *     orbits [--steps N] [--out FILE.png] [--inspect PORT] */
 #ifdef ORBITS_INSPECT
 #define _POSIX_C_SOURCE 200809L
-#include <signal.h>
-#include <sys/prctl.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "strata_inspect.h" /* before the world's header: it adds orbits_inspect_start */
+#include "stop.h"
 #endif
 #include "canvas.h"
 #include "orbits.h"
@@ -92,24 +90,10 @@ static void draw(orbits_world *w, canvas *c, bool trail) {
 }
 
 #ifdef ORBITS_INSPECT
-static volatile sig_atomic_t stop_asked;
-
-static void ask_stop(int signal) {
-    (void)signal;
-    stop_asked = 1;
-}
-
 /* Serve the inspector on `port`, stepping 30 times a second, until SIGTERM,
  * SIGINT, SIGHUP or the parent's death; 0 when it stopped cleanly. */
 static int inspect_run(orbits_world *w, long port) {
-    struct sigaction action = {.sa_handler = ask_stop};
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGTERM, &action, NULL);
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGHUP, &action, NULL);
-    pid_t parent = getppid();
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    stop_asked = getppid() != parent;
+    example_stop_on_signals();
     strata_inspect_t *in = NULL;
     strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
     if (orbits_inspect_start(w, &desc, &in) != STRATA_OK) {
@@ -120,7 +104,7 @@ static int inspect_run(orbits_world *w, long port) {
            (unsigned)strata_inspect_port(in), strata_inspect_token(in));
     fflush(stdout);
     strata_result_t r = STRATA_OK;
-    while (r == STRATA_OK && !stop_asked) {
+    while (r == STRATA_OK && !example_stop_asked()) {
         if (strata_inspect_poll(in)) {
             r = orbits_world_step(w, 1.0f / 30.0f);
         }

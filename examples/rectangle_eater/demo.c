@@ -12,10 +12,7 @@
  * printed), until a signal or the parent's death. */
 #ifdef RECTANGLE_EATER_INSPECT
 #define _POSIX_C_SOURCE 200809L
-#include <signal.h>
-#include <sys/prctl.h>
-#include <unistd.h>
-
+#include "stop.h"
 #include "strata_inspect.h" /* before the world's header: it adds rect_inspect_start */
 #else
 #define _POSIX_C_SOURCE 199309L
@@ -71,25 +68,11 @@ static uint64_t *frame_ends(uint32_t rate, uint64_t total, size_t *count) {
 }
 
 #ifdef RECTANGLE_EATER_INSPECT
-static volatile sig_atomic_t stop_asked;
-
-static void ask_stop(int signal) {
-    (void)signal;
-    stop_asked = 1;
-}
-
 /* The autopilot plays at 60 steps a second with the inspector on `port`
  * (after a game over the world steps on, still), until SIGTERM, SIGINT,
  * SIGHUP or the parent's death; 0 when it stopped cleanly. */
 static int inspect_run(rect_world *w, long port) {
-    struct sigaction action = {.sa_handler = ask_stop};
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGTERM, &action, NULL);
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGHUP, &action, NULL);
-    pid_t parent = getppid();
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    stop_asked = getppid() != parent;
+    example_stop_on_signals();
     strata_inspect_t *in = NULL;
     strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
     if (rect_inspect_start(w, &desc, &in) != STRATA_OK) {
@@ -100,7 +83,7 @@ static int inspect_run(rect_world *w, long port) {
            (unsigned)strata_inspect_port(in), strata_inspect_token(in));
     fflush(stdout);
     strata_result_t r = STRATA_OK;
-    while (r == STRATA_OK && !stop_asked) {
+    while (r == STRATA_OK && !example_stop_asked()) {
         if (strata_inspect_poll(in)) {
             r = rect_world_step(w, RECT_DT);
         }

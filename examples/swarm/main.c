@@ -10,13 +10,7 @@
 #include <time.h>
 
 #ifdef SWARM_INSPECT
-#include <signal.h>
-#include <sys/types.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
-
+#include "stop.h"
 #include "strata_inspect.h" /* before the world's header: it adds swarm_inspect_start */
 #endif
 #include "canvas.h"
@@ -80,34 +74,12 @@ static uint32_t visited(swarm_world *w, int id) {
 }
 
 #ifdef SWARM_INSPECT
-/* Set by SIGTERM, SIGINT or SIGHUP, and on Linux by the parent's death:
- * the loop below ends, the inspector stops, the program exits 0. */
-static volatile sig_atomic_t stop_asked;
-
-static void ask_stop(int signal) {
-    (void)signal;
-    stop_asked = 1;
-}
-
-static void stop_on_signals(void) {
-    struct sigaction action = {.sa_handler = ask_stop};
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGTERM, &action, NULL);
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGHUP, &action, NULL);
-#ifdef __linux__
-    pid_t parent = getppid();
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    stop_asked = getppid() != parent; /* it died before the request */
-#endif
-}
-
 /* Run the flock at 30 steps a second with the inspector on, printing its
  * URL, until `steps` steps have run (0: until stopped by a signal or the
  * parent's death). swarm_world_step times each system for the inspector
  * by itself. */
 static int inspect_run(swarm_world *w, unsigned port, unsigned long steps) {
-    stop_on_signals();
+    example_stop_on_signals();
     strata_inspect_t *inspector = NULL;
     strata_inspect_desc_t desc = {.port = (uint16_t)port, .any_port = port == 0, .writes = true};
     strata_result_t r = swarm_inspect_start(w, &desc, &inspector);
@@ -118,7 +90,7 @@ static int inspect_run(swarm_world *w, unsigned port, unsigned long steps) {
     printf("swarm: inspector at http://127.0.0.1:%u/ (writes on, X-Strata-Token: %s; Ctrl-C stops)\n",
            (unsigned)strata_inspect_port(inspector), strata_inspect_token(inspector));
     fflush(stdout);
-    for (unsigned long s = 0; (steps == 0 || s < steps) && r == STRATA_OK && !stop_asked;) {
+    for (unsigned long s = 0; (steps == 0 || s < steps) && r == STRATA_OK && !example_stop_asked();) {
         double t0 = now_ns();
         if (strata_inspect_poll(inspector)) {
             r = swarm_world_step(w, 1.0f / 30.0f);
