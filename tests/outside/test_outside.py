@@ -11,6 +11,9 @@ link without it, and runs with it). Each build is run and its output
 checked; then touching the schema must run the generator and nothing else,
 editing it must regenerate and rebuild, and a build with nothing changed
 must do nothing. Uninstall must remove exactly what install wrote.
+Each way of building configures its project once; its tests share it (each
+puts back what the one before changed), so that each rebuilds only what its
+own changes need.
 docs/using.md shows the build files verbatim: checked here too.
 
 Run by `ninja test` from the top of the tree:
@@ -204,22 +207,24 @@ class LiveTest(unittest.TestCase):
     STRICT = ["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
     OUTPUT = "live: world 'game', 2 systems, 4 steps\n"
 
-    def module(self, work: Path) -> Path:
-        """The game of this folder as a live module in work (strata-gen --live,
-        a shared library with no runtime of its own)."""
+    @classmethod
+    def setUpClass(cls):
+        """The game of this folder as a live module (strata-gen --live, a
+        shared library with no runtime of its own), which both hosts load."""
+        work = WORK / "live"
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
         run(["strata-gen", str(HERE / "game.yaml"), "-o", str(work / "gen"), "--live"])
         cflags = run(["pkg-config", "--cflags", "strata-live"]).stdout.split()
-        run([*self.STRICT, "-fPIC", "-fvisibility=hidden", "-shared", *cflags, "-I", str(work / "gen"),
+        run([*cls.STRICT, "-fPIC", "-fvisibility=hidden", "-shared", *cflags, "-I", str(work / "gen"),
              str(HERE / "systems.c"), str(work / "gen/game.c"), str(work / "gen/game_live.c"), "-o", str(work / "game.so")])
-        return work / "game.so"
+        cls.module = work / "game.so"
 
     def test_a_live_host_and_its_module_build_with_pkg_config(self):
         """The module loaded by a host built with strata-live's flags (the
         runtime linked whole and exported)."""
         work = WORK / "live"
-        module = self.module(work)
+        module = self.module
         cflags = run(["pkg-config", "--cflags", "strata-live"]).stdout.split()
         libs = run(["pkg-config", "--libs", "strata-live"]).stdout.split()
         run([*self.STRICT, *cflags, str(HERE / "live_host.c"), *libs, "-o", str(work / "host")])
@@ -230,9 +235,10 @@ class LiveTest(unittest.TestCase):
         finds the runtime in the host only if the target links it whole and
         exports it (an undefined symbol otherwise)."""
         work = WORK / "cmake-live"
-        module = self.module(work)
+        module = self.module
+        shutil.rmtree(work, ignore_errors=True)
         src, bin_dir = work / "host", work / "host-build"
-        src.mkdir()
+        src.mkdir(parents=True)
         shutil.copy2(HERE / "live_host.c", src / "live_host.c")
         (src / "CMakeLists.txt").write_text(
             "cmake_minimum_required(VERSION 3.20)\nproject(host C)\n"
@@ -291,22 +297,50 @@ class UninstallTest(unittest.TestCase):
 
 class Build:
     """One way of building the game: subclasses say how, where things land,
-    and how a game that loads JSON asks for it."""
+    and how a game that loads JSON asks for it. Each way has one project,
+    configured once (setUpClass); its tests share it, each starting from
+    the project's files as they are here (setUp puts back what an earlier
+    test changed), so a test rebuilds only what its own changes need."""
     tool = ""
     generator_ran = ""  # a regular expression matching the build log when strata-gen ran
     # For a game that loads JSON: the build file, a line of it, what replaces
     # the line, and the words of the file's comment that name the change.
     json_edit = ("", "", "", "")
 
+    @classmethod
+    def sources(cls) -> dict:
+        """The project's files: {name in the project: the file here}."""
+        return {name: HERE / name for name in PROJECT}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.src = WORK / cls.tool / "src"
+        shutil.rmtree(WORK / cls.tool, ignore_errors=True)
+        cls.src.mkdir(parents=True)
+        for name, source in cls.sources().items():
+            shutil.copy2(source, cls.src / name)
+        cls.configure()
+
+    @classmethod
+    def configure(cls):
+        """Prepare the build directory once (Make and Ninja need nothing)."""
+
     def setUp(self):
-        self.src = WORK / self.tool / "src"
-        shutil.rmtree(WORK / self.tool, ignore_errors=True)
-        self.src.mkdir(parents=True)
-        for name in PROJECT:
-            shutil.copy2(HERE / name, self.src / name)
+        """Put back, newer than every file built, each project file that an
+        earlier test changed."""
+        for name, source in self.sources().items():
+            text = source.read_bytes()
+            if (self.src / name).read_bytes() != text:
+                (self.src / name).write_bytes(text)
+                self.make_newer(self.src / name)
 
     def build(self, check=True) -> subprocess.CompletedProcess:
+        """Build the game as docs/using.md says."""
         raise NotImplementedError
+
+    def rebuild(self, check=True) -> subprocess.CompletedProcess:
+        """Build again after a change (the schema's, main.c's, the build file's)."""
+        return self.build(check)
 
     def outputs(self) -> dict:
         """The generated header, the objects and the game: {name: path}."""
@@ -318,17 +352,26 @@ class Build:
     def game(self) -> str:
         return run([str(self.outputs()["game"])]).stdout
 
+    def make_newer(self, path: Path):
+        """Give path an mtime newer than every file built so far."""
+        newest = max((p.stat().st_mtime_ns for p in self.outputs().values() if p.exists()), default=0)
+        while True:
+            os.utime(path)
+            if path.stat().st_mtime_ns > newest:
+                return
+            time.sleep(0.01)  # a file system with coarse timestamps
+
+    def use_json_main(self):
+        """main.c becomes main_json.c, newer than its object."""
+        shutil.copyfile(HERE / "main_json.c", self.src / "main.c")
+        self.make_newer(self.src / "main.c")
+
     def change_schema(self, edit=None):
         """Touch (or edit) the schema so that it is newer than every file built."""
         schema = self.src / "game.yaml"
         if edit:
             schema.write_text(schema.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
-        newest = max(self.mtimes().values())
-        while True:
-            os.utime(schema)
-            if schema.stat().st_mtime_ns > newest:
-                return
-            time.sleep(0.01)  # a file system with coarse timestamps
+        self.make_newer(schema)
 
     def test_builds_and_runs(self):
         self.build()
@@ -338,29 +381,29 @@ class Build:
         self.assertEqual(self.mtimes(), before, "a second build with nothing changed rebuilt something")
 
     def test_schema_changes_regenerate_and_rebuild_only_what_they_must(self):
-        self.build()
+        self.rebuild()
         before = self.mtimes()
         self.change_schema()
-        self.assertRegex(self.build().stdout, self.generator_ran, "touching the schema did not run strata-gen")
+        self.assertRegex(self.rebuild().stdout, self.generator_ran, "touching the schema did not run strata-gen")
         self.assertEqual(self.mtimes(), before, "an unchanged generated header rebuilt the game")
-        self.assertNotRegex(self.build().stdout, self.generator_ran, "strata-gen ran again with nothing changed")
+        self.assertNotRegex(self.rebuild().stdout, self.generator_ran, "strata-gen ran again with nothing changed")
         self.assertEqual(self.mtimes(), before)
 
         self.change_schema(EDIT)
-        self.assertRegex(self.build().stdout, self.generator_ran, "editing the schema did not run strata-gen")
+        self.assertRegex(self.rebuild().stdout, self.generator_ran, "editing the schema did not run strata-gen")
         after = self.mtimes()
         rebuilt = sorted(name for name in after if after[name] != before[name])
         self.assertEqual(rebuilt, sorted(after), "a changed header must rebuild every object and the game")
         self.assertEqual(self.game(), OUTPUT.format(x=23, v=strata_version()))
-        self.assertNotRegex(self.build().stdout, self.generator_ran)
+        self.assertNotRegex(self.rebuild().stdout, self.generator_ran)
         self.assertEqual(self.mtimes(), after, "a build after the edit with nothing changed rebuilt something")
 
     def test_json_loading_is_linked_only_when_the_build_file_asks(self):
         """main_json.c loads JSON: it does not link as the build file stands
         (libstrata_json and yajl are not linked), and links and runs after the
         one change the build file's comment names."""
-        shutil.copyfile(HERE / "main_json.c", self.src / "main.c")
-        failed = self.build(check=False)
+        self.use_json_main()
+        failed = self.rebuild(check=False)
         self.assertNotEqual(failed.returncode, 0, "the game linked libstrata_json without asking for it")
         self.assertIn("strata_world_load_json_mem", failed.stdout + failed.stderr)
         name, line, json_line, named = self.json_edit
@@ -370,7 +413,7 @@ class Build:
         build_file.write_text(text.replace(line, json_line), encoding="utf-8")
         comments = "".join(re.findall(r"(?m)^#.*$", text))
         self.assertIn(named, comments, f"{name}'s comment does not name the change for JSON")
-        self.build()
+        self.rebuild()
         self.assertEqual(self.game(), JSON_OUTPUT)
 
 
@@ -383,6 +426,10 @@ class MakeTest(Build, unittest.TestCase):
         return run(["make", "--no-print-directory"], cwd=self.src, check=check)
 
     def test_links_the_debug_runtime_when_asked(self):
+        """The game linked again (its objects do not change) with STRATA=strata-debug."""
+        self.build()
+        self.outputs()["game"].unlink()
+        self.addCleanup(self.outputs()["game"].unlink)  # the next build links the release runtime again
         log = run(["make", "--no-print-directory", "STRATA=strata-debug"], cwd=self.src).stdout
         self.assertIn("-lstrata_debug", log)
         self.assertNotIn("-lstrata_json", log)
@@ -413,21 +460,28 @@ class MesonTest(Build, unittest.TestCase):
     json_edit = ("meson.build", "strata = [dependency('strata')]",
                  "strata = [dependency('strata-json'), dependency('strata')]", "dependency('strata-json')")
 
-    def setUp(self):
-        super().setUp()
-        self.bin = WORK / self.tool / "build"
+    @classmethod
+    def configure(cls):
+        cls.bin = WORK / cls.tool / "build"
         # Meson refreshes ninja's caches (`ninja -t restat`, `-t cleandead`)
         # in the directory it is started from: started from the top, it
         # rewrote the running build's .ninja_log, which then lost every edge
         # that ended after it (and ran them all again next time).
-        self.log = ninja_log_inode()
-        run(["meson", "setup", str(self.bin), str(self.src)], cwd=WORK / self.tool)
+        cls.log = ninja_log_inode()
+        run(["meson", "setup", str(cls.bin), str(cls.src)], cwd=WORK / cls.tool)
+        cls.log_after_setup = ninja_log_inode()
 
     def test_setup_leaves_the_running_build_s_log_alone(self):
-        self.assertEqual(ninja_log_inode(), self.log)
+        self.assertEqual(self.log_after_setup, self.log)
 
     def build(self, check=True):
         return run(["meson", "compile", "-C", str(self.bin)], check=check)
+
+    def rebuild(self, check=True):
+        """The backend that `meson compile` runs, without its start-up: each
+        rebuild is ninja running the build.ninja that Meson wrote (and
+        regenerates when meson.build changes)."""
+        return run(["ninja", "-C", str(self.bin)], check=check)
 
     def outputs(self):
         o = self.bin / "game.p"
@@ -444,12 +498,12 @@ class CMakeTest(Build, unittest.TestCase):
     json_edit = ("CMakeLists.txt", "strata_add_world(game game.yaml)\n",
                  "strata_add_world(game game.yaml)\ntarget_link_libraries(game PRIVATE Strata::json)\n",
                  "target_link_libraries(game PRIVATE Strata::json)")
-    configure = ("-DCMAKE_PREFIX_PATH=" + str(ROOT),)
+    configure_args = ("-DCMAKE_PREFIX_PATH=" + str(ROOT),)
 
-    def setUp(self):
-        super().setUp()
-        self.bin = WORK / self.tool / "build"
-        run(["cmake", "-G", self.generator, "-S", str(self.src), "-B", str(self.bin), *self.configure])
+    @classmethod
+    def configure(cls):
+        cls.bin = WORK / cls.tool / "build"
+        run(["cmake", "-G", cls.generator, "-S", str(cls.src), "-B", str(cls.bin), *cls.configure_args])
 
     def build(self, check=True):
         return run(["cmake", "--build", str(self.bin)], check=check)
@@ -470,21 +524,20 @@ class CMakePkgConfigTest(CMakeTest):
     """The CMakeLists.txt that does without the package: find_program,
     pkg_check_modules and the generator's command by hand."""
     tool = "cmake-pkg-config"
-    configure = ()
+    configure_args = ()
 
-    def setUp(self):
-        Build.setUp(self)
-        shutil.copy2(HERE / "cmake-pkg-config/CMakeLists.txt", self.src / "CMakeLists.txt")
-        self.bin = WORK / self.tool / "build"
-        run(["cmake", "-G", self.generator, "-S", str(self.src), "-B", str(self.bin)])
+    @classmethod
+    def sources(cls):
+        return {**super().sources(), "CMakeLists.txt": HERE / "cmake-pkg-config/CMakeLists.txt"}
 
     def test_json_loading_is_linked_only_when_the_build_file_asks(self):
         """Here the switch is a cache entry, -DSTRATA_JSON=strata-json, as the file's comment says."""
-        shutil.copyfile(HERE / "main_json.c", self.src / "main.c")
+        self.use_json_main()
         self.assertNotEqual(self.build(check=False).returncode, 0)
         self.assertIn("-DSTRATA_JSON=strata-json",
                       (HERE / "cmake-pkg-config/CMakeLists.txt").read_text(encoding="utf-8"))
         run(["cmake", "-S", str(self.src), "-B", str(self.bin), "-DSTRATA_JSON=strata-json"])
+        self.addCleanup(run, ["cmake", "-S", str(self.src), "-B", str(self.bin), "-DSTRATA_JSON="])
         self.build()
         self.assertEqual(self.game(), JSON_OUTPUT)
 
