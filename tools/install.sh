@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install Strata under $DESTDIR$PREFIX (PREFIX defaults to /usr/local):
 #   bin/strata-gen                       the generator's command
-#   share/strata/codegen/                the generator's package and templates
+#   share/strata/codegen/                the generator's package (and its
+#                                        bytecode) and templates
 #   share/strata/strata.schema.json      the schema language's JSON Schema, for editors
 #   include/strata.h                     the runtime's header
 #   lib/libstrata.a                      the runtime, release build (-O2 -DNDEBUG)
@@ -69,7 +70,8 @@ make_dir() {
     if [ -d "$DESTDIR$1" ]; then
         return 0
     fi
-    make_dir "$(dirname "$1")"
+    parent=${1%/*}
+    make_dir "${parent:-/}"
     mkdir "$DESTDIR$1"
     record dir "$1"
 }
@@ -77,7 +79,7 @@ make_dir() {
 # put MODE FILE: install standard input as FILE (under PREFIX), replacing
 # what is there in one rename.
 put() {
-    make_dir "$(dirname "$2")"
+    make_dir "${2%/*}"
     cat >"$DESTDIR$2.tmp"
     chmod "$1" "$DESTDIR$2.tmp"
     mv -f "$DESTDIR$2.tmp" "$DESTDIR$2"
@@ -118,6 +120,25 @@ fi
 for f in "$top"/codegen/*.py; do
     put 644 "$PREFIX/share/strata/codegen/${f##*/}" <"$f"
 done
+# Their bytecode, compiled by the Python that runs strata-gen: strata-gen
+# writes none into the install, and without it each run compiles every
+# module again (a fifth of the generator's time on a small schema).
+make_dir "$PREFIX/share/strata/codegen/__pycache__"
+compiled=$("$python" -c '
+import importlib.util, py_compile, sys
+destdir, package, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+for name in names:
+    final = f"{package}/{name}"
+    compiled = importlib.util.cache_from_source(final)
+    py_compile.compile(destdir + final, cfile=destdir + compiled, dfile=final, doraise=True)
+    print(compiled)
+' "$DESTDIR" "$PREFIX/share/strata/codegen" $(cd "$top/codegen" && echo *.py))
+while IFS= read -r f; do
+    record file "$f"
+    echo "strata: installed $DESTDIR$f"
+done <<EOF
+$compiled
+EOF
 for f in "$top"/codegen/templates/*.j2; do
     put 644 "$PREFIX/share/strata/codegen/templates/${f##*/}" <"$f"
 done

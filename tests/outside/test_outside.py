@@ -126,6 +126,8 @@ class InstallTest(unittest.TestCase):
                     "lib/cmake/Strata/StrataConfigVersion.cmake", "lib/cmake/Strata/StrataTargets.cmake",
                     "lib/cmake/Strata/StrataWorld.cmake"}
         expected |= {f"share/strata/codegen/{p.name}" for p in (REPO / "codegen").glob("*.py")}
+        expected |= {f"share/strata/codegen/__pycache__/{p.stem}.{sys.implementation.cache_tag}.pyc"
+                     for p in (REPO / "codegen").glob("*.py")}
         expected |= {f"share/strata/codegen/templates/{p.name}" for p in (REPO / "codegen/templates").glob("*.j2")}
         files = {path for path, kind in tree(ROOT).items() if kind == "file"}
         self.assertEqual(files, expected)
@@ -133,6 +135,15 @@ class InstallTest(unittest.TestCase):
         self.assertEqual((ROOT / "include/strata.h").read_bytes(), (REPO / "runtime/include/strata.h").read_bytes())
         for lib, built in zip(("libstrata.a", "libstrata_debug.a", "libstrata_json.a"), LIBRARIES):
             self.assertEqual((ROOT / "lib" / lib).read_bytes(), Path(built).read_bytes(), lib)
+
+    def test_the_generator_runs_from_the_installed_bytecode(self):
+        """Each module strata-gen imports from the install is read from its
+        bytecode, not compiled again from its source."""
+        python = (ROOT / "bin/strata-gen").read_text(encoding="utf-8").splitlines()[0][2:]
+        log = run([python, "-v", str(ROOT / "bin/strata-gen"), str(HERE / "game.yaml"), "-o", str(WORK / "pyc-gen")]).stderr
+        loaded = re.findall(rf"(?m)^# code object from '?({re.escape(str(ROOT))}/share/strata/codegen/\S*?)'?$", log)
+        self.assertGreaterEqual(len(loaded), len(list((REPO / "codegen").glob("*.py"))) // 2, log)
+        self.assertEqual([path for path in loaded if not path.endswith(".pyc")], [])
 
     def test_using_md_s_install_table_names_every_file_installed(self):
         """Each file is in the table's first column: by its path, by its
