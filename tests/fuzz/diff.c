@@ -3277,9 +3277,12 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests(large, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
+        /* First, while the process is small: its forks copy the page
+         * tables of all the memory the process holds (under ASan, its
+         * quarantine of what the other tests freed). */
+        cmocka_unit_test(test_fuzz_nomem_every_allocation),
         cmocka_unit_test(test_fuzz_diff_matches_model),
         cmocka_unit_test(test_fuzz_diff_large_world_matches_model),
-        cmocka_unit_test(test_fuzz_nomem_every_allocation),
         cmocka_unit_test(test_load_bin_table_with_no_rows),
         cmocka_unit_test(test_limit_entities_stop_every_create_cleanly),
         cmocka_unit_test(test_limit_archetypes_stop_new_combinations_cleanly),
