@@ -137,6 +137,21 @@ class DeterminismTest(unittest.TestCase):
         self.assertIn("#if STRATA_VERSION != CORE_STRATA_GEN_VERSION\n", header)
 
 
+class MaskTest(unittest.TestCase):
+    def test_a_query_lists_its_nonempty_masks_up_to_their_last_word(self):
+        """The query table spells a mask up to its last nonzero word (the
+        rest are zero) and leaves an empty mask out."""
+        components = "".join(f"  C{i}: {{v: u8}}\n" for i in range(66))
+        schema, diagnostics = validate_source("m.yaml", (f"world: m\nversion: 1\ncomponents:\n{components}"
+                                                         "queries:\n  Q: {read: [C65], without: [C1]}\n").encode())
+        self.assertIsNotNone(schema, diagnostics)
+        source = render.render(schema)["m.c"]
+        entry = source[source.index('.name = "Q"'):]
+        entry = entry[:entry.index("\n    },")]
+        self.assertEqual(entry.splitlines()[1:], ["        .all = {{UINT64_C(0x0), UINT64_C(0x2)}},",
+                                                  "        .none = {{UINT64_C(0x2)}},"])
+
+
 class CollisionTest(unittest.TestCase):
     def collisions(self, text: str):
         schema, diagnostics = validate_source("t.yaml", text.encode())
