@@ -16,7 +16,7 @@ from typing import Dict
 from codegen import names, render
 from codegen.__main__ import main as generator_main
 from codegen.validate import validate_file, validate_source
-from tests.codegen import ccheck, crun, test_many_systems
+from tests.codegen import ccheck, crun, run_generator, test_many_systems
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "codegen" / "golden"
@@ -26,13 +26,7 @@ CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", str(REP
 
 
 def generate(schema: Path, outdir: str, *extra: str) -> subprocess.CompletedProcess:
-    """The generator's command line, run in this process (what `python3 -m
-    codegen` runs; tests/codegen/test_cli.py runs the command itself)."""
-    stdout, stderr = io.StringIO(), io.StringIO()
-    argv = [os.path.relpath(schema, REPO), "-o", outdir, *extra]
-    with contextlib.chdir(REPO), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = generator_main(argv)
-    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
+    return run_generator(os.path.relpath(schema, REPO), "-o", outdir, *extra)
 
 
 # Generates each schema of argv[2:] into its own directory under argv[1], in

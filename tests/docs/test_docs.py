@@ -32,8 +32,6 @@ reader cannot look up.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
@@ -47,7 +45,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-from codegen.__main__ import main as generator_main  # noqa: E402
+from tests.codegen import run_generator  # noqa: E402
 COMPILERS = ("gcc", "clang")
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O2"]
 IN_A_FUNCTION = "in a function"
@@ -160,11 +158,9 @@ class Generated:
         """(world name, include directory) of schema, generating it the first time."""
         if schema not in self.worlds:
             out = os.path.join(self.dir, str(len(self.worlds)))
-            stderr = io.StringIO()
-            with contextlib.chdir(ROOT), contextlib.redirect_stderr(stderr):  # what `python3 -m codegen` runs
-                code = generator_main([schema, "-o", out])
-            if code != 0:
-                raise AssertionError(f"cannot generate {schema}:\n{stderr.getvalue()}")
+            run = run_generator(schema, "-o", out)
+            if run.returncode != 0:
+                raise AssertionError(f"cannot generate {schema}:\n{run.stderr}")
             header = next(f for f in os.listdir(out) if f.endswith(".h"))
             self.worlds[schema] = (header[:-2], out)
         return self.worlds[schema]

@@ -1,15 +1,13 @@
 """`--diagnostics=json`: the generator's diagnostics as JSON for editors
 and CI, the same list as the text report, with where each span ends."""
-import contextlib
-import io
 import json
 import subprocess
 import sys
 import tempfile
 import unittest
 
-from codegen.__main__ import main as generator_main
 from codegen.diagnostics import span_end
+from tests.codegen import run_generator
 from tests.editor.documents import REPO
 
 KEYS = ["file", "line", "column", "end_line", "end_column", "severity", "message", "hint"]
@@ -23,10 +21,7 @@ def run_command(*args):
 
 def run(*args):
     """What the command does, run in this process (quicker than a process a case)."""
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.chdir(REPO), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = generator_main(list(args))
-    return subprocess.CompletedProcess(args, code, stdout.getvalue(), stderr.getvalue())
+    return run_generator(*args)
 
 
 class DiagnosticsJsonTest(unittest.TestCase):
