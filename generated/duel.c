@@ -78,55 +78,35 @@ static const strata_component_desc_t duel_components_[DUEL_COMPONENT_COUNT + 1] 
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* Free queries first, then the systems that have terms, by query id. */
+/* Free queries first, then the systems that have terms, by query id. A mask
+ * left out is empty; the words after a mask's last are zero. */
 static const strata_query_desc_t duel_queries_[6] = {
     {
         .name = "Pieces",
-        .all = {{UINT64_C(0x9), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x9)}},
     },
     {
         .name = "Players",
-        .all = {{UINT64_C(0x5), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x5)}},
     },
     {
         .name = "Steer",
-        .all = {{UINT64_C(0x6), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x6)}},
+        .write = {{UINT64_C(0x2)}},
     },
     {
         .name = "Drive",
-        .all = {{UINT64_C(0x7), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x5), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x7)}},
+        .write = {{UINT64_C(0x5)}},
     },
     {
         .name = "Drift",
-        .all = {{UINT64_C(0xb), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0xb)}},
+        .write = {{UINT64_C(0x1)}},
     },
     {
         .name = "Eat",
-        .all = {{UINT64_C(0x9), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x9)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

@@ -105,23 +105,19 @@ static const strata_component_desc_t orbits_components_[ORBITS_COMPONENT_COUNT +
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* Free queries first, then the systems that have terms, by query id. */
+/* Free queries first, then the systems that have terms, by query id. A mask
+ * left out is empty; the words after a mask's last are zero. */
 static const strata_query_desc_t orbits_queries_[2] = {
     {
         .name = "Spin",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
+        .write = {{UINT64_C(0x3)}},
     },
     {
         .name = "Place",
-        .all = {{UINT64_C(0x6), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x20), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x6)}},
+        .write = {{UINT64_C(0x4)}},
+        .optional = {{UINT64_C(0x20)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

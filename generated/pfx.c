@@ -69,47 +69,32 @@ static const strata_component_desc_t pfx_components_[PFX_COMPONENT_COUNT + 1] = 
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* Free queries first, then the systems that have terms, by query id. */
+/* Free queries first, then the systems that have terms, by query id. A mask
+ * left out is empty; the words after a mask's last are zero. */
 static const strata_query_desc_t pfx_queries_[5] = {
     {
         .name = "Falling",
-        .all = {{UINT64_C(0xb), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0xb)}},
     },
     {
         .name = "Gravity",
-        .all = {{UINT64_C(0xa), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0xa)}},
+        .write = {{UINT64_C(0x2)}},
     },
     {
         .name = "Move",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
+        .write = {{UINT64_C(0x1)}},
     },
     {
         .name = "Age",
-        .all = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x4)}},
+        .write = {{UINT64_C(0x4)}},
     },
     {
         .name = "Report",
-        .all = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x1)}},
+        .optional = {{UINT64_C(0x8)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

@@ -75,63 +75,42 @@ static const strata_component_desc_t swarm_components_[SWARM_COMPONENT_COUNT + 1
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* Free queries first, then the systems that have terms, by query id. */
+/* Free queries first, then the systems that have terms, by query id. A mask
+ * left out is empty; the words after a mask's last are zero. */
 static const strata_query_desc_t swarm_queries_[7] = {
     {
         .name = "Boids",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
+        .write = {{UINT64_C(0x3)}},
     },
     {
         .name = "Bin",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
     },
     {
         .name = "Colour",
-        .all = {{UINT64_C(0x6), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x6)}},
+        .write = {{UINT64_C(0x4)}},
     },
     {
         .name = "Steer",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x2), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
+        .write = {{UINT64_C(0x2)}},
+        .optional = {{UINT64_C(0x8)}},
     },
     {
         .name = "Integrate",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
+        .write = {{UINT64_C(0x1)}},
     },
     {
         .name = "Wrap",
-        .all = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x1)}},
+        .write = {{UINT64_C(0x1)}},
     },
     {
         .name = "Splat",
-        .all = {{UINT64_C(0x5), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x5)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */

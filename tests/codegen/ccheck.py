@@ -26,7 +26,6 @@ WARNINGS = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 FLAGS = ["-std=c11", *WARNINGS, "-fsyntax-only"]
 GAME_FLAGS = ["-std=gnu11", *WARNINGS, "-fsyntax-only"]
 UNIT = 64  # worlds a translation unit at most
-_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 def compilers() -> List[str]:
@@ -47,13 +46,13 @@ def write_world(directory: Path, outputs: Dict[str, str]) -> List[Path]:
 
 
 def _owned(outputs: Dict[str, str]) -> Set[str]:
-    """The identifiers a world defines: those under its prefix."""
+    """The identifiers a world defines: those under its prefix (in any case)."""
     header = next(name for name in outputs if name.endswith(".h"))
-    stem = header[:-2]
+    prefix = re.compile(r"\b" + re.escape(header[:-2]) + r"_\w*", re.IGNORECASE)  # whole identifiers only
     found: Set[str] = set()
     for name, text in outputs.items():
         if name.endswith((".c", ".h")):
-            found |= {x for x in _IDENT.findall(text) if x.lower().startswith(stem + "_")}
+            found.update(prefix.findall(text))
     return found
 
 

@@ -192,9 +192,10 @@ class HostileSchemaTest(unittest.TestCase):
     # --- shapes ---------------------------------------------------------------------------
 
     def test_worlds_without_components_systems_or_resources(self):
-        self.assert_compiles(world(""), world("resources:\n  R: {v: u8}\n"),
-                             world("components:\n  A: {x: f32}\n"), world("systems:\n  S: {}\n"),
-                             world("components:\n  T: {}\nqueries:\n  Q: {with: [T]}\n"))
+        # Each world of its own name, so that all compile in one translation unit.
+        self.assert_compiles(world("", "w0"), world("resources:\n  R: {v: u8}\n", "w1"),
+                             world("components:\n  A: {x: f32}\n", "w2"), world("systems:\n  S: {}\n", "w3"),
+                             world("components:\n  T: {}\nqueries:\n  Q: {with: [T]}\n", "w4"))
 
     def test_world_without_components_compiles_optimised(self):
         """Regression: at -O2, gcc saw a no-component world's bundle arrays

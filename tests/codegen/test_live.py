@@ -11,6 +11,7 @@ from pathlib import Path
 
 from codegen import render
 from codegen.validate import validate_source
+from tests.codegen import run_generator
 
 REPO = Path(__file__).resolve().parents[2]
 CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", str(REPO / "runtime/include")]
@@ -61,9 +62,9 @@ class LiveEntryTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             schema = Path(out, "lv.yaml")
             schema.write_text(SCHEMA)
-            self.assertEqual(run(str(schema), "-o", out).returncode, 0)
+            self.assertEqual(run_generator(str(schema), "-o", out).returncode, 0)
             self.assertFalse(Path(out, "lv_live.c").exists())
-            self.assertEqual(run(str(schema), "-o", out, "--live").returncode, 0)
+            self.assertEqual(run_generator(str(schema), "-o", out, "--live").returncode, 0)
             self.assertIn(f'.schema = "{schema}"', Path(out, "lv_live.c").read_text())
 
     def test_locations_are_where_the_schema_declares_each_element(self):

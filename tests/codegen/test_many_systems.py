@@ -15,6 +15,7 @@ from pathlib import Path
 
 from codegen import render
 from codegen.validate import validate_source
+from tests.codegen import crun
 
 REPO = Path(__file__).resolve().parents[2]
 CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", str(REPO / "runtime/include")]
@@ -54,8 +55,7 @@ def game_source(systems: int = SYSTEMS) -> str:
             runs.append(f"void many_s{i}_run(many_s{i}_ctx *ctx) {{\n    while (many_s{i}_next(ctx)) {{\n"
                         f"        ctx->c{(i + 5) % COMPONENTS}[0].v += ctx->c{i % COMPONENTS}[0].v + 1;\n    }}\n"
                         f"    logged({i});\n}}\n")
-    return f'''#include "strata_unity.h"
-#include "many.h"
+    return f'''#include "many.h"
 #include <stdio.h>
 
 static unsigned log_ids[{2 * systems}];
@@ -102,7 +102,6 @@ class ManySystemsTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             for name, body in render.render(schema).items():
                 Path(out, name).write_text(body, encoding="utf-8")
-            Path(out, "main.c").write_text(game_source(), encoding="utf-8")
             world_o = Path(out, "many.o")
             start, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             world = subprocess.run(["gcc", *CFLAGS, "-O2", "-c", str(Path(out, "many.c")), "-o", str(world_o)],
@@ -113,12 +112,8 @@ class ManySystemsTest(unittest.TestCase):
             print(f"a world of {SYSTEMS} systems: many.c ({lines} lines) compiled by gcc -O2 in {seconds:.1f} s "
                   f"({used.ru_utime - cpu.ru_utime:.1f} s user, {used.ru_maxrss // 1024} MB; "
                   f"load {os.getloadavg()[0]:.1f})", file=sys.stderr)
-            exe = Path(out, "many")
-            game = subprocess.run(["gcc", *CFLAGS, "-O0", "-I", str(REPO / "runtime"), "-I", out,
-                                   str(Path(out, "main.c")), str(world_o), "-o", str(exe), "-lpthread", "-lm"],
-                                  capture_output=True, text=True)
-            self.assertEqual(game.returncode, 0, game.stderr[:3000])
-            run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+            # The game, linked with the world's object and the runtime object the generator tests share.
+            run = crun.build_and_run(Path(out), [world_o], game_source())
             self.assertEqual(run.returncode, 0, run.stderr)
             head, *logged = run.stdout.split("\n")[:-1]
             no_terms = sum(1 for i in range(SYSTEMS) if i % 7 == 3 and i not in (10, 500))

@@ -171,6 +171,8 @@ class OneLineTest(unittest.TestCase):
                 template = yaml.dump(marked, Dumper=DUMPER)
                 for label, character in CHARACTERS.items():
                     count += 1
+                    # A new file each time: rewriting one in place makes ext4 flush it at close (auto_da_alloc).
+                    path.unlink(missing_ok=True)
                     path.write_text(spoiled_text(template, old, is_key, character), encoding="utf-8")
                     what = f"{'key' if is_key else 'value'} {'/'.join(map(str, where))} with {label}"
                     try:

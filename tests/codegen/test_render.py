@@ -16,7 +16,7 @@ from typing import Dict
 from codegen import names, render
 from codegen.__main__ import main as generator_main
 from codegen.validate import validate_file, validate_source
-from tests.codegen import ccheck, test_many_systems
+from tests.codegen import ccheck, crun, run_generator, test_many_systems
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "codegen" / "golden"
@@ -26,17 +26,18 @@ CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I", str(REP
 
 
 def generate(schema: Path, outdir: str, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codegen", os.path.relpath(schema, REPO), "-o", outdir, *extra],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    return run_generator(os.path.relpath(schema, REPO), "-o", outdir, *extra)
 
 
-# Generates each schema of argv[2:] into its own directory under argv[1], in one process.
+# Generates each schema of argv[2:] into its own directory under argv[1], in
+# one process; prints the hash of a string, which shows the hash seed.
 GENERATE_ALL = """
 import os, sys
 from codegen.__main__ import main
 for i, schema in enumerate(sys.argv[2:]):
     if main([schema, "-o", os.path.join(sys.argv[1], str(i))]) != 0:
         sys.exit(f"{schema}: the generator failed")
+print(hash("strata"))
 """
 
 
@@ -79,9 +80,13 @@ class GoldenTest(unittest.TestCase):
 
 class DeterminismTest(unittest.TestCase):
     def test_two_runs_give_the_same_bytes(self):
+        """One run in this process, one in another whose string hashes differ."""
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-            self.assertEqual(generate_all(a, "1").returncode, 0)
-            self.assertEqual(generate_all(b, "2").returncode, 0)
+            for i, schema in enumerate(SCHEMAS):
+                self.assertEqual(generate(schema, str(Path(a, str(i)))).returncode, 0, schema.name)
+            other = generate_all(b, "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1")
+            self.assertEqual(other.returncode, 0, other.stderr)
+            self.assertNotEqual(other.stdout.split()[-1], str(hash("strata")))  # so set orders differ
             for i, schema in enumerate(SCHEMAS):
                 with self.subTest(schema=schema.name):
                     files = sorted(os.listdir(Path(a, str(i))))
@@ -135,6 +140,21 @@ class DeterminismTest(unittest.TestCase):
         self.assertIn("#define CORE_STRATA_GEN_VERSION 400\n", header)
         self.assertIn('#define CORE_STRATA_GEN_VERSION_STRING "0.4.0"\n', header)
         self.assertIn("#if STRATA_VERSION != CORE_STRATA_GEN_VERSION\n", header)
+
+
+class MaskTest(unittest.TestCase):
+    def test_a_query_lists_its_nonempty_masks_up_to_their_last_word(self):
+        """The query table spells a mask up to its last nonzero word (the
+        rest are zero) and leaves an empty mask out."""
+        components = "".join(f"  C{i}: {{v: u8}}\n" for i in range(66))
+        schema, diagnostics = validate_source("m.yaml", (f"world: m\nversion: 1\ncomponents:\n{components}"
+                                                         "queries:\n  Q: {read: [C65], without: [C1]}\n").encode())
+        self.assertIsNotNone(schema, diagnostics)
+        source = render.render(schema)["m.c"]
+        entry = source[source.index('.name = "Q"'):]
+        entry = entry[:entry.index("\n    },")]
+        self.assertEqual(entry.splitlines()[1:], ["        .all = {{UINT64_C(0x0), UINT64_C(0x2)}},",
+                                                  "        .none = {{UINT64_C(0x2)}},"])
 
 
 class CollisionTest(unittest.TestCase):
@@ -259,7 +279,7 @@ int main(void) {
         """The .c spells each default one leaf a line (`.rules.decay[2] =
         0.7f`); the same value as nested braces (what the header's macros
         use) has the same bytes, for every component and resource (the .c
-        is compiled in with the runtime, so its statics are seen)."""
+        is included in the program's file, so its statics are seen)."""
         schema = model(REPO / "tests/schema/full.yaml")
         n = names.Names(schema)
         lit = render.Literals(schema, n)
@@ -276,8 +296,7 @@ int main(void) {
             # The game's systems and hooks, never called here: weak, so the program links without them.
             game = "".join(f"#pragma weak {x.ident}\n" for x in n.emitted()
                            if x.purpose in ("run", "on_add", "on_remove", "on_set") and x.scope == names.FUNC)
-            Path(out, "main.c").write_text(f"""#include "strata_unity.h"
-{game}#include "full.c"
+            main = f"""{game}#include "{Path(out, 'full.c')}"
 #include <stdio.h>
 #include <string.h>
 {expected}
@@ -291,12 +310,8 @@ static void same(const void *a, const void *b, size_t size, const char *what) {{
 int main(void) {{
 {checks}    return failed;
 }}
-""", encoding="utf-8")
-            exe = Path(out, "same")
-            build = subprocess.run(["gcc", *CFLAGS, "-I", str(REPO / "runtime"), "-I", out, str(Path(out, "main.c")),
-                                    "-o", str(exe), "-lpthread", "-lm"], capture_output=True, text=True)
-            self.assertEqual(build.returncode, 0, build.stderr[:3000])
-            run = subprocess.run([str(exe)], capture_output=True, text=True)
+"""
+            run = crun.build_and_run(Path(out), [], main)  # linked with the runtime the other tests share
             self.assertEqual((run.returncode, run.stdout), (0, ""))
             self.assertGreater(len(pairs), 8)
 

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+from tests.codegen import run_generator  # noqa: E402
 COMPILERS = ("gcc", "clang")
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O2"]
 IN_A_FUNCTION = "in a function"
@@ -156,8 +158,7 @@ class Generated:
         """(world name, include directory) of schema, generating it the first time."""
         if schema not in self.worlds:
             out = os.path.join(self.dir, str(len(self.worlds)))
-            run = subprocess.run([sys.executable, "-m", "codegen", schema, "-o", out], cwd=ROOT,
-                                 capture_output=True, text=True)
+            run = run_generator(schema, "-o", out)
             if run.returncode != 0:
                 raise AssertionError(f"cannot generate {schema}:\n{run.stderr}")
             header = next(f for f in os.listdir(out) if f.endswith(".h"))

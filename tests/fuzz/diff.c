@@ -36,6 +36,7 @@
  * model replays that log in the same order (so it never has to predict
  * table or row order) after checking that the visited set is exactly the
  * one it predicts. */
+#define _POSIX_C_SOURCE 200809L /* fork, waitpid, setenv: the out-of-memory sweep */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +47,8 @@
 #ifndef FUZZ_LIBFUZZER
 #include <setjmp.h>
 #include <cmocka.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #endif
 
 #include "fz.h"
@@ -75,6 +78,20 @@ _Static_assert(offsetof(fz_child_of, depth_) == M_LINK_DEPTH && offsetof(fz_dock
 /* The allocation made to fail in this run (0: none), for the report. */
 static long failing_allocation;
 
+#ifndef FUZZ_LIBFUZZER
+/* The out-of-memory sweep (test_fuzz_nomem_every_allocation): one run of
+ * the workload, in which allocations next, next + every, ... each fork a
+ * child that fails it and carries on, while the parent goes on as if it
+ * had not failed. */
+static struct {
+    long next, every; /* every 0: no sweep */
+    long children;    /* forked so far */
+    long failed_at;   /* the first allocation whose child failed (0: none) */
+    int status;       /* that child's wait status */
+    bool child;       /* this process is a child: a failure ends it */
+} sweep;
+#endif
+
 /* Report a difference and stop: a cmocka failure, or an abort libFuzzer records. */
 static void fuzz_fail(const char *fmt, ...) {
     char text[512];
@@ -90,6 +107,11 @@ static void fuzz_fail(const char *fmt, ...) {
     fprintf(stderr, "fuzz: %s\n", text);
     abort();
 #else
+    if (sweep.child) { /* the parent reports it, by the exit status */
+        fprintf(stderr, "%s\n", text);
+        fflush(NULL);
+        _exit(1);
+    }
     fail_msg("%s", text);
 #endif
 }
@@ -152,9 +174,48 @@ typedef struct heap_t {
     size_t bytes;
 } heap_t;
 
+#ifndef FUZZ_LIBFUZZER
+/* A sweep's allocation: fork; the child fails it (true), the parent waits
+ * for the child's verdict and carries on with the allocation made (false). */
+static bool sweep_fork(heap_t *h) {
+    sweep.next += sweep.every;
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        fail_msg("fork at allocation %ld failed", h->calls);
+    }
+    if (pid == 0) {
+        sweep.child = true;
+        sweep.every = 0;
+        /* A cmocka check failing in the child (a test_free guard) ends it
+         * rather than running the remaining tests in it. */
+        setenv("CMOCKA_TEST_ABORT", "1", 1);
+        h->fail_at = h->calls;
+        failing_allocation = h->calls;
+        h->failures++;
+        return true;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {}
+    sweep.children++;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        sweep.failed_at = h->calls;
+        sweep.status = status;
+        sweep.every = 0; /* one failure is reported: the rest of the run is the reference run's */
+    }
+    return false;
+}
+#endif
+
 /* True if this call is the one to fail. */
 static bool heap_fails(heap_t *h) {
-    if (++h->calls != h->fail_at) {
+    ++h->calls;
+#ifndef FUZZ_LIBFUZZER
+    if (sweep.every > 0 && h->calls == sweep.next) {
+        return sweep_fork(h);
+    }
+#endif
+    if (h->calls != h->fail_at) {
         return false;
     }
     h->failures++;
@@ -2705,7 +2766,11 @@ static void run_begin(long fail_at) {
     memset(&H.heap, 0, sizeof H.heap);
     H.heap.fail_at = fail_at;
     failing_allocation = fail_at;
+#ifdef FUZZ_LIBFUZZER
     H.alloc_mode = fail_at > 0;
+#else
+    H.alloc_mode = fail_at > 0 || sweep.every > 0; /* a sweep's reference run: its children fail allocations */
+#endif
     H.running = -1;
     H.stepping = false;
     H.move_added = H.move_removed = H.armor_added = H.armor_removed = H.mark_added = H.mark_removed = 0;
@@ -2993,22 +3058,45 @@ static void test_fuzz_diff_large_world_matches_model(void **state) {
     shape(false, 0, 0);
 }
 
-/* A scripted workload run again with its Nth allocation failing, for every
- * N until none fails (a shard K of N: every Nth from K + 1): each failed
+/* A scripted workload run with its Nth allocation failing, for every N
+ * until none fails (a shard K of N: every Nth from K + 1): each failed
  * call leaves the world equal to the model, each failed flush leaves a
- * prefix of it, nothing leaks. */
+ * prefix of it, nothing leaks.
+ *
+ * The workload runs once, as the reference run; at each allocation to be
+ * failed it forks (sweep_fork). The child fails that allocation, and from
+ * there does what a run from scratch with that allocation failing would:
+ * the world compared with the model after each of the next 32 operations,
+ * the end's full check, the world destroyed with every byte back; it exits
+ * 0, or 1 with the difference (naming the allocation) on stderr. The
+ * parent asserts each child's status and goes on unfailed, so the states
+ * checked are those of the runs from scratch, in one pass instead of one
+ * replay of the prefix per allocation. */
 static void test_fuzz_nomem_every_allocation(void **state) {
     (void)state;
     shape(false, 0, 2);
-    long n = 1 + shard;
-    for (;; n += shards) {
-        source_t src = {NULL, 0, 0, 77};
-        if (run(&src, 400, n) == 0) {
-            break;
-        }
+    sweep.next = 1 + shard;
+    sweep.every = shards;
+    sweep.children = sweep.failed_at = 0;
+    source_t src = {NULL, 0, 0, 77};
+    run(&src, 400, 0);
+    if (sweep.child) {
+        fflush(NULL);
+        _exit(0);
     }
-    print_message("allocations %ld, %ld, %ld, ... made to fail in turn, up to the %ld-th, past the workload's last\n",
-                  1 + shard, 1 + shard + shards, 1 + shard + 2 * shards, n);
+    long n = sweep.next; /* the first past the workload's last allocation */
+    sweep.every = 0;
+    if (sweep.failed_at != 0) {
+        if (WIFSIGNALED(sweep.status)) {
+            fail_msg("allocation %ld failing: the run stopped on signal %d", sweep.failed_at, WTERMSIG(sweep.status));
+        }
+        fail_msg("allocation %ld failing: the run exited with status %d (its message above)", sweep.failed_at,
+                 WIFEXITED(sweep.status) ? WEXITSTATUS(sweep.status) : -1);
+    }
+    print_message("allocations %ld, %ld, %ld, ... made to fail in turn, up to the %ld-th, past the workload's last "
+                  "(%ld runs)\n",
+                  1 + shard, 1 + shard + shards, 1 + shard + 2 * shards, n, sweep.children);
+    assert_int_equal(sweep.children, (n - 1 - shard) / shards);
     assert_true(n > 100);
 }
 
@@ -3189,9 +3277,12 @@ int main(int argc, char **argv) {
         return cmocka_run_group_tests(large, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
+        /* First, while the process is small: its forks copy the page
+         * tables of all the memory the process holds (under ASan, its
+         * quarantine of what the other tests freed). */
+        cmocka_unit_test(test_fuzz_nomem_every_allocation),
         cmocka_unit_test(test_fuzz_diff_matches_model),
         cmocka_unit_test(test_fuzz_diff_large_world_matches_model),
-        cmocka_unit_test(test_fuzz_nomem_every_allocation),
         cmocka_unit_test(test_load_bin_table_with_no_rows),
         cmocka_unit_test(test_limit_entities_stop_every_create_cleanly),
         cmocka_unit_test(test_limit_archetypes_stop_new_combinations_cleanly),

@@ -82,7 +82,11 @@ typedef struct exchange_t {
     int *statuses; /* the status line's code of each answer; 0: none */
     char *reply;   /* the last answer, headers and body */
     size_t reply_cap;
-    volatile bool done;
+    /* Set by exchange(): what the client thread tells the game's. */
+    pthread_mutex_t lock;
+    pthread_cond_t moved; /* an answer came, or the last */
+    size_t answered;
+    bool done;
 } exchange_t;
 
 /* Send one raw request on a fresh connection; the answer's status code (0: none). */
@@ -133,24 +137,53 @@ static void *exchange_run(void *arg) {
     for (size_t i = 0; i < x->count; i++) {
         size_t n = x->sizes != NULL ? x->sizes[i] : strlen(x->requests[i]);
         x->statuses[i] = exchange_one(x->port, x->requests[i], n, x->reply, x->reply_cap);
+        pthread_mutex_lock(&x->lock);
+        x->answered++;
+        x->done = i + 1 == x->count;
+        pthread_cond_signal(&x->moved);
+        pthread_mutex_unlock(&x->lock);
     }
-    __atomic_store_n(&x->done, true, __ATOMIC_RELEASE);
     return NULL;
 }
 
-/* Run the exchange on a thread while this one polls and steps the world. */
+/* Run the exchange on a thread while this one polls and steps the world,
+ * as a game does a frame: after each answer, or 0.1 ms after the last
+ * poll (a request queued for the game waits for one), not in a spin that
+ * takes the processor from the client and the server. */
 static void exchange(fixture_t *f, exchange_t *x) {
     x->port = strata_inspect_port(f->in);
-    x->done = false;
+    x->answered = 0;
+    x->done = x->count == 0;
+    pthread_condattr_t clock;
+    assert_int_equal(pthread_condattr_init(&clock), 0);
+    assert_int_equal(pthread_condattr_setclock(&clock, CLOCK_MONOTONIC), 0);
+    assert_int_equal(pthread_cond_init(&x->moved, &clock), 0);
+    pthread_condattr_destroy(&clock);
+    assert_int_equal(pthread_mutex_init(&x->lock, NULL), 0);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, exchange_run, x), 0);
-    while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&x->lock);
+    while (!x->done) {
+        size_t seen = x->answered;
+        pthread_mutex_unlock(&x->lock);
         if (strata_inspect_poll(f->in) && !f->still) {
             assert_int_equal(insp_world_step(f->w, 1.0f / 60.0f), STRATA_OK);
             f->steps++;
         }
+        pthread_mutex_lock(&x->lock);
+        if (!x->done && x->answered == seen) {
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_nsec += 100000;
+            until.tv_sec += until.tv_nsec / 1000000000;
+            until.tv_nsec %= 1000000000;
+            pthread_cond_timedwait(&x->moved, &x->lock, &until);
+        }
     }
+    pthread_mutex_unlock(&x->lock);
     pthread_join(t, NULL);
+    pthread_cond_destroy(&x->moved);
+    pthread_mutex_destroy(&x->lock);
 }
 
 static char reply[1 << 16];

@@ -1,5 +1,8 @@
 """tools/check-layers.py on small runtimes planted in a temporary directory:
 a clean one passes, a cycle and an upward include fail naming the include."""
+import contextlib
+import importlib.util
+import io
 import os
 import subprocess
 import sys
@@ -9,6 +12,9 @@ import unittest
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "check-layers.py"
+_SPEC = importlib.util.spec_from_file_location("check_layers", SCRIPT)
+CHECK_LAYERS = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(CHECK_LAYERS)
 
 # A small runtime in three layers: mem at the bottom, then table and
 # save/format, then world; strata.h is public, strata_unity.h exempt.
@@ -42,7 +48,13 @@ class CheckLayersTest(unittest.TestCase):
         return root
 
     def check(self, root):
-        return subprocess.run([sys.executable, str(SCRIPT), str(root)], capture_output=True, text=True)
+        """`python3 tools/check-layers.py ROOT`, run in this process (ninja's
+        layers check runs the command)."""
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            code = CHECK_LAYERS.main([str(root)])
+        return subprocess.CompletedProcess([sys.executable, str(SCRIPT), str(root)], code, stdout.getvalue(),
+                                           stderr.getvalue())
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -83,63 +83,41 @@ static const strata_component_desc_t core_components_[CORE_COMPONENT_COUNT + 1] 
     {.name = NULL}, /* a spare, so a world without components still has an array */
 };
 
-/* Free queries first, then the systems that have terms, by query id. */
+/* Free queries first, then the systems that have terms, by query id. A mask
+ * left out is empty; the words after a mask's last are zero. */
 static const strata_query_desc_t core_queries_[7] = {
     {
         .name = "Moving",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
+        .none = {{UINT64_C(0x8)}},
     },
     {
         .name = "Vital",
-        .all = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x9), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x4)}},
+        .optional = {{UINT64_C(0x9)}},
     },
     {
         .name = "Positioned",
-        .all = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x1)}},
     },
     {
         .name = "Damage",
-        .all = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x4), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x4)}},
+        .write = {{UINT64_C(0x4)}},
     },
     {
         .name = "Late",
-        .all = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x1)}},
     },
     {
         .name = "Move",
-        .all = {{UINT64_C(0x3), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x8), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x1), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x3)}},
+        .none = {{UINT64_C(0x8)}},
+        .write = {{UINT64_C(0x1)}},
     },
     {
         .name = "Cleanup",
-        .all = {{UINT64_C(0x10), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .none = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .write = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .changed = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
-        .optional = {{UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0), UINT64_C(0x0)}},
+        .all = {{UINT64_C(0x10)}},
     },
 };
 /* --- Reflection: the schema's fields, for saves and JSON ------------------ */
