@@ -127,6 +127,7 @@ make_dir "$PREFIX/share/strata/codegen/__pycache__"
 compiled=$("$python" -c '
 import importlib.util, py_compile, sys
 destdir, package, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+sys.pycache_prefix = None  # beside the modules, whatever PYTHONPYCACHEPREFIX says
 for name in names:
     final = f"{package}/{name}"
     compiled = importlib.util.cache_from_source(final)

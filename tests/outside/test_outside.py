@@ -136,14 +136,35 @@ class InstallTest(unittest.TestCase):
         for lib, built in zip(("libstrata.a", "libstrata_debug.a", "libstrata_json.a"), LIBRARIES):
             self.assertEqual((ROOT / "lib" / lib).read_bytes(), Path(built).read_bytes(), lib)
 
-    def test_the_generator_runs_from_the_installed_bytecode(self):
-        """Each module strata-gen imports from the install is read from its
-        bytecode, not compiled again from its source."""
+    def generator_s_modules(self, env: dict) -> list:
+        """Where a run of the installed strata-gen read each of its modules
+        from (its bytecode: a .pyc; compiled again: a .py)."""
         python = (ROOT / "bin/strata-gen").read_text(encoding="utf-8").splitlines()[0][2:]
-        log = run([python, "-v", str(ROOT / "bin/strata-gen"), str(HERE / "game.yaml"), "-o", str(WORK / "pyc-gen")]).stderr
-        loaded = re.findall(rf"(?m)^# code object from '?({re.escape(str(ROOT))}/share/strata/codegen/\S*?)'?$", log)
+        log = run([python, "-v", str(ROOT / "bin/strata-gen"), str(HERE / "game.yaml"), "-o", str(WORK / "pyc-gen")],
+                  env=env).stderr
+        loaded = re.findall(r"(?m)^# code object from '?(\S*/codegen/(?:__pycache__/)?[^/\s']+?)'?$", log)
         self.assertGreaterEqual(len(loaded), len(list((REPO / "codegen").glob("*.py"))) // 2, log)
-        self.assertEqual([path for path in loaded if not path.endswith(".pyc")], [])
+        return loaded
+
+    def test_the_generator_runs_from_the_installed_bytecode(self):
+        """Each module strata-gen imports from the install is read from the
+        bytecode beside it, not compiled again from its source."""
+        env = {k: v for k, v in user_env().items() if k != "PYTHONPYCACHEPREFIX"}
+        loaded = self.generator_s_modules(env)
+        self.assertEqual([p for p in loaded if not (p.startswith(f"{ROOT}/share/strata/codegen/__pycache__/")
+                                                     and p.endswith(".pyc"))], [])
+
+    def test_with_a_pycache_prefix_the_generator_keeps_its_bytecode_there(self):
+        """With PYTHONPYCACHEPREFIX, strata-gen writes its modules' bytecode
+        there (not into the install) and reads it from there the next time."""
+        prefix = WORK / "pycache"
+        shutil.rmtree(prefix, ignore_errors=True)
+        env = {**user_env(), "PYTHONPYCACHEPREFIX": str(prefix)}
+        before = tree(ROOT)
+        self.assertTrue(all(p.endswith(".py") for p in self.generator_s_modules(env)))
+        self.assertEqual(tree(ROOT), before)
+        loaded = self.generator_s_modules(env)
+        self.assertEqual([p for p in loaded if not (p.startswith(f"{prefix}/") and p.endswith(".pyc"))], [])
 
     def test_using_md_s_install_table_names_every_file_installed(self):
         """Each file is in the table's first column: by its path, by its
