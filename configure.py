@@ -64,6 +64,22 @@ VARIANTS = {
     "bench-o3": ("gcc", "-O3 -g -DNDEBUG"),
 }
 BENCH_VARIANTS = ("bench", "bench-o3")
+# The code that only drives what is tested (the tests' own files, the
+# tutorial's steps, the bench's cases run once at a tiny size) is compiled
+# at -O0 in these builds, as it is quickest to compile: the runtime and the
+# generated worlds keep the build's level, since they are what the tests
+# exercise, and so do the differential tests (tests/fuzz/), whose model is
+# most of their run. It checks nothing less: a sanitizer sees every access
+# at -O0, clang's warnings do not depend on the level, and gcc's build, whose
+# warnings do, compiles everything at -O2.
+DRIVER_FLAGS = {"clang": "-O0", "san": "-O0", "san-clang": "-O0"}
+DRIVER_CODE = ("tests/", "tools/test_filter.c", "examples/tutorial/", "bench/")
+
+
+def driver_flags(build, src):
+    """The flags added to the build's for src: DRIVER_FLAGS[build] if src only drives what is tested."""
+    driver = src.startswith(DRIVER_CODE) and not src.startswith("tests/fuzz/")
+    return DRIVER_FLAGS.get(build, "") if driver else ""
 # The order their edges are written in, and so started in: Ninja starts the
 # ready edges in the order they appear, so those on the longest chains of
 # `ninja test` come first (the install's runtimes for tests/outside, then the
@@ -327,6 +343,7 @@ class Build:
             self.objects.add(o)
             compiler = "gcc" if build == "sdl" else VARIANTS[build][0]
             groups = ["core"] + source_needs(src) + (["clang"] if compiler == "clang" else [])
+            extra = f"{extra} {driver_flags(build, src)}".strip()
             self.n.build(o, f"cc_{build}", inputs=src, order_only=stamps(*groups) + list(headers),
                          variables={"extra": extra} if extra else None)
         return o
@@ -707,10 +724,13 @@ def main(argv):
     # clang sanitizer build, so the tests never wait on the coverage build.
     for number, target in enumerate(FUZZ_SECONDS, 1):
         # (model.c and the world: the same objects as the variant's test_fuzz_diff)
-        objs = [b.compile(REPLAY_VARIANT, "tests/fuzz/diff.c", headers=[h],
-                          extra=f"-Ibuild/gen -DFUZZ_LIBFUZZER={number}", objdir=f"{REPLAY_VARIANT}/replay/{target}")]
+        # (diff.c as the target and the replaying main at -O0: a few inputs, run once;
+        # model.c and the world: the same objects as the build's test_fuzz_diff)
+        objs = [b.compile(REPLAY_VARIANT, src, headers=[h], objdir=f"{REPLAY_VARIANT}/replay/{target}",
+                          extra=f"-Ibuild/gen -DFUZZ_LIBFUZZER={number} -O0")
+                for src in ["tests/fuzz/diff.c", "tests/fuzz/replay.c"]]
         objs += [b.compile(REPLAY_VARIANT, s, headers=[h], extra="-Ibuild/gen -Iexamples/common")
-                 for s in ["tests/fuzz/replay.c", "tests/fuzz/model.c", c]]
+                 for s in ["tests/fuzz/model.c", c]]
         exe = f"build/{REPLAY_VARIANT}/fuzz-replay-{target}"
         n.build(exe, f"link_{REPLAY_VARIANT}", inputs=objs + [b.json_libs[REPLAY_VARIANT], b.libs[REPLAY_VARIANT]],
                 variables={"libs": JSON_LIBS})

@@ -1878,7 +1878,7 @@ static void test_inspect_hostile_requests(void **state) {
                 break;
             case 2: {
                 static const char *const paths[] = {"entity", "destroy", "add", "remove"};
-                char path[64];
+                char path[96]; /* "/api/", the longest path and an id of at most 63 bytes */
                 snprintf(path, sizeof path, "/api/%s/%s", paths[(r >> 6) % 4], id);
                 hostile_post(h, port, path, "{\"component\":\"Health\",\"field\":\"value\",\"value\":1}");
                 break;
