@@ -130,8 +130,9 @@ groups_of() {
     inspect-screenshot) echo core png xxhash civetweb browser ;;
     bench-js) echo node ;;
     fuzz) echo core xxhash yajl clang cmocka ;;
-    fuzz-long) echo core xxhash yajl cmocka ;;
+    fuzz-long) echo core xxhash yajl clang cmocka ;;
     test-quick) echo core png xxhash yajl civetweb cmocka ;;
+    test-san-gcc) echo core xxhash yajl civetweb cmocka ;;
     format-check) echo format ;;
     all) echo core png xxhash yajl civetweb clang cmocka ;;
     test) echo core png xxhash yajl civetweb clang cmocka outside editor browser format ;;
@@ -144,7 +145,7 @@ groups_of() {
     esac
 }
 TARGETS="demo test install play swarm particles orbits inspect inspect-screenshot bench bench-o3 bench-profile
-bench-vec bench-js fuzz fuzz-long format-check test-quick generate libs all uninstall live live-demo swarm-live
+bench-vec bench-js fuzz fuzz-long format-check test-quick test-san-gcc generate libs all uninstall live live-demo swarm-live
 rollback-demo rollback-play"
 
 # --- Arguments ------------------------------------------------------------------------

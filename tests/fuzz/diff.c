@@ -2995,18 +2995,22 @@ static bool option_large = false; /* --large: the large-world run alone, with --
 static uint32_t option_aim = 100000;
 static long shard = 0, shards = 1; /* --shard K/N: this run is part K of N */
 
-/* 20,000 operations from each of three seeds, 1-3 for shard 0, 4-6 for
- * shard 1 and so on (--ops, --seed: one long run); the second seed's world
- * frees the tables empty for 2 steps, the third's for 1. */
+#define FUZZ_SEEDS 12      /* the stream: seeds 1-12, cut among the shards */
+#define FUZZ_LARGE_SEEDS 4 /* the large world's: seeds 9-12 */
+
+/* 20,000 operations from each seed of this shard's run of the stream (1-3
+ * for shard 0 of 4, 4-6 for shard 1 and so on; 1-4, 5-8, 9-12 of 3), or of
+ * --seed (--ops: one long run); a seed's world takes (seed - 1) % 3 as its
+ * free_empty_tables_after (0: never; the old stream's order kept). */
 static void test_fuzz_diff_matches_model(void **state) {
     (void)state;
-    uint64_t first = 1 + 3 * (uint64_t)shard;
-    uint64_t seeds[] = {first, first + 1, first + 2};
-    int n = option_seed != 0 ? 1 : 3;
-    for (int i = 0; i < n; i++) {
-        uint64_t seed = option_seed != 0 ? option_seed : seeds[i];
+    long per = (FUZZ_SEEDS + shards - 1) / shards;
+    long first = 1 + per * shard;
+    long n = option_seed != 0 ? 1 : first + per - 1 <= FUZZ_SEEDS ? per : FUZZ_SEEDS + 1 - first;
+    for (long i = 0; i < n; i++) {
+        uint64_t seed = option_seed != 0 ? option_seed : (uint64_t)(first + i);
         source_t src = {NULL, 0, 0, seed};
-        shape(false, 0, option_seed != 0 ? (uint32_t)(option_seed % 3) : (uint32_t)i);
+        shape(false, 0, (uint32_t)((seed - 1) % 3));
         H.population = H.visits = H.links = H.cycles = 0;
         H.deepest = 0;
         snapped.takes = snapped.rollbacks = 0;
@@ -3025,6 +3029,8 @@ static void test_fuzz_diff_matches_model(void **state) {
     }
 }
 
+static void large_world(uint64_t seed, uint32_t aim, long ops);
+
 /* The large world: about option_aim entities (5,000 in the short run of
  * `ninja test`, 100,000 in `ninja fuzz-long`), made, changed and destroyed
  * in bulk over thousands of tables that are emptied and freed (free calls,
@@ -3034,7 +3040,15 @@ static void test_fuzz_diff_large_world_matches_model(void **state) {
     (void)state;
     uint32_t aim = option_large ? option_aim : 5000;
     long ops = option_large ? option_ops : 500;
-    uint64_t seed = option_large && option_seed != 0 ? option_seed : 9 + (uint64_t)shard; /* each shard its own */
+    /* Each shard its own: seeds 9 + K, 9 + K + N, ... of the large seeds. */
+    for (long k = shard; k < (option_large ? 1 : FUZZ_LARGE_SEEDS); k += shards) {
+        uint64_t seed = option_large && option_seed != 0 ? option_seed : 9 + (uint64_t)k;
+        large_world(seed, aim, ops);
+    }
+}
+
+/* One large-world run from seed: aim entities, ops operations. */
+static void large_world(uint64_t seed, uint32_t aim, long ops) {
     shape(true, aim, 3);
     source_t src = {NULL, 0, 0, seed};
     H.population = H.visits = 0;
