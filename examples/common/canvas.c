@@ -40,12 +40,14 @@ void canvas_fill(canvas *c, int x0, int y0, int x1, int y1, canvas_color col) {
         return;
     }
     if (col.a == 255) {
+        /* The first row pixel by pixel, the others copied from it. */
         const uint8_t px[4] = {col.r, col.g, col.b, 255};
-        for (int y = y0; y < y1; y++) {
-            uint8_t *p = c->rgba + 4 * ((size_t)y * (size_t)c->width + (size_t)x0);
-            for (int x = x0; x < x1; x++, p += 4) {
-                memcpy(p, px, 4);
-            }
+        uint8_t *first = c->rgba + 4 * ((size_t)y0 * (size_t)c->width + (size_t)x0);
+        for (int x = x0; x < x1; x++) {
+            memcpy(first + 4 * (size_t)(x - x0), px, 4);
+        }
+        for (int y = y0 + 1; y < y1; y++) {
+            memcpy(first + 4 * (size_t)(y - y0) * (size_t)c->width, first, 4 * (size_t)(x1 - x0));
         }
         return;
     }
