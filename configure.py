@@ -287,6 +287,8 @@ def rules(n):
     n.rule("deps", "sh tools/deps.sh --stamp $out $group", "DEPS $group", pool="console")
     n.rule("gen", f"{PYTHON_ENV} $python -m codegen $in -o $outdir --depfile $depfile",
            "GEN $in", depfile="$depfile", deps="gcc", restat="1")
+    n.rule("gen_worlds", f"{PYTHON_ENV} $python tools/gen-worlds.py $depfile $out $pairs",
+           "GEN the worlds of build/gen", depfile="$depfile", deps="gcc", restat="1")
     for v, (cc, flags) in VARIANTS.items():
         n.rule(f"cc_{v}", f"{cc} -std=c11 $warnings {flags} $includes $extra -MMD -MF $out.d -c $in -o $out",
                f"CC[{v}] $in", depfile="$out.d", deps="gcc")
@@ -330,18 +332,40 @@ class Build:
         self.tests = {}               # test stamp -> the variant it belongs to (None: no compiler)
         self.libs = {}                # variant -> libstrata.a
         self.json_libs = {}           # variant -> libstrata_json.a
+        self.batch = []               # (schema, outdir, outputs) of the worlds generated under build/gen/
+        self.batch_at = None          # where in the file their one edge goes (the first such world's place)
 
     def generate(self, schema, outdir):
-        """schema -> (outdir/<world>.h, outdir/<world>.c), with the schedule beside them."""
+        """schema -> (outdir/<world>.h, outdir/<world>.c), with the schedule
+        beside them. The examples' worlds (generated/) have an edge each;
+        those of the tests and benches (build/gen/) are made by one process
+        (tools/gen-worlds.py, written by write_batch): starting Python and
+        the generator is most of a world's time."""
         world = world_of(schema)
         h, c = f"{outdir}/{world}.h", f"{outdir}/{world}.c"
         if h in self.objects:
             return h, c
         self.objects.add(h)
         schedule = [f"{outdir}/{world}_schedule.txt", f"{outdir}/{world}_schedule.dot"]
+        if outdir.startswith("build/gen"):
+            if self.batch_at is None:
+                self.batch_at = len(self.n.lines)
+            self.batch.append((schema, outdir, [h, c] + schedule))
+            return h, c
         self.n.build(h, "gen", inputs=schema, implicit_outputs=[c] + schedule, implicit=self.codegen,
                      order_only=stamps("core"), variables={"outdir": outdir, "depfile": f"{h}.d"})
         return h, c
+
+    def write_batch(self):
+        """The edge that generates every world of build/gen/, in the place of the first asked for."""
+        outputs = [f for _, _, files in self.batch for f in files]
+        edge = Writer()
+        edge.build(outputs[0], "gen_worlds", inputs=[schema for schema, _, _ in self.batch],
+                   implicit_outputs=outputs[1:], implicit=self.codegen + ["tools/gen-worlds.py"],
+                   order_only=stamps("core"),
+                   variables={"depfile": "build/gen/worlds.d",
+                              "pairs": " ".join(f"{schema} {outdir}" for schema, outdir, _ in self.batch)})
+        self.n.lines[self.batch_at:self.batch_at] = edge.lines
 
     def compile(self, build, src, headers=(), extra="", objdir=None):
         """One object file, written once however many programs link it."""
@@ -858,6 +882,7 @@ def main(argv):
     n.build("uninstall", "uninstall_files", implicit=INSTALL_SCRIPTS)
     n.line()
     n.line("default all")
+    b.write_batch()
 
     path = os.path.join(ROOT, "build.ninja")
     if "--check" in argv:
