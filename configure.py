@@ -778,6 +778,16 @@ def main(argv):
                inputs=exe, implicit=sources(f"tests/fuzz/corpus/{target}/*"))
     n.line()
 
+    # The differential test against the reference model, and its
+    # allocation-failure sweep: the longest test of each build, so its
+    # edges come first. A stream of random operations is cut in one shard a
+    # variant (--shard K/N), so the variants together cover it once each
+    # instead of three times the same.
+    shards = {v: shard_of(v, TEST_VARIANTS) for v in TEST_VARIANTS + (CI_TEST_VARIANT,)}
+    for v in sorted(TEST_VARIANTS + (CI_TEST_VARIANT,), key=BUILD_ORDER.index):
+        h, c = test_worlds["fuzz"]
+        b.test_program(v, "test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], headers=[h],
+                       libs=JSON_LIBS, archives=[b.json_libs[v]], args=shards[v])
     live_libs, live_bench = live(b, inspect_libs)
     # A game outside the tree, built with CMake (with the installed package
     # and without), Meson, Make and Ninja against an install.
@@ -817,15 +827,9 @@ def main(argv):
     # The rollback demo converges, and catches a desync (its program: the examples, below).
     b.test("build/gcc/rollback-demo.ok", "sh tests/examples/rollback_demo.sh build/gcc/rollback_demo", variant="gcc",
            implicit=["build/gcc/rollback_demo", "tests/examples/rollback_demo.sh"])
-    # The tests: each file a program, in each compiler variant. A stream of
-    # random operations is cut in one shard a variant (--shard K/N), so the
-    # variants together cover it once each instead of three times the same.
-    shards = {v: shard_of(v, TEST_VARIANTS) for v in TEST_VARIANTS + (CI_TEST_VARIANT,)}
+    # The tests: each file a program, in each compiler variant (the sharded
+    # ones with their part of the stream, `shards` above).
     for v in sorted(TEST_VARIANTS + (CI_TEST_VARIANT,), key=BUILD_ORDER.index):
-        # The differential test against the reference model, and its allocation-failure sweep.
-        h, c = test_worlds["fuzz"]
-        b.test_program(v, "test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], headers=[h],
-                       libs=JSON_LIBS, archives=[b.json_libs[v]], args=shards[v])
         for src in sources("tests/worlds/test_*.c"):
             worlds = [stem(src)[len("test_"):].split("_")[0]] + EXTRA_WORLDS.get(stem(src), [])
             b.test_program(v, stem(src), [src] + [test_worlds[w][1] for w in worlds],
