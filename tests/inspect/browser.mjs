@@ -45,8 +45,11 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+// The bound on each wait for the page: generous, so that a loaded machine (a CI
+// runner building beside the test) does not fail it; a passing run never waits it out.
+const WAIT = 30000;
 // Wait until fn() (async) is true, asking every 50 ms, at most `limit` ms: a bound, not a pause.
-async function until(fn, limit = 10000) {
+async function until(fn, limit = WAIT) {
   for (const end = Date.now() + limit; Date.now() < end;) {
     if (await fn()) return true;
     await sleep(50);
@@ -67,7 +70,7 @@ async function start(file, args) {
       if (m) resolve(m[0]);
     });
     game.on("exit", (code) => reject(new Error(`${file} exited (${code}) before its inspector started`)));
-    setTimeout(() => reject(new Error(`no URL from ${file} in 20 s`)), 20000);
+    setTimeout(() => reject(new Error(`no URL from ${file} in ${(2 * WAIT) / 1000} s`)), 2 * WAIT);
   });
 }
 let url = await start(exe, ["--count", String(BOIDS), "--inspect", "0"]);
@@ -141,7 +144,7 @@ async function orbitsTree(page) {
   url = await start(orbitsExe, ["--inspect", "0"]);
   console.log(`orbits inspector at ${url}`);
   await page.goto(url);
-  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 2 * WAIT });
   const tree = '#trees [data-relation="ChildOf"]';
   const roots = await api("/api/tree?relation=ChildOf");
   const sun = roots.nodes[0];
@@ -156,12 +159,12 @@ async function orbitsTree(page) {
     }
   }
   for (const node of path) {
-    await page.waitForSelector(`${tree} [data-toggle="${node.id}"]`, { timeout: 10000 });
+    await page.waitForSelector(`${tree} [data-toggle="${node.id}"]`, { timeout: WAIT });
     await page.click(`${tree} [data-toggle="${node.id}"]`);
   }
   const moonlet = (await api(`/api/tree?relation=ChildOf&parent=${path[2].id}`)).nodes[0];
   const item = `${tree} li[data-node="${path[2].id}"] li[data-node="${moonlet.id}"]`;
-  await page.waitForSelector(item, { timeout: 10000 });
+  await page.waitForSelector(item, { timeout: WAIT });
   const labels = [];
   for (const node of [...path, moonlet]) labels.push(await page.locator(`${tree} li[data-node="${node.id}"] > .ref .label`).first().textContent());
   check(moonlet.depth === 3 && /^moonlet /.test(labels[3]) && labels[0] === "Sun" && /^planet /.test(labels[1]),
@@ -169,15 +172,15 @@ async function orbitsTree(page) {
   const shownPlanets = await page.$$eval(`${tree} li[data-node="${sun.id}"] > ul > li[data-node]`, (l) => l.length);
   check(shownPlanets === sunLinks.source_count, `orbits: the sun's ${shownPlanets} planets are listed`);
   await page.click(`${item} > .ref`);
-  await page.waitForSelector(`#entity-links [data-relation="ChildOf"] .ref[data-ref="${path[2].id}"]`, { timeout: 10000 });
+  await page.waitForSelector(`#entity-links [data-relation="ChildOf"] .ref[data-ref="${path[2].id}"]`, { timeout: WAIT });
   await page.click(`#entity-links [data-relation="ChildOf"] .ref[data-ref="${path[2].id}"]`);
-  await page.waitForFunction((id) => document.querySelector("#entity-id").textContent.startsWith(id), path[2].id, { timeout: 10000 });
+  await page.waitForFunction((id) => document.querySelector("#entity-id").textContent.startsWith(id), path[2].id, { timeout: WAIT });
   check(true, `orbits: from ${moonlet.id} to its moon ${path[2].id} by its link`);
   await page.selectOption("#q-relation", "ChildOf");
   await page.fill("#q-target", sun.id);
   await page.click("#query-form button");
   await page.waitForFunction((n) => document.querySelector("#q-range").dataset.total === String(n), sunLinks.source_count,
-    { timeout: 10000 });
+    { timeout: WAIT });
   check(true, `orbits: the query ChildOf ${sun.id} finds the ${sunLinks.source_count} planets`);
 }
 
@@ -188,12 +191,12 @@ async function rectangleEater(page) {
   url = await start(rectExe, ["--inspect", "0"]);
   console.log(`rectangle eater inspector at ${url}`);
   await page.goto(url);
-  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 2 * WAIT });
   const eaten = '#events tr[data-event="Eaten"]';
-  await page.waitForSelector(eaten, { timeout: 10000 });
-  const ate = await until(async () => Number(await page.textContent(`${eaten} td:nth-child(3)`)) > 0, 30000);
+  await page.waitForSelector(eaten, { timeout: WAIT });
+  const ate = await until(async () => Number(await page.textContent(`${eaten} td:nth-child(3)`)) > 0);
   await page.click(`${eaten} .ref`);
-  await page.waitForSelector('#event-values .event-value [data-field="by"] .ref', { timeout: 10000 });
+  await page.waitForSelector('#event-values .event-value [data-field="by"] .ref', { timeout: WAIT });
   const by = await page.locator('#event-values .event-value [data-field="by"] .ref').first().getAttribute("data-ref");
   const system = await page.locator("#event-values .event-value").first().textContent();
   const player = (await api("/api/resources")).Game.player;
@@ -201,11 +204,11 @@ async function rectangleEater(page) {
     `rectangle eater: Eaten events seen, the last eaten by ${by} (the player, ${player}), emitted by Collide`);
   // Paused from the page, so that the page's count and the world's are of one moment.
   await page.click("#pause");
-  await page.waitForFunction(() => document.querySelector("#mode").textContent === "paused", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#mode").textContent === "paused", null, { timeout: WAIT });
   await page.fill("#q-with", "Health,Collision");
   await page.fill("#q-without", "PlayerControlled");
   await page.click("#query-form button");
-  await page.waitForFunction(() => (document.querySelector("#q-range").dataset.total || "") !== "", null, { timeout: 10000 });
+  await page.waitForFunction(() => (document.querySelector("#q-range").dataset.total || "") !== "", null, { timeout: WAIT });
   const shown = Number(await page.getAttribute("#q-range", "data-total"));
   const all = (await api("/api/entities?with=Health,Collision&limit=1")).total;
   const players = (await api("/api/entities?with=Health,Collision,PlayerControlled&limit=1")).total;
@@ -222,13 +225,13 @@ async function secondRound(page, poisoned, healthy) {
   const text = async (sel) => (await page.locator(sel).first().textContent()).trim();
   // The hierarchy: 2000 / 50 roots; expand 0v1, then 10v1, then 20v1: three deep.
   const roots = await api("/api/tree?relation=ChildOf");
-  await page.waitForSelector('#trees [data-relation="ChildOf"] li[data-node="0v1"]', { timeout: 10000 });
+  await page.waitForSelector('#trees [data-relation="ChildOf"] li[data-node="0v1"]', { timeout: WAIT });
   check(roots.total === GAME / 50 && (await text('#trees [data-relation="ChildOf"] h3 .count')) === `${roots.total} roots`,
     `the ChildOf tree shows its ${roots.total} roots`);
   const tree = '#trees [data-relation="ChildOf"]';
   for (const [node, child] of [["0v1", "10v1"], ["10v1", "20v1"], ["20v1", "30v1"]]) {
     await page.click(`${tree} [data-toggle="${node}"]`);
-    await page.waitForSelector(`${tree} li[data-node="${node}"] li[data-node="${child}"]`, { timeout: 10000 });
+    await page.waitForSelector(`${tree} li[data-node="${node}"] li[data-node="${child}"]`, { timeout: WAIT });
   }
   const below0 = (await api("/api/tree?relation=ChildOf&parent=0v1")).total;
   const shown0 = await page.$$eval(`${tree} li[data-node="0v1"] > ul > li[data-node]`, (l) => l.length);
@@ -236,22 +239,22 @@ async function secondRound(page, poisoned, healthy) {
     `expanded: 0v1 shows its ${shown0} children (the world: ${below0}), 10v1 > 20v1 > 30v1 three deep`);
   // Follow links: 30v1 from the tree, then its target, then a Likes link.
   await page.click(`${tree} li[data-node="30v1"] > .ref`);
-  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("30v1"), null, { timeout: 10000 });
-  await page.waitForSelector('#entity-links [data-relation="ChildOf"] .ref[data-ref="20v1"]', { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("30v1"), null, { timeout: WAIT });
+  await page.waitForSelector('#entity-links [data-relation="ChildOf"] .ref[data-ref="20v1"]', { timeout: WAIT });
   await page.click('#entity-links [data-relation="ChildOf"] .ref[data-ref="20v1"]');
-  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("20v1"), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("20v1"), null, { timeout: WAIT });
   check(true, "a link followed from the tree (30v1) to its target (20v1)");
   await page.click(`${tree} li[data-node="10v1"] > .ref`);
-  await page.waitForSelector('#entity-links [data-relation="Likes"] .ref[data-ref="15v1"]', { timeout: 10000 });
+  await page.waitForSelector('#entity-links [data-relation="Likes"] .ref[data-ref="15v1"]', { timeout: WAIT });
   const likes = (await api("/api/links/10v1")).relations.find((r) => r.relation === "Likes").targets.map((t) => t.id).sort();
   check(likes.join() === "15v1,5v1", `10v1's Likes links are listed (${likes.join(", ")}) and clickable`);
   check((await text("#entity-id .label")) === "box", "10v1's label (Label.text) is in its title");
 
   // Events: Hurt sends a Hit for each poisoned entity a step.
   await page.waitForFunction((n) => document.querySelector('#events tr[data-event="Hit"] .last-step')?.textContent === String(n),
-    poisoned, { timeout: 10000 });
+    poisoned, { timeout: WAIT });
   check(true, `the events panel: ${poisoned} Hit last step (one a poisoned entity)`);
-  await page.waitForSelector("#event-values .event-value", { timeout: 10000 });
+  await page.waitForSelector("#event-values .event-value", { timeout: WAIT });
   const value = await text("#event-values .event-value");
   const who = await page.locator('#event-values .event-value [data-field="who"] .ref').first().getAttribute("data-ref");
   const whom = await api(`/api/entity/${who}`);
@@ -276,7 +279,7 @@ async function secondRound(page, poisoned, healthy) {
   await page.fill("#q-with", "Health");
   await page.fill("#q-without", "Poisoned");
   await page.click("#query-form button");
-  await page.waitForFunction(() => document.querySelector("#q-range").dataset.total !== undefined && document.querySelector("#q-range").dataset.total !== "", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#q-range").dataset.total !== undefined && document.querySelector("#q-range").dataset.total !== "", null, { timeout: WAIT });
   const withHealth = (await api("/api/entities?with=Health&limit=1")).total, both = (await api("/api/entities?with=Health,Poisoned&limit=1")).total;
   const total = Number(await page.getAttribute("#q-range", "data-total"));
   const rows = await page.$$eval("#q-results tbody tr", (r) => r.length);
@@ -287,22 +290,22 @@ async function secondRound(page, poisoned, healthy) {
   await page.selectOption("#q-relation", "ChildOf");
   await page.fill("#q-target", "0v1");
   await page.click("#query-form button");
-  await page.waitForFunction(() => document.querySelector("#q-range").dataset.total === "2", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#q-range").dataset.total === "2", null, { timeout: WAIT });
   check(true, "ChildOf with target 0v1: its 2 sources");
 
   // Structural edits: create, add and remove a component, destroy.
   const count0 = (await api("/api/world")).entities;
   await page.selectOption("#spawn-what", "");
   await page.click("#create");
-  await page.waitForFunction(() => /^created /.test(document.querySelector("#status").textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /^created /.test(document.querySelector("#status").textContent), null, { timeout: WAIT });
   const made = (await text("#status")).split(" ")[1];
   check((await api("/api/world")).entities === count0 + 1 && (await api(`/api/entity/${made}`)).id === made,
     `Create makes ${made}: the world has ${count0 + 1} entities`);
-  await page.waitForFunction((id) => document.querySelector("#entity-id").textContent.startsWith(id), made, { timeout: 10000 });
+  await page.waitForFunction((id) => document.querySelector("#entity-id").textContent.startsWith(id), made, { timeout: WAIT });
   await page.selectOption("#add-what", "Frozen");
   await page.click("#add");
   check(await until(async () => "Frozen" in (await api(`/api/entity/${made}`)).components), `Frozen added to ${made}`);
-  await page.waitForSelector('#entity [data-component="Frozen"] .remove', { timeout: 10000 });
+  await page.waitForSelector('#entity [data-component="Frozen"] .remove', { timeout: WAIT });
   await page.click('#entity [data-component="Frozen"] .remove');
   check(await until(async () => !("Frozen" in (await api(`/api/entity/${made}`)).components)), `Frozen removed from ${made}`);
   await page.click("#destroy");
@@ -311,15 +314,15 @@ async function secondRound(page, poisoned, healthy) {
   // Spawn an assemblage: its label shows in the list.
   await page.selectOption("#spawn-what", "Crate");
   await page.click("#create");
-  await page.waitForFunction(() => /^created /.test(document.querySelector("#status").textContent), null, { timeout: 10000 });
+  await page.waitForFunction(() => /^created /.test(document.querySelector("#status").textContent), null, { timeout: WAIT });
   const crate = (await text("#status")).split(" ")[1];
   const spawned = await api(`/api/entity/${crate}`);
   check(spawned.label === "crate" && spawned.components.Position.x >= 5 && "Velocity" in spawned.components,
     `Crate spawned as ${crate} (from x = 5, moving), labelled "crate"`);
-  await page.waitForFunction(() => document.querySelector("#entity-id .label")?.textContent === "crate", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#entity-id .label")?.textContent === "crate", null, { timeout: WAIT });
   // Leave the tree expanded and 30v1 picked for the screenshot.
   await page.click(`${tree} li[data-node="30v1"] > .ref`);
-  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("30v1"), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#entity-id").textContent.startsWith("30v1"), null, { timeout: WAIT });
 }
 
 const profile = mkdtempSync(path.join(tmpdir(), "strata-chromium-"));
@@ -334,7 +337,7 @@ try {
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
   await page.goto(url);
-  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 2 * WAIT });
 
   // Counts: what the page shows is what the world holds.
   const world = await api("/api/world");
@@ -350,7 +353,7 @@ try {
 
   // Timing without game code: the generated step reports each system once the page asks.
   await page.waitForFunction(() => Number(document.querySelector('#systems tr[data-system="Integrate"]').dataset.runs) > 0,
-    null, { timeout: 10000 });
+    null, { timeout: WAIT });
   const timed = (await api("/api/systems")).systems;
   const integrate0 = timed.find((s) => s.name === "Integrate");
   check(integrate0.runs > 0 && integrate0.last_ms > 0 && integrate0.visited === BOIDS,
@@ -367,14 +370,14 @@ try {
   // Find the fast boids (a tenth of the flock) and pick one.
   await page.fill("#search", "Position,Fast");
   await page.click("#search-form button");
-  await page.waitForFunction(() => document.querySelector("#entity-range").dataset.total === "300", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#entity-range").dataset.total === "300", null, { timeout: WAIT });
   check(true, "searching Position,Fast finds the 300 fast boids");
   // A locator, not an element handle: the live list is redrawn while the test
   // runs, and a locator finds the item again instead of clicking a detached one.
   const first = page.locator("#entity-list li").first();
   const id = await first.getAttribute("data-entity");
   await page.locator(`#entity-list li[data-entity="${id}"]`).click();
-  await page.waitForSelector('#entity [data-component="Fast"]', { timeout: 10000 });
+  await page.waitForSelector('#entity [data-component="Fast"]', { timeout: WAIT });
   check(true, `entity ${id}: its components are shown, Fast among them`);
   // One spelling: the list, the title, the API's path and answer all say 4v1.
   const label = await page.locator(`#entity-list li[data-entity="${id}"] .eid`).textContent();
@@ -386,7 +389,7 @@ try {
   // Disable Integrate: positions stop changing, its run count stops.
   const integrate = '#systems tr[data-system="Integrate"]';
   await page.click(`${integrate} input.enable`);
-  await page.waitForSelector(`${integrate}.off`, { timeout: 10000 });
+  await page.waitForSelector(`${integrate}.off`, { timeout: WAIT });
   const runs0 = (await api("/api/systems")).systems.find((s) => s.name === "Integrate").runs;
   const before = (await api(`/api/entity/${id}`)).components.Position;
   const step0 = (await api("/api/world")).step;
@@ -407,11 +410,11 @@ try {
 
   // Integrate on again: the boid moves off 123.5.
   await page.click(`${integrate} input.enable`);
-  await page.waitForSelector(`${integrate}.on`, { timeout: 10000 });
+  await page.waitForSelector(`${integrate}.on`, { timeout: WAIT });
   check(await until(async () => (await api(`/api/entity/${id}`)).components.Position.x !== 123.5),
     "with Integrate on again, the boid moves");
 
-  await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector("#schedule svg") !== null, null, { timeout: WAIT });
   check(true, "the schedule is drawn");
   // The history of a world without events (its events' clock does not move): a sample a step all the same.
   check(await until(async () => Number(await page.getAttribute("#graph-step", "data-points")) > 10),
@@ -425,14 +428,14 @@ try {
   url = await start(gameExe, [String(GAME), "0"]);
   console.log(`test world inspector at ${url}`);
   await page.goto(url);
-  await page.waitForSelector("body[data-ready=yes]", { timeout: 20000 });
+  await page.waitForSelector("body[data-ready=yes]", { timeout: 2 * WAIT });
   const poisoned = GAME / 10, healthy = GAME / 2;
   // Hurt writes the poisoned's Health each step after Watch ran: between steps, they wait in Watch's set.
   const changes = await api("/api/changes");
   const health = changes.components.find((c) => c.name === "Health");
   check(health && health.marked === poisoned && health.tracked_by.join() === "Watch",
     `the API: Health marked on ${health && health.marked} entities (the ${poisoned} poisoned), tracked by Watch`);
-  await page.waitForSelector('#changes tr[data-component="Health"]', { timeout: 10000 });
+  await page.waitForSelector('#changes tr[data-component="Health"]', { timeout: WAIT });
   check(Number(await page.textContent('#changes tr[data-component="Health"] .marked')) === poisoned,
     "the page shows the Health changed count");
   const aspects = (await api("/api/aspects")).aspects;
@@ -445,7 +448,7 @@ try {
   // It migrated its world into a new one as it started, as a live reload does: listed in the reloads panel.
   const reloads = (await api("/api/reloads")).reloads;
   check(reloads.length === 1 && reloads[0].outcome === "reloaded", "the API lists the test world's reload");
-  await page.waitForSelector('#reloads tr[data-reload="1"]', { timeout: 10000 });
+  await page.waitForSelector('#reloads tr[data-reload="1"]', { timeout: WAIT });
   check(await page.textContent('#reloads tr[data-reload="1"] .outcome') === "reloaded" &&
     !(await page.isHidden("#reloads-section")), "the page shows it in the reloads panel");
 
@@ -453,19 +456,19 @@ try {
   await page.fill("#search", "Poisoned");
   await page.click("#search-form button");
   await page.waitForFunction((n) => document.querySelector("#entity-range").dataset.total === String(n), poisoned,
-    { timeout: 10000 });
+    { timeout: WAIT });
   await page.locator("#entity-list li").first().click();
-  await page.waitForSelector('#entity [data-component="Health"] .marked', { timeout: 10000 });
+  await page.waitForSelector('#entity [data-component="Health"] .marked', { timeout: WAIT });
   check(await page.isVisible('#entity [data-aspect="Watch"]'), "a poisoned entity: Health shown changed, Watch's aspect shown");
   check(!(await page.isVisible('#entity [data-component="Position"] .marked')), "its Position is not marked");
   await secondRound(page, poisoned, healthy);
   check(requests.every((r) => r.startsWith(swarmUrl) || r.startsWith(url)), "the page fetched nothing from elsewhere");
 
   // The loop: Blink's gate in words, and the Mode machine set from its menu (the next step enters it).
-  await page.waitForSelector('#systems tr[data-system="Blink"] .gate', { timeout: 10000 });
+  await page.waitForSelector('#systems tr[data-system="Blink"] .gate', { timeout: WAIT });
   const gate = await page.textContent('#systems tr[data-system="Blink"] .gate');
   check(gate === "Mode: playing; if Settings.music; every 0.25 s", `Blink's gate shown: ${gate}`);
-  await page.waitForSelector('#states tr[data-machine="Mode"] select', { timeout: 10000 });
+  await page.waitForSelector('#states tr[data-machine="Mode"] select', { timeout: WAIT });
   await page.selectOption('#states tr[data-machine="Mode"] select', "playing");
   let mode = "";
   for (let tries = 0; tries < 100 && mode !== "playing"; tries++) {
