@@ -176,7 +176,8 @@ strata_result_t sti_loader_sparse(sti_loader_t *l, uint32_t c, sti_table_t *t, u
     for (uint32_t i = 0; i < n; i++) {
         sti_sparse_put(w, k, t, row + i, t->entities[row + i], NULL);
     }
-    *values = s->values.size > 0 ? s->values.data + (size_t)first * s->values.size : NULL;
+    /* (no value array yet when the set is empty and the run has no rows) */
+    *values = s->values.size > 0 && s->values.data != NULL ? s->values.data + (size_t)first * s->values.size : NULL;
     return STRATA_OK;
 }
 

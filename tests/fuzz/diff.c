@@ -3237,6 +3237,14 @@ static void test_load_bin_table_with_no_rows(void **state) {
     regress("load_bin-table-with-no-rows", false);
 }
 
+/* Regression: a binary save's run of no rows of a sparse component, before
+ * the set held any value, made the loader offset the set's null value
+ * array (undefined behaviour, caught by clang's UBSan in `ninja fuzz`). */
+static void test_load_bin_sparse_run_of_no_rows(void **state) {
+    (void)state;
+    regress("load_bin-sparse-run-of-no-rows", false);
+}
+
 /* Write the loader targets' seed corpus: saves of a few scripted worlds,
  * DIR/load_bin/seedN and DIR/load_json/seedN. */
 static int write_seeds(const char *dir) {
@@ -3298,6 +3306,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_fuzz_diff_matches_model),
         cmocka_unit_test(test_fuzz_diff_large_world_matches_model),
         cmocka_unit_test(test_load_bin_table_with_no_rows),
+        cmocka_unit_test(test_load_bin_sparse_run_of_no_rows),
         cmocka_unit_test(test_limit_entities_stop_every_create_cleanly),
         cmocka_unit_test(test_limit_archetypes_stop_new_combinations_cleanly),
         cmocka_unit_test(test_limit_load_past_the_entity_limit_changes_nothing),
