@@ -95,6 +95,9 @@ LIBRARY_VARIANTS = [v for v in VARIANTS if v not in BENCH_VARIANTS]
 TEST_VARIANTS = ("gcc", "clang", "san-clang")
 THREAD_TEST_VARIANTS = TEST_VARIANTS + ("tsan",)  # tests/threads/ runs under ThreadSanitizer too
 CI_TEST_VARIANT = "san"  # `ninja test-san-gcc`
+# The builds the tests are compiled in: those of `ninja test`, then gcc's sanitizers'.
+BUILT_TEST_VARIANTS = TEST_VARIANTS + (CI_TEST_VARIANT,)
+BUILT_THREAD_TEST_VARIANTS = THREAD_TEST_VARIANTS + (CI_TEST_VARIANT,)
 QUICK_VARIANT = "gcc"  # `ninja test-quick`
 
 # The runtime: every runtime/*.c and runtime/save/*.c. The JSON loader needs
@@ -491,7 +494,7 @@ def bench(b, then):
 INSPECT_SOURCES = sources("runtime/inspect/*.c")
 INSPECT_PAGE = sources("runtime/inspect/page/*")
 INSPECT_LIBS = "-lcivetweb -lpthread -lm"
-INSPECT_VARIANTS = TEST_VARIANTS + (CI_TEST_VARIANT, "release")
+INSPECT_VARIANTS = BUILT_TEST_VARIANTS + ("release",)
 INSPECT_PORT = 27750  # `ninja inspect`
 
 
@@ -509,7 +512,7 @@ def inspector(b, generated, libs):
     program `ninja bench` runs for its cost a step."""
     n = b.n
     h, c = b.generate("tests/inspect/inspect.yaml", "build/gen")
-    for v in TEST_VARIANTS + (CI_TEST_VARIANT,):
+    for v in BUILT_TEST_VARIANTS:
         # With the JSON loader: the page's writes and a load read values by one codec.
         b.test_program(v, "test_inspect", ["tests/inspect/test_inspect.c", c], headers=[h],
                        libs=f"{INSPECT_LIBS} {JSON_LIBS}", archives=[libs[v], b.json_libs[v]])
@@ -557,7 +560,7 @@ def inspector(b, generated, libs):
 # header is runtime/include/strata_live.h. A host links it and the runtime
 # whole, exported for the modules it loads (docs/live.md).
 LIVE_SOURCES = sources("runtime/live/*.c")
-LIVE_VARIANTS = THREAD_TEST_VARIANTS + (CI_TEST_VARIANT, "release")
+LIVE_VARIANTS = BUILT_THREAD_TEST_VARIANTS + ("release",)
 LIVE_LIBS = "-ldl -lpthread"
 
 
@@ -592,7 +595,7 @@ def live(b, inspect_libs):
     hosts, `ninja live` and `ninja live-demo`; returns the libraries."""
     libs = {v: b.library(v, "libstrata_live.a", LIVE_SOURCES) for v in LIVE_VARIANTS}
     module = sources("tests/live/*")
-    for v in THREAD_TEST_VARIANTS + (CI_TEST_VARIANT,):
+    for v in BUILT_THREAD_TEST_VARIANTS:
         exe = live_host(b, v, "tests/test_live", ["tests/live/test_live.c", "examples/common/text_file.c", TEST_FILTER],
                         libs[v], libs="-lcmocka",
                         extra="-Itests/live", default=False)
@@ -625,7 +628,7 @@ def live(b, inspect_libs):
 # docs/tutorial.md's steps, examples/tutorial/<N>-<name>/: each a program that
 # checks itself. A step is its own *.c files and the files of the steps before
 # it but their main.c, over its own pond.yaml or the latest earlier one.
-TUTORIAL_VARIANTS = TEST_VARIANTS + (CI_TEST_VARIANT,)
+TUTORIAL_VARIANTS = BUILT_TEST_VARIANTS
 TUTORIAL_ARGS = {"6-save": "build/{v}/tutorial/pond.sav"}  # where step 6 writes its save
 
 
@@ -783,11 +786,10 @@ def main(argv):
     # edges come first. A stream of random operations is cut in one shard a
     # variant (--shard K/N), so the variants together cover it once each
     # instead of three times the same.
-    shards = {v: shard_of(v, TEST_VARIANTS) for v in TEST_VARIANTS + (CI_TEST_VARIANT,)}
-    for v in sorted(TEST_VARIANTS + (CI_TEST_VARIANT,), key=BUILD_ORDER.index):
+    for v in sorted(BUILT_TEST_VARIANTS, key=BUILD_ORDER.index):
         h, c = test_worlds["fuzz"]
         b.test_program(v, "test_fuzz_diff", ["tests/fuzz/diff.c", "tests/fuzz/model.c", c], headers=[h],
-                       libs=JSON_LIBS, archives=[b.json_libs[v]], args=shards[v])
+                       libs=JSON_LIBS, archives=[b.json_libs[v]], args=shard_of(v, TEST_VARIANTS))
     live_libs, live_bench = live(b, inspect_libs)
     # A game outside the tree, built with CMake (with the installed package
     # and without), Meson, Make and Ninja against an install.
@@ -803,7 +805,7 @@ def main(argv):
     tev_h, tev_c = b.generate("tests/threads/thread_events.yaml", "build/gen")
     tlp_h, tlp_c = b.generate("tests/threads/thread_loop.yaml", "build/gen")
     tsp_h, tsp_c = b.generate("tests/threads/threads_sparse.yaml", "build/gen")
-    for v in sorted(THREAD_TEST_VARIANTS + (CI_TEST_VARIANT,), key=BUILD_ORDER.index):
+    for v in sorted(BUILT_THREAD_TEST_VARIANTS, key=BUILD_ORDER.index):
         h, c = test_worlds["fuzz_par"]
         b.test_program(v, "test_fuzz_par", ["tests/fuzz/par.c", c], headers=[h],
                        args=shard_of(v, THREAD_TEST_VARIANTS))
@@ -828,13 +830,13 @@ def main(argv):
     b.test("build/gcc/rollback-demo.ok", "sh tests/examples/rollback_demo.sh build/gcc/rollback_demo", variant="gcc",
            implicit=["build/gcc/rollback_demo", "tests/examples/rollback_demo.sh"])
     # The tests: each file a program, in each compiler variant (the sharded
-    # ones with their part of the stream, `shards` above).
-    for v in sorted(TEST_VARIANTS + (CI_TEST_VARIANT,), key=BUILD_ORDER.index):
+    # ones with their part of the stream, shard_of).
+    for v in sorted(BUILT_TEST_VARIANTS, key=BUILD_ORDER.index):
         for src in sources("tests/worlds/test_*.c"):
             worlds = [stem(src)[len("test_"):].split("_")[0]] + EXTRA_WORLDS.get(stem(src), [])
             b.test_program(v, stem(src), [src] + [test_worlds[w][1] for w in worlds],
                            headers=[test_worlds[w][0] for w in worlds], libs=JSON_LIBS, archives=[b.json_libs[v]],
-                           args=shards[v] if stem(src) in SHARDED_TESTS else "")
+                           args=shard_of(v, TEST_VARIANTS) if stem(src) in SHARDED_TESTS else "")
         # Linked with libstrata of the variant, unless the file includes the runtime itself (strata_unity.h).
         for src in sources("tests/runtime/test_*.c"):
             b.test_program(v, stem(src), [src])
