@@ -53,6 +53,7 @@
 
 #include "fz.h"
 #include "model.h"
+#include "shard.h"
 #include "strata_internal.h" /* sti_dirty_has, to compare `changed` sets without consuming them */
 
 _Static_assert((int)FZ_POS == M_POS && (int)FZ_VEL == M_VEL && (int)FZ_HP == M_HP && (int)FZ_TINY == M_TINY &&
@@ -3004,9 +3005,9 @@ static long shard = 0, shards = 1; /* --shard K/N: this run is part K of N */
  * free_empty_tables_after (0: never; the old stream's order kept). */
 static void test_fuzz_diff_matches_model(void **state) {
     (void)state;
-    long per = (FUZZ_SEEDS + shards - 1) / shards;
-    long first = 1 + per * shard;
-    long n = option_seed != 0 ? 1 : first + per - 1 <= FUZZ_SEEDS ? per : FUZZ_SEEDS + 1 - first;
+    long n = 0;
+    long first = shard_seeds(FUZZ_SEEDS, shard, shards, &n);
+    n = option_seed != 0 ? 1 : n;
     for (long i = 0; i < n; i++) {
         uint64_t seed = option_seed != 0 ? option_seed : (uint64_t)(first + i);
         source_t src = {NULL, 0, 0, seed};

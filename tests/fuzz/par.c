@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "fp.h"
+#include "shard.h"
 
 enum { P_POS, P_VEL, P_HP, P_ORIGIN, P_TAG, P_MARK, P_NC };
 _Static_assert((int)FP_POS == P_POS && (int)FP_VEL == P_VEL && (int)FP_HP == P_HP && (int)FP_ORIGIN == P_ORIGIN &&
@@ -741,9 +742,9 @@ static long shard = 0, shards = 1; /* --shard K/N */
 static void test_fuzz_par_matches_model_at_every_thread_count(void **state) {
     (void)state;
     static const uint32_t counts[] = {1, 2, 3, 4, 8};
-    long per = (PAR_SEEDS + shards - 1) / shards;
-    long first = 1 + per * shard;
-    long n = option_seed != 0 ? 1 : first + per - 1 <= PAR_SEEDS ? per : PAR_SEEDS + 1 - first;
+    long n = 0;
+    long first = shard_seeds(PAR_SEEDS, shard, shards, &n);
+    n = option_seed != 0 ? 1 : n;
     for (long s = 0; s < n; s++) {
         uint64_t seed = option_seed != 0 ? option_seed : (uint64_t)(first + s);
         uint32_t chunk_rows = 2 + (uint32_t)(seed % 5); /* a few rows: many chunks a table */
