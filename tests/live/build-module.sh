@@ -39,7 +39,7 @@ keep() {
 
 case $src in
 *[!A-Za-z0-9_./-]*)
-    ${PYTHON:-python3} -m codegen "$src/arena.yaml" -o "$src/gen" --live
+    "$py" -m codegen "$src/arena.yaml" -o "$src/gen" --live
     uncached=1
     ;;
 *)
